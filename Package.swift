@@ -1,0 +1,60 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "ctxdebug",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "ConcurrencyDebug", targets: ["ConcurrencyDebug"]),
+        .library(name: "ManagedContext", targets: ["ManagedContext"]),
+        .library(name: "SurfJournal", targets: ["SurfJournal"]),
+        .library(name: "Replay", targets: ["Replay"]),
+        .library(name: "Reports", targets: ["Reports"]),
+        .executable(name: "ctxdebug", targets: ["ctxdebug"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLibunwind",
+            pkgConfig: "libunwind",
+            providers: [.apt(["libunwind-dev"])]
+        ),
+        .target(name: "CUnwind", dependencies: ["CLibunwind"]),
+        .target(name: "ConcurrencyDebug", dependencies: ["CUnwind"]),
+        .target(
+            name: "ManagedContext",
+            dependencies: ["ConcurrencyDebug", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .target(name: "SurfJournal", dependencies: ["ManagedContext"]),
+        .target(
+            name: "Replay",
+            dependencies: ["SurfJournal", "ManagedContext", "ConcurrencyDebug", .product(name: "Histogram", package: "hdrhistogram-swift")]
+        ),
+        .target(name: "Reports", dependencies: ["Replay", "ConcurrencyDebug"]),
+        .executableTarget(
+            name: "ctxdebug",
+            dependencies: [
+                "ManagedContext", "ConcurrencyDebug", "SurfJournal", "Replay", "Reports",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "ConcurrencyDebugTests", dependencies: ["ConcurrencyDebug"]),
+        .testTarget(name: "ManagedContextTests", dependencies: ["ManagedContext", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "SurfJournalTests", dependencies: ["SurfJournal", "ManagedContext"]),
+        .testTarget(name: "ReplayTests", dependencies: ["Replay", "SurfJournal", "ManagedContext"]),
+        .testTarget(name: "ctxdebugTests", dependencies: ["ctxdebug"]),
+    ]
+)
+
+// One place for the settings every Swift target shares.
+for target in package.targets where target.type != .system && target.name != "CUnwind" {
+    target.swiftSettings = (target.swiftSettings ?? []) + [
+        .swiftLanguageMode(.v6),
+        .enableUpcomingFeature("ExistentialAny"),
+        .enableUpcomingFeature("InternalImportsByDefault"),
+    ]
+}

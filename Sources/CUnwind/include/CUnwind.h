@@ -1,0 +1,64 @@
+#ifndef CUNWIND_H
+#define CUNWIND_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+// The queue identity that is running now on this thread: set while a perform block
+// runs, 0 outside any. Read on every checked access, so it is a plain C
+// `_Thread_local` behind `static inline` accessors (as swift-nio keeps its event-loop
+// id): one TLS load, no Swift runtime call.
+extern _Thread_local uintptr_t ctxdebug_current_owner_tls;
+
+// How much each access does. 0: nothing (checking off). 1: compare owners.
+// 2: compare owners and journal. -1: not configured yet (the slow path configures).
+extern int ctxdebug_access_mode_value;
+
+static inline uintptr_t ctxdebug_current_owner(void) { return ctxdebug_current_owner_tls; }
+static inline void ctxdebug_set_current_owner(uintptr_t owner) { ctxdebug_current_owner_tls = owner; }
+static inline int ctxdebug_access_mode(void) {
+    return __atomic_load_n(&ctxdebug_access_mode_value, __ATOMIC_RELAXED);
+}
+static inline void ctxdebug_set_access_mode(int mode) {
+    __atomic_store_n(&ctxdebug_access_mode_value, mode, __ATOMIC_RELAXED);
+}
+
+// Captures up to `max` return addresses of the calling thread with libunwind's
+// unw_backtrace. Async-signal-safe. Returns how many were written.
+int ctxdebug_capture_stack(void **addresses, int max);
+
+// Raises SIGTRAP. A debugger can break on `ctxdebug_violation_trap`; the name is
+// stable and documented.
+void ctxdebug_violation_trap(void) __attribute__((noinline));
+
+// A small unique id for the calling thread (its kernel tid).
+uint64_t ctxdebug_thread_id(void);
+
+// A monotonic clock in nanoseconds.
+uint64_t ctxdebug_now_ns(void);
+
+// Checker reentrancy guard: set while the checker's slow path runs on this thread,
+// so that describing an access (which may read names through checked code) does not
+// report a violation inside a violation.
+extern _Thread_local int ctxdebug_in_checker_tls;
+static inline int ctxdebug_in_checker(void) { return ctxdebug_in_checker_tls; }
+static inline void ctxdebug_set_in_checker(int value) { ctxdebug_in_checker_tls = value; }
+
+// CRC-32C (Castagnoli, reflected polynomial 0x82F63B78), as used by iSCSI, ext4 and
+// LevelDB. Pass 0 as `crc` to start; pass a previous result to continue. Uses SSE4.2's
+// crc32 instruction when the CPU has it, a table otherwise. The journal's checksum.
+uint32_t ctxdebug_crc32c(uint32_t crc, const void *data, size_t length);
+
+// Writes all of `length` bytes to `fd`, retrying on EINTR and short writes. Uses only
+// write(2), so it is async-signal-safe. Returns 0, or -1 with errno set.
+int ctxdebug_write_all(int fd, const void *data, size_t length);
+
+// The calling thread's name (pthread_getname_np) into `buffer`; "" when it has none.
+void ctxdebug_thread_name(char *buffer, size_t size);
+
+// dladdr(3) for `address`: the file and symbol it belongs to. Returns 0 when unknown.
+// Any output may be NULL afterwards.
+int ctxdebug_dladdr(const void *address, const char **file, void **fileBase,
+                    const char **symbol, void **symbolAddress);
+
+#endif

@@ -1,0 +1,161 @@
+public import CUnwind
+import Dispatch
+import Foundation
+
+/// What kind of access was made. Stored in one byte in the journal.
+public enum AccessOperation: UInt8, Sendable, CaseIterable, CustomStringConvertible {
+    case get = 1, set, fireFault
+    case fetch, count, insert, delete, save, rollback, reset, refresh
+    case objectWithID, existingObject, registeredObject, obtainPermanentIDs
+    case hasChanges, changedObjects, merge, perform, other
+
+    public var description: String {
+        switch self {
+        case .get: "get"
+        case .set: "set"
+        case .fireFault: "fire fault"
+        case .fetch: "fetch"
+        case .count: "count"
+        case .insert: "insert"
+        case .delete: "delete"
+        case .save: "save"
+        case .rollback: "rollback"
+        case .reset: "reset"
+        case .refresh: "refresh"
+        case .objectWithID: "object(with:)"
+        case .existingObject: "existingObject(with:)"
+        case .registeredObject: "registeredObject(for:)"
+        case .obtainPermanentIDs: "obtainPermanentIDs(for:)"
+        case .hasChanges: "hasChanges"
+        case .changedObjects: "inserted/updated/deletedObjects"
+        case .merge: "mergeChanges(fromContextDidSave:)"
+        case .perform: "perform"
+        case .other: "access"
+        }
+    }
+
+    /// Context methods, as opposed to attribute and relationship accesses.
+    public var isContextMethod: Bool { rawValue >= AccessOperation.fetch.rawValue }
+}
+
+/// One access, in numbers only: cheap to build, and what the journal stores.
+public struct AccessEvent: Sendable, Hashable {
+    public var operation: AccessOperation
+    /// The queue that owns what was touched.
+    public var owner: QueueIdentity
+    /// A small serial number of the context (0 when there is none).
+    public var context: UInt32
+    /// The entity number (Core Data's Z_ENT), 0 for a context method.
+    public var entity: UInt16
+    /// The attribute or relationship index within its entity, or `UInt16.max`.
+    public var attribute: UInt16
+    /// The object's primary key, or minus a temporary object's serial; 0 for none.
+    public var object: Int64
+
+    public init(
+        operation: AccessOperation, owner: QueueIdentity, context: UInt32 = 0,
+        entity: UInt16 = 0, attribute: UInt16 = .max, object: Int64 = 0
+    ) {
+        self.operation = operation
+        self.owner = owner
+        self.context = context
+        self.entity = entity
+        self.attribute = attribute
+        self.object = object
+    }
+}
+
+/// What a report says about an access, in words. Built only on the slow path.
+public struct AccessDescription: Sendable, Hashable, Codable {
+    public var operation: String
+    public var entity: String?
+    public var attribute: String?
+    public var objectID: String?
+    public var contextName: String?
+    public var ownerQueueLabel: String
+    public var fixHint: String
+
+    public init(
+        operation: String, entity: String? = nil, attribute: String? = nil, objectID: String? = nil,
+        contextName: String? = nil, ownerQueueLabel: String, fixHint: String
+    ) {
+        self.operation = operation
+        self.entity = entity
+        self.attribute = attribute
+        self.objectID = objectID
+        self.contextName = contextName
+        self.ownerQueueLabel = ownerQueueLabel
+        self.fixHint = fixHint
+    }
+}
+
+/// Something confined to a queue that can say, in words, what an access to it was.
+/// Contexts and managed objects conform; so does `QueueConfined`.
+public protocol AccessDescribing: AnyObject {
+    func describe(_ event: AccessEvent) -> AccessDescription
+}
+
+public enum ConcurrencyDebug {
+    /// Checks one access against the queue that owns it.
+    ///
+    /// The hot path: with checking off, one load and one predictable branch; with
+    /// checking on and the right queue running, a thread-local load and an integer
+    /// compare. Everything else (configuring, the main-queue test, journaling,
+    /// reporting) is on the out-of-line slow path.
+    @inlinable @inline(__always)
+    public static func check(
+        _ subject: some AccessDescribing, owner: QueueIdentity, _ event: @autoclosure () -> AccessEvent
+    ) {
+        let mode = ctxdebug_access_mode()
+        if _fastPath(mode == 0) { return }
+        if _fastPath(mode == 1 && ctxdebug_current_owner() == owner.rawValue) { return }
+        slowPath(subject, owner: owner, event: event())
+    }
+
+    /// The queue identity of the perform block running now on this thread.
+    @inlinable
+    public static var currentOwner: QueueIdentity {
+        QueueIdentity(rawValue: ctxdebug_current_owner())
+    }
+
+    /// Runs `body` as `owner`: what a perform block of that queue's context does.
+    /// Restores the previous owner after, so nested `performAndWait` works.
+    @inlinable
+    public static func withOwner<T, E: Error>(_ owner: QueueIdentity, _ body: () throws(E) -> T) throws(E) -> T {
+        let previous = ctxdebug_current_owner()
+        ctxdebug_set_current_owner(owner.rawValue)
+        defer { ctxdebug_set_current_owner(previous) }
+        return try body()
+    }
+
+    /// True when the code running now is on the main queue: a main-queue work item
+    /// (on whatever thread `dispatchMain()` or the run loop services it), or the
+    /// main thread itself. Costs a queue-specific lookup: keep it off hot paths.
+    public static var isOnMainQueue: Bool {
+        if ctxdebug_current_owner() == QueueIdentity.main.rawValue { return true }
+        MainQueueMarker.install()
+        if DispatchQueue.getSpecific(key: MainQueueMarker.key) != nil { return true }
+        return Thread.isMainThread
+    }
+
+    /// True when `owner`'s code may run now: its perform block is running, or
+    /// owner is the main queue and this is main-queue code.
+    public static func isRunning(_ owner: QueueIdentity) -> Bool {
+        if ctxdebug_current_owner() == owner.rawValue { return true }
+        return owner == .main && isOnMainQueue
+    }
+
+    @usableFromInline @inline(never)
+    static func slowPath(_ subject: some AccessDescribing, owner: QueueIdentity, event: AccessEvent) {
+        Checker.shared.handle(subject, owner: owner, event: event)
+    }
+}
+
+enum MainQueueMarker {
+    static let key = DispatchSpecificKey<UInt8>()
+    private static let installed: Bool = {
+        DispatchQueue.main.setSpecific(key: key, value: 1)
+        return true
+    }()
+    static func install() { _ = installed }
+}

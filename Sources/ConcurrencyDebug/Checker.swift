@@ -1,0 +1,376 @@
+import CUnwind
+public import Dispatch
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The checker's slow path and its state: the configuration, the active handler, the
+/// suppressions, the violations recorded so far, and the journal.
+///
+/// Everything here is off the hot path (`ConcurrencyDebug.check` in AccessCheck.swift):
+/// it runs when checking is not configured yet, when an access is not from the
+/// running owner (the main-queue case, or a violation), and for every access when
+/// journaling.
+final class Checker: Sendable {
+    static let shared = Checker()
+
+    private struct State {
+        var configured = false
+        var configuration = ConcurrencyDebug.Configuration()
+        var handler: any ViolationHandler = TrapViolationHandler()
+        var suppressions = Suppressions()
+        /// Per stack: the suppression rule that matched, or nil; decided once.
+        var suppressionDecisions: [ViolationKey: Suppressions.Rule?] = [:]
+        var exitHookInstalled = false
+    }
+
+    private struct Recorded {
+        var order: [ViolationKey] = []
+        var violations: [ViolationKey: Violation] = [:]
+        var suppressed = 0
+    }
+
+    private let state = Mutex(State())
+    private let recorded = Mutex(Recorded())
+    private let currentLevel = Atomic<Int>(0)
+    /// The process journal: an unmanaged, retained `JournalWriter`, or 0. A journal that
+    /// is replaced is flushed and closed but never released, so a pointer loaded here
+    /// stays valid.
+    private let journalBits = Atomic<UInt>(0)
+
+    // MARK: The slow path
+
+    func handle(_ subject: some AccessDescribing, owner: QueueIdentity, event: AccessEvent) {
+        var mode = ctxdebug_access_mode()
+        if mode < 0 {
+            configureIfNeeded()
+            mode = ctxdebug_access_mode()
+        }
+        if mode <= 0 { return }
+        // An access made while the checker itself runs (describing an access, a
+        // handler) is not checked again.
+        if ctxdebug_in_checker() != 0 { return }
+
+        let running = ctxdebug_current_owner()
+        var current = running
+        var allowed = running == owner.rawValue
+        if !allowed && owner == .main && ConcurrencyDebug.isOnMainQueue {
+            allowed = true
+            current = QueueIdentity.main.rawValue
+        }
+        if mode == 2, let journal {
+            journal.record(event, current: QueueIdentity(rawValue: current), allowed: allowed)
+        }
+        if allowed { return }
+        let addresses = StackTrace.capture()
+        ctxdebug_set_in_checker(1)
+        defer { ctxdebug_set_in_checker(0) }
+        raise(kind: .wrongQueue, access: subject.describe(event), message: nil, addresses: addresses)
+    }
+
+    /// Raises a violation through the suppressions, the recorder and the handler.
+    func raise(kind: ViolationKind, access: AccessDescription, message: String?, addresses: [UInt]) {
+        let queueLabel = Self.currentQueueLabel()
+        let threadName = Self.currentThreadName()
+        let threadID = ctxdebug_thread_id()
+        var toucher = "queue '\(queueLabel)' (thread \(threadID)"
+        if !threadName.isEmpty { toucher += " '\(threadName)'" }
+        toucher += ")"
+        var violation = Violation(
+            kind: kind, access: access,
+            message: message ?? Violation.headline(kind: kind, access: access, toucher: toucher),
+            queueLabel: queueLabel, threadID: threadID, threadName: threadName, addresses: addresses)
+        let key = ViolationKey(kind: kind, addresses: addresses)
+
+        let (suppressions, known) = state.withLock { ($0.suppressions, $0.suppressionDecisions[key]) }
+        if !suppressions.isEmpty {
+            let rule: Suppressions.Rule?
+            if let known {
+                rule = known
+            } else {
+                rule = suppressions.match(Symbolicator.shared.frames(for: addresses))
+                state.withLock { $0.suppressionDecisions[key] = .some(rule) }
+            }
+            if rule != nil {
+                recorded.withLock { $0.suppressed += 1 }
+                return
+            }
+        }
+
+        violation.count = recorded.withLock { recorded in
+            if var existing = recorded.violations[key] {
+                existing.count += 1
+                recorded.violations[key] = existing
+                return existing.count
+            }
+            recorded.order.append(key)
+            recorded.violations[key] = violation
+            return 1
+        }
+        let handler = state.withLock { $0.handler }
+        handler.handle(violation)
+    }
+
+    // MARK: Configuration
+
+    func configureIfNeeded() {
+        guard ctxdebug_access_mode() < 0 else { return }
+        let needed = state.withLock { !$0.configured }
+        guard needed else { return }
+        let (configuration, warnings) = ConcurrencyDebug.Configuration.fromProcess()
+        configure(configuration, warnings: warnings, onlyIfUnconfigured: true)
+    }
+
+    func configure(_ configuration: ConcurrencyDebug.Configuration, warnings: [String], onlyIfUnconfigured: Bool) {
+        var messages = warnings
+        var newJournal: JournalWriter?
+        var journalPath = configuration.journalPath
+        let applied: Bool = state.withLock { state in
+            if onlyIfUnconfigured && state.configured { return false }
+            state.configured = true
+            state.configuration = configuration
+            state.handler =
+                switch configuration.onViolation {
+                case .trap: TrapViolationHandler()
+                case .report: ReportViolationHandler(reportPath: configuration.reportPath, exitCode: configuration.exitCode)
+                case .log: LogViolationHandler()
+                }
+            state.suppressions = Suppressions()
+            state.suppressionDecisions = [:]
+            if let path = configuration.suppressionsPath {
+                let (suppressions, suppressionWarnings) = Suppressions.load(path: path)
+                state.suppressions = suppressions
+                messages += suppressionWarnings
+            }
+            if let path = journalPath, configuration.level > 0 {
+                if journal?.path != path {
+                    do {
+                        newJournal = try JournalWriter(path: path)
+                    } catch {
+                        messages.append(
+                            "ctxdebug: warning: CTXDEBUG_JOURNAL=\"\(path)\" cannot be opened (\(error)); using no journal.")
+                        journalPath = nil
+                    }
+                }
+            } else {
+                journalPath = nil
+            }
+            if !state.exitHookInstalled {
+                state.exitHookInstalled = true
+                atexit { Checker.shared.processWillExit() }
+            }
+            return true
+        }
+        guard applied else { return }
+        if let newJournal {
+            let old = journalBits.exchange(UInt(bitPattern: Unmanaged.passRetained(newJournal).toOpaque()), ordering: .acquiringAndReleasing)
+            if old != 0 { Unmanaged<JournalWriter>.fromOpaque(UnsafeRawPointer(bitPattern: old)!).takeUnretainedValue().close() }
+        } else if journalPath == nil {
+            let old = journalBits.exchange(0, ordering: .acquiringAndReleasing)
+            if old != 0 { Unmanaged<JournalWriter>.fromOpaque(UnsafeRawPointer(bitPattern: old)!).takeUnretainedValue().close() }
+        }
+        currentLevel.store(configuration.level, ordering: .relaxed)
+        ctxdebug_set_access_mode(configuration.level == 0 ? 0 : (journalPath != nil ? 2 : 1))
+        var effective = configuration
+        effective.journalPath = journalPath
+        if configuration.level > 0 { messages.append(effective.banner) }
+        if !messages.isEmpty { writeToStandardError(messages.joined(separator: "\n") + "\n") }
+    }
+
+    var configuration: ConcurrencyDebug.Configuration {
+        state.withLock { $0.configuration }
+    }
+
+    var level: Int { currentLevel.load(ordering: .relaxed) }
+
+    var journal: JournalWriter? {
+        let bits = journalBits.load(ordering: .acquiring)
+        guard bits != 0, let pointer = UnsafeRawPointer(bitPattern: bits) else { return nil }
+        return Unmanaged<JournalWriter>.fromOpaque(pointer).takeUnretainedValue()
+    }
+
+    func setHandler(_ handler: any ViolationHandler) {
+        state.withLock { $0.handler = handler }
+    }
+
+    var handler: any ViolationHandler { state.withLock { $0.handler } }
+
+    var recordedViolations: [Violation] {
+        recorded.withLock { recorded in recorded.order.compactMap { recorded.violations[$0] } }
+    }
+
+    var suppressedCount: Int { recorded.withLock { $0.suppressed } }
+
+    func resetRecorded() {
+        recorded.withLock { $0 = Recorded() }
+    }
+
+    // MARK: Exit
+
+    func processWillExit() {
+        journal?.flush()
+        let violations = recordedViolations
+        Symbolicator.shared.prepare(violations.map(\.addresses))
+        let handler = self.handler
+        handler.processWillExit(violations.map { $0.symbolicated() })
+    }
+
+    // MARK: Who is touching
+
+    /// The queue running now, for a report: the running context's queue, the main
+    /// queue, the current dispatch queue's label, or "(no queue)".
+    static func currentQueueLabel() -> String {
+        let running = ctxdebug_current_owner()
+        if running != 0 { return QueueIdentity(rawValue: running).label }
+        if ConcurrencyDebug.isOnMainQueue { return QueueIdentity.main.label }
+        if let label = dispatchQueueLabel(), !label.isEmpty { return label }
+        return "(no queue)"
+    }
+
+    private typealias GetLabel = @convention(c) (OpaquePointer?) -> UnsafePointer<CChar>?
+
+    /// `dispatch_queue_get_label(DISPATCH_CURRENT_QUEUE_LABEL)`, which the Swift
+    /// overlay does not expose on Linux; found with dlsym.
+    private static let getLabel: GetLabel? = {
+        guard let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, "dispatch_queue_get_label") else {
+            return nil
+        }
+        return unsafeBitCast(symbol, to: GetLabel.self)
+    }()
+
+    static func dispatchQueueLabel() -> String? {
+        guard let getLabel, let label = getLabel(nil) else { return nil }
+        return String(cString: label)
+    }
+
+    static func currentThreadName() -> String {
+        var buffer = [CChar](repeating: 0, count: 64)
+        ctxdebug_thread_name(&buffer, buffer.count)
+        return String(cString: buffer)
+    }
+}
+
+/// Violations are the same when their kind and stack are.
+struct ViolationKey: Hashable, Sendable {
+    var kind: ViolationKind
+    var addresses: [UInt]
+}
+
+/// The key the checker sets on queues (`ConcurrencyDebug.tag`) so that a perform
+/// block can ask which queue runs it.
+enum QueueTag {
+    static let key = DispatchSpecificKey<UInt>()
+}
+
+extension ConcurrencyDebug {
+    /// Reads the configuration from the environment once; the first context calls it.
+    /// Prints the one-line banner to stderr when checking is on, and one warning per
+    /// value it cannot read.
+    public static func configureIfNeeded() {
+        if ctxdebug_access_mode() < 0 { Checker.shared.configureIfNeeded() }
+    }
+
+    /// Sets the configuration in code, replacing the one read from the environment
+    /// (tests, tools). Installs the built-in handler of `configuration.onViolation`.
+    public static func configure(_ configuration: Configuration) {
+        Checker.shared.configure(configuration, warnings: [], onlyIfUnconfigured: false)
+    }
+
+    /// The configuration in force.
+    public static var configuration: Configuration {
+        configureIfNeeded()
+        return Checker.shared.configuration
+    }
+
+    /// The checking level in force: 0 off, 1 check, 2 also perform queues, 3 also journal.
+    public static var level: Int {
+        configureIfNeeded()
+        return Checker.shared.level
+    }
+
+    /// Raises a violation through the active handler, as the access check does.
+    /// Captures the stack itself. Any code can call it, for misuse the checker does
+    /// not see by itself. Does nothing when checking is off.
+    @inline(never)
+    public static func reportViolation(kind: ViolationKind, description: AccessDescription, message: String? = nil) {
+        configureIfNeeded()
+        guard ctxdebug_access_mode() > 0, ctxdebug_in_checker() == 0 else { return }
+        let addresses = StackTrace.capture()
+        ctxdebug_set_in_checker(1)
+        defer { ctxdebug_set_in_checker(0) }
+        Checker.shared.raise(kind: kind, access: description, message: message, addresses: addresses)
+    }
+
+    /// Level 2: asserts that the perform block starting now runs on the queue of its
+    /// context. The runtime calls it first thing in each block it dispatched onto a
+    /// context's queue (not in a `performAndWait` it runs inline on the caller's
+    /// thread). For `.main`, the block must be a main-queue work item (or run on the
+    /// main thread); for a private identity, on a queue tagged with it by
+    /// `tag(_:as:)`. Raises a `.performOffQueue` violation otherwise.
+    public static func assertPerformQueue(expected: QueueIdentity, contextDescription: AccessDescription) {
+        guard level >= 2 else { return }
+        let onQueue: Bool
+        if expected == .main {
+            MainQueueMarker.install()
+            onQueue = DispatchQueue.getSpecific(key: MainQueueMarker.key) != nil || pthread_main_np_compat()
+        } else {
+            onQueue = DispatchQueue.getSpecific(key: QueueTag.key) == expected.rawValue
+        }
+        if !onQueue {
+            reportViolation(kind: .performOffQueue, description: contextDescription)
+        }
+    }
+
+    /// Marks `queue` as the queue of `identity`, for `assertPerformQueue`. The runtime
+    /// calls it when it creates a private context's queue.
+    public static func tag(_ queue: DispatchQueue, as identity: QueueIdentity) {
+        queue.setSpecific(key: QueueTag.key, value: identity.rawValue)
+    }
+
+    /// The identity `queue`, or the queue running now, was tagged with; nil if none.
+    public static func taggedIdentity(of queue: DispatchQueue? = nil) -> QueueIdentity? {
+        let value = queue.map { $0.getSpecific(key: QueueTag.key) } ?? DispatchQueue.getSpecific(key: QueueTag.key)
+        return value.map(QueueIdentity.init(rawValue:))
+    }
+
+    /// Installs a violation handler in place of the one `CTXDEBUG_ON_VIOLATION` chose.
+    public static func setViolationHandler(_ handler: some ViolationHandler) {
+        configureIfNeeded()
+        Checker.shared.setHandler(handler)
+    }
+
+    /// The distinct violations recorded so far (by kind and stack, each with its
+    /// count), in the order first seen; not symbolicated. For tests.
+    public static var recordedViolations: [Violation] { Checker.shared.recordedViolations }
+
+    /// How many violations suppression rules dropped so far.
+    public static var suppressedViolationCount: Int { Checker.shared.suppressedCount }
+
+    /// Forgets the violations recorded so far.
+    public static func resetRecordedViolations() { Checker.shared.resetRecorded() }
+
+    /// Writes every thread's unflushed journal events to the journal file.
+    public static func flushJournal() { Checker.shared.journal?.flush() }
+
+    /// The file the process journal is written to, or nil.
+    public static var journalPath: String? { Checker.shared.journal?.path }
+
+    /// Stops the process with SIGTRAP in `ctxdebug_violation_trap`, the stable name a
+    /// debugger breaks on. Restores the default SIGTRAP action first, and unblocks the
+    /// signal: the Swift runtime's crash backtracer catches SIGTRAP, and when it does,
+    /// a raised SIGTRAP returns and the process goes on (and exits 0).
+    public static func trap() {
+        signal(SIGTRAP, SIG_DFL)
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGTRAP)
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+        ctxdebug_violation_trap()
+    }
+}
+
+/// True on the process's main thread (the thread whose id is the process id).
+func pthread_main_np_compat() -> Bool {
+    UInt64(getpid()) == ctxdebug_thread_id()
+}

@@ -1,0 +1,211 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension ConcurrencyDebug {
+    /// What the checker does, read once per process from the environment (see
+    /// `docs/concurrency-debug.md`), or set in code with `ConcurrencyDebug.configure(_:)`.
+    public struct Configuration: Sendable, Equatable {
+        /// What happens at a violation (`CTXDEBUG_ON_VIOLATION`).
+        public enum OnViolation: String, Sendable, CaseIterable, CustomStringConvertible {
+            /// Print the report, then stop with SIGTRAP in `ctxdebug_violation_trap`.
+            case trap
+            /// Record, deduplicate by stack, go on; at exit print a summary, write the
+            /// JSON report and exit with `exitCode`.
+            case report
+            /// Print each distinct violation once and go on.
+            case log
+
+            public var description: String { rawValue }
+        }
+
+        /// 0 off, 1 check every access, 2 also assert that perform blocks run on their
+        /// queue, 3 also journal every access.
+        public var level: Int
+        public var onViolation: OnViolation
+        /// Where report mode writes its JSON at exit (`CTXDEBUG_REPORT`).
+        public var reportPath: String?
+        /// The status report mode exits with when it recorded a violation.
+        public var exitCode: Int32
+        /// A file of frame patterns; matching violations are not reported.
+        public var suppressionsPath: String?
+        /// Where every checked access is journaled; nil for no journal.
+        public var journalPath: String?
+
+        /// The exit status of report mode: ThreadSanitizer's convention.
+        public static let defaultExitCode: Int32 = 66
+
+        /// The variables the checker reads.
+        public static let levelVariable = "CTXDEBUG_CONCURRENCY"
+        public static let onViolationVariable = "CTXDEBUG_ON_VIOLATION"
+        public static let reportVariable = "CTXDEBUG_REPORT"
+        public static let exitCodeVariable = "CTXDEBUG_EXITCODE"
+        public static let suppressionsVariable = "CTXDEBUG_SUPPRESSIONS"
+        public static let journalVariable = "CTXDEBUG_JOURNAL"
+        /// Core Data's launch argument, honoured as an alternative to the level variable.
+        public static let launchArgument = "-com.apple.CoreData.ConcurrencyDebug"
+
+        public init(
+            level: Int = 0, onViolation: OnViolation = .trap, reportPath: String? = nil,
+            exitCode: Int32 = Configuration.defaultExitCode, suppressionsPath: String? = nil,
+            journalPath: String? = nil
+        ) {
+            self.level = level
+            self.onViolation = onViolation
+            self.reportPath = reportPath
+            self.exitCode = exitCode
+            self.suppressionsPath = suppressionsPath
+            self.journalPath = journalPath
+        }
+
+        /// The journal used at level 3 when `CTXDEBUG_JOURNAL` is not set:
+        /// `$TMPDIR/ctxdebug-<pid>.journal` (`/tmp` when `TMPDIR` is unset).
+        public static func defaultJournalPath(environment: [String: String], pid: Int32) -> String {
+            var directory = environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+            while directory.count > 1 && directory.hasSuffix("/") { directory.removeLast() }
+            return "\(directory)/ctxdebug-\(pid).journal"
+        }
+
+        /// Reads a configuration. Never fails: each value it cannot read gives one
+        /// line in `warnings` naming the variable, the value, what is accepted and the
+        /// fallback used.
+        ///
+        /// The level comes from `CTXDEBUG_CONCURRENCY` when it is set, else from the
+        /// launch argument `-com.apple.CoreData.ConcurrencyDebug N`. Setting
+        /// `CTXDEBUG_JOURNAL` with no level turns on level 3.
+        public static func read(
+            environment: [String: String], arguments: [String], pid: Int32
+        ) -> (configuration: Configuration, warnings: [String]) {
+            var configuration = Configuration()
+            var warnings: [String] = []
+            func warn(_ name: String, _ value: String, accepted: String, fallback: String) {
+                warnings.append(
+                    "ctxdebug: warning: \(name)=\(quoted(value)) is not valid; accepted: \(accepted); using \(fallback)."
+                )
+            }
+            let levels = "0 (off), 1 (check), 2 (also perform queues), 3 (also journal)"
+
+            var levelWasSet = false
+            if let raw = environment[levelVariable] {
+                levelWasSet = true
+                if let level = Int(raw.trimmingSpaces), (0...3).contains(level) {
+                    configuration.level = level
+                } else {
+                    configuration.level = 1
+                    warn(levelVariable, raw, accepted: levels, fallback: "1")
+                }
+            } else if let index = arguments.firstIndex(of: launchArgument) {
+                levelWasSet = true
+                let next = arguments.index(after: index)
+                let raw = next < arguments.endIndex ? arguments[next] : ""
+                if let level = Int(raw.trimmingSpaces), (0...3).contains(level) {
+                    configuration.level = level
+                } else {
+                    configuration.level = 1
+                    warn("the launch argument \(launchArgument)", raw, accepted: levels, fallback: "1")
+                }
+            }
+
+            if let raw = environment[onViolationVariable] {
+                if let mode = OnViolation(rawValue: raw.trimmingSpaces.lowercased()) {
+                    configuration.onViolation = mode
+                } else {
+                    warn(onViolationVariable, raw, accepted: "trap, report, log", fallback: "trap")
+                }
+            }
+
+            if let raw = environment[reportVariable] {
+                if raw.trimmingSpaces.isEmpty {
+                    warn(reportVariable, raw, accepted: "a file path", fallback: "no JSON report")
+                } else {
+                    configuration.reportPath = raw
+                }
+            }
+
+            if let raw = environment[exitCodeVariable] {
+                if let code = Int32(raw.trimmingSpaces), (0...255).contains(code) {
+                    configuration.exitCode = code
+                } else {
+                    warn(exitCodeVariable, raw, accepted: "an integer from 0 to 255", fallback: "\(defaultExitCode)")
+                }
+            }
+
+            if let raw = environment[suppressionsVariable] {
+                if raw.trimmingSpaces.isEmpty {
+                    warn(suppressionsVariable, raw, accepted: "a file path", fallback: "no suppressions")
+                } else {
+                    configuration.suppressionsPath = raw
+                }
+            }
+
+            if let raw = environment[journalVariable] {
+                if raw.trimmingSpaces.isEmpty {
+                    warn(journalVariable, raw, accepted: "a file path (%p is replaced by the process id)",
+                         fallback: configuration.level == 3 ? "the default journal" : "no journal")
+                } else if levelWasSet && configuration.level == 0 {
+                    warnings.append(
+                        "ctxdebug: warning: \(journalVariable) is set but checking is off (level 0); no journal is written."
+                    )
+                } else {
+                    configuration.journalPath = raw.replacingPercentP(with: pid)
+                    if !levelWasSet { configuration.level = 3 }
+                }
+            }
+            if configuration.level == 3 && configuration.journalPath == nil {
+                configuration.journalPath = defaultJournalPath(environment: environment, pid: pid)
+            }
+            if configuration.level == 0 { configuration.journalPath = nil }
+            return (configuration, warnings)
+        }
+
+        /// The one-line banner printed at the first context when checking is on.
+        public var banner: String {
+            var text = "ctxdebug: concurrency checking on (level \(level), on violation: \(onViolation)"
+            if let journalPath { text += ", journal: \(journalPath)" }
+            return text + ")"
+        }
+
+        /// The configuration of this process, from its environment and arguments.
+        static func fromProcess() -> (configuration: Configuration, warnings: [String]) {
+            var environment: [String: String] = [:]
+            for name in [
+                levelVariable, onViolationVariable, reportVariable, exitCodeVariable,
+                suppressionsVariable, journalVariable, "TMPDIR",
+            ] {
+                if let value = getenv(name) { environment[name] = String(cString: value) }
+            }
+            return read(environment: environment, arguments: CommandLine.arguments, pid: getpid())
+        }
+    }
+}
+
+private func quoted(_ value: String) -> String {
+    "\"" + value.replacingAll("\"", with: "\\\"") + "\""
+}
+
+extension String {
+    var trimmingSpaces: Substring {
+        var slice = Substring(self)
+        while let first = slice.first, first.isWhitespace { slice.removeFirst() }
+        while let last = slice.last, last.isWhitespace { slice.removeLast() }
+        return slice
+    }
+
+    func replacingPercentP(with pid: Int32) -> String {
+        replacingAll("%p", with: String(pid))
+    }
+
+    func replacingAll(_ target: String, with replacement: String) -> String {
+        guard !target.isEmpty else { return self }
+        var result = ""
+        var rest = self[...]
+        while let range = rest.firstRange(of: target) {
+            result += rest[..<range.lowerBound]
+            result += replacement
+            rest = rest[range.upperBound...]
+        }
+        return result + rest
+    }
+}

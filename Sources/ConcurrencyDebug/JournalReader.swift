@@ -1,0 +1,476 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One journaled access.
+public struct JournalEvent: Sendable, Hashable {
+    /// Nanoseconds since the writing process opened the journal (monotonic clock).
+    public var time: UInt64
+    public var pid: UInt32
+    /// The kernel thread id of the thread that made the access.
+    public var thread: UInt32
+    /// The queue that was running (the perform block's owner, or main for main-queue
+    /// code); `.none` outside both.
+    public var current: QueueIdentity
+    /// The queue that owns what was touched.
+    public var owner: QueueIdentity
+    public var context: UInt32
+    public var entity: UInt16
+    /// The attribute index, `UInt16.max` for none.
+    public var attribute: UInt16
+    public var object: Int64
+    public var operation: AccessOperation
+    /// False for a violation.
+    public var allowed: Bool
+}
+
+/// A session: one process that opened the journal.
+public struct JournalSession: Sendable, Hashable {
+    public var offset: Int
+    public var pid: UInt32
+    /// When the process opened the journal, in nanoseconds since 1970 (UTC).
+    public var startWallNanos: UInt64
+}
+
+/// A complete block, checksum verified.
+public struct JournalBlock: Sendable, Hashable {
+    public var offset: Int
+    /// The bytes of the block on disk, header included.
+    public var size: Int
+    public var pid: UInt32
+    public var thread: UInt32
+    public var eventCount: Int
+    public var violationCount: Int
+    public var baseTime: UInt64
+    public var threadName: String?
+}
+
+/// Something wrong in a journal that the reader stepped over.
+public struct JournalProblem: Sendable, Hashable, CustomStringConvertible {
+    public enum Kind: String, Sendable {
+        /// A block whose checksum or structure is wrong: its events are dropped.
+        case corruptBlock = "corrupt-block"
+        /// Bytes that are not a block or a session header: skipped to the next one.
+        case garbage
+        /// An unfinished block at the end: the writer stopped in the middle of it.
+        case cutTail = "cut-tail"
+    }
+
+    public var kind: Kind
+    public var offset: Int
+    public var length: Int
+    public var detail: String
+
+    public var description: String {
+        switch kind {
+        case .corruptBlock: "corrupt block at offset \(offset) (\(length) bytes): \(detail)"
+        case .garbage: "unreadable bytes at offset \(offset) (\(length) bytes): \(detail)"
+        case .cutTail: "the tail was cut at offset \(offset) (\(length) bytes of an unfinished block): \(detail)"
+        }
+    }
+}
+
+/// Numbers about a journal.
+public struct JournalStats: Sendable, Hashable {
+    public var fileBytes: Int
+    public var sessions: Int
+    public var blocks: Int
+    public var events: Int
+    public var violations: Int
+    public var threads: Int
+    public var queues: Int
+    public var corruptBlocks: Int
+    public var garbageBytes: Int
+    public var cutTailBytes: Int
+    /// Bytes of block bodies (records only) per event.
+    public var recordBytesPerEvent: Double
+    /// Bytes of the whole file per event (headers, names and checksums included).
+    public var fileBytesPerEvent: Double
+    /// Events per operation name.
+    public var operations: [String: Int]
+    /// The span of event times, in nanoseconds.
+    public var duration: UInt64
+}
+
+/// Reads a journal written by `JournalWriter`: every complete block whose checksum
+/// holds, whatever else is in the file. Damage is never misread: a block with a bad
+/// checksum is dropped whole and listed in `problems`, and an unfinished block at the
+/// end is reported as a cut tail.
+public struct JournalReader: Sendable {
+    public let path: String
+    public let bytes: [UInt8]
+    public private(set) var sessions: [JournalSession] = []
+    public private(set) var blocks: [JournalBlock] = []
+    public private(set) var problems: [JournalProblem] = []
+    /// Queue labels recorded with the events.
+    public private(set) var queueLabels: [QueueIdentity: String] = [:]
+    private var operationCounts: [UInt8: Int] = [:]
+    private var recordBytes = 0
+    private var minimumTime = UInt64.max
+    private var maximumTime: UInt64 = 0
+
+    /// Reads the file at `path`.
+    public init(path: String) throws(JournalError) {
+        guard let bytes = readWholeFileBytes(path) else {
+            throw JournalError(code: .cannotAccess, path: path, message: String(cString: strerror(errno)))
+        }
+        try self.init(bytes: bytes, path: path)
+    }
+
+    /// Reads a journal held in memory.
+    public init(bytes: [UInt8], path: String = "(memory)") throws(JournalError) {
+        self.path = path
+        self.bytes = bytes
+        guard bytes.count >= JournalFormat.sessionMagic.count,
+            Array(bytes[0..<JournalFormat.sessionMagic.count]) == JournalFormat.sessionMagic
+        else {
+            throw JournalError(
+                code: .notAJournal, path: path,
+                message: bytes.isEmpty
+                    ? "not a ctxdebug journal (the file is empty)"
+                    : "not a ctxdebug journal (it does not start with \"CTXDJRNL\")")
+        }
+        if bytes.count >= 10 {
+            let version = UInt16(bytes[8]) | UInt16(bytes[9]) << 8
+            if version > JournalFormat.version {
+                throw JournalError(
+                    code: .unsupportedVersion, path: path,
+                    message: "journal format version \(version) is newer than this reader (\(JournalFormat.version))")
+            }
+        }
+        scan()
+    }
+
+    // MARK: Scanning
+
+    private enum Found { case session, block, nothing }
+
+    private func what(at offset: Int) -> Found {
+        if matches(JournalFormat.sessionMagic, at: offset) { return .session }
+        if matches(JournalFormat.blockMagic, at: offset) { return .block }
+        return .nothing
+    }
+
+    private func matches(_ magic: [UInt8], at offset: Int) -> Bool {
+        guard offset + magic.count <= bytes.count else {
+            // A prefix of a magic at the very end is a cut tail, not garbage.
+            return false
+        }
+        for index in magic.indices where bytes[offset + index] != magic[index] { return false }
+        return true
+    }
+
+    /// The next offset after `offset` where a session header or block starts, or nil.
+    private func nextStart(after offset: Int) -> Int? {
+        var position = offset + 1
+        while position + 4 <= bytes.count {
+            if bytes[position] == 0x43,
+                matches(JournalFormat.blockMagic, at: position) || matches(JournalFormat.sessionMagic, at: position)
+            {
+                return position
+            }
+            position += 1
+        }
+        return nil
+    }
+
+    private mutating func scan() {
+        var offset = 0
+        while offset < bytes.count {
+            let remaining = bytes.count - offset
+            switch what(at: offset) {
+            case .session:
+                guard remaining >= JournalFormat.sessionHeaderSize else {
+                    problems.append(JournalProblem(
+                        kind: .cutTail, offset: offset, length: remaining, detail: "an unfinished session header"))
+                    return
+                }
+                if let session = readSession(at: offset) {
+                    sessions.append(session)
+                    offset += JournalFormat.sessionHeaderSize
+                } else {
+                    offset = skipCorrupt(from: offset, length: JournalFormat.sessionHeaderSize,
+                                         detail: "session header checksum mismatch")
+                }
+            case .block:
+                guard remaining >= JournalFormat.blockHeaderSize else {
+                    problems.append(JournalProblem(
+                        kind: .cutTail, offset: offset, length: remaining, detail: "an unfinished block header"))
+                    return
+                }
+                let body = Int(bytes.load(UInt32.self, at: offset + 4))
+                let size = JournalFormat.blockHeaderSize + body
+                if body > JournalFormat.maximumBlockBody {
+                    offset = skipCorrupt(from: offset, length: nil, detail: "block length \(body) is not believable")
+                    continue
+                }
+                if size > remaining {
+                    if let next = nextStart(after: offset) {
+                        problems.append(JournalProblem(
+                            kind: .corruptBlock, offset: offset, length: next - offset,
+                            detail: "block length \(body) runs past the end of the file"))
+                        offset = next
+                    } else {
+                        problems.append(JournalProblem(
+                            kind: .cutTail, offset: offset, length: remaining,
+                            detail: "a block of \(size) bytes, \(remaining) of them written"))
+                        return
+                    }
+                    continue
+                }
+                let stored = bytes.load(UInt32.self, at: offset + 8)
+                let computed = bytes.withUnsafeBytes { raw in
+                    JournalFormat.crc32c(UnsafeRawBufferPointer(rebasing: raw[(offset + 12)..<(offset + size)]))
+                }
+                if stored != computed {
+                    let end = offset + size
+                    if end == bytes.count || what(at: end) != .nothing {
+                        problems.append(JournalProblem(
+                            kind: .corruptBlock, offset: offset, length: size,
+                            detail: "checksum mismatch (stored \(hex32(stored)), computed \(hex32(computed)))"))
+                        offset = end
+                    } else {
+                        offset = skipCorrupt(from: offset, length: nil, detail: "checksum mismatch")
+                    }
+                    continue
+                }
+                if let block = decodeBlock(at: offset, size: size) {
+                    blocks.append(block)
+                } else {
+                    problems.append(JournalProblem(
+                        kind: .corruptBlock, offset: offset, length: size,
+                        detail: "records do not decode (checksum held: written by a different format?)"))
+                }
+                offset += size
+            case .nothing:
+                if let next = nextStart(after: offset) {
+                    problems.append(JournalProblem(
+                        kind: .garbage, offset: offset, length: next - offset, detail: "not a block"))
+                    offset = next
+                } else if remaining < 8 && isMagicPrefix(at: offset) {
+                    problems.append(JournalProblem(
+                        kind: .cutTail, offset: offset, length: remaining, detail: "an unfinished block header"))
+                    return
+                } else {
+                    problems.append(JournalProblem(
+                        kind: .garbage, offset: offset, length: remaining, detail: "not a block"))
+                    return
+                }
+            }
+        }
+    }
+
+    private func isMagicPrefix(at offset: Int) -> Bool {
+        let tail = Array(bytes[offset...])
+        return JournalFormat.blockMagic.starts(with: tail) || JournalFormat.sessionMagic.starts(with: tail)
+    }
+
+    /// Records a corrupt region starting at `offset` and returns where reading goes on:
+    /// the next session header or block magic (or the end).
+    private mutating func skipCorrupt(from offset: Int, length: Int?, detail: String) -> Int {
+        let next = nextStart(after: offset) ?? bytes.count
+        problems.append(JournalProblem(kind: .corruptBlock, offset: offset, length: length ?? (next - offset), detail: detail))
+        return next
+    }
+
+    private func readSession(at offset: Int) -> JournalSession? {
+        bytes.withUnsafeBytes { raw in
+            let reader = ByteReader(bytes: raw, offset: 0)
+            let crc = JournalFormat.crc32c(UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + 24)]))
+            guard crc == reader.load(UInt32.self, at: offset + 24) else { return nil }
+            return JournalSession(
+                offset: offset, pid: reader.load(UInt32.self, at: offset + 12),
+                startWallNanos: reader.load(UInt64.self, at: offset + 16))
+        }
+    }
+
+    /// Decodes a block once to check its structure and gather stats.
+    private mutating func decodeBlock(at offset: Int, size: Int) -> JournalBlock? {
+        var block = JournalBlock(
+            offset: offset, size: size, pid: 0, thread: 0, eventCount: 0, violationCount: 0, baseTime: 0)
+        var labels: [QueueIdentity: String] = [:]
+        var operations: [UInt8: Int] = [:]
+        var first = UInt64.max
+        var last: UInt64 = 0
+        let decoded: Bool = bytes.withUnsafeBytes { raw in
+            let header = ByteReader(bytes: raw, offset: 0)
+            block.pid = header.load(UInt32.self, at: offset + 16)
+            block.thread = header.load(UInt32.self, at: offset + 20)
+            block.baseTime = header.load(UInt64.self, at: offset + 24)
+            let expected = Int(header.load(UInt32.self, at: offset + 12))
+            let body = UnsafeRawBufferPointer(rebasing: raw[(offset + JournalFormat.blockHeaderSize)..<(offset + size)])
+            do {
+                try Self.decodeRecords(
+                    body, block: block,
+                    control: { kind, queue, text in
+                        if kind == JournalFormat.threadNameRecord {
+                            block.threadName = text
+                        } else {
+                            labels[QueueIdentity(rawValue: queue)] = text
+                        }
+                    },
+                    event: { event in
+                        block.eventCount += 1
+                        if !event.allowed { block.violationCount += 1 }
+                        operations[event.operation.rawValue, default: 0] += 1
+                        first = min(first, event.time)
+                        last = max(last, event.time)
+                    })
+            } catch {
+                return false
+            }
+            return block.eventCount == expected
+        }
+        guard decoded else { return nil }
+        queueLabels.merge(labels) { $1 }
+        operationCounts.merge(operations, uniquingKeysWith: +)
+        recordBytes += size - JournalFormat.blockHeaderSize
+        if block.eventCount > 0 {
+            minimumTime = min(minimumTime, first)
+            maximumTime = max(maximumTime, last)
+        }
+        return block
+    }
+
+    /// Decodes the records of one block body.
+    static func decodeRecords(
+        _ body: UnsafeRawBufferPointer, block: JournalBlock,
+        control: (UInt8, UInt, String) -> Void, event: (JournalEvent) -> Void
+    ) throws(ByteReader.Malformed) {
+        var reader = ByteReader(bytes: body, offset: 0)
+        var current = JournalEvent(
+            time: block.baseTime, pid: block.pid, thread: block.thread, current: .none, owner: .none, context: 0,
+            entity: 0, attribute: .max, object: 0, operation: .get, allowed: true)
+        while !reader.isAtEnd {
+            let head = try reader.byte()
+            let second = try reader.byte()
+            if head == 0 {
+                switch second {
+                case JournalFormat.threadNameRecord:
+                    control(second, 0, try reader.string())
+                case JournalFormat.queueLabelRecord:
+                    let queue = UInt(try reader.varint())
+                    control(second, queue, try reader.string())
+                default:
+                    throw ByteReader.Malformed()
+                }
+                continue
+            }
+            guard head & JournalFormat.reservedBits0 == 0, second & JournalFormat.reservedBits1 == 0,
+                let operation = AccessOperation(rawValue: head & JournalFormat.operationMask)
+            else { throw ByteReader.Malformed() }
+            current.operation = operation
+            current.allowed = head & JournalFormat.allowedBit != 0
+            current.time &+= try reader.varint()
+            if second & JournalFormat.ownerChanged != 0 { current.owner = QueueIdentity(rawValue: UInt(try reader.varint())) }
+            if second & JournalFormat.currentChanged != 0 {
+                current.current = QueueIdentity(rawValue: UInt(try reader.varint()))
+            }
+            if second & JournalFormat.contextChanged != 0 {
+                guard let value = UInt32(exactly: try reader.varint()) else { throw ByteReader.Malformed() }
+                current.context = value
+            }
+            if second & JournalFormat.entityChanged != 0 {
+                guard let value = UInt16(exactly: try reader.varint()) else { throw ByteReader.Malformed() }
+                current.entity = value
+            }
+            if second & JournalFormat.attributeChanged != 0 {
+                guard let value = UInt16(exactly: try reader.varint()) else { throw ByteReader.Malformed() }
+                current.attribute = value &- 1
+            }
+            if second & JournalFormat.objectChanged != 0 {
+                current.object &+= JournalFormat.unzigzag(try reader.varint())
+            }
+            event(current)
+        }
+    }
+
+    // MARK: Reading
+
+    /// Calls `body` with every event of every good block, in file order (each block
+    /// holds one thread's events in time order; blocks of different threads interleave
+    /// in the order they were written).
+    public func forEachEvent<E: Error>(_ body: (JournalEvent) throws(E) -> Void) throws(E) {
+        var failure: E?
+        bytes.withUnsafeBytes { raw in
+            for block in blocks {
+                let bodyBytes = UnsafeRawBufferPointer(
+                    rebasing: raw[(block.offset + JournalFormat.blockHeaderSize)..<(block.offset + block.size)])
+                var stop = false
+                try? Self.decodeRecords(
+                    bodyBytes, block: block, control: { _, _, _ in },
+                    event: { event in
+                        if stop { return }
+                        do throws(E) { try body(event) } catch {
+                            failure = error
+                            stop = true
+                        }
+                    })
+                if stop { return }
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    /// Every event of every good block, in file order.
+    public var events: [JournalEvent] {
+        var all: [JournalEvent] = []
+        all.reserveCapacity(blocks.reduce(0) { $0 + $1.eventCount })
+        forEachEvent { all.append($0) }
+        return all
+    }
+
+    /// The events that were violations (not allowed).
+    public func violations() -> [JournalEvent] {
+        var found: [JournalEvent] = []
+        forEachEvent { event in if !event.allowed { found.append(event) } }
+        return found
+    }
+
+    /// Thread names recorded with the blocks, by (pid, thread).
+    public var threadNames: [UInt64: String] {
+        var names: [UInt64: String] = [:]
+        for block in blocks { if let name = block.threadName { names[UInt64(block.pid) << 32 | UInt64(block.thread)] = name } }
+        return names
+    }
+
+    /// True when there is nothing wrong but, at most, a cut tail (normal after a crash).
+    public var isIntact: Bool { problems.allSatisfy { $0.kind == .cutTail } }
+
+    /// The cut tail, if the writer stopped in the middle of a block.
+    public var cutTail: JournalProblem? { problems.first { $0.kind == .cutTail } }
+
+    public var stats: JournalStats {
+        let events = blocks.reduce(0) { $0 + $1.eventCount }
+        var threads = Set<UInt64>()
+        for block in blocks { threads.insert(UInt64(block.pid) << 32 | UInt64(block.thread)) }
+        var operations: [String: Int] = [:]
+        for (raw, count) in operationCounts {
+            operations[AccessOperation(rawValue: raw)?.description ?? "op \(raw)", default: 0] += count
+        }
+        return JournalStats(
+            fileBytes: bytes.count, sessions: sessions.count, blocks: blocks.count, events: events,
+            violations: blocks.reduce(0) { $0 + $1.violationCount }, threads: threads.count,
+            queues: Set(queueLabels.keys).count,
+            corruptBlocks: problems.filter { $0.kind == .corruptBlock }.count,
+            garbageBytes: problems.filter { $0.kind == .garbage }.reduce(0) { $0 + $1.length },
+            cutTailBytes: problems.filter { $0.kind == .cutTail }.reduce(0) { $0 + $1.length },
+            recordBytesPerEvent: events == 0 ? 0 : Double(recordBytes) / Double(events),
+            fileBytesPerEvent: events == 0 ? 0 : Double(bytes.count) / Double(events),
+            operations: operations,
+            duration: maximumTime >= minimumTime ? maximumTime - minimumTime : 0)
+    }
+}
+
+extension [UInt8] {
+    func load<T: FixedWidthInteger>(_: T.Type, at position: Int) -> T {
+        var value: T = 0
+        for index in 0..<MemoryLayout<T>.size { value |= T(truncatingIfNeeded: self[position + index]) << (8 * index) }
+        return value
+    }
+}
+
+private func hex32(_ value: UInt32) -> String {
+    let digits = String(value, radix: 16)
+    return "0x" + String(repeating: "0", count: max(0, 8 - digits.count)) + digits
+}

@@ -1,0 +1,294 @@
+import CUnwind
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What went wrong opening or reading a journal.
+public struct JournalError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        /// The file could not be opened, read or written.
+        case cannotAccess = "cannot-access"
+        /// The file does not start with a journal session header.
+        case notAJournal = "not-a-journal"
+        /// The journal was written by a newer format version.
+        case unsupportedVersion = "unsupported-version"
+    }
+
+    public var code: Code
+    public var path: String
+    public var message: String
+
+    public var description: String { "\(path): \(message)" }
+}
+
+/// Writes the access journal: every event goes to the calling thread's own buffer
+/// (no contention between threads), and a full buffer becomes one block, appended
+/// to the file with a single write(2). `flush()` writes every thread's partial block;
+/// the checker calls it at exit and before a trap. A thread's buffer is flushed
+/// when the thread exits.
+///
+/// A crash loses only the events still in the buffers: at most one block's worth
+/// per thread (`blockCapacity` bytes, ~2,000-5,000 events).
+public final class JournalWriter: Sendable {
+    public let path: String
+    /// The payload bytes of a block; a buffer is written out when it fills.
+    public let blockCapacity: Int
+    private let file: Mutex<Int32>
+    private let startNanos: UInt64
+    private let pid: UInt32
+    private let key: pthread_key_t
+    /// Every thread's buffer, for flush() and close(). Keyed by identity.
+    private let buffers = Mutex<[ObjectIdentifier: JournalThreadBuffer]>([:])
+
+    /// Room kept free for one event plus a thread name and two queue labels.
+    static let recordReserve = 64 + 2 * (JournalFormat.maximumNameLength + 16) + 80
+
+    /// Opens `path` for appending (creating it) and writes a session header.
+    public init(path: String, blockCapacity: Int = 16 * 1024) throws(JournalError) {
+        self.path = path
+        self.blockCapacity = max(1024, min(blockCapacity, JournalFormat.maximumBlockBody / 2))
+        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw JournalError(code: .cannotAccess, path: path, message: String(cString: strerror(errno)))
+        }
+        self.file = Mutex(fd)
+        self.startNanos = ctxdebug_now_ns()
+        self.pid = UInt32(truncatingIfNeeded: getpid())
+        var key = pthread_key_t()
+        pthread_key_create(&key, journalThreadDidExit)
+        self.key = key
+
+        var header = [UInt8](repeating: 0, count: JournalFormat.sessionHeaderSize)
+        var wall = timespec()
+        clock_gettime(CLOCK_REALTIME, &wall)
+        let wallNanos = UInt64(wall.tv_sec) &* 1_000_000_000 &+ UInt64(wall.tv_nsec)
+        header.withUnsafeMutableBufferPointer { buffer in
+            let writer = ByteWriter(base: buffer.baseAddress!, offset: 0)
+            for (index, byte) in JournalFormat.sessionMagic.enumerated() { buffer[index] = byte }
+            writer.store(JournalFormat.version, at: 8)
+            writer.store(UInt16(JournalFormat.sessionHeaderSize), at: 10)
+            writer.store(pid, at: 12)
+            writer.store(wallNanos, at: 16)
+            let crc = JournalFormat.crc32c(UnsafeRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(buffer)[0..<24]))
+            writer.store(crc, at: 24)
+        }
+        guard ctxdebug_write_all(fd, header, header.count) == 0 else {
+            let message = String(cString: strerror(errno))
+            Glibc.close(fd)
+            throw JournalError(code: .cannotAccess, path: path, message: message)
+        }
+    }
+
+    /// Journals one access made by the calling thread.
+    public func record(_ event: AccessEvent, current: QueueIdentity, allowed: Bool) {
+        let now = ctxdebug_now_ns()
+        let buffer: JournalThreadBuffer
+        if let raw = pthread_getspecific(key) {
+            buffer = Unmanaged<JournalThreadBuffer>.fromOpaque(raw).takeUnretainedValue()
+        } else {
+            buffer = makeThreadBuffer()
+        }
+        buffer.append(event, current: current.rawValue, allowed: allowed, time: now &- startNanos, writer: self)
+    }
+
+    private func makeThreadBuffer() -> JournalThreadBuffer {
+        let buffer = JournalThreadBuffer(
+            capacity: blockCapacity, pid: pid, thread: UInt32(truncatingIfNeeded: ctxdebug_thread_id()),
+            threadName: Checker.currentThreadName(), writer: self)
+        buffers.withLock { $0[ObjectIdentifier(buffer)] = buffer }
+        // The thread's slot holds a +1 reference, released when the thread exits.
+        pthread_setspecific(key, Unmanaged.passRetained(buffer).toOpaque())
+        return buffer
+    }
+
+    /// Writes every thread's unflushed events.
+    public func flush() {
+        let all = buffers.withLock { Array($0.values) }
+        for buffer in all { buffer.flush(writer: self) }
+    }
+
+    /// Flushes, then closes the file. Later records are dropped.
+    public func close() {
+        let all = buffers.withLock { buffers in
+            defer { buffers.removeAll() }
+            return Array(buffers.values)
+        }
+        for buffer in all { buffer.close(writer: self) }
+        file.withLock { fd in
+            if fd >= 0 { Glibc.close(fd) }
+            fd = -1
+        }
+    }
+
+    func threadDidExit(_ buffer: JournalThreadBuffer) {
+        buffer.close(writer: self)
+        _ = buffers.withLock { $0.removeValue(forKey: ObjectIdentifier(buffer)) }
+    }
+
+    /// Appends one finished block with one write(2), so blocks of different threads
+    /// (and processes) never interleave.
+    func writeBlock(_ bytes: UnsafeRawPointer, count: Int) {
+        file.withLock { fd in
+            guard fd >= 0 else { return }
+            _ = ctxdebug_write_all(fd, bytes, count)
+        }
+    }
+}
+
+/// Called by pthreads when a thread that journaled exits.
+private func journalThreadDidExit(_ raw: UnsafeMutableRawPointer?) {
+    guard let raw else { return }
+    let buffer = Unmanaged<JournalThreadBuffer>.fromOpaque(raw).takeRetainedValue()
+    buffer.owner?.threadDidExit(buffer)
+}
+
+/// One thread's block under construction. The thread that owns it appends; flush()
+/// and close() from other threads take the same (uncontended the rest of the time)
+/// lock.
+final class JournalThreadBuffer: Sendable {
+    struct State: ~Copyable {
+        /// Block header space, then the body.
+        var storage: UnsafeMutablePointer<UInt8>?
+        let capacity: Int
+        var used = 0
+        var count: UInt32 = 0
+        var baseTime: UInt64 = 0
+        var lastTime: UInt64 = 0
+        var lastOwner: UInt = 0
+        var lastCurrent: UInt = 0
+        var lastContext: UInt32 = 0
+        var lastEntity: UInt16 = 0
+        var lastAttribute: UInt16 = .max
+        var lastObject: Int64 = 0
+        /// Queues whose label this block already holds.
+        var labeled: [UInt] = []
+
+        init(capacity: Int) {
+            self.capacity = capacity
+            storage = .allocate(capacity: JournalFormat.blockHeaderSize + capacity + JournalWriter.recordReserve)
+        }
+
+        deinit { storage?.deallocate() }
+    }
+
+    let state: Mutex<State>
+    let pid: UInt32
+    let thread: UInt32
+    let threadName: String
+    /// The writer, for the thread-exit hook; weak so a closed writer can go away.
+    private let ownerBox: Mutex<Weak>
+
+    struct Weak: @unchecked Sendable {
+        // A weak reference to a Sendable object is itself safe to send: justified here
+        // because the box is only read and written under its Mutex.
+        weak var writer: JournalWriter?
+    }
+
+    var owner: JournalWriter? { ownerBox.withLock { $0.writer } }
+
+    init(capacity: Int, pid: UInt32, thread: UInt32, threadName: String, writer: JournalWriter) {
+        self.state = Mutex(State(capacity: capacity))
+        self.ownerBox = Mutex(Weak(writer: writer))
+        self.pid = pid
+        self.thread = thread
+        self.threadName = threadName
+    }
+
+    func append(_ event: AccessEvent, current: UInt, allowed: Bool, time: UInt64, writer: JournalWriter) {
+        state.withLock { state in
+            guard let storage = state.storage else { return }
+            if state.used + JournalWriter.recordReserve > state.capacity {
+                write(&state, writer: writer)
+            }
+            var out = ByteWriter(base: storage + JournalFormat.blockHeaderSize, offset: state.used)
+            if state.count == 0 {
+                state.baseTime = time
+                state.lastTime = time
+                out.byte(0)
+                out.byte(JournalFormat.threadNameRecord)
+                out.bytes(threadName, limit: JournalFormat.maximumNameLength)
+            }
+            let owner = event.owner.rawValue
+            var flags: UInt8 = 0
+            if owner != state.lastOwner {
+                flags |= JournalFormat.ownerChanged
+                if !state.labeled.contains(owner) { label(owner, into: &out, state: &state) }
+            }
+            if current != state.lastCurrent {
+                flags |= JournalFormat.currentChanged
+                if !state.labeled.contains(current) { label(current, into: &out, state: &state) }
+            }
+            if event.context != state.lastContext { flags |= JournalFormat.contextChanged }
+            if event.entity != state.lastEntity { flags |= JournalFormat.entityChanged }
+            if event.attribute != state.lastAttribute { flags |= JournalFormat.attributeChanged }
+            if event.object != state.lastObject { flags |= JournalFormat.objectChanged }
+
+            out.byte(event.operation.rawValue | (allowed ? JournalFormat.allowedBit : 0))
+            out.byte(flags)
+            out.varint(time &- state.lastTime)
+            if flags & JournalFormat.ownerChanged != 0 { out.varint(owner) }
+            if flags & JournalFormat.currentChanged != 0 { out.varint(current) }
+            if flags & JournalFormat.contextChanged != 0 { out.varint(UInt64(event.context)) }
+            if flags & JournalFormat.entityChanged != 0 { out.varint(UInt64(event.entity)) }
+            if flags & JournalFormat.attributeChanged != 0 { out.varint(UInt64(event.attribute &+ 1)) }
+            if flags & JournalFormat.objectChanged != 0 {
+                out.varint(JournalFormat.zigzag(event.object &- state.lastObject))
+            }
+            state.used = out.offset
+            state.count += 1
+            state.lastTime = max(time, state.lastTime)
+            state.lastOwner = owner
+            state.lastCurrent = current
+            state.lastContext = event.context
+            state.lastEntity = event.entity
+            state.lastAttribute = event.attribute
+            state.lastObject = event.object
+        }
+    }
+
+    private func label(_ queue: UInt, into out: inout ByteWriter, state: inout State) {
+        state.labeled.append(queue)
+        guard queue != QueueIdentity.none.rawValue else { return }
+        out.byte(0)
+        out.byte(JournalFormat.queueLabelRecord)
+        out.varint(queue)
+        out.bytes(QueueIdentity(rawValue: queue).label, limit: JournalFormat.maximumNameLength)
+    }
+
+    func flush(writer: JournalWriter) {
+        state.withLock { state in write(&state, writer: writer) }
+    }
+
+    func close(writer: JournalWriter) {
+        state.withLock { state in
+            write(&state, writer: writer)
+            state.storage?.deallocate()
+            state.storage = nil
+        }
+    }
+
+    /// Finishes the block in `state` (header, checksum), writes it, and starts a new one.
+    private func write(_ state: inout State, writer: JournalWriter) {
+        guard state.count > 0, let storage = state.storage else { return }
+        let header = ByteWriter(base: storage, offset: 0)
+        for (index, byte) in JournalFormat.blockMagic.enumerated() { storage[index] = byte }
+        header.store(UInt32(state.used), at: 4)
+        header.store(state.count, at: 12)
+        header.store(pid, at: 16)
+        header.store(thread, at: 20)
+        header.store(state.baseTime, at: 24)
+        let checked = UnsafeRawBufferPointer(start: storage + 12, count: JournalFormat.blockHeaderSize - 12 + state.used)
+        header.store(JournalFormat.crc32c(checked), at: 8)
+        writer.writeBlock(storage, count: JournalFormat.blockHeaderSize + state.used)
+        state.used = 0
+        state.count = 0
+        state.lastOwner = 0
+        state.lastCurrent = 0
+        state.lastContext = 0
+        state.lastEntity = 0
+        state.lastAttribute = .max
+        state.lastObject = 0
+        state.labeled.removeAll(keepingCapacity: true)
+    }
+}

@@ -1,0 +1,25 @@
+import CUnwind
+
+/// Stack capture at a violation: return addresses only, through libunwind's
+/// `unw_backtrace` (a few microseconds). Symbolication happens later, in `Symbolicator`.
+public enum StackTrace {
+    /// The most frames kept.
+    public static let maximumDepth = 128
+
+    /// The return addresses of the calling thread, innermost first. The frames of
+    /// `capture` itself and of the C function under it are included; the report drops
+    /// every checker frame when it symbolicates.
+    @inline(never)
+    public static func capture(maximumDepth: Int = StackTrace.maximumDepth) -> [UInt] {
+        let depth = max(1, min(maximumDepth, 512))
+        return withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: depth) { buffer in
+            let count = Int(ctxdebug_capture_stack(buffer.baseAddress, Int32(depth)))
+            var addresses: [UInt] = []
+            addresses.reserveCapacity(count)
+            for index in 0..<max(0, count) {
+                addresses.append(UInt(bitPattern: buffer[index]))
+            }
+            return addresses
+        }
+    }
+}

@@ -1,0 +1,106 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Frame patterns for code you don't own (`CTXDEBUG_SUPPRESSIONS`). A violation whose
+/// stack has a frame matching any pattern is not reported.
+///
+/// The file has one pattern per line; blank lines and lines starting with `#` are
+/// ignored, as is anything after ` #`. A pattern is a shell glob (`*` any run of
+/// characters, `?` one character, `[abc]` a set; matched with fnmatch(3) over the whole
+/// text) with an optional prefix that says what it matches:
+///
+///     fun:<glob>    the demangled function name of a frame
+///     src:<glob>    the source file path of a frame (needs debug info)
+///     obj:<glob>    the path of the binary or library of a frame
+///     <glob>        the function name or the source file path
+///
+/// For example `fun:ThirdPartySDK.*`, `src:*/Vendor/*`, `obj:*/libLegacy.so`.
+public struct Suppressions: Sendable, Equatable {
+    public enum Field: String, Sendable, Equatable {
+        case function = "fun", source = "src", object = "obj", any
+    }
+
+    public struct Rule: Sendable, Equatable, CustomStringConvertible {
+        public var field: Field
+        public var pattern: String
+        /// The line of the file it came from.
+        public var line: Int
+
+        public var description: String {
+            field == .any ? pattern : field.rawValue + ":" + pattern
+        }
+
+        public func matches(_ frame: StackFrame) -> Bool {
+            switch field {
+            case .function: return frame.function.map(glob) ?? false
+            case .source: return frame.file.map(glob) ?? false
+            case .object: return frame.module.map(glob) ?? false
+            case .any: return (frame.function.map(glob) ?? false) || (frame.file.map(glob) ?? false)
+            }
+        }
+
+        private func glob(_ text: String) -> Bool {
+            fnmatch(pattern, text, 0) == 0
+        }
+    }
+
+    public var rules: [Rule]
+
+    public init(rules: [Rule] = []) { self.rules = rules }
+
+    public var isEmpty: Bool { rules.isEmpty }
+
+    /// Parses the text of a suppressions file. Lines it cannot read become warnings
+    /// naming `source` and the line number; they are skipped.
+    public static func parse(_ text: String, source: String) -> (suppressions: Suppressions, warnings: [String]) {
+        var rules: [Rule] = []
+        var warnings: [String] = []
+        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            var line = Substring(rawLine)
+            if let comment = line.firstRange(of: " #") { line = line[..<comment.lowerBound] }
+            let trimmed = String(line).trimmingSpaces
+            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+            var field = Field.any
+            var pattern = String(trimmed)
+            if let colon = trimmed.firstIndex(of: ":") {
+                let prefix = String(trimmed[..<colon])
+                if let known = Field(rawValue: prefix), known != .any {
+                    field = known
+                    pattern = String(String(trimmed[trimmed.index(after: colon)...]).trimmingSpaces)
+                } else if prefix.allSatisfy({ $0.isLetter }) && prefix.count <= 8 {
+                    warnings.append(
+                        "ctxdebug: warning: \(source):\(index + 1): unknown prefix \"\(prefix):\"; accepted: fun:, src:, obj:, or none; skipping the line."
+                    )
+                    continue
+                }
+            }
+            if pattern.isEmpty {
+                warnings.append("ctxdebug: warning: \(source):\(index + 1): empty pattern; skipping the line.")
+                continue
+            }
+            rules.append(Rule(field: field, pattern: pattern, line: index + 1))
+        }
+        return (Suppressions(rules: rules), warnings)
+    }
+
+    /// Loads a suppressions file. A file it cannot read gives a warning and no rules.
+    public static func load(path: String) -> (suppressions: Suppressions, warnings: [String]) {
+        guard let text = readWholeFile(path) else {
+            let reason = String(cString: strerror(errno))
+            return (
+                Suppressions(),
+                ["ctxdebug: warning: CTXDEBUG_SUPPRESSIONS=\"\(path)\" cannot be read (\(reason)); using no suppressions."]
+            )
+        }
+        return parse(text, source: path)
+    }
+
+    /// The first rule that matches a frame of `frames`, if any.
+    public func match(_ frames: [StackFrame]) -> Rule? {
+        for rule in rules where frames.contains(where: rule.matches) { return rule }
+        return nil
+    }
+}

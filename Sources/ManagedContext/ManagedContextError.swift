@@ -1,0 +1,95 @@
+public import Foundation
+
+/// An error of the runtime: a code, a message that says what went wrong and what
+/// to do, the file involved, and the underlying cause.
+///
+/// Match on the code: `catch let e as ManagedContextError where e.code == .schemaMismatch`.
+public struct ManagedContextError: Error, CustomStringConvertible, Sendable {
+    /// An extensible set of codes: new ones don't break a `switch` with `default`.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Base: String, Hashable, Sendable {
+            case notAStore = "not-a-store"
+            case corruptStore = "corrupt-store"
+            case schemaMismatch = "schema-mismatch"
+            case directoryMissing = "directory-missing"
+            case directoryUnwritable = "directory-unwritable"
+            case storeOpenFailed = "store-open-failed"
+            case noStore = "no-store"
+            case readOnlyStore = "read-only-store"
+            case saveFailed = "save-failed"
+            case mergeConflict = "merge-conflict"
+            case objectNotFound = "object-not-found"
+            case invalidFetchRequest = "invalid-fetch-request"
+            case invalidObjectID = "invalid-object-id"
+            case fetchFailed = "fetch-failed"
+            case seedFailed = "seed-failed"
+        }
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
+
+        /// The file is not an SQLite database (or is empty or cut short).
+        public static let notAStore = Code(.notAStore)
+        /// SQLite reports the database as malformed.
+        public static let corruptStore = Code(.corruptStore)
+        /// The database is SQLite but its tables do not fit the model.
+        public static let schemaMismatch = Code(.schemaMismatch)
+        public static let directoryMissing = Code(.directoryMissing)
+        public static let directoryUnwritable = Code(.directoryUnwritable)
+        public static let storeOpenFailed = Code(.storeOpenFailed)
+        /// The context has neither a parent nor a coordinator with a store.
+        public static let noStore = Code(.noStore)
+        public static let readOnlyStore = Code(.readOnlyStore)
+        public static let saveFailed = Code(.saveFailed)
+        /// Optimistic locking failed under the `error` merge policy.
+        public static let mergeConflict = Code(.mergeConflict)
+        public static let objectNotFound = Code(.objectNotFound)
+        public static let invalidFetchRequest = Code(.invalidFetchRequest)
+        public static let invalidObjectID = Code(.invalidObjectID)
+        public static let fetchFailed = Code(.fetchFailed)
+        public static let seedFailed = Code(.seedFailed)
+
+        public var description: String { base.rawValue }
+    }
+
+    public let code: Code
+    public let message: String
+    public let path: String?
+    public let cause: (any Error & Sendable)?
+    /// For merge conflicts: each conflicting object.
+    public let conflicts: [MergeConflict]
+
+    public init(_ code: Code, _ message: String, path: String? = nil, cause: (any Error & Sendable)? = nil, conflicts: [MergeConflict] = []) {
+        self.code = code
+        self.message = message
+        self.path = path
+        self.cause = cause
+        self.conflicts = conflicts
+    }
+
+    public var description: String {
+        var s = "\(message)"
+        if let path { s += " [\(path)]" }
+        if let cause { s += " (cause: \(cause))" }
+        return s
+    }
+}
+
+/// One object that another context (or process) changed in the store after this
+/// context loaded it.
+public struct MergeConflict: Sendable, CustomStringConvertible {
+    public let objectID: ManagedObjectID
+    /// The version (`Z_OPT`) the context had when it loaded the object.
+    public let oldVersion: Int64
+    /// The version now in the store; 0 when the row was deleted.
+    public let newVersion: Int64
+    /// The store's values when the conflict was found (empty when deleted), by attribute.
+    public let storeValues: [String: StoredValue]
+    /// The context's values, by attribute.
+    public let objectValues: [String: StoredValue]
+
+    public var description: String {
+        newVersion == 0
+            ? "\(objectID): loaded at version \(oldVersion), deleted in the store since"
+            : "\(objectID): loaded at version \(oldVersion), the store has version \(newVersion)"
+    }
+}

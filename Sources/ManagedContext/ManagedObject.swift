@@ -1,0 +1,261 @@
+public import ConcurrencyDebug
+public import Foundation
+
+/// An object of an entity, confined to its context's queue. Subclass it and
+/// declare attributes with `@Attribute` and relationships with `@Relationship`.
+///
+/// Not `Sendable`: pass `objectID` across queues and use `object(with:)` there.
+open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
+    /// The entity name: the class name unless overridden.
+    open class var entityName: String {
+        String(describing: self)
+    }
+
+    public let entity: EntityDescription
+    /// The object's identity. Reading it is never checked, as in Core Data.
+    public internal(set) var objectID: ManagedObjectID
+    public internal(set) weak var managedObjectContext: ManagedObjectContext?
+
+    @usableFromInline var owner: QueueIdentity = .none
+    var contextNumber: UInt32 = 0
+    var values: [StoredValue]
+    var toOne: [ManagedObjectID?]
+    /// What the parent (or store) had when the object was loaded or last saved.
+    var snapshot: RowSnapshot?
+    var isFaultFlag = false
+    var isRecordingPrototype = false
+    var recordedProperty: PropertyReference?
+    var changedAttributes: UInt64 = 0
+    var changedToOne: UInt64 = 0
+    var insertedFlag = false
+    var deletedFlag = false
+    var updatedFlag = false
+    /// True once the object's row was found gone when a fault fired.
+    var isStale = false
+    /// True once its context was reset: it can never load values again.
+    var isInvalidated = false
+
+    /// Core Data's designated initializer. With a context, the object is inserted
+    /// into it; without one, it stays unregistered until `context.insert(_:)`.
+    public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
+        self.entity = entity
+        self.objectID = ManagedObjectID.makeTemporary(entity: entity)
+        self.values = entity.defaultValues
+        self.toOne = Array(repeating: nil, count: entity.toOneRelationships.count)
+        if let context { context.insert(self) }
+    }
+
+    /// Inserts a new object of this class into `context`.
+    public convenience init(context: ManagedObjectContext) {
+        let entity = context.model.entity(for: Self.self)
+        self.init(entity: entity, insertInto: context)
+    }
+
+    /// The entity of this class in `context`'s model.
+    public class func entity(in context: ManagedObjectContext) -> EntityDescription {
+        context.model.entity(for: self)
+    }
+
+    // MARK: State
+
+    public var isFault: Bool { isFaultFlag }
+    public var isInserted: Bool { check(.hasChanges); return insertedFlag }
+    public var isUpdated: Bool { check(.hasChanges); return updatedFlag }
+    public var isDeleted: Bool { check(.hasChanges); return deletedFlag }
+    public var hasChanges: Bool { check(.hasChanges); return insertedFlag || updatedFlag || deletedFlag }
+
+    /// The changed attributes and their new values, by name.
+    public func changedValues() -> [String: StoredValue] {
+        check(.hasChanges)
+        var result: [String: StoredValue] = [:]
+        for a in entity.attributes where changedAttributes & (1 << UInt64(a.index)) != 0 {
+            result[a.name] = values[a.index]
+        }
+        return result
+    }
+
+    /// The values last fetched or saved, by attribute name.
+    public func committedValues() -> [String: StoredValue] {
+        check(.get)
+        fireFaultIfNeeded()
+        let source = snapshot?.values ?? entity.defaultValues
+        return Dictionary(uniqueKeysWithValues: entity.attributes.map { ($0.name, source[$0.index]) })
+    }
+
+    // MARK: Attribute access (the hot path)
+
+    public final func storedValue(forAttributeNamed name: String) -> StoredValue {
+        let index = entity.attributeIndex(name)
+        ConcurrencyDebug.check(self, owner: owner, accessEvent(.get, attribute: index))
+        if _slowPath(isFaultFlag || isRecordingPrototype) {
+            if isRecordingPrototype {
+                recordedProperty = .attribute(index)
+                return values.indices.contains(index) ? values[index] : .null
+            }
+            fireFaultIfNeeded()
+        }
+        return values[index]
+    }
+
+    public final func setStoredValue(_ value: StoredValue, forAttributeNamed name: String) {
+        let index = entity.attributeIndex(name)
+        ConcurrencyDebug.check(self, owner: owner, accessEvent(.set, attribute: index))
+        if _slowPath(isFaultFlag || isRecordingPrototype) {
+            if isRecordingPrototype { recordedProperty = .attribute(index); return }
+            fireFaultIfNeeded()
+        }
+        values[index] = value
+        changedAttributes |= 1 << UInt64(index)
+        if !updatedFlag && !insertedFlag { managedObjectContext?.objectDidChange(self) }
+    }
+
+    /// Key-value access by attribute name, for generic code (CSV, tools).
+    public func value(forKey key: String) -> StoredValue {
+        guard entity.attribute(named: key) != nil else {
+            preconditionFailure("\(entity.name) has no attribute '\(key)'")
+        }
+        return storedValue(forAttributeNamed: key)
+    }
+
+    public func setValue(_ value: StoredValue, forKey key: String) {
+        guard entity.attribute(named: key) != nil else {
+            preconditionFailure("\(entity.name) has no attribute '\(key)'")
+        }
+        setStoredValue(value, forAttributeNamed: key)
+    }
+
+    // MARK: Relationships
+
+    public final func relatedObjects(forRelationshipNamed name: String) -> [ManagedObject] {
+        let r = entity.relationships[entity.relationshipIndex(name)]
+        ConcurrencyDebug.check(self, owner: owner, accessEvent(.get, attribute: entity.attributes.count + r.index))
+        if isRecordingPrototype {
+            recordedProperty = r.isToMany ? nil : .toOne(r.index)
+            return []
+        }
+        fireFaultIfNeeded()
+        guard let context = managedObjectContext else {
+            return r.isToMany ? [] : []
+        }
+        if r.isToMany {
+            return context.objectsRelated(to: self, through: r)
+        }
+        guard let id = toOne[r.toOneIndex] else { return [] }
+        return [context.object(with: id)]
+    }
+
+    public final func setRelatedObjects(_ objects: [ManagedObject], forRelationshipNamed name: String) {
+        let r = entity.relationships[entity.relationshipIndex(name)]
+        ConcurrencyDebug.check(self, owner: owner, accessEvent(.set, attribute: entity.attributes.count + r.index))
+        if isRecordingPrototype { recordedProperty = r.isToMany ? nil : .toOne(r.index); return }
+        fireFaultIfNeeded()
+        for o in objects { checkSameContext(o, relationship: r) }
+        if r.isToMany {
+            guard let inverse = r.inverseRelationship else { return }
+            let current = Set(relatedObjects(forRelationshipNamed: name))
+            let wanted = Set(objects)
+            for removed in current.subtracting(wanted) { removed.setToOne(inverse, to: nil, maintainInverse: false) }
+            for added in wanted.subtracting(current) { added.setToOne(inverse, to: self, maintainInverse: true) }
+        } else {
+            setToOne(r, to: objects.first, maintainInverse: true)
+        }
+    }
+
+    /// Sets a to-one slot and, for one-to-one relationships, the other side too.
+    func setToOne(_ r: RelationshipDescription, to destination: ManagedObject?, maintainInverse: Bool) {
+        ConcurrencyDebug.check(self, owner: owner, accessEvent(.set, attribute: entity.attributes.count + r.index))
+        fireFaultIfNeeded()
+        let old = toOne[r.toOneIndex]
+        let new = destination?.objectID
+        if old == new { return }
+        toOne[r.toOneIndex] = new
+        changedToOne |= 1 << UInt64(r.toOneIndex)
+        if !updatedFlag && !insertedFlag { managedObjectContext?.objectDidChange(self) }
+        guard maintainInverse, let inverse = r.inverseRelationship, !inverse.isToMany else { return }
+        if let old, let context = managedObjectContext, let oldObject = context.registeredObject(for: old) ?? (try? context.existingObject(with: old)) {
+            oldObject.setToOne(inverse, to: nil, maintainInverse: false)
+        }
+        destination?.setToOne(inverse, to: self, maintainInverse: false)
+    }
+
+    func checkSameContext(_ other: ManagedObject, relationship r: RelationshipDescription) {
+        guard let mine = managedObjectContext, let theirs = other.managedObjectContext, mine !== theirs else { return }
+        preconditionFailure(
+            "Illegal attempt to establish the relationship '\(r.name)' between objects in different contexts: \(objectID) in \(mine.debugName) and \(other.objectID) in \(theirs.debugName). Fetch the destination in this object's context with object(with:) and its objectID.")
+    }
+
+    // MARK: Faults
+
+    final func fireFaultIfNeeded() {
+        guard isFaultFlag, let context = managedObjectContext else { return }
+        ConcurrencyDebug.check(self, owner: owner, accessEvent(.fireFault, attribute: .max))
+        context.fulfillFault(self)
+    }
+
+    func turnIntoFault() {
+        isFaultFlag = true
+        values = entity.defaultValues
+        toOne = Array(repeating: nil, count: entity.toOneRelationships.count)
+        changedAttributes = 0
+        changedToOne = 0
+    }
+
+    // MARK: Checks
+
+    @inline(__always)
+    final func accessEvent(_ op: AccessOperation, attribute: Int) -> AccessEvent {
+        AccessEvent(
+            operation: op, owner: owner, context: contextNumber, entity: UInt16(truncatingIfNeeded: entity.index + 1),
+            attribute: attribute == .max ? .max : UInt16(truncatingIfNeeded: attribute), object: objectID.key)
+    }
+
+    @inline(__always)
+    final func check(_ op: AccessOperation) {
+        ConcurrencyDebug.check(self, owner: owner, accessEvent(op, attribute: .max))
+    }
+
+    public func describe(_ event: AccessEvent) -> AccessDescription {
+        let propertyName: String? = {
+            let i = Int(event.attribute)
+            if event.attribute == .max { return nil }
+            if i < entity.attributes.count { return entity.attributes[i].name }
+            let r = i - entity.attributes.count
+            return r < entity.relationships.count ? entity.relationships[r].name : nil
+        }()
+        let context = managedObjectContext
+        let operation = propertyName.map { "\(event.operation) \(entity.name).\($0)" } ?? "\(event.operation) \(entity.name)"
+        let hint: String
+        if owner == .main {
+            hint = "this object belongs to a main-queue context: touch it only on the main queue (or inside viewContext.perform { }); to use the row on another queue, pass its objectID and call object(with:) in a context of that queue"
+        } else {
+            hint = "wrap the access in `context.perform { }` (or performAndWait) of the object's context; to use the row on another queue, pass its objectID and call object(with:) in a context of that queue"
+        }
+        return AccessDescription(
+            operation: operation, entity: entity.name, attribute: propertyName, objectID: objectID.uriString,
+            contextName: context?.debugName, ownerQueueLabel: owner.label, fixHint: hint)
+    }
+
+    // MARK: Identity
+
+    public static func == (a: ManagedObject, b: ManagedObject) -> Bool { a === b }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+
+    open var description: String {
+        if isFaultFlag { return "<\(entity.name) \(objectID)> (fault)" }
+        let fields = entity.attributes.map { "\($0.name) = \(Self.render(values[$0.index]))" }
+        return "<\(entity.name) \(objectID)> { \(fields.joined(separator: "; ")) }"
+    }
+
+    private static func render(_ v: StoredValue) -> String {
+        switch v {
+        case .null: "nil"
+        case .integer(let i): String(i)
+        case .real(let d): String(d)
+        case .text(let s): "\"\(s)\""
+        case .blob(let d): "<\(d.count) bytes>"
+        }
+    }
+}
+
+@available(*, unavailable, message: "A managed object is confined to its context's queue; pass its objectID instead.")
+extension ManagedObject: @unchecked Sendable {}

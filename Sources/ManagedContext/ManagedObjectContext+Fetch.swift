@@ -1,0 +1,206 @@
+import ConcurrencyDebug
+import Foundation
+
+extension ManagedObjectContext {
+    /// Fetches the objects matching `request`, including this context's unsaved
+    /// inserts and changes and leaving out its deletes. With a `fetchBatchSize`,
+    /// the result loads objects batch by batch as iteration reaches them.
+    public func fetch<T: ManagedObject>(_ request: FetchRequest<T>) throws(ManagedContextError) -> FetchedResults<T> {
+        check(.fetch)
+        let f = try PredicateResolution.resolve(request, entity: model.entity(for: T.self))
+        let eager = request.fetchBatchSize == 0
+        let rows = try matchingRows(f, applyWindow: true, loadValues: eager, includePending: request.includesPendingChanges)
+        return FetchedResults(context: self, rows: rows, batchSize: request.fetchBatchSize)
+    }
+
+    /// The objectIDs of the objects matching `request` (Core Data's
+    /// `.managedObjectIDResultType`): what a background fetch hands to another context.
+    public func fetchObjectIDs<T: ManagedObject>(_ request: FetchRequest<T>) throws(ManagedContextError) -> [ManagedObjectID] {
+        check(.fetch)
+        let f = try PredicateResolution.resolve(request, entity: model.entity(for: T.self))
+        return try matchingRows(f, applyWindow: true, loadValues: false, includePending: request.includesPendingChanges).map(\.id)
+    }
+
+    /// How many objects match `request`, counting unsaved changes.
+    public func count<T: ManagedObject>(for request: FetchRequest<T>) throws(ManagedContextError) -> Int {
+        check(.count)
+        let f = try PredicateResolution.resolve(request, entity: model.entity(for: T.self))
+        return try countRows(f, includePending: request.includesPendingChanges)
+    }
+
+    func countRows(_ f: ResolvedFetch, includePending: Bool) throws(ManagedContextError) -> Int {
+        if includePending && hasLocalChanges(for: f.entity) {
+            return try matchingRows(f, applyWindow: true, loadValues: false, includePending: true).count
+        }
+        switch parentStore {
+        case .none: throw ManagedContextError(.noStore, "\(debugName) has neither a parent nor a coordinator.")
+        case .coordinator(let c): return try c.store().count(f)
+        case .context(let p): return try p.performAndWait { () throws(ManagedContextError) -> Int in try p.countRows(f, includePending: true) }
+        }
+    }
+
+    func hasLocalChanges(for entity: EntityDescription) -> Bool {
+        insertedObjectsSet.contains { $0.entity === entity } || updatedObjectsSet.contains { $0.entity === entity }
+            || deletedObjectsSet.contains { $0.entity === entity }
+    }
+
+    /// The rows matching `f` as this context sees them: its parent's rows with its
+    /// own unsaved changes laid over. Runs on this context's queue; asks the parent
+    /// on the parent's queue, as Core Data's nested contexts do.
+    func matchingRows(_ f: ResolvedFetch, applyWindow: Bool, loadValues: Bool, includePending: Bool) throws(ManagedContextError) -> [FetchedRow] {
+        guard includePending && hasLocalChanges(for: f.entity) else {
+            return try parentRows(f, applyWindow: applyWindow, loadValues: loadValues)
+        }
+        var rows = try parentRows(f, applyWindow: false, loadValues: true)
+        let coordinator = persistentStoreCoordinator
+        var overridden = Set<ManagedObjectID>()
+        let changed = updatedObjectsSet.union(deletedObjectsSet).union(insertedObjectsSet).filter { $0.entity === f.entity }
+        for o in changed {
+            overridden.insert(o.objectID)
+            if let alias = coordinator?.alias(of: o.objectID) { overridden.insert(alias) }
+        }
+        rows.removeAll { overridden.contains($0.id) }
+        for o in changed where !o.deletedFlag {
+            if f.predicate.evaluate(values: o.values, toOne: o.toOne) {
+                rows.append(FetchedRow(id: o.objectID, snapshot: RowSnapshot(values: o.values, toOne: o.toOne, version: o.snapshot?.version ?? 0)))
+            }
+        }
+        rows.sort { Self.precedes($0, $1, sorts: f.sorts) }
+        if applyWindow {
+            let start = min(f.offset, rows.count)
+            let end = f.limit > 0 ? min(rows.count, start + f.limit) : rows.count
+            rows = Array(rows[start..<end])
+        }
+        return rows
+    }
+
+    private func parentRows(_ f: ResolvedFetch, applyWindow: Bool, loadValues: Bool) throws(ManagedContextError) -> [FetchedRow] {
+        switch parentStore {
+        case .none:
+            throw ManagedContextError(.noStore, "\(debugName) has neither a parent nor a persistent store coordinator. Set one before fetching.")
+        case .coordinator(let c):
+            return try c.store().fetch(f, applyWindow: applyWindow, loadValues: loadValues)
+        case .context(let p):
+            return try p.performAndWait { () throws(ManagedContextError) -> [FetchedRow] in
+                try p.matchingRows(f, applyWindow: applyWindow, loadValues: loadValues, includePending: true)
+            }
+        }
+    }
+
+    /// In-memory order that agrees with the SQL `ORDER BY ..., Z_PK`; unsaved
+    /// objects (no Z_PK yet) come after saved ones on ties.
+    static func precedes(_ a: FetchedRow, _ b: FetchedRow, sorts: [ResolvedSort]) -> Bool {
+        if let sa = a.snapshot, let sb = b.snapshot {
+            for s in sorts {
+                let c = StoredValue.compare(sa.values[s.attribute], sb.values[s.attribute])
+                if c != 0 { return s.ascending ? c < 0 : c > 0 }
+            }
+        }
+        switch (a.id.primaryKey, b.id.primaryKey) {
+        case (let x?, let y?): return x < y
+        case (.some, nil): return true
+        case (nil, .some): return false
+        case (nil, nil): return a.id.key > b.id.key  // temporary keys are negated serials
+        }
+    }
+
+    /// The parent's (or store's) rows for these IDs. With `skipSelf`, this
+    /// context's own objects are not consulted (to fire one of its faults).
+    func loadSnapshots(_ ids: [ManagedObjectID], skipSelf: Bool = false) throws(ManagedContextError) -> [ManagedObjectID: RowSnapshot] {
+        var result: [ManagedObjectID: RowSnapshot] = [:]
+        var missing: [ManagedObjectID] = []
+        for id in ids {
+            if !skipSelf, let o = registered(id), !o.isFaultFlag, !o.isStale {
+                if !o.deletedFlag {
+                    result[id] = RowSnapshot(values: o.values, toOne: o.toOne, version: o.snapshot?.version ?? 0)
+                }
+            } else {
+                missing.append(id)
+            }
+        }
+        if missing.isEmpty { return result }
+        switch parentStore {
+        case .none:
+            throw ManagedContextError(.noStore, "\(debugName) has neither a parent nor a persistent store coordinator.")
+        case .coordinator(let c):
+            let store = try c.store()
+            var byEntity: [Int: [(ManagedObjectID, Int64)]] = [:]
+            for id in missing {
+                let permanent = c.permanent(id)
+                guard let pk = permanent.primaryKey, permanent.store == store.identity else { continue }
+                byEntity[id.entity.index, default: []].append((id, pk))
+            }
+            for (_, group) in byEntity {
+                let rows = try store.snapshots(entity: group[0].0.entity, primaryKeys: group.map(\.1))
+                for (id, pk) in group { if let row = rows[pk] { result[id] = row } }
+            }
+        case .context(let p):
+            let fromParent = try p.performAndWait { () throws(ManagedContextError) -> [ManagedObjectID: RowSnapshot] in
+                try p.loadSnapshots(missing)
+            }
+            result.merge(fromParent) { a, _ in a }
+        }
+        return result
+    }
+
+    /// The objects whose to-one `inverse` of `relationship` points to `object`.
+    func objectsRelated(to object: ManagedObject, through relationship: RelationshipDescription) -> [ManagedObject] {
+        guard let inverse = relationship.inverseRelationship, let destination = relationship.destinationEntity else { return [] }
+        let f = ResolvedFetch(
+            entity: destination, predicate: .toOne(inverse.toOneIndex, object.objectID, equal: true), sorts: [], limit: 0, offset: 0)
+        var rows = (try? matchingRows(f, applyWindow: false, loadValues: true, includePending: true)) ?? []
+        if let alias = persistentStoreCoordinator?.alias(of: object.objectID) {
+            let g = ResolvedFetch(entity: destination, predicate: .toOne(inverse.toOneIndex, alias, equal: true), sorts: [], limit: 0, offset: 0)
+            let seen = Set(rows.map(\.id))
+            rows += ((try? matchingRows(g, applyWindow: false, loadValues: true, includePending: true)) ?? []).filter { !seen.contains($0.id) }
+        }
+        return rows.map { materialize($0.id, $0.snapshot) }.filter { !$0.deletedFlag }
+    }
+}
+
+/// The result of a fetch: a random-access collection of objects, confined to the
+/// fetching context's queue. With a batch size, only the batch being read is held.
+public final class FetchedResults<Element: ManagedObject>: RandomAccessCollection {
+    public let context: ManagedObjectContext
+    /// The matching objects' IDs, in order.
+    public let objectIDs: [ManagedObjectID]
+    private var snapshots: [RowSnapshot?]
+    private let batchSize: Int
+    private var eager: [Element]?
+    private var batchStart = -1
+    private var batch: [Element] = []
+
+    init(context: ManagedObjectContext, rows: [FetchedRow], batchSize: Int) {
+        self.context = context
+        self.objectIDs = rows.map(\.id)
+        self.batchSize = batchSize
+        if batchSize == 0 {
+            self.snapshots = []
+            self.eager = rows.map { context.materialize($0.id, $0.snapshot) as! Element }
+        } else {
+            self.snapshots = rows.map(\.snapshot)
+        }
+    }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { objectIDs.count }
+
+    public subscript(position: Int) -> Element {
+        if let eager { return eager[position] }
+        context.check(.fetch)
+        let start = position - position % batchSize
+        if start != batchStart { loadBatch(at: start) }
+        return batch[position - start]
+    }
+
+    private func loadBatch(at start: Int) {
+        let ids = Array(objectIDs[start..<Swift.min(start + batchSize, objectIDs.count)])
+        let unregistered = ids.filter { context.registered($0).map { $0.isFaultFlag } ?? true }
+        let loaded = (try? context.loadSnapshots(unregistered)) ?? [:]
+        batch = ids.map { id in context.materialize(id, loaded[id]) as! Element }
+        batchStart = start
+    }
+}
+
+@available(*, unavailable, message: "Fetched results are confined to their context's queue.")
+extension FetchedResults: Sendable {}

@@ -1,0 +1,309 @@
+import ConcurrencyDebug
+public import Foundation
+
+/// A child's save, in values only: what crosses to the parent's queue.
+struct ChildSavePayload: Sendable {
+    struct Object: Sendable {
+        let id: ManagedObjectID
+        let values: [StoredValue]
+        let toOne: [ManagedObjectID?]
+        let changedAttributes: UInt64
+        let changedToOne: UInt64
+    }
+    var inserts: [Object] = []
+    var updates: [Object] = []
+    var deletes: [ManagedObjectID] = []
+}
+
+extension ManagedObjectContext {
+    /// Saves the context's changes: into the store in one SQLite transaction for a
+    /// context on the coordinator, or into the parent context (and nothing to disk)
+    /// for a child. A save that fails changes nothing, neither on disk nor in the
+    /// context, whose changes stay in place to retry or roll back.
+    public func save() throws(ManagedContextError) {
+        check(.save)
+        processPendingChanges()
+        guard !insertedObjectsSet.isEmpty || !updatedObjectsSet.isEmpty || !deletedObjectsSet.isEmpty else { return }
+        NotificationCenter.default.post(name: Self.willSaveObjectsNotification, object: self)
+        switch parentStore {
+        case .none:
+            throw ManagedContextError(.noStore, "\(debugName) has neither a parent nor a persistent store coordinator, so there is nowhere to save to.")
+        case .coordinator(let c):
+            try saveToStore(c)
+        case .context(let p):
+            try saveToParent(p)
+        }
+    }
+
+    private func saveToStore(_ c: PersistentStoreCoordinator) throws(ManagedContextError) {
+        let store = try c.store()
+        var changes = StoreChanges()
+        changes.mergePolicy = mergePolicy
+        let inserted = insertedObjectsSet, updated = updatedObjectsSet, deleted = deletedObjectsSet
+        for o in inserted {
+            changes.inserts.append(.init(id: o.objectID, values: o.values, toOne: o.toOne.map { $0.map(c.permanent) }))
+        }
+        for o in updated {
+            changes.updates.append(
+                .init(
+                    id: c.permanent(o.objectID), values: o.values, toOne: o.toOne.map { $0.map(c.permanent) },
+                    changedAttributes: o.changedAttributes, changedToOne: o.changedToOne, snapshot: o.snapshot))
+        }
+        for o in deleted {
+            changes.deletes.append(.init(id: c.permanent(o.objectID), expectedVersion: o.snapshot?.version ?? 0))
+        }
+        let result = try store.save(changes)
+
+        // The transaction committed: bring the objects in step.
+        c.recordPermanentIDs(result.permanentIDs)
+        var insertedIDs = Set<ManagedObjectID>(), updatedIDs = Set<ManagedObjectID>(), deletedIDs = Set<ManagedObjectID>()
+        for o in inserted {
+            let written = result.written[o.objectID]
+            if let permanent = result.permanentIDs[o.objectID], permanent != o.objectID { reKey(o, to: permanent) }
+            o.insertedFlag = false
+            o.changedAttributes = 0
+            o.changedToOne = 0
+            if let written {
+                o.toOne = written.toOne
+                o.snapshot = written
+            }
+            insertedIDs.insert(o.objectID)
+        }
+        for o in updated {
+            let id = c.permanent(o.objectID)
+            o.updatedFlag = false
+            o.changedAttributes = 0
+            o.changedToOne = 0
+            if let written = result.written[id] {
+                o.values = written.values
+                o.toOne = written.toOne
+                o.snapshot = written
+                updatedIDs.insert(id)
+            } else if let discarded = result.discarded[id] {
+                if let row = discarded {
+                    o.values = row.values
+                    o.toOne = row.toOne
+                    o.snapshot = row
+                } else {
+                    o.turnIntoFault()
+                }
+            }
+        }
+        for o in deleted {
+            let id = c.permanent(o.objectID)
+            if case .some(.some(let row)) = result.discarded[id] {
+                o.deletedFlag = false
+                o.values = row.values
+                o.toOne = row.toOne
+                o.snapshot = row
+                continue
+            }
+            registry.removeValue(forKey: o.objectID)
+            o.deletedFlag = false
+            o.turnIntoFault()
+            deletedIDs.insert(id)
+        }
+        insertedObjectsSet = []
+        updatedObjectsSet = []
+        deletedObjectsSet = []
+        postDidSave(inserted: inserted, updated: updated, deleted: deleted, insertedIDs: insertedIDs, updatedIDs: updatedIDs, deletedIDs: deletedIDs)
+    }
+
+    private func saveToParent(_ p: ManagedObjectContext) throws(ManagedContextError) {
+        var payload = ChildSavePayload()
+        let inserted = insertedObjectsSet, updated = updatedObjectsSet, deleted = deletedObjectsSet
+        for o in inserted {
+            payload.inserts.append(.init(id: o.objectID, values: o.values, toOne: o.toOne, changedAttributes: o.changedAttributes, changedToOne: o.changedToOne))
+        }
+        for o in updated {
+            payload.updates.append(.init(id: o.objectID, values: o.values, toOne: o.toOne, changedAttributes: o.changedAttributes, changedToOne: o.changedToOne))
+        }
+        payload.deletes = deleted.map(\.objectID)
+        let finalPayload = payload
+        // Runs on the parent's queue, as Core Data does: a heavy child save holds
+        // the parent's queue (the main queue, for a child of the view context).
+        p.performAndWait { p.absorbChildSave(finalPayload) }
+
+        for o in inserted {
+            o.insertedFlag = false
+            o.snapshot = RowSnapshot(values: o.values, toOne: o.toOne, version: 0)
+            o.changedAttributes = 0
+            o.changedToOne = 0
+        }
+        for o in updated {
+            o.updatedFlag = false
+            o.snapshot = RowSnapshot(values: o.values, toOne: o.toOne, version: o.snapshot?.version ?? 0)
+            o.changedAttributes = 0
+            o.changedToOne = 0
+        }
+        for o in deleted {
+            registry.removeValue(forKey: o.objectID)
+            o.deletedFlag = false
+            o.turnIntoFault()
+        }
+        insertedObjectsSet = []
+        updatedObjectsSet = []
+        deletedObjectsSet = []
+        postDidSave(
+            inserted: inserted, updated: updated, deleted: deleted, insertedIDs: Set(inserted.map(\.objectID)),
+            updatedIDs: Set(updated.map(\.objectID)), deletedIDs: Set(deleted.map(\.objectID)))
+    }
+
+    /// Takes a child's save as this context's own unsaved changes. A child never
+    /// conflicts with its parent: its values overwrite the parent's.
+    func absorbChildSave(_ payload: ChildSavePayload) {
+        for item in payload.inserts {
+            if let existing = registered(item.id) {
+                apply(item, to: existing, all: true)
+                continue
+            }
+            let o = item.id.entity.managedObjectClass.init(entity: item.id.entity, insertInto: nil)
+            o.objectID = item.id
+            o.values = item.values
+            o.toOne = item.toOne
+            o.changedAttributes = item.changedAttributes
+            o.changedToOne = item.changedToOne
+            o.insertedFlag = true
+            register(o)
+            insertedObjectsSet.insert(o)
+            pendingInserted.insert(o)
+        }
+        for item in payload.updates {
+            let o = registered(item.id) ?? makeFault(item.id)
+            apply(item, to: o, all: false)
+        }
+        for id in payload.deletes {
+            let o = registered(id) ?? makeFault(id)
+            delete(o)
+        }
+    }
+
+    private func apply(_ item: ChildSavePayload.Object, to o: ManagedObject, all: Bool) {
+        o.fireFaultIfNeeded()
+        for i in 0..<o.values.count where all || item.changedAttributes & (1 << UInt64(i)) != 0 {
+            o.values[i] = item.values[i]
+        }
+        for i in 0..<o.toOne.count where all || item.changedToOne & (1 << UInt64(i)) != 0 {
+            o.toOne[i] = item.toOne[i]
+        }
+        o.changedAttributes |= item.changedAttributes
+        o.changedToOne |= item.changedToOne
+        objectDidChange(o)
+    }
+
+    private func postDidSave(
+        inserted: Set<ManagedObject>, updated: Set<ManagedObject>, deleted: Set<ManagedObject>,
+        insertedIDs: Set<ManagedObjectID>, updatedIDs: Set<ManagedObjectID>, deletedIDs: Set<ManagedObjectID>
+    ) {
+        NotificationCenter.default.post(
+            name: Self.didSaveObjectsNotification, object: self,
+            userInfo: [
+                NotificationKey.insertedObjects.rawValue: inserted,
+                NotificationKey.updatedObjects.rawValue: updated,
+                NotificationKey.deletedObjects.rawValue: deleted,
+                NotificationKey.insertedObjectIDs.rawValue: insertedIDs,
+                NotificationKey.updatedObjectIDs.rawValue: updatedIDs,
+                NotificationKey.deletedObjectIDs.rawValue: deletedIDs,
+            ])
+    }
+}
+
+/// The objectIDs of one save: the `Sendable` part of a did-save notification.
+public struct SaveChanges: Sendable, Hashable {
+    public var inserted: Set<ManagedObjectID>
+    public var updated: Set<ManagedObjectID>
+    public var deleted: Set<ManagedObjectID>
+
+    public init(inserted: Set<ManagedObjectID> = [], updated: Set<ManagedObjectID> = [], deleted: Set<ManagedObjectID> = []) {
+        self.inserted = inserted
+        self.updated = updated
+        self.deleted = deleted
+    }
+
+    /// The IDs a `didSaveObjectsNotification` carries.
+    public init(_ notification: Notification) {
+        let info = notification.userInfo ?? [:]
+        typealias K = ManagedObjectContext.NotificationKey
+        inserted = info[K.insertedObjectIDs.rawValue] as? Set<ManagedObjectID> ?? []
+        updated = info[K.updatedObjectIDs.rawValue] as? Set<ManagedObjectID> ?? []
+        deleted = info[K.deletedObjectIDs.rawValue] as? Set<ManagedObjectID> ?? []
+    }
+}
+
+extension ManagedObjectContext {
+    /// Merges another context's save into this one, on this context's queue:
+    /// updated objects are reloaded (local unsaved changes kept on top), inserted
+    /// ones become available, deleted ones are deleted. Posts `didChangeObjectsNotification`.
+    public func mergeChanges(fromContextDidSave notification: Notification) {
+        mergeChanges(SaveChanges(notification))
+    }
+
+    /// The same, from the IDs alone (what crosses queues).
+    public func mergeChanges(_ changes: SaveChanges) {
+        check(.merge)
+        var refreshed = Set<ManagedObject>(), inserted = Set<ManagedObject>(), deleted = Set<ManagedObject>()
+        let toReload = changes.updated.compactMap { id in registered(id).flatMap { $0.isFaultFlag ? nil : $0 } }
+        let fresh = (try? loadSnapshots(toReload.map(\.objectID), skipSelf: true)) ?? [:]
+        for o in toReload {
+            if let row = fresh[o.objectID] {
+                reapply(o, onto: row)
+                refreshed.insert(o)
+            }
+        }
+        for id in changes.inserted where registered(id) == nil {
+            inserted.insert(makeFault(id))
+        }
+        for id in changes.deleted {
+            guard let o = registered(id) else { continue }
+            registry.removeValue(forKey: o.objectID)
+            insertedObjectsSet.remove(o)
+            updatedObjectsSet.remove(o)
+            deletedObjectsSet.remove(o)
+            o.insertedFlag = false
+            o.updatedFlag = false
+            o.deletedFlag = false
+            o.turnIntoFault()
+            deleted.insert(o)
+        }
+        processPendingChanges()
+        if refreshed.isEmpty && inserted.isEmpty && deleted.isEmpty { return }
+        NotificationCenter.default.post(
+            name: Self.didChangeObjectsNotification, object: self,
+            userInfo: [
+                NotificationKey.insertedObjects.rawValue: inserted,
+                NotificationKey.updatedObjects.rawValue: refreshed,
+                NotificationKey.refreshedObjects.rawValue: refreshed,
+                NotificationKey.deletedObjects.rawValue: deleted,
+            ])
+    }
+
+    func installAutomaticMergingIfNeeded() {
+        guard automaticallyMergesChangesFromParent else { return }
+        observers.withLock { observers in
+        guard observers.isEmpty else { return }
+        let token = NotificationCenter.default.addObserver(
+            forName: Self.didSaveObjectsNotification, object: nil, queue: nil
+        ) { [weak self] note in
+            guard let self, let saver = note.object as? ManagedObjectContext, saver !== self else { return }
+            guard self.shouldMergeAutomatically(from: saver) else { return }
+            let changes = SaveChanges(note)
+            self.perform { [weak self] in self?.mergeChanges(changes) }
+        }
+        observers.append(ObserverToken(token: token))
+        }
+    }
+
+    /// A child merges saves into its parent (a sibling's) and the parent's own
+    /// saves; a context on the coordinator merges other contexts' saves to the store.
+    func shouldMergeAutomatically(from saver: ManagedObjectContext) -> Bool {
+        switch parentStore {
+        case .context(let p):
+            return saver === p || saver.parent === p
+        case .coordinator(let c):
+            if case .coordinator(let theirs) = saver.parentStore { return theirs === c }
+            return false
+        case .none:
+            return false
+        }
+    }
+}

@@ -1,0 +1,553 @@
+public import ConcurrencyDebug
+public import Dispatch
+public import Foundation
+import Synchronization
+
+/// A scratchpad of managed objects, confined to one queue: the main queue, or a
+/// private serial queue of its own. Names and semantics are Core Data's.
+///
+/// `@unchecked Sendable`: a context is handed between queues only to call
+/// `perform`/`performAndWait`, and its mutable state is touched only inside them
+/// (on its queue), which the concurrency debugger checks; its configuration
+/// (`name`, `parent`, coordinator, merge settings) is behind a lock.
+public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, CustomStringConvertible {
+    public enum ConcurrencyType: Sendable, Hashable {
+        case mainQueue, privateQueue
+    }
+
+    /// The notifications a context posts, on its own queue.
+    public static let didChangeObjectsNotification = Notification.Name("ManagedObjectContextObjectsDidChange")
+    public static let willSaveObjectsNotification = Notification.Name("ManagedObjectContextWillSave")
+    public static let didSaveObjectsNotification = Notification.Name("ManagedObjectContextDidSave")
+
+    /// Keys of the notifications' `userInfo`. Object sets are `Set<ManagedObject>`,
+    /// objectID sets `Set<ManagedObjectID>`.
+    public enum NotificationKey: String, Sendable {
+        case insertedObjects = "inserted", updatedObjects = "updated", deletedObjects = "deleted"
+        case refreshedObjects = "refreshed", invalidatedAllObjects = "invalidatedAll"
+        case insertedObjectIDs, updatedObjectIDs, deletedObjectIDs, refreshedObjectIDs
+    }
+
+    public let concurrencyType: ConcurrencyType
+    /// The queue identity objects of this context are confined to.
+    public let queueIdentity: QueueIdentity
+    let queue: DispatchQueue
+    let number: UInt32
+
+    enum ParentStore {
+        case none
+        case coordinator(PersistentStoreCoordinator)
+        case context(ManagedObjectContext)
+    }
+
+    private struct Configuration: @unchecked Sendable {  // holds a context reference; guarded by the lock
+        var name: String?
+        var parentStore: ParentStore = .none
+        var mergePolicy: MergePolicy = .error
+        var automaticallyMergesChangesFromParent = false
+    }
+    private let configuration = LockedValue(Configuration())
+
+    // Confined to the queue.
+    var registry: [ManagedObjectID: WeakObject] = [:]
+    private var registryPurgeThreshold = 1024
+    var insertedObjectsSet: Set<ManagedObject> = []
+    var updatedObjectsSet: Set<ManagedObject> = []
+    var deletedObjectsSet: Set<ManagedObject> = []
+    var pendingInserted: Set<ManagedObject> = []
+    var pendingUpdated: Set<ManagedObject> = []
+    var pendingDeleted: Set<ManagedObject> = []
+    var pendingRefreshed: Set<ManagedObject> = []
+    /// Notification observer tokens; set from any thread (configuration setters).
+    let observers = LockedValue<[ObserverToken]>([])
+
+    private static let nextNumber = Atomic<UInt32>(1)
+
+    public init(concurrencyType: ConcurrencyType) {
+        ConcurrencyDebug.configureIfNeeded()
+        self.concurrencyType = concurrencyType
+        self.number = Self.nextNumber.add(1, ordering: .relaxed).oldValue
+        switch concurrencyType {
+        case .mainQueue:
+            queueIdentity = .main
+            queue = .main
+        case .privateQueue:
+            let label = "ctxdebug.context.\(number)"
+            queueIdentity = QueueIdentity.makePrivate(label: label)
+            queue = DispatchQueue(label: label)
+            ConcurrencyDebugHooks.tag(queue, queueIdentity)
+        }
+    }
+
+    deinit {
+        for o in observers.withLock({ $0 }) { NotificationCenter.default.removeObserver(o.token) }
+        if concurrencyType == .privateQueue { QueueIdentity.unregister(queueIdentity) }
+    }
+
+    // MARK: Configuration (not checked, as in Core Data)
+
+    public var name: String? {
+        get { configuration.withLock { $0.name } }
+        set { configuration.withLock { $0.name = newValue } }
+    }
+
+    /// The parent context, for a child scratchpad. Set it (or the coordinator)
+    /// before the first use.
+    public var parent: ManagedObjectContext? {
+        get { configuration.withLock { if case .context(let p) = $0.parentStore { p } else { nil } } }
+        set {
+            configuration.withLock { $0.parentStore = newValue.map { .context($0) } ?? .none }
+            if newValue != nil { installAutomaticMergingIfNeeded() }
+        }
+    }
+
+    /// The coordinator: set for a context on the store, or the root's for a child.
+    public var persistentStoreCoordinator: PersistentStoreCoordinator? {
+        get {
+            switch configuration.withLock({ $0.parentStore }) {
+            case .coordinator(let c): c
+            case .context(let p): p.persistentStoreCoordinator
+            case .none: nil
+            }
+        }
+        set {
+            configuration.withLock { $0.parentStore = newValue.map { .coordinator($0) } ?? .none }
+            if newValue != nil { installAutomaticMergingIfNeeded() }
+        }
+    }
+
+    var parentStore: ParentStore { configuration.withLock { $0.parentStore } }
+
+    public var mergePolicy: MergePolicy {
+        get { configuration.withLock { $0.mergePolicy } }
+        set { configuration.withLock { $0.mergePolicy = newValue } }
+    }
+
+    /// Merge the parent's saves (or, on the coordinator, sibling contexts' saves)
+    /// into this context automatically.
+    public var automaticallyMergesChangesFromParent: Bool {
+        get { configuration.withLock { $0.automaticallyMergesChangesFromParent } }
+        set {
+            configuration.withLock { $0.automaticallyMergesChangesFromParent = newValue }
+            installAutomaticMergingIfNeeded()
+        }
+    }
+
+    var model: ManagedObjectModel {
+        guard let c = persistentStoreCoordinator else {
+            preconditionFailure("Context \(debugName) has neither a parent nor a persistent store coordinator. Set one before inserting or fetching.")
+        }
+        return c.managedObjectModel
+    }
+
+    var coordinator: PersistentStoreCoordinator {
+        get throws(ManagedContextError) {
+            guard let c = persistentStoreCoordinator else {
+                throw ManagedContextError(.noStore, "Context \(debugName) has neither a parent nor a persistent store coordinator.")
+            }
+            return c
+        }
+    }
+
+    var debugName: String {
+        let n = name.map { "'\($0)'" } ?? "#\(number)"
+        return "context \(n) (\(concurrencyType == .mainQueue ? "main queue" : queueIdentity.label))"
+    }
+
+    public var description: String { "<ManagedObjectContext \(debugName)>" }
+
+    // MARK: Running work
+
+    /// Runs `block` asynchronously on the context's queue, in FIFO order.
+    public func perform(_ block: @escaping @Sendable () -> Void) {
+        queue.async { [self] in
+            ConcurrencyDebug.withOwner(queueIdentity) {
+                assertOnQueueIfAsked()
+                block()
+                processPendingChanges()
+            }
+        }
+    }
+
+    /// Runs `block` on the context's queue and returns its value.
+    public func perform<T: Sendable>(_ block: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            perform { continuation.resume(with: Result { try block() }) }
+        }
+    }
+
+    /// Runs `block` on the context's queue and waits for it. Reentrant: called from
+    /// inside one of this context's blocks, it runs `block` at once.
+    public func performAndWait<T, E: Error>(_ block: () throws(E) -> T) throws(E) -> T {
+        if ConcurrencyDebug.currentOwner == queueIdentity {
+            return try block()
+        }
+        if concurrencyType == .mainQueue && ConcurrencyDebug.isOnMainQueue {
+            return try runAsOwner(block)
+        }
+        let result: Result<T, E> = queue.sync { runAsOwnerCatching(block) }
+        return try result.get()
+    }
+
+    private func runAsOwner<T, E: Error>(_ block: () throws(E) -> T) throws(E) -> T {
+        try ConcurrencyDebug.withOwner(queueIdentity) { () throws(E) -> T in
+            assertOnQueueIfAsked()
+            defer { processPendingChanges() }
+            return try block()
+        }
+    }
+
+    private func runAsOwnerCatching<T, E: Error>(_ block: () throws(E) -> T) -> Result<T, E> {
+        do throws(E) { return .success(try runAsOwner(block)) } catch { return .failure(error) }
+    }
+
+    private func assertOnQueueIfAsked() {
+        if ConcurrencyDebug.level >= 2 {
+            ConcurrencyDebugHooks.assertPerformQueue(queueIdentity, describe(AccessEvent(operation: .perform, owner: queueIdentity, context: number)))
+        }
+    }
+
+    @inline(__always)
+    func check(_ op: AccessOperation) {
+        ConcurrencyDebug.check(self, owner: queueIdentity, AccessEvent(operation: op, owner: queueIdentity, context: number))
+    }
+
+    public func describe(_ event: AccessEvent) -> AccessDescription {
+        AccessDescription(
+            operation: "\(event.operation) on \(debugName)", entity: nil, attribute: nil, objectID: nil,
+            contextName: debugName, ownerQueueLabel: queueIdentity.label,
+            fixHint: concurrencyType == .mainQueue
+                ? "call the main-queue context's methods on the main queue, or inside viewContext.perform { }"
+                : "call this context's methods inside context.perform { } or context.performAndWait { }")
+    }
+
+    // MARK: Registration
+
+    func register(_ o: ManagedObject) {
+        o.managedObjectContext = self
+        o.owner = queueIdentity
+        o.contextNumber = number
+        registry[o.objectID] = WeakObject(o)
+        if registry.count > registryPurgeThreshold {
+            registry = registry.filter { $0.value.object != nil }
+            registryPurgeThreshold = max(1024, registry.count * 2)
+        }
+    }
+
+    /// The registered object for `id` or for its other name (temporary/permanent).
+    func registered(_ id: ManagedObjectID) -> ManagedObject? {
+        if let o = registry[id]?.object { return o }
+        guard let c = persistentStoreCoordinator, let alias = c.alias(of: id) else { return nil }
+        return registry[alias]?.object
+    }
+
+    func reKey(_ o: ManagedObject, to newID: ManagedObjectID) {
+        registry.removeValue(forKey: o.objectID)
+        o.objectID = newID
+        registry[newID] = WeakObject(o)
+    }
+
+    public var registeredObjects: Set<ManagedObject> {
+        check(.registeredObject)
+        return Set(registry.values.compactMap(\.object))
+    }
+
+    // MARK: Changes
+
+    public func insert(_ object: ManagedObject) {
+        check(.insert)
+        if object.managedObjectContext === self && (object.insertedFlag || registry[object.objectID] != nil) { return }
+        precondition(
+            object.managedObjectContext == nil,
+            "\(object.objectID) already belongs to \(object.managedObjectContext!.debugName); an object can be in one context only. Insert a new object, or use object(with:) on its objectID.")
+        object.insertedFlag = true
+        object.deletedFlag = false
+        register(object)
+        insertedObjectsSet.insert(object)
+        pendingInserted.insert(object)
+    }
+
+    public func delete(_ object: ManagedObject) {
+        check(.delete)
+        guard object.managedObjectContext === self else {
+            preconditionFailure("delete(_:) was given \(object.objectID), which belongs to \(object.managedObjectContext?.debugName ?? "no context"), not to \(debugName).")
+        }
+        if object.deletedFlag { return }
+        object.fireFaultIfNeeded()
+        applyDeleteRules(object)
+        if object.insertedFlag {
+            object.insertedFlag = false
+            insertedObjectsSet.remove(object)
+            pendingInserted.remove(object)
+            registry.removeValue(forKey: object.objectID)
+            object.deletedFlag = true
+            return
+        }
+        object.deletedFlag = true
+        updatedObjectsSet.remove(object)
+        deletedObjectsSet.insert(object)
+        pendingDeleted.insert(object)
+    }
+
+    private func applyDeleteRules(_ object: ManagedObject) {
+        for r in object.entity.relationships {
+            guard let inverse = r.inverseRelationship else { continue }
+            let related = object.relatedObjects(forRelationshipNamed: r.name)
+            for other in related where !other.deletedFlag {
+                switch r.deleteRule {
+                case .cascade:
+                    delete(other)
+                case .nullify:
+                    if !inverse.isToMany { other.setToOne(inverse, to: nil, maintainInverse: false) }
+                }
+            }
+        }
+    }
+
+    /// Called by an object the first time it changes.
+    func objectDidChange(_ o: ManagedObject) {
+        guard !o.insertedFlag, !o.deletedFlag, o.managedObjectContext === self else { return }
+        o.updatedFlag = true
+        updatedObjectsSet.insert(o)
+        pendingUpdated.insert(o)
+    }
+
+    public var hasChanges: Bool {
+        check(.hasChanges)
+        return !insertedObjectsSet.isEmpty || !updatedObjectsSet.isEmpty || !deletedObjectsSet.isEmpty
+    }
+
+    public var insertedObjects: Set<ManagedObject> { check(.changedObjects); return insertedObjectsSet }
+    public var updatedObjects: Set<ManagedObject> { check(.changedObjects); return updatedObjectsSet }
+    public var deletedObjects: Set<ManagedObject> { check(.changedObjects); return deletedObjectsSet }
+
+    /// Posts `didChangeObjectsNotification` for the changes made since the last
+    /// call. Runs at the end of every perform block.
+    public func processPendingChanges() {
+        if pendingInserted.isEmpty && pendingUpdated.isEmpty && pendingDeleted.isEmpty && pendingRefreshed.isEmpty { return }
+        let info: [String: Any] = [
+            NotificationKey.insertedObjects.rawValue: pendingInserted,
+            NotificationKey.updatedObjects.rawValue: pendingUpdated,
+            NotificationKey.deletedObjects.rawValue: pendingDeleted,
+            NotificationKey.refreshedObjects.rawValue: pendingRefreshed,
+        ]
+        pendingInserted = []
+        pendingUpdated = []
+        pendingDeleted = []
+        pendingRefreshed = []
+        NotificationCenter.default.post(name: Self.didChangeObjectsNotification, object: self, userInfo: info)
+    }
+
+    /// Drops every unsaved change.
+    public func rollback() {
+        check(.rollback)
+        for o in insertedObjectsSet {
+            o.insertedFlag = false
+            registry.removeValue(forKey: o.objectID)
+            o.managedObjectContext = nil
+            o.owner = .none
+        }
+        for o in updatedObjectsSet.union(deletedObjectsSet) {
+            o.updatedFlag = false
+            o.deletedFlag = false
+            restoreFromSnapshot(o)
+        }
+        insertedObjectsSet = []
+        updatedObjectsSet = []
+        deletedObjectsSet = []
+        pendingInserted = []
+        pendingUpdated = []
+        pendingDeleted = []
+    }
+
+    private func restoreFromSnapshot(_ o: ManagedObject) {
+        if let s = o.snapshot {
+            o.values = s.values
+            o.toOne = s.toOne
+            o.changedAttributes = 0
+            o.changedToOne = 0
+        } else {
+            o.turnIntoFault()
+        }
+    }
+
+    /// Forgets every object. Objects fetched before are invalid after.
+    public func reset() {
+        check(.reset)
+        for o in registry.values.compactMap(\.object) {
+            o.turnIntoFault()
+            o.isInvalidated = true
+            o.insertedFlag = false
+            o.updatedFlag = false
+            o.deletedFlag = false
+        }
+        registry = [:]
+        insertedObjectsSet = []
+        updatedObjectsSet = []
+        deletedObjectsSet = []
+        pendingInserted = []
+        pendingUpdated = []
+        pendingDeleted = []
+        pendingRefreshed = []
+    }
+
+    /// Turns `object` back into a fault, dropping its changes (`mergeChanges: false`),
+    /// or reloads it from the parent and puts its unsaved changes back on top
+    /// (`mergeChanges: true`).
+    public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
+        check(.refresh)
+        guard object.managedObjectContext === self, !object.insertedFlag else { return }
+        if !mergeChanges || !object.updatedFlag {
+            if object.updatedFlag {
+                object.updatedFlag = false
+                updatedObjectsSet.remove(object)
+            }
+            if !mergeChanges || object.snapshot != nil { object.turnIntoFault() }
+            pendingRefreshed.insert(object)
+            return
+        }
+        let fresh = try? loadSnapshots([object.objectID], skipSelf: true)[object.objectID]
+        guard let fresh else { return }
+        reapply(object, onto: fresh)
+        pendingRefreshed.insert(object)
+    }
+
+    /// Makes `fresh` the object's committed state and keeps its changed
+    /// properties on top, as Core Data's merge and refresh do.
+    func reapply(_ o: ManagedObject, onto fresh: RowSnapshot) {
+        var values = fresh.values
+        var toOne = fresh.toOne
+        for i in 0..<values.count where o.changedAttributes & (1 << UInt64(i)) != 0 { values[i] = o.values[i] }
+        for i in 0..<toOne.count where o.changedToOne & (1 << UInt64(i)) != 0 { toOne[i] = o.toOne[i] }
+        o.values = values
+        o.toOne = toOne
+        o.snapshot = fresh
+        o.isFaultFlag = false
+    }
+
+    // MARK: Lookup
+
+    /// The object for `objectID`: the registered one, or a fault that loads its
+    /// values on first access.
+    public func object(with objectID: ManagedObjectID) -> ManagedObject {
+        check(.objectWithID)
+        if let o = registered(objectID) { return o }
+        return makeFault(objectID)
+    }
+
+    func makeFault(_ id: ManagedObjectID) -> ManagedObject {
+        let o = id.entity.managedObjectClass.init(entity: id.entity, insertInto: nil)
+        o.objectID = id
+        o.turnIntoFault()
+        register(o)
+        return o
+    }
+
+    /// The object for `objectID` with its values loaded; throws when its row is gone.
+    public func existingObject(with objectID: ManagedObjectID) throws(ManagedContextError) -> ManagedObject {
+        check(.existingObject)
+        if let o = registered(objectID), !o.isFaultFlag, !o.deletedFlag { return o }
+        guard let snapshot = try loadSnapshots([objectID], skipSelf: true)[objectID] else {
+            throw ManagedContextError(.objectNotFound, "No object for \(objectID): its row is not in the store (deleted, or never saved).")
+        }
+        return materialize(objectID, snapshot)
+    }
+
+    /// The object registered in this context for `objectID`, or nil.
+    public func registeredObject(for objectID: ManagedObjectID) -> ManagedObject? {
+        check(.registeredObject)
+        return registered(objectID)
+    }
+
+    func materialize(_ id: ManagedObjectID, _ snapshot: RowSnapshot?) -> ManagedObject {
+        if let o = registered(id) {
+            if o.isFaultFlag, !o.isInvalidated, let snapshot {
+                o.values = snapshot.values
+                o.toOne = snapshot.toOne
+                o.snapshot = snapshot
+                o.isFaultFlag = false
+            }
+            return o
+        }
+        let o = id.entity.managedObjectClass.init(entity: id.entity, insertInto: nil)
+        o.objectID = id
+        if let snapshot {
+            o.values = snapshot.values
+            o.toOne = snapshot.toOne
+            o.snapshot = snapshot
+        } else {
+            o.turnIntoFault()
+        }
+        register(o)
+        return o
+    }
+
+    /// Loads a fault's values from the parent (or store).
+    func fulfillFault(_ o: ManagedObject) {
+        if o.isInvalidated || o.objectID.isTemporaryID && o.snapshot == nil && !o.insertedFlag && persistentStoreCoordinator?.alias(of: o.objectID) == nil && parent == nil {
+            markStale(o)
+            return
+        }
+        let loaded: RowSnapshot?
+        do {
+            loaded = try loadSnapshots([o.objectID], skipSelf: true)[o.objectID]
+        } catch {
+            FileHandle.standardError.write(Data("ctxdebug: could not fulfill a fault for \(o.objectID): \(error)\n".utf8))
+            loaded = nil
+        }
+        guard let loaded else {
+            markStale(o)
+            return
+        }
+        o.values = loaded.values
+        o.toOne = loaded.toOne
+        o.snapshot = loaded
+        o.isFaultFlag = false
+    }
+
+    private func markStale(_ o: ManagedObject) {
+        o.isFaultFlag = false
+        o.isStale = true
+        o.values = o.entity.attributes.map { _ in .null }
+        FileHandle.standardError.write(Data("ctxdebug: could not fulfill a fault for \(o.objectID): its row is gone (deleted and saved, or its context was reset). Its values read as nil.\n".utf8))
+    }
+
+    // MARK: Permanent IDs
+
+    /// Gives each inserted object a permanent ID now, before the save, so its ID
+    /// can be handed to other contexts.
+    public func obtainPermanentIDs(for objects: [ManagedObject]) throws(ManagedContextError) {
+        check(.obtainPermanentIDs)
+        let store = try coordinator.store()
+        let temporary = objects.filter { $0.objectID.isTemporaryID }
+        var byEntity: [Int: [ManagedObject]] = [:]
+        for o in temporary { byEntity[o.entity.index, default: []].append(o) }
+        var map: [ManagedObjectID: ManagedObjectID] = [:]
+        for (_, group) in byEntity {
+            let entity = group[0].entity
+            let keys = try store.reservePrimaryKeys(entity: entity, count: group.count)
+            for (o, key) in zip(group, keys) {
+                let permanent = ManagedObjectID(entity: entity, store: store.identity, primaryKey: key)
+                map[o.objectID] = permanent
+                reKey(o, to: permanent)
+            }
+        }
+        try coordinator.recordPermanentIDs(map)
+    }
+}
+
+/// Calls into the checker that only matter at level 2, kept in one place.
+enum ConcurrencyDebugHooks {
+    static func tag(_ queue: DispatchQueue, _ identity: QueueIdentity) {
+        ConcurrencyDebug.tag(queue, as: identity)
+    }
+    static func assertPerformQueue(_ identity: QueueIdentity, _ description: AccessDescription) {
+        ConcurrencyDebug.assertPerformQueue(expected: identity, contextDescription: description)
+    }
+}
+
+/// `@unchecked Sendable`: the token is only handed back to NotificationCenter,
+/// which is thread-safe.
+struct ObserverToken: @unchecked Sendable {
+    let token: any NSObjectProtocol
+}

@@ -1,0 +1,218 @@
+public import Foundation
+
+/// An attribute of an entity: its name, type and default.
+public struct AttributeDescription: Sendable, Hashable {
+    public let name: String
+    public let attributeType: AttributeType
+    public let isOptional: Bool
+    public let defaultValue: StoredValue
+    /// Its position among the entity's attributes.
+    public let index: Int
+    /// Core Data's column name: `Z` and the upper-cased name.
+    public var columnName: String { "Z" + name.uppercased() }
+}
+
+/// What happens to the destination when the source of a relationship is deleted.
+public enum DeleteRule: Sendable, Hashable {
+    /// The inverse is set to nil (Core Data's default).
+    case nullify
+    /// The destination objects are deleted too.
+    case cascade
+}
+
+/// A relationship of an entity. To-one relationships are stored as a foreign-key
+/// column `Z<NAME>` holding the destination's `Z_PK`; a to-many relationship is
+/// the inverse of a to-one and has no column of its own.
+public final class RelationshipDescription: Sendable, Hashable {
+    public let name: String
+    public let destinationEntityName: String
+    public let inverseName: String?
+    public let isToMany: Bool
+    public let deleteRule: DeleteRule
+    /// Its position among the entity's relationships.
+    public let index: Int
+    /// For to-one relationships, its position among the entity's to-one slots.
+    let toOneIndex: Int
+    /// Set once when the model is built, then never changed.
+    nonisolated(unsafe) public internal(set) weak var destinationEntity: EntityDescription?
+    nonisolated(unsafe) public internal(set) weak var inverseRelationship: RelationshipDescription?
+
+    init(name: String, destination: String, inverse: String?, isToMany: Bool, deleteRule: DeleteRule, index: Int, toOneIndex: Int) {
+        self.name = name
+        self.destinationEntityName = destination
+        self.inverseName = inverse
+        self.isToMany = isToMany
+        self.deleteRule = deleteRule
+        self.index = index
+        self.toOneIndex = toOneIndex
+    }
+
+    public var columnName: String { "Z" + name.uppercased() }
+
+    public static func == (a: RelationshipDescription, b: RelationshipDescription) -> Bool { a === b }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}
+
+/// An entity: a `ManagedObject` subclass, its attributes and relationships, and
+/// the table `Z<ENTITY>` that stores it.
+///
+/// `@unchecked Sendable`: every stored property is set while the model is built
+/// (before the model is published to any context) and never changed after.
+public final class EntityDescription: @unchecked Sendable, Hashable, CustomStringConvertible {
+    public let name: String
+    public let managedObjectClass: ManagedObject.Type
+    public private(set) var attributes: [AttributeDescription] = []
+    public private(set) var relationships: [RelationshipDescription] = []
+    /// The entity's position in its model; Core Data's `Z_ENT` is this plus one.
+    public internal(set) var index: Int = 0
+    var toOneRelationships: [RelationshipDescription] = []
+    /// Attribute names, for the linear scan the accessors make (a handful of
+    /// small-string compares is cheaper than hashing).
+    private(set) var attributeNames: [String] = []
+    var attributesByName: [String: AttributeDescription] = [:]
+    var relationshipsByName: [String: RelationshipDescription] = [:]
+    /// Key paths the predicate builder has resolved, by recording which accessor
+    /// a key path reaches on a prototype.
+    let keyPathCache = KeyPathCache()
+
+    init(name: String, managedObjectClass: ManagedObject.Type) {
+        self.name = name
+        self.managedObjectClass = managedObjectClass
+    }
+
+    public var tableName: String { "Z" + name.uppercased() }
+    public var description: String { name }
+
+    public func attribute(named name: String) -> AttributeDescription? { attributesByName[name] }
+    public func relationship(named name: String) -> RelationshipDescription? { relationshipsByName[name] }
+
+    @inline(__always)
+    func attributeIndex(_ name: String) -> Int {
+        for i in attributeNames.indices where attributeNames[i] == name { return i }
+        preconditionFailure("Entity \(self.name) has no attribute named '\(name)'. Declare it with @Attribute(\"\(name)\") in \(managedObjectClass).")
+    }
+
+    @inline(__always)
+    func relationshipIndex(_ name: String) -> Int {
+        for i in relationships.indices where relationships[i].name == name { return i }
+        preconditionFailure("Entity \(self.name) has no relationship named '\(name)'.")
+    }
+
+    func finishDeclaring(attributes: [AttributeDescription], relationships: [RelationshipDescription]) {
+        self.attributes = attributes
+        self.relationships = relationships
+        self.attributeNames = attributes.map(\.name)
+        self.toOneRelationships = relationships.filter { !$0.isToMany }
+        self.attributesByName = Dictionary(uniqueKeysWithValues: attributes.map { ($0.name, $0) })
+        self.relationshipsByName = Dictionary(uniqueKeysWithValues: relationships.map { ($0.name, $0) })
+    }
+
+    /// Default values for a newly inserted object.
+    var defaultValues: [StoredValue] { attributes.map(\.defaultValue) }
+
+    public static func == (a: EntityDescription, b: EntityDescription) -> Bool { a === b }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}
+
+/// A model: the entities, declared as `ManagedObject` subclasses.
+///
+/// ```swift
+/// final class JournalEntry: ManagedObject {
+///     @Attribute("date") var date: Date?
+///     @Attribute("rating") var rating: Int16? = 0
+/// }
+/// let model = ManagedObjectModel(entities: [JournalEntry.self])
+/// ```
+public final class ManagedObjectModel: Sendable, CustomStringConvertible {
+    public let entities: [EntityDescription]
+    public let entitiesByName: [String: EntityDescription]
+    private let entitiesByClass: [ObjectIdentifier: EntityDescription]
+
+    /// Builds the model from the subclasses' declarations. The entity name is the
+    /// class's `entityName` (its type name by default). Entities are numbered
+    /// (`Z_ENT`) in alphabetical order of name, as Core Data's model compiler does.
+    public init(entities classes: [ManagedObject.Type]) {
+        var built: [EntityDescription] = []
+        for cls in classes {
+            let entity = EntityDescription(name: cls.entityName, managedObjectClass: cls)
+            let prototype = cls.init(entity: entity, insertInto: nil)
+            var attributes: [AttributeDescription] = []
+            var relationships: [RelationshipDescription] = []
+            var toOneCount = 0
+            for child in Mirror(reflecting: prototype).children {
+                if let a = child.value as? any AttributeDeclaring {
+                    precondition(
+                        !attributes.contains { $0.name == a.declaredName },
+                        "Entity \(entity.name) declares the attribute '\(a.declaredName)' twice.")
+                    attributes.append(
+                        AttributeDescription(
+                            name: a.declaredName, attributeType: a.declaredType, isOptional: a.declaredOptional,
+                            defaultValue: a.declaredDefault, index: attributes.count))
+                } else if let r = child.value as? any RelationshipDeclaring {
+                    let toOneIndex = r.declaredToMany ? -1 : toOneCount
+                    if !r.declaredToMany { toOneCount += 1 }
+                    relationships.append(
+                        RelationshipDescription(
+                            name: r.declaredName, destination: r.declaredDestination.entityName,
+                            inverse: r.declaredInverse, isToMany: r.declaredToMany, deleteRule: r.declaredDeleteRule,
+                            index: relationships.count, toOneIndex: toOneIndex))
+                }
+            }
+            entity.finishDeclaring(attributes: attributes, relationships: relationships)
+            built.append(entity)
+        }
+        built.sort { $0.name < $1.name }
+        for (i, e) in built.enumerated() { e.index = i }
+        let byName = Dictionary(built.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in
+            preconditionFailure("Two entities are named '\(a.name)'.")
+        })
+        for entity in built {
+            for r in entity.relationships {
+                guard let destination = byName[r.destinationEntityName] else {
+                    preconditionFailure(
+                        "Relationship \(entity.name).\(r.name) points to \(r.destinationEntityName), which is not in the model. Add \(r.destinationEntityName).self to ManagedObjectModel(entities:).")
+                }
+                r.destinationEntity = destination
+                if let inverseName = r.inverseName {
+                    guard let inverse = destination.relationship(named: inverseName) else {
+                        preconditionFailure("Relationship \(entity.name).\(r.name) names the inverse '\(inverseName)', which \(destination.name) does not declare.")
+                    }
+                    precondition(
+                        !(r.isToMany && inverse.isToMany),
+                        "\(entity.name).\(r.name) and \(destination.name).\(inverseName) are many-to-many, which this runtime does not support yet; model it with an intermediate entity.")
+                    r.inverseRelationship = inverse
+                } else {
+                    precondition(!r.isToMany, "To-many relationship \(entity.name).\(r.name) needs an inverse to-one (its foreign key lives there).")
+                }
+            }
+        }
+        self.entities = built
+        self.entitiesByName = byName
+        self.entitiesByClass = Dictionary(uniqueKeysWithValues: built.map { (ObjectIdentifier($0.managedObjectClass), $0) })
+    }
+
+    public func entity(named name: String) -> EntityDescription? { entitiesByName[name] }
+
+    public func entity(for cls: ManagedObject.Type) -> EntityDescription {
+        guard let e = entitiesByClass[ObjectIdentifier(cls)] else {
+            preconditionFailure("\(cls) is not an entity of this model. Add \(cls).self to ManagedObjectModel(entities:).")
+        }
+        return e
+    }
+
+    public var description: String { "ManagedObjectModel(\(entities.map(\.name).joined(separator: ", ")))" }
+}
+
+/// Resolved key paths of one entity. Guarded by a lock: any context may build a
+/// predicate at any time.
+final class KeyPathCache: Sendable {
+    private let storage = LockedValue<[PropertyKeyPath: PropertyReference]>([:])
+    func lookup(_ keyPath: PropertyKeyPath) -> PropertyReference? { storage.withLock { $0[keyPath] } }
+    func store(_ keyPath: PropertyKeyPath, _ ref: PropertyReference) { storage.withLock { $0[keyPath] = ref } }
+}
+
+/// A property a key path refers to.
+enum PropertyReference: Hashable, Sendable {
+    case attribute(Int)
+    case toOne(Int)  // relationship index
+}

@@ -1,0 +1,81 @@
+public import Foundation
+
+/// Options for opening a store.
+public struct StoreOptions: Sendable, Hashable {
+    /// Open the store read-only: fetches work, saves fail with `.readOnlyStore`.
+    public var readOnly: Bool = false
+    public init(readOnly: Bool = false) { self.readOnly = readOnly }
+}
+
+/// Connects contexts to a store: one SQLite file in Core Data's layout.
+public final class PersistentStoreCoordinator: Sendable {
+    public let managedObjectModel: ManagedObjectModel
+    private let storeBox = LockedValue<SQLiteStore?>(nil)
+    /// Temporary ID → permanent ID of every object saved or given a permanent ID
+    /// through this coordinator, and back: contexts deeper in a stack keep the
+    /// temporary ID of an object their ancestor has since saved.
+    private let aliases = LockedValue<(toPermanent: [ManagedObjectID: ManagedObjectID], toTemporary: [ManagedObjectID: ManagedObjectID])>(([:], [:]))
+
+    public init(managedObjectModel: ManagedObjectModel) {
+        self.managedObjectModel = managedObjectModel
+    }
+
+    /// Opens (or creates) the SQLite store at `url`.
+    ///
+    /// Throws a `ManagedContextError` that says what is wrong and where when the
+    /// file is not SQLite, is cut short, belongs to another model or schema, or its
+    /// directory is missing or unwritable. Nothing is written to a file it refuses.
+    public func addPersistentStore(at url: URL, options: StoreOptions = StoreOptions()) throws(ManagedContextError) {
+        let store = try SQLiteStore(url: url, model: managedObjectModel, readOnly: options.readOnly)
+        storeBox.withLock { $0 = store }
+    }
+
+    /// The URL of the store, once added.
+    public var storeURL: URL? { storeBox.withLock { $0?.url } }
+
+    /// The store's UUID (`Z_METADATA.Z_UUID`).
+    public var storeUUID: String? { storeBox.withLock { $0?.identity.uuid } }
+
+    func store() throws(ManagedContextError) -> SQLiteStore {
+        guard let s = storeBox.withLock({ $0 }) else {
+            throw ManagedContextError(.noStore, "The coordinator has no store. Call addPersistentStore(at:) (or PersistentContainer.loadPersistentStores()) first.")
+        }
+        return s
+    }
+
+    /// The objectID a URI made by `uriRepresentation()` names, or nil when the URI
+    /// is malformed, names an entity the model lacks, or belongs to another store.
+    public func managedObjectID(forURIRepresentation url: URL) -> ManagedObjectID? {
+        ManagedObjectID.parse(url.absoluteString, model: managedObjectModel, store: storeBox.withLock { $0?.identity })
+    }
+
+    /// Closes the store's connections. Contexts on it can't fetch or save after.
+    public func removePersistentStore() {
+        let s = storeBox.withLock { s in
+            let old = s
+            s = nil
+            return old
+        }
+        s?.close()
+    }
+
+    func recordPermanentIDs(_ map: [ManagedObjectID: ManagedObjectID]) {
+        guard !map.isEmpty else { return }
+        aliases.withLock { a in
+            for (t, p) in map {
+                a.toPermanent[t] = p
+                a.toTemporary[p] = t
+            }
+        }
+    }
+
+    /// The other name of an object: its permanent ID for a temporary one that has
+    /// been saved, or the temporary ID it was inserted with for a permanent one.
+    func alias(of id: ManagedObjectID) -> ManagedObjectID? {
+        aliases.withLock { id.isTemporaryID ? $0.toPermanent[id] : $0.toTemporary[id] }
+    }
+
+    func permanent(_ id: ManagedObjectID) -> ManagedObjectID {
+        id.isTemporaryID ? (aliases.withLock { $0.toPermanent[id] } ?? id) : id
+    }
+}

@@ -1,0 +1,291 @@
+public import Foundation
+
+/// How a predicate names a property: by key path or by name.
+public enum PropertyKey: Sendable, Hashable {
+    case keyPath(PropertyKeyPath)
+    case name(String)
+}
+
+/// A key path to a property. `@unchecked Sendable`: the key paths used here are
+/// immutable paths to stored-property accessors, with no captured state.
+public struct PropertyKeyPath: @unchecked Sendable, Hashable {
+    let keyPath: AnyKeyPath
+    init(_ keyPath: AnyKeyPath) { self.keyPath = keyPath }
+}
+
+public enum ComparisonOperator: String, Sendable, Hashable {
+    case equal = "==", notEqual = "!=", less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">="
+}
+
+/// A typed fetch predicate, built with operators on key paths:
+///
+/// ```swift
+/// let good: Predicate<JournalEntry> = \.rating >= 4 && \.location == "Rincon"
+/// ```
+///
+/// It is compiled to SQL with bound parameters for the store, and evaluated in
+/// memory over a context's unsaved changes, with the same results.
+public struct Predicate<Root: ManagedObject>: Sendable {
+    indirect enum Node: Sendable {
+        case compare(PropertyKey, ComparisonOperator, StoredValue)
+        case inList(PropertyKey, [StoredValue])
+        case beginsWith(PropertyKey, String)
+        case contains(PropertyKey, String)
+        case toOne(PropertyKey, ManagedObjectID?, equal: Bool)
+        case and([Node])
+        case or([Node])
+        case not(Node)
+        case constant(Bool)
+    }
+
+    let node: Node
+
+    init(_ node: Node) { self.node = node }
+
+    public static var all: Predicate { Predicate(.constant(true)) }
+    public static var none: Predicate { Predicate(.constant(false)) }
+
+    /// A comparison on an attribute named as a string, for generic code.
+    public static func attribute(_ name: String, _ op: ComparisonOperator, _ value: some AttributeValue) -> Predicate {
+        Predicate(.compare(.name(name), op, value.storedValue))
+    }
+
+    public static func attribute(_ name: String, in values: [some AttributeValue]) -> Predicate {
+        Predicate(.inList(.name(name), values.map(\.storedValue)))
+    }
+
+    public static func attribute(_ name: String, beginsWith prefix: String) -> Predicate {
+        Predicate(.beginsWith(.name(name), prefix))
+    }
+
+    public static func attribute(_ name: String, contains text: String) -> Predicate {
+        Predicate(.contains(.name(name), text))
+    }
+
+    /// Objects whose to-one relationship `name` points to the object `id` (or to nothing).
+    public static func relationship(_ name: String, is id: ManagedObjectID?) -> Predicate {
+        Predicate(.toOne(.name(name), id, equal: true))
+    }
+
+    public static func && (a: Predicate, b: Predicate) -> Predicate { Predicate(.and([a.node, b.node])) }
+    public static func || (a: Predicate, b: Predicate) -> Predicate { Predicate(.or([a.node, b.node])) }
+    public static prefix func ! (a: Predicate) -> Predicate { Predicate(.not(a.node)) }
+}
+
+private func compare<Root: ManagedObject, V: AttributeValue>(
+    _ kp: KeyPath<Root, V>, _ op: ComparisonOperator, _ v: V
+) -> Predicate<Root> {
+    Predicate(.compare(.keyPath(PropertyKeyPath(kp)), op, v.storedValue))
+}
+
+public func == <Root: ManagedObject, V: AttributeValue>(lhs: KeyPath<Root, V>, rhs: V) -> Predicate<Root> { compare(lhs, .equal, rhs) }
+public func != <Root: ManagedObject, V: AttributeValue>(lhs: KeyPath<Root, V>, rhs: V) -> Predicate<Root> { compare(lhs, .notEqual, rhs) }
+public func < <Root: ManagedObject, V: AttributeValue>(lhs: KeyPath<Root, V>, rhs: V) -> Predicate<Root> { compare(lhs, .less, rhs) }
+public func <= <Root: ManagedObject, V: AttributeValue>(lhs: KeyPath<Root, V>, rhs: V) -> Predicate<Root> { compare(lhs, .lessOrEqual, rhs) }
+public func > <Root: ManagedObject, V: AttributeValue>(lhs: KeyPath<Root, V>, rhs: V) -> Predicate<Root> { compare(lhs, .greater, rhs) }
+public func >= <Root: ManagedObject, V: AttributeValue>(lhs: KeyPath<Root, V>, rhs: V) -> Predicate<Root> { compare(lhs, .greaterOrEqual, rhs) }
+
+public func == <Root: ManagedObject, D: ManagedObject>(lhs: KeyPath<Root, D?>, rhs: D?) -> Predicate<Root> {
+    Predicate(.toOne(.keyPath(PropertyKeyPath(lhs)), rhs?.objectID, equal: true))
+}
+public func != <Root: ManagedObject, D: ManagedObject>(lhs: KeyPath<Root, D?>, rhs: D?) -> Predicate<Root> {
+    Predicate(.toOne(.keyPath(PropertyKeyPath(lhs)), rhs?.objectID, equal: false))
+}
+
+extension KeyPath where Root: ManagedObject, Value: AttributeValue {
+    /// `IN`: the attribute equals one of `values`.
+    public func isIn(_ values: [Value]) -> Predicate<Root> {
+        Predicate(.inList(.keyPath(PropertyKeyPath(self)), values.map(\.storedValue)))
+    }
+}
+
+extension KeyPath where Root: ManagedObject, Value == String? {
+    /// `BEGINSWITH`, case-sensitive as Core Data's default.
+    public func beginsWith(_ prefix: String) -> Predicate<Root> { Predicate(.beginsWith(.keyPath(PropertyKeyPath(self)), prefix)) }
+    /// `CONTAINS`, case-sensitive as Core Data's default.
+    public func contains(_ text: String) -> Predicate<Root> { Predicate(.contains(.keyPath(PropertyKeyPath(self)), text)) }
+}
+
+extension KeyPath where Root: ManagedObject, Value == String {
+    public func beginsWith(_ prefix: String) -> Predicate<Root> { Predicate(.beginsWith(.keyPath(PropertyKeyPath(self)), prefix)) }
+    public func contains(_ text: String) -> Predicate<Root> { Predicate(.contains(.keyPath(PropertyKeyPath(self)), text)) }
+}
+
+/// A sort on one attribute.
+public struct SortDescriptor<Root: ManagedObject>: Sendable {
+    let key: PropertyKey
+    public let ascending: Bool
+
+    public init<V: AttributeValue>(_ keyPath: KeyPath<Root, V>, ascending: Bool = true) {
+        self.key = .keyPath(PropertyKeyPath(keyPath))
+        self.ascending = ascending
+    }
+
+    public init(key: String, ascending: Bool = true) {
+        self.key = .name(key)
+        self.ascending = ascending
+    }
+}
+
+/// What a fetch returns.
+public enum FetchResultType: Sendable {
+    case managedObject, managedObjectID, count
+}
+
+/// A fetch: an entity, a predicate, sorts, and paging.
+public struct FetchRequest<Result: ManagedObject>: Sendable {
+    public var predicate: Predicate<Result>?
+    public var sortDescriptors: [SortDescriptor<Result>]
+    /// At most this many results; 0 for no limit.
+    public var fetchLimit: Int = 0
+    public var fetchOffset: Int = 0
+    /// Load objects in batches of this size as iteration reaches them; 0 loads all
+    /// at once. A fetch of a million rows with a batch size never holds a million
+    /// objects.
+    public var fetchBatchSize: Int = 0
+    /// Include the context's unsaved inserts, changes and deletes (true, as in Core Data).
+    public var includesPendingChanges: Bool = true
+
+    public init(predicate: Predicate<Result>? = nil, sortDescriptors: [SortDescriptor<Result>] = []) {
+        self.predicate = predicate
+        self.sortDescriptors = sortDescriptors
+    }
+}
+
+// MARK: Resolution
+
+/// A predicate with its properties resolved to indices of one entity: what the
+/// store and the contexts evaluate.
+indirect enum ResolvedPredicate: Sendable {
+    case compare(Int, ComparisonOperator, StoredValue)
+    case inList(Int, [StoredValue])
+    case beginsWith(Int, String)
+    case contains(Int, String)
+    case toOne(Int, ManagedObjectID?, equal: Bool)  // to-one slot index
+    case and([ResolvedPredicate])
+    case or([ResolvedPredicate])
+    case not(ResolvedPredicate)
+    case constant(Bool)
+
+    func evaluate(values: [StoredValue], toOne: [ManagedObjectID?]) -> Bool {
+        switch self {
+        case .constant(let b): return b
+        case .and(let parts): return parts.allSatisfy { $0.evaluate(values: values, toOne: toOne) }
+        case .or(let parts): return parts.contains { $0.evaluate(values: values, toOne: toOne) }
+        case .not(let p): return !p.evaluate(values: values, toOne: toOne)
+        case .compare(let i, let op, let rhs):
+            let lhs = values[i]
+            switch op {
+            case .equal: return rhs.isNull ? lhs.isNull : StoredValue.sqlEquals(lhs, rhs)
+            case .notEqual: return rhs.isNull ? !lhs.isNull : (lhs.isNull || !StoredValue.sqlEquals(lhs, rhs))
+            default:
+                if lhs.isNull || rhs.isNull { return false }
+                let c = StoredValue.compare(lhs, rhs)
+                switch op {
+                case .less: return c < 0
+                case .lessOrEqual: return c <= 0
+                case .greater: return c > 0
+                default: return c >= 0
+                }
+            }
+        case .inList(let i, let list):
+            return list.contains { StoredValue.sqlEquals(values[i], $0) }
+        case .beginsWith(let i, let prefix):
+            guard case .text(let s) = values[i] else { return false }
+            return s.utf8.starts(with: prefix.utf8)
+        case .contains(let i, let text):
+            guard case .text(let s) = values[i] else { return false }
+            if text.isEmpty { return true }
+            let hay = Array(s.utf8), needle = Array(text.utf8)
+            guard needle.count <= hay.count else { return false }
+            for start in 0...(hay.count - needle.count) where hay[start..<(start + needle.count)].elementsEqual(needle) {
+                return true
+            }
+            return false
+        case .toOne(let slot, let id, let equal):
+            return (toOne[slot] == id) == equal
+        }
+    }
+}
+
+struct ResolvedSort: Sendable {
+    let attribute: Int
+    let ascending: Bool
+}
+
+/// A fetch request resolved against an entity: what crosses to parent contexts
+/// and the store.
+struct ResolvedFetch: Sendable {
+    let entity: EntityDescription
+    let predicate: ResolvedPredicate
+    let sorts: [ResolvedSort]
+    let limit: Int
+    let offset: Int
+}
+
+enum PredicateResolution {
+    static func resolve(_ key: PropertyKey, in entity: EntityDescription) throws(ManagedContextError) -> PropertyReference {
+        switch key {
+        case .name(let name):
+            if let a = entity.attribute(named: name) { return .attribute(a.index) }
+            if let r = entity.relationship(named: name), !r.isToMany { return .toOne(r.index) }
+            throw ManagedContextError(.invalidFetchRequest, "\(entity.name) has no attribute or to-one relationship named '\(name)'")
+        case .keyPath(let wrapped):
+            let kp = wrapped.keyPath
+            if let cached = entity.keyPathCache.lookup(wrapped) { return cached }
+            let prototype = entity.managedObjectClass.init(entity: entity, insertInto: nil)
+            prototype.isRecordingPrototype = true
+            _ = prototype[keyPath: kp]
+            guard let ref = prototype.recordedProperty else {
+                throw ManagedContextError(
+                    .invalidFetchRequest,
+                    "the key path \(kp) of \(entity.name) does not lead to an @Attribute or a to-one @Relationship")
+            }
+            entity.keyPathCache.store(wrapped, ref)
+            return ref
+        }
+    }
+
+    static func attributeIndex(_ key: PropertyKey, in entity: EntityDescription) throws(ManagedContextError) -> Int {
+        guard case .attribute(let i) = try resolve(key, in: entity) else {
+            throw ManagedContextError(.invalidFetchRequest, "\(key) of \(entity.name) is a relationship; compare it with an object")
+        }
+        return i
+    }
+
+    static func resolve<R>(_ node: Predicate<R>.Node, in entity: EntityDescription) throws(ManagedContextError) -> ResolvedPredicate {
+        switch node {
+        case .constant(let b): return .constant(b)
+        case .and(let parts):
+            var out: [ResolvedPredicate] = []
+            for p in parts { out.append(try resolve(p, in: entity)) }
+            return .and(out)
+        case .or(let parts):
+            var out: [ResolvedPredicate] = []
+            for p in parts { out.append(try resolve(p, in: entity)) }
+            return .or(out)
+        case .not(let p): return .not(try resolve(p, in: entity))
+        case .compare(let key, let op, let value): return .compare(try attributeIndex(key, in: entity), op, value)
+        case .inList(let key, let values): return .inList(try attributeIndex(key, in: entity), values)
+        case .beginsWith(let key, let prefix): return .beginsWith(try attributeIndex(key, in: entity), prefix)
+        case .contains(let key, let text): return .contains(try attributeIndex(key, in: entity), text)
+        case .toOne(let key, let id, let equal):
+            guard case .toOne(let r) = try resolve(key, in: entity) else {
+                throw ManagedContextError(.invalidFetchRequest, "\(key) of \(entity.name) is not a to-one relationship")
+            }
+            return .toOne(entity.relationships[r].toOneIndex, id, equal: equal)
+        }
+    }
+
+    static func resolve<R>(_ request: FetchRequest<R>, entity: EntityDescription) throws(ManagedContextError) -> ResolvedFetch {
+        guard request.fetchLimit >= 0, request.fetchOffset >= 0, request.fetchBatchSize >= 0 else {
+            throw ManagedContextError(.invalidFetchRequest, "fetchLimit, fetchOffset and fetchBatchSize must not be negative")
+        }
+        let predicate = try request.predicate.map { (p) throws(ManagedContextError) in try resolve(p.node, in: entity) } ?? .constant(true)
+        var sorts: [ResolvedSort] = []
+        for s in request.sortDescriptors {
+            sorts.append(ResolvedSort(attribute: try attributeIndex(s.key, in: entity), ascending: s.ascending))
+        }
+        return ResolvedFetch(entity: entity, predicate: predicate, sorts: sorts, limit: request.fetchLimit, offset: request.fetchOffset)
+    }
+}

@@ -1,0 +1,89 @@
+import GRDB
+
+/// Compiles resolved predicates and sorts to SQL. Values are always bound
+/// parameters, never spliced into the text.
+enum SQLCompiler {
+    static func compile(_ p: ResolvedPredicate, entity: EntityDescription, store: StoreIdentity) -> (String, [DatabaseValue]) {
+        var args: [DatabaseValue] = []
+        let sql = emit(p, entity: entity, store: store, args: &args)
+        return (sql, args)
+    }
+
+    private static func emit(_ p: ResolvedPredicate, entity: EntityDescription, store: StoreIdentity, args: inout [DatabaseValue]) -> String {
+        switch p {
+        case .constant(let b):
+            return b ? "1" : "0"
+        case .and(let parts):
+            if parts.isEmpty { return "1" }
+            return "(" + parts.map { emit($0, entity: entity, store: store, args: &args) }.joined(separator: " AND ") + ")"
+        case .or(let parts):
+            if parts.isEmpty { return "0" }
+            return "(" + parts.map { emit($0, entity: entity, store: store, args: &args) }.joined(separator: " OR ") + ")"
+        case .not(let inner):
+            // NOT over a comparison with NULL must stay two-valued, as in memory.
+            return "(NOT IFNULL(" + emit(inner, entity: entity, store: store, args: &args) + ", 0))"
+        case .compare(let i, let op, let value):
+            let column = entity.attributes[i].columnName
+            if value.isNull {
+                switch op {
+                case .equal: return "(\(column) IS NULL)"
+                case .notEqual: return "(\(column) IS NOT NULL)"
+                default: return "0"
+                }
+            }
+            args.append(value.databaseValue)
+            switch op {
+            case .equal: return "(\(column) = ?)"
+            case .notEqual: return "(\(column) <> ? OR \(column) IS NULL)"
+            case .less: return "(\(column) < ?)"
+            case .lessOrEqual: return "(\(column) <= ?)"
+            case .greater: return "(\(column) > ?)"
+            case .greaterOrEqual: return "(\(column) >= ?)"
+            }
+        case .inList(let i, let values):
+            let nonNull = values.filter { !$0.isNull }
+            if nonNull.isEmpty { return "0" }
+            args += nonNull.map(\.databaseValue)
+            return "(\(entity.attributes[i].columnName) IN (\(Array(repeating: "?", count: nonNull.count).joined(separator: ","))))"
+        case .beginsWith(let i, let prefix):
+            let column = entity.attributes[i].columnName
+            args.append(prefix.databaseValue)
+            args.append(prefix.databaseValue)
+            // Case-sensitive and byte-exact, unlike LIKE.
+            return "(typeof(\(column)) = 'text' AND substr(\(column), 1, length(?)) = ?)"
+        case .contains(let i, let text):
+            let column = entity.attributes[i].columnName
+            args.append(text.databaseValue)
+            return "(typeof(\(column)) = 'text' AND instr(\(column), ?) > 0)"
+        case .toOne(let slot, let id, let equal):
+            let column = entity.toOneRelationships[slot].columnName
+            guard let id else { return equal ? "(\(column) IS NULL)" : "(\(column) IS NOT NULL)" }
+            guard let pk = id.primaryKey, id.store == store else {
+                // A temporary object has no row yet: nothing in the store points to it.
+                return equal ? "0" : "1"
+            }
+            args.append(pk.databaseValue)
+            return equal ? "(\(column) = ?)" : "(\(column) <> ? OR \(column) IS NULL)"
+        }
+    }
+
+    static func orderBy(_ sorts: [ResolvedSort], entity: EntityDescription) -> String {
+        let terms = sorts.map { "\(entity.attributes[$0.attribute].columnName) \($0.ascending ? "ASC" : "DESC")" } + ["Z_PK ASC"]
+        return " ORDER BY " + terms.joined(separator: ", ")
+    }
+}
+
+/// How a save resolves a conflict with what another context saved since the
+/// objects were loaded. The names are Core Data's.
+public enum MergePolicy: Sendable, Hashable, CaseIterable {
+    /// The save fails with a merge-conflict error; the store keeps what it had.
+    case error
+    /// Property by property, the store's changes win over the context's.
+    case mergeByPropertyStoreTrump
+    /// Property by property, the context's changes win over the store's.
+    case mergeByPropertyObjectTrump
+    /// The whole in-memory object is written over the store's row.
+    case overwrite
+    /// The context's changes to the conflicting objects are dropped.
+    case rollback
+}

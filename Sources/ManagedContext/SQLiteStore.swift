@@ -1,0 +1,604 @@
+import Foundation
+import GRDB
+
+/// A row a fetch found: its ID and, when values were asked for, its snapshot.
+struct FetchedRow: Sendable {
+    let id: ManagedObjectID
+    var snapshot: RowSnapshot?
+}
+
+/// The changes of one save, as the store applies them.
+struct StoreChanges: Sendable {
+    struct Insert: Sendable {
+        let id: ManagedObjectID
+        let values: [StoredValue]
+        let toOne: [ManagedObjectID?]
+    }
+    struct Update: Sendable {
+        let id: ManagedObjectID
+        let values: [StoredValue]
+        let toOne: [ManagedObjectID?]
+        let changedAttributes: UInt64
+        let changedToOne: UInt64
+        /// What the context loaded: to find what the store changed since.
+        let snapshot: RowSnapshot?
+    }
+    struct Delete: Sendable {
+        let id: ManagedObjectID
+        let expectedVersion: Int64
+    }
+    var inserts: [Insert] = []
+    var updates: [Update] = []
+    var deletes: [Delete] = []
+    var mergePolicy: MergePolicy = .error
+    var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty }
+}
+
+/// What a save did, for the context to bring its objects in step.
+struct StoreSaveResult: Sendable {
+    /// Temporary ID → permanent ID of each inserted object.
+    var permanentIDs: [ManagedObjectID: ManagedObjectID] = [:]
+    /// The row each saved object now has (values as written, new version).
+    var written: [ManagedObjectID: RowSnapshot] = [:]
+    /// Objects whose in-memory changes were dropped (rollback policy, or row gone).
+    var discarded: [ManagedObjectID: RowSnapshot?] = [:]
+}
+
+/// One SQLite file in Core Data's layout, in WAL mode, through a GRDB
+/// `DatabasePool`: one writer, concurrent readers on snapshots.
+final class SQLiteStore: Sendable {
+    let url: URL
+    let model: ManagedObjectModel
+    let identity: StoreIdentity
+    let isReadOnly: Bool
+    private let pool: DatabasePool
+    /// Z_ENT of each entity of the model, by the entity's index. A store made by
+    /// Core Data may number entities differently; Z_PRIMARYKEY says how.
+    private let entityNumbers: [Int64]
+
+    init(url: URL, model: ManagedObjectModel, readOnly: Bool) throws(ManagedContextError) {
+        self.url = url
+        self.model = model
+        self.isReadOnly = readOnly
+        let path = url.path
+        try Self.validateLocation(path: path, readOnly: readOnly)
+        let fileExists = FileManager.default.fileExists(atPath: path)
+        if fileExists { try Self.validateHeader(path: path) } else if readOnly {
+            throw ManagedContextError(.storeOpenFailed, "There is no store at this path to open read-only. Check the path, or open it writable to create one.", path: path)
+        }
+
+        var config = Configuration()
+        config.readonly = readOnly
+        config.busyMode = .timeout(10)
+        config.label = "ctxdebug.store"
+        let pool: DatabasePool
+        do {
+            pool = try DatabasePool(path: path, configuration: config)
+        } catch {
+            throw Self.translate(error, path: path, doing: "open the store")
+        }
+        self.pool = pool
+        let layout: (uuid: String, numbers: [Int64])
+        do {
+            layout = try Self.prepareSchema(pool: pool, model: model, readOnly: readOnly, path: path)
+        } catch let e as ManagedContextError {
+            throw e
+        } catch {
+            throw Self.translate(error, path: path, doing: "read the store's schema")
+        }
+        self.identity = StoreIdentity(uuid: layout.uuid)
+        self.entityNumbers = layout.numbers
+    }
+
+    // MARK: Opening
+
+    private static func validateLocation(path: String, readOnly: Bool) throws(ManagedContextError) {
+        let dir = (path as NSString).deletingLastPathComponent
+        let directory = dir.isEmpty ? "." : dir
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDir) else {
+            throw ManagedContextError(.directoryMissing, "The store's directory \(directory) does not exist. Create it first, or choose another store path.", path: path)
+        }
+        guard isDir.boolValue else {
+            throw ManagedContextError(.directoryMissing, "\(directory) is not a directory, so the store cannot live in it. Choose another store path.", path: path)
+        }
+        if !readOnly && access(directory, W_OK) != 0 {
+            throw ManagedContextError(.directoryUnwritable, "The store's directory \(directory) is not writable (SQLite needs to create the -wal and -shm files there). Fix its permissions, or open the store read-only.", path: path)
+        }
+        var fileIsDir: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &fileIsDir), fileIsDir.boolValue {
+            throw ManagedContextError(.notAStore, "The store path is a directory, not a file. Name a .sqlite file inside it.", path: path)
+        }
+    }
+
+    /// Refuses files that are not SQLite before SQLite sees them, so nothing is
+    /// ever written into them: an empty file, another format, or one cut short.
+    private static func validateHeader(path: String) throws(ManagedContextError) {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw ManagedContextError(.storeOpenFailed, "The store file cannot be read. Check its permissions.", path: path)
+        }
+        defer { try? handle.close() }
+        let header = (try? handle.read(upToCount: 100)) ?? Data()
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? 0
+        if size == 0 {
+            throw ManagedContextError(.notAStore, "The store file is empty, so it holds no store. Delete it to start a new store, or restore it from a copy.", path: path)
+        }
+        let magic = Array("SQLite format 3".utf8) + [0]
+        guard header.count >= 100, Array(header.prefix(16)) == magic else {
+            throw ManagedContextError(.notAStore, "The file is not an SQLite database (its first bytes are not the SQLite header). Check the path; nothing was changed.", path: path)
+        }
+        let bytes = [UInt8](header)
+        func be32(_ o: Int) -> UInt32 { bytes[o..<(o + 4)].reduce(0) { $0 << 8 | UInt32($1) } }
+        let rawPageSize = Int(bytes[16]) << 8 | Int(bytes[17])
+        let pageSize = rawPageSize == 1 ? 65536 : rawPageSize
+        guard pageSize >= 512, pageSize & (pageSize - 1) == 0 else {
+            throw ManagedContextError(.corruptStore, "The SQLite header is damaged (page size \(rawPageSize)). Restore the store from a copy.", path: path)
+        }
+        let pageCount = Int64(be32(28))
+        let headerCountValid = be32(92) == be32(24) && pageCount > 0
+        if size % Int64(pageSize) != 0 || (headerCountValid && size < pageCount * Int64(pageSize)) {
+            throw ManagedContextError(.corruptStore, "The store file is cut short (\(size) bytes, the header says \(pageCount) pages of \(pageSize)). Restore it from a copy; nothing was changed.", path: path)
+        }
+    }
+
+    static func translate(_ error: any Error, path: String, doing: String) -> ManagedContextError {
+        if let e = error as? ManagedContextError { return e }
+        if let db = error as? DatabaseError {
+            let detail = db.message ?? "\(db.resultCode)"
+            switch db.resultCode {
+            case .SQLITE_NOTADB:
+                return ManagedContextError(.notAStore, "Could not \(doing): the file is not an SQLite database (\(detail)). Nothing was changed.", path: path, cause: db)
+            case .SQLITE_CORRUPT:
+                return ManagedContextError(.corruptStore, "Could not \(doing): the database is malformed (\(detail)). Restore it from a copy.", path: path, cause: db)
+            case .SQLITE_READONLY:
+                return ManagedContextError(.readOnlyStore, "Could not \(doing): the store is read-only (\(detail)).", path: path, cause: db)
+            case .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_AUTH:
+                return ManagedContextError(.storeOpenFailed, "Could not \(doing): SQLite cannot open the file (\(detail)). Check that the path and its directory are readable and writable.", path: path, cause: db)
+            case .SQLITE_FULL, .SQLITE_IOERR:
+                return ManagedContextError(.saveFailed, "Could not \(doing): \(detail). Free some disk space and try again; the store still holds its last saved state.", path: path, cause: db)
+            default:
+                return ManagedContextError(.storeOpenFailed, "Could not \(doing): \(detail).", path: path, cause: db)
+            }
+        }
+        return ManagedContextError(.storeOpenFailed, "Could not \(doing): \(error)", path: path)
+    }
+
+    private static func prepareSchema(
+        pool: DatabasePool, model: ManagedObjectModel, readOnly: Bool, path: String
+    ) throws -> (uuid: String, numbers: [Int64]) {
+        let existing = try pool.read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        }
+        if existing.isEmpty {
+            if readOnly {
+                throw ManagedContextError(.schemaMismatch, "The store is empty and was opened read-only, so its tables cannot be created.", path: path)
+            }
+            let uuid = UUID().uuidString
+            try pool.write { db in try createSchema(db, model: model, uuid: uuid) }
+            return (uuid, model.entities.map { Int64($0.index + 1) })
+        }
+        let tables = Set(existing)
+        guard tables.contains("Z_METADATA"), tables.contains("Z_PRIMARYKEY") else {
+            let sample = existing.sorted().prefix(5).joined(separator: ", ")
+            throw ManagedContextError(.schemaMismatch, "This SQLite database is not a store in Core Data's layout: it has tables (\(sample)) but no Z_METADATA and Z_PRIMARYKEY. Nothing was changed; point to a Core Data store.", path: path)
+        }
+        return try pool.read { db in
+            let uuid = try String.fetchOne(db, sql: "SELECT Z_UUID FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1") ?? ""
+            guard !uuid.isEmpty else {
+                throw ManagedContextError(.schemaMismatch, "The store's Z_METADATA has no Z_UUID. Nothing was changed.", path: path)
+            }
+            var byName: [String: Int64] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY") {
+                if let name: String = row["Z_NAME"], let ent: Int64 = row["Z_ENT"] { byName[name] = ent }
+            }
+            var numbers: [Int64] = []
+            for entity in model.entities {
+                guard let number = byName[entity.name] else {
+                    throw ManagedContextError(.schemaMismatch, "The store has no entity \(entity.name) (its Z_PRIMARYKEY lists \(byName.keys.sorted().joined(separator: ", "))). It was made with another model; open it with the model it was made with.", path: path)
+                }
+                guard tables.contains(entity.tableName) else {
+                    throw ManagedContextError(.schemaMismatch, "The store has no table \(entity.tableName) for entity \(entity.name).", path: path)
+                }
+                let columns = Set(try db.columns(in: entity.tableName).map { $0.name.uppercased() })
+                let needed = ["Z_PK", "Z_ENT", "Z_OPT"] + entity.attributes.map(\.columnName) + entity.toOneRelationships.map(\.columnName)
+                for column in needed where !columns.contains(column) {
+                    throw ManagedContextError(.schemaMismatch, "The store's table \(entity.tableName) has no column \(column), which the model's \(entity.name) needs. It was made with another model.", path: path)
+                }
+                numbers.append(number)
+            }
+            return (uuid, numbers)
+        }
+    }
+
+    private static func createSchema(_ db: Database, model: ManagedObjectModel, uuid: String) throws {
+        for entity in model.entities {
+            var columns = ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"]
+            columns += entity.toOneRelationships.map { "\($0.columnName) INTEGER" }
+            columns += entity.attributes.map { "\($0.columnName) \($0.attributeType.sqlType)" }
+            try db.execute(sql: "CREATE TABLE \(entity.tableName) ( \(columns.joined(separator: ", ")) )")
+            for r in entity.toOneRelationships {
+                try db.execute(sql: "CREATE INDEX \(entity.tableName)_\(r.columnName)_INDEX ON \(entity.tableName) (\(r.columnName))")
+            }
+        }
+        try db.execute(sql: "CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)")
+        for entity in model.entities {
+            try db.execute(sql: "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, 0, 0)", arguments: [entity.index + 1, entity.name])
+        }
+        try db.execute(sql: "CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)")
+        try db.execute(sql: "INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)", arguments: [uuid, StoreMetadata.plist(model: model, uuid: uuid)])
+    }
+
+    // MARK: Reading
+
+    func entityNumber(_ entity: EntityDescription) -> Int64 { entityNumbers[entity.index] }
+
+    private func selectList(_ entity: EntityDescription) -> String {
+        (["Z_PK", "Z_OPT"] + entity.attributes.map(\.columnName) + entity.toOneRelationships.map(\.columnName)).joined(separator: ", ")
+    }
+
+    private func decodeRow(_ row: Row, entity: EntityDescription) -> RowSnapshot {
+        var values: [StoredValue] = []
+        values.reserveCapacity(entity.attributes.count)
+        let base = 2
+        for i in entity.attributes.indices {
+            values.append(StoredValue(row[base + i] as DatabaseValue))
+        }
+        let fkBase = base + entity.attributes.count
+        var toOne: [ManagedObjectID?] = []
+        for (j, r) in entity.toOneRelationships.enumerated() {
+            let pk: Int64? = row[fkBase + j]
+            toOne.append(pk.flatMap { $0 > 0 ? ManagedObjectID(entity: r.destinationEntity!, store: identity, primaryKey: $0) : nil })
+        }
+        return RowSnapshot(values: values, toOne: toOne, version: row[1] ?? 0)
+    }
+
+    /// The rows matching a fetch, in SQL order. The window (offset, limit) is applied
+    /// only when asked: a context with unsaved changes applies it after merging them.
+    func fetch(_ f: ResolvedFetch, applyWindow: Bool, loadValues: Bool) throws(ManagedContextError) -> [FetchedRow] {
+        let (whereSQL, arguments) = SQLCompiler.compile(f.predicate, entity: f.entity, store: identity)
+        var sql = "SELECT \(loadValues ? selectList(f.entity) : "Z_PK") FROM \(f.entity.tableName) WHERE \(whereSQL)"
+        sql += SQLCompiler.orderBy(f.sorts, entity: f.entity)
+        if applyWindow && (f.limit > 0 || f.offset > 0) {
+            sql += " LIMIT \(f.limit > 0 ? f.limit : -1) OFFSET \(f.offset)"
+        }
+        return try read("fetch \(f.entity.name)") { db in
+            var rows: [FetchedRow] = []
+            let cursor = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(arguments))
+            while let row = try cursor.next() {
+                let pk: Int64 = row[0]
+                let id = ManagedObjectID(entity: f.entity, store: identity, primaryKey: pk)
+                rows.append(FetchedRow(id: id, snapshot: loadValues ? decodeRow(row, entity: f.entity) : nil))
+            }
+            return rows
+        }
+    }
+
+    func count(_ f: ResolvedFetch) throws(ManagedContextError) -> Int {
+        let (whereSQL, arguments) = SQLCompiler.compile(f.predicate, entity: f.entity, store: identity)
+        var sql = "SELECT COUNT(*) FROM (SELECT Z_PK FROM \(f.entity.tableName) WHERE \(whereSQL)"
+        if f.limit > 0 || f.offset > 0 { sql += " LIMIT \(f.limit > 0 ? f.limit : -1) OFFSET \(f.offset)" }
+        sql += ")"
+        return try read("count \(f.entity.name)") { db in
+            try Int.fetchOne(db, sql: sql, arguments: StatementArguments(arguments)) ?? 0
+        }
+    }
+
+    /// The rows with these primary keys; missing ones are left out.
+    func snapshots(entity: EntityDescription, primaryKeys: [Int64]) throws(ManagedContextError) -> [Int64: RowSnapshot] {
+        if primaryKeys.isEmpty { return [:] }
+        return try read("load \(entity.name) rows") { db in
+            var result: [Int64: RowSnapshot] = [:]
+            result.reserveCapacity(primaryKeys.count)
+            for chunk in stride(from: 0, to: primaryKeys.count, by: 500) {
+                let part = primaryKeys[chunk..<min(chunk + 500, primaryKeys.count)]
+                let marks = Array(repeating: "?", count: part.count).joined(separator: ",")
+                let cursor = try Row.fetchCursor(
+                    db, sql: "SELECT \(selectList(entity)) FROM \(entity.tableName) WHERE Z_PK IN (\(marks))",
+                    arguments: StatementArguments(Array(part)))
+                while let row = try cursor.next() {
+                    result[row[0]] = decodeRow(row, entity: entity)
+                }
+            }
+            return result
+        }
+    }
+
+    /// Streams every row of a fetch to `body`, for exports that must not hold all
+    /// rows at once. Runs on one read snapshot.
+    func stream(_ f: ResolvedFetch, _ body: (ManagedObjectID, RowSnapshot) throws -> Void) throws {
+        let (whereSQL, arguments) = SQLCompiler.compile(f.predicate, entity: f.entity, store: identity)
+        var sql = "SELECT \(selectList(f.entity)) FROM \(f.entity.tableName) WHERE \(whereSQL)" + SQLCompiler.orderBy(f.sorts, entity: f.entity)
+        if f.limit > 0 || f.offset > 0 { sql += " LIMIT \(f.limit > 0 ? f.limit : -1) OFFSET \(f.offset)" }
+        try pool.read { db in
+            let cursor = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(arguments))
+            while let row = try cursor.next() {
+                let pk: Int64 = row[0]
+                try body(ManagedObjectID(entity: f.entity, store: identity, primaryKey: pk), decodeRow(row, entity: f.entity))
+            }
+        }
+    }
+
+    private func read<T>(_ what: String, _ body: (Database) throws -> T) throws(ManagedContextError) -> T {
+        do {
+            return try pool.read(body)
+        } catch {
+            throw Self.translate(error, path: url.path, doing: what)
+        }
+    }
+
+    // MARK: Writing
+
+    /// Reserves primary keys in Z_PRIMARYKEY, for `obtainPermanentIDs(for:)`.
+    func reservePrimaryKeys(entity: EntityDescription, count: Int) throws(ManagedContextError) -> [Int64] {
+        guard !isReadOnly else {
+            throw ManagedContextError(.readOnlyStore, "The store was opened read-only; permanent IDs need a write.", path: url.path)
+        }
+        do {
+            return try pool.write { db in
+                let first = try nextPrimaryKey(db, entity: entity)
+                let keys = (0..<Int64(count)).map { first + $0 }
+                try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", arguments: [first + Int64(count) - 1, entityNumber(entity)])
+                return keys
+            }
+        } catch {
+            throw Self.translate(error, path: url.path, doing: "reserve permanent IDs")
+        }
+    }
+
+    private func nextPrimaryKey(_ db: Database, entity: EntityDescription) throws -> Int64 {
+        let zmax = try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [entityNumber(entity)]) ?? 0
+        let maxPK = try Int64.fetchOne(db, sql: "SELECT MAX(Z_PK) FROM \(entity.tableName)") ?? 0
+        return max(zmax, maxPK) + 1
+    }
+
+    /// Applies one save in one transaction. Throws, with nothing written, on a
+    /// conflict under the `error` policy or on any SQLite failure.
+    func save(_ changes: StoreChanges) throws(ManagedContextError) -> StoreSaveResult {
+        guard !isReadOnly else {
+            throw ManagedContextError(.readOnlyStore, "The store was opened read-only, so the save was refused. The context keeps its changes.", path: url.path)
+        }
+        do {
+            return try pool.write { db in try applySave(db, changes) }
+        } catch {
+            throw Self.translate(error, path: url.path, doing: "save")
+        }
+    }
+
+    private func applySave(_ db: Database, _ changes: StoreChanges) throws -> StoreSaveResult {
+        var result = StoreSaveResult()
+        // Optimistic locking: compare each loaded version with the store's.
+        var conflicts: [MergeConflict] = []
+        var storeRows: [ManagedObjectID: RowSnapshot?] = [:]
+        for u in changes.updates {
+            guard let expected = u.snapshot?.version, expected > 0, let pk = u.id.primaryKey else { continue }
+            let current = try currentRow(db, entity: u.id.entity, pk: pk)
+            if current?.version != expected {
+                storeRows[u.id] = .some(current)
+                conflicts.append(conflict(u.id, expected: expected, current: current, objectValues: u.values))
+            }
+        }
+        for d in changes.deletes where d.expectedVersion > 0 {
+            guard let pk = d.id.primaryKey else { continue }
+            let current = try currentRow(db, entity: d.id.entity, pk: pk)
+            if let current, current.version != d.expectedVersion {
+                storeRows[d.id] = .some(current)
+                conflicts.append(conflict(d.id, expected: d.expectedVersion, current: current, objectValues: []))
+            }
+        }
+        if !conflicts.isEmpty && changes.mergePolicy == .error {
+            throw ManagedContextError(
+                .mergeConflict,
+                "Save failed: \(conflicts.count) object(s) changed in the store since this context loaded them (optimistic locking). Merge the other save first, refresh the objects, or set a merge policy.\n  " + conflicts.map(\.description).joined(separator: "\n  "),
+                path: url.path, conflicts: conflicts)
+        }
+
+        // Permanent keys for inserted objects.
+        var nextKey: [Int: Int64] = [:]
+        var maxKey: [Int: Int64] = [:]
+        for ins in changes.inserts {
+            let entity = ins.id.entity
+            let pk: Int64
+            if let existing = ins.id.primaryKey {
+                pk = existing
+            } else {
+                if nextKey[entity.index] == nil { nextKey[entity.index] = try nextPrimaryKey(db, entity: entity) }
+                pk = nextKey[entity.index]!
+                nextKey[entity.index] = pk + 1
+            }
+            maxKey[entity.index] = max(maxKey[entity.index] ?? 0, pk)
+            result.permanentIDs[ins.id] = ManagedObjectID(entity: entity, store: identity, primaryKey: pk)
+        }
+        func foreignKey(_ id: ManagedObjectID?, from entity: EntityDescription, _ r: RelationshipDescription) throws -> Int64? {
+            guard let id else { return nil }
+            if let pk = id.primaryKey { return pk }
+            if let permanent = result.permanentIDs[id] { return permanent.primaryKey }
+            throw ManagedContextError(.saveFailed, "\(entity.name).\(r.name) points to \(id), an object that is not saved in this save or before (is it in another context?). Save the destination first, in the same context.", path: url.path)
+        }
+
+        for ins in changes.inserts {
+            let entity = ins.id.entity
+            let permanent = result.permanentIDs[ins.id]!
+            var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
+            var args: [DatabaseValue] = [permanent.key.databaseValue, entityNumber(entity).databaseValue, 1.databaseValue]
+            for a in entity.attributes {
+                columns.append(a.columnName)
+                args.append(ins.values[a.index].databaseValue)
+            }
+            var toOne: [ManagedObjectID?] = []
+            for r in entity.toOneRelationships {
+                columns.append(r.columnName)
+                let fk = try foreignKey(ins.toOne[r.toOneIndex], from: entity, r)
+                args.append(fk?.databaseValue ?? .null)
+                toOne.append(fk.map { ManagedObjectID(entity: r.destinationEntity!, store: identity, primaryKey: $0) })
+            }
+            let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+            try db.execute(sql: "INSERT INTO \(entity.tableName) (\(columns.joined(separator: ", "))) VALUES (\(marks))", arguments: StatementArguments(args))
+            result.written[ins.id] = RowSnapshot(values: ins.values, toOne: toOne, version: 1)
+        }
+
+        for u in changes.updates {
+            guard let pk = u.id.primaryKey else { continue }
+            let entity = u.id.entity
+            var values = u.values
+            var toOne = u.toOne
+            var attributeMask = u.changedAttributes
+            var toOneMask = u.changedToOne
+            let conflicted = storeRows.keys.contains(u.id)
+            var baseVersion = u.snapshot?.version ?? 0
+            if conflicted {
+                guard let store = storeRows[u.id] ?? nil else {
+                    // The row is gone: nothing to update under any non-error policy.
+                    result.discarded[u.id] = .some(nil)
+                    continue
+                }
+                baseVersion = store.version
+                switch changes.mergePolicy {
+                case .rollback:
+                    result.discarded[u.id] = store
+                    continue
+                case .overwrite:
+                    attributeMask = entity.attributes.isEmpty ? 0 : UInt64.max >> (64 - UInt64(entity.attributes.count))
+                    toOneMask = entity.toOneRelationships.isEmpty ? 0 : UInt64.max >> (64 - UInt64(entity.toOneRelationships.count))
+                case .mergeByPropertyStoreTrump, .mergeByPropertyObjectTrump, .error:
+                    let objectWins = changes.mergePolicy == .mergeByPropertyObjectTrump
+                    let loaded = u.snapshot
+                    for a in entity.attributes {
+                        let mine = u.changedAttributes & (1 << UInt64(a.index)) != 0
+                        let theirs = loaded.map { StoredValue.compare($0.values[a.index], store.values[a.index]) != 0 } ?? true
+                        if !mine || (theirs && !objectWins) { values[a.index] = store.values[a.index] }
+                    }
+                    for r in entity.toOneRelationships {
+                        let mine = u.changedToOne & (1 << UInt64(r.toOneIndex)) != 0
+                        let theirs = loaded.map { $0.toOne[r.toOneIndex] != store.toOne[r.toOneIndex] } ?? true
+                        if !mine || (theirs && !objectWins) { toOne[r.toOneIndex] = store.toOne[r.toOneIndex] }
+                    }
+                    attributeMask = entity.attributes.isEmpty ? 0 : UInt64.max >> (64 - UInt64(entity.attributes.count))
+                    toOneMask = entity.toOneRelationships.isEmpty ? 0 : UInt64.max >> (64 - UInt64(entity.toOneRelationships.count))
+                }
+            } else if baseVersion == 0 {
+                baseVersion = try currentRow(db, entity: entity, pk: pk)?.version ?? 0
+            }
+            var sets: [String] = []
+            var args: [DatabaseValue] = []
+            for a in entity.attributes where attributeMask & (1 << UInt64(a.index)) != 0 {
+                sets.append("\(a.columnName) = ?")
+                args.append(values[a.index].databaseValue)
+            }
+            var resolvedToOne: [ManagedObjectID?] = []
+            for r in entity.toOneRelationships {
+                let fk = try foreignKey(toOne[r.toOneIndex], from: entity, r)
+                resolvedToOne.append(fk.map { ManagedObjectID(entity: r.destinationEntity!, store: identity, primaryKey: $0) })
+                if toOneMask & (1 << UInt64(r.toOneIndex)) != 0 {
+                    sets.append("\(r.columnName) = ?")
+                    args.append(fk?.databaseValue ?? .null)
+                }
+            }
+            let newVersion = baseVersion + 1
+            sets.append("Z_OPT = ?")
+            args.append(newVersion.databaseValue)
+            args.append(pk.databaseValue)
+            try db.execute(sql: "UPDATE \(entity.tableName) SET \(sets.joined(separator: ", ")) WHERE Z_PK = ?", arguments: StatementArguments(args))
+            if db.changesCount == 0 {
+                result.discarded[u.id] = .some(nil)
+                continue
+            }
+            result.written[u.id] = RowSnapshot(values: values, toOne: resolvedToOne, version: newVersion)
+        }
+
+        for d in changes.deletes {
+            guard let pk = d.id.primaryKey else { continue }
+            if let store = storeRows[d.id], changes.mergePolicy == .rollback {
+                result.discarded[d.id] = store
+                continue
+            }
+            try db.execute(sql: "DELETE FROM \(d.id.entity.tableName) WHERE Z_PK = ?", arguments: [pk])
+        }
+
+        for (index, key) in maxKey {
+            let entity = model.entities[index]
+            try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = MAX(IFNULL(Z_MAX, 0), ?) WHERE Z_ENT = ?", arguments: [key, entityNumber(entity)])
+        }
+        return result
+    }
+
+    private func currentRow(_ db: Database, entity: EntityDescription, pk: Int64) throws -> RowSnapshot? {
+        try Row.fetchOne(db, sql: "SELECT \(selectList(entity)) FROM \(entity.tableName) WHERE Z_PK = ?", arguments: [pk])
+            .map { decodeRow($0, entity: entity) }
+    }
+
+    private func conflict(_ id: ManagedObjectID, expected: Int64, current: RowSnapshot?, objectValues: [StoredValue]) -> MergeConflict {
+        let attrs = id.entity.attributes
+        return MergeConflict(
+            objectID: id, oldVersion: expected, newVersion: current?.version ?? 0,
+            storeValues: current.map { c in Dictionary(uniqueKeysWithValues: attrs.map { ($0.name, c.values[$0.index]) }) } ?? [:],
+            objectValues: objectValues.isEmpty ? [:] : Dictionary(uniqueKeysWithValues: attrs.map { ($0.name, objectValues[$0.index]) }))
+    }
+
+    /// Writes every page of the WAL into the main file (used before copying a store).
+    func checkpoint() throws(ManagedContextError) {
+        do {
+            try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+        } catch {
+            throw Self.translate(error, path: url.path, doing: "checkpoint")
+        }
+    }
+
+    func close() {
+        try? pool.close()
+    }
+}
+
+extension StoredValue {
+    init(_ dbValue: DatabaseValue) {
+        switch dbValue.storage {
+        case .null: self = .null
+        case .int64(let i): self = .integer(i)
+        case .double(let d): self = .real(d)
+        case .string(let s): self = .text(s)
+        case .blob(let b): self = .blob(b)
+        }
+    }
+
+    var databaseValue: DatabaseValue {
+        switch self {
+        case .null: .null
+        case .integer(let i): i.databaseValue
+        case .real(let d): d.databaseValue
+        case .text(let s): s.databaseValue
+        case .blob(let b): b.databaseValue
+        }
+    }
+}
+
+/// Z_METADATA's Z_PLIST: a binary property list as Core Data writes it.
+enum StoreMetadata {
+    static func plist(model: ManagedObjectModel, uuid: String) -> Data {
+        var hashes: [String: Data] = [:]
+        for e in model.entities {
+            let text = e.name + "|" + e.attributes.map { "\($0.name):\($0.attributeType.rawValue)" }.joined(separator: ",")
+                + "|" + e.relationships.map { "\($0.name)->\($0.destinationEntityName)" }.joined(separator: ",")
+            hashes[e.name] = Data(fnv1a(text))
+        }
+        let dict: [String: Any] = [
+            "NSStoreType": "SQLite",
+            "NSStoreUUID": uuid,
+            "NSPersistenceFrameworkVersion": 1,
+            "NSStoreModelVersionHashesVersion": 3,
+            "NSStoreModelVersionHashes": hashes,
+            "NSStoreModelVersionIdentifiers": [""],
+            "ctxdebugVersion": "1",
+        ]
+        return (try? PropertyListSerialization.data(fromPropertyList: dict, format: .binary, options: 0)) ?? Data()
+    }
+
+    /// A stable 32-byte digest (four FNV-1a lanes); not Core Data's hash.
+    private static func fnv1a(_ s: String) -> [UInt8] {
+        var out: [UInt8] = []
+        for lane in 0..<4 {
+            var h: UInt64 = 0xcbf2_9ce4_8422_2325 &+ UInt64(lane)
+            for b in s.utf8 { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+            for i in 0..<8 { out.append(UInt8(truncatingIfNeeded: h >> (UInt64(i) * 8))) }
+        }
+        return out
+    }
+}

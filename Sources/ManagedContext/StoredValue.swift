@@ -1,0 +1,188 @@
+public import Foundation
+
+/// A value as SQLite stores it. Attribute values convert to and from this.
+public enum StoredValue: Sendable, Hashable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case blob(Data)
+
+    public var isNull: Bool { if case .null = self { true } else { false } }
+
+    /// The numeric value, for integers and reals alike.
+    var numeric: Double? {
+        switch self {
+        case .integer(let i): Double(i)
+        case .real(let d): d
+        default: nil
+        }
+    }
+
+    /// SQLite's order: NULL < numbers < text (BINARY, byte order of UTF-8) < blobs.
+    /// In-memory sorting uses this so it agrees with `ORDER BY` in SQL.
+    static func compare(_ a: StoredValue, _ b: StoredValue) -> Int {
+        func rank(_ v: StoredValue) -> Int {
+            switch v {
+            case .null: 0
+            case .integer, .real: 1
+            case .text: 2
+            case .blob: 3
+            }
+        }
+        let ra = rank(a), rb = rank(b)
+        if ra != rb { return ra < rb ? -1 : 1 }
+        switch (a, b) {
+        case (.null, .null): return 0
+        case (.integer(let x), .integer(let y)): return x == y ? 0 : (x < y ? -1 : 1)
+        case (.text(let x), .text(let y)): return compareBytes(x.utf8, y.utf8)
+        case (.blob(let x), .blob(let y)): return compareBytes(x, y)
+        default:
+            let x = a.numeric!, y = b.numeric!
+            return x == y ? 0 : (x < y ? -1 : 1)
+        }
+    }
+
+    private static func compareBytes<C: Collection>(_ x: C, _ y: C) -> Int where C.Element == UInt8 {
+        var i = x.makeIterator(), j = y.makeIterator()
+        while true {
+            switch (i.next(), j.next()) {
+            case (nil, nil): return 0
+            case (nil, _): return -1
+            case (_, nil): return 1
+            case (let p?, let q?): if p != q { return p < q ? -1 : 1 }
+            }
+        }
+    }
+
+    /// SQL equality as SQLite evaluates `=` (numbers compare by value; NULL equals nothing).
+    static func sqlEquals(_ a: StoredValue, _ b: StoredValue) -> Bool {
+        if a.isNull || b.isNull { return false }
+        return compare(a, b) == 0
+    }
+}
+
+/// The attribute types of the model, as in Core Data.
+public enum AttributeType: String, Sendable, CaseIterable {
+    case string, integer16, integer32, integer64, double, boolean, date, binaryData
+
+    /// The declared column type Core Data writes for this attribute type.
+    var sqlType: String {
+        switch self {
+        case .string: "VARCHAR"
+        case .integer16, .integer32, .integer64, .boolean: "INTEGER"
+        case .double: "FLOAT"
+        case .date: "TIMESTAMP"
+        case .binaryData: "BLOB"
+        }
+    }
+}
+
+/// A Swift type that can be the value of an attribute.
+public protocol AttributeValue {
+    static var attributeType: AttributeType { get }
+    static var isOptional: Bool { get }
+    /// Decodes a stored value. A NULL or a value of another kind gives the type's
+    /// empty value (nil for optionals, 0 for numbers), as Core Data's scalars do.
+    static func fromStored(_ value: StoredValue) -> Self
+    var storedValue: StoredValue { get }
+}
+
+extension AttributeValue {
+    public static var isOptional: Bool { false }
+}
+
+extension Optional: AttributeValue where Wrapped: AttributeValue {
+    public static var attributeType: AttributeType { Wrapped.attributeType }
+    public static var isOptional: Bool { true }
+    @inlinable public static func fromStored(_ value: StoredValue) -> Self {
+        if case .null = value { return nil }
+        return Wrapped.fromStored(value)
+    }
+    @inlinable public var storedValue: StoredValue { self?.storedValue ?? .null }
+}
+
+extension String: AttributeValue {
+    public static var attributeType: AttributeType { .string }
+    @inlinable public static func fromStored(_ value: StoredValue) -> String {
+        switch value {
+        case .text(let s): s
+        case .integer(let i): String(i)
+        case .real(let d): String(d)
+        case .blob(let b): String(decoding: b, as: UTF8.self)
+        case .null: ""
+        }
+    }
+    @inlinable public var storedValue: StoredValue { .text(self) }
+}
+
+extension Int64: AttributeValue {
+    public static var attributeType: AttributeType { .integer64 }
+    @inlinable public static func fromStored(_ value: StoredValue) -> Int64 {
+        switch value {
+        case .integer(let i): i
+        case .real(let d): Int64(exactly: d.rounded(.towardZero)) ?? 0
+        case .text(let s): Int64(s) ?? 0
+        default: 0
+        }
+    }
+    @inlinable public var storedValue: StoredValue { .integer(self) }
+}
+
+extension Int32: AttributeValue {
+    public static var attributeType: AttributeType { .integer32 }
+    @inlinable public static func fromStored(_ value: StoredValue) -> Int32 {
+        Int32(truncatingIfNeeded: Int64.fromStored(value))
+    }
+    @inlinable public var storedValue: StoredValue { .integer(Int64(self)) }
+}
+
+extension Int16: AttributeValue {
+    public static var attributeType: AttributeType { .integer16 }
+    @inlinable public static func fromStored(_ value: StoredValue) -> Int16 {
+        Int16(truncatingIfNeeded: Int64.fromStored(value))
+    }
+    @inlinable public var storedValue: StoredValue { .integer(Int64(self)) }
+}
+
+extension Double: AttributeValue {
+    public static var attributeType: AttributeType { .double }
+    @inlinable public static func fromStored(_ value: StoredValue) -> Double {
+        switch value {
+        case .real(let d): d
+        case .integer(let i): Double(i)
+        case .text(let s): Double(s) ?? 0
+        default: 0
+        }
+    }
+    @inlinable public var storedValue: StoredValue { .real(self) }
+}
+
+extension Bool: AttributeValue {
+    public static var attributeType: AttributeType { .boolean }
+    @inlinable public static func fromStored(_ value: StoredValue) -> Bool {
+        Int64.fromStored(value) != 0
+    }
+    @inlinable public var storedValue: StoredValue { .integer(self ? 1 : 0) }
+}
+
+extension Date: AttributeValue {
+    public static var attributeType: AttributeType { .date }
+    /// Core Data stores dates as seconds since 2001-01-01 00:00:00 UTC.
+    @inlinable public static func fromStored(_ value: StoredValue) -> Date {
+        Date(timeIntervalSinceReferenceDate: Double.fromStored(value))
+    }
+    @inlinable public var storedValue: StoredValue { .real(timeIntervalSinceReferenceDate) }
+}
+
+extension Data: AttributeValue {
+    public static var attributeType: AttributeType { .binaryData }
+    @inlinable public static func fromStored(_ value: StoredValue) -> Data {
+        switch value {
+        case .blob(let b): b
+        case .text(let s): Data(s.utf8)
+        default: Data()
+        }
+    }
+    @inlinable public var storedValue: StoredValue { .blob(self) }
+}

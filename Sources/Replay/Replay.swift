@@ -1,0 +1,1 @@
+// UI-queue simulation and measurement (see issue 5).

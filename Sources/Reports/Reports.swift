@@ -1,0 +1,1 @@
+// Report renderers (see issues 5 and 6).

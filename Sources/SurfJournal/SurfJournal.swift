@@ -1,0 +1,1 @@
+// The SurfJournal sample app's data layer (see issue 5).

@@ -1,0 +1,8 @@
+import ArgumentParser
+
+struct CtxDebug: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ctxdebug",
+        abstract: "Concurrency debugging and diagnostics for managed object contexts on Linux."
+    )
+}

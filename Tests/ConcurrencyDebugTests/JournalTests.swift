@@ -1,0 +1,188 @@
+import CUnwind
+import ConcurrencyDebug
+import Foundation
+import Testing
+
+@Suite("Journal")
+struct JournalTests {
+    static let owner = QueueIdentity(rawValue: 5)
+    static let other = QueueIdentity(rawValue: 6)
+
+    /// The event the writer test journals for object `n`.
+    static func event(_ n: Int64) -> AccessEvent {
+        AccessEvent(
+            operation: n % 7 == 0 ? .set : .get, owner: owner, context: 2, entity: UInt16(1 + n % 3),
+            attribute: UInt16(n % 5), object: n)
+    }
+
+    @Test("CRC-32C gives the standard check value")
+    func crc() {
+        let bytes = Array("123456789".utf8)
+        #expect(ctxdebug_crc32c(0, bytes, bytes.count) == 0xE306_9283)
+        #expect(ctxdebug_crc32c(ctxdebug_crc32c(0, bytes, 4), Array(bytes[4...]), 5) == 0xE306_9283)
+    }
+
+    @Test("Round trip: every event comes back, in order per thread, in about 4 bytes each")
+    func roundTrip() throws {
+        let path = temporaryPath("roundtrip.journal")
+        defer { unlink(path) }
+        let writer = try JournalWriter(path: path, blockCapacity: 4096)
+        let perThread = 20_000
+        let threads = 3
+        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+            for n in 1...perThread {
+                let id = Int64(thread * 1_000_000 + n)
+                writer.record(
+                    Self.event(id), current: n % 100 == 0 ? Self.other : Self.owner, allowed: n % 100 != 0)
+            }
+        }
+        writer.close()
+
+        let reader = try JournalReader(path: path)
+        #expect(reader.problems.isEmpty)
+        #expect(reader.sessions.count == 1)
+        #expect(reader.sessions.first?.pid == UInt32(getpid()))
+        let events = reader.events
+        #expect(events.count == perThread * threads)
+        var byThread: [UInt32: [JournalEvent]] = [:]
+        for event in events { byThread[event.thread, default: []].append(event) }
+        #expect(byThread.count <= threads)
+        var seen = Set<Int64>()
+        for (_, list) in byThread {
+            // One thread's events keep their order and their times never go back.
+            #expect(zip(list, list.dropFirst()).allSatisfy { $0.time <= $1.time })
+            for event in list {
+                let expected = Self.event(event.object)
+                #expect(event.operation == expected.operation)
+                #expect(event.entity == expected.entity && event.attribute == expected.attribute)
+                #expect(event.context == 2 && event.owner == Self.owner)
+                #expect(event.allowed == (event.object % 1_000_000 % 100 != 0))
+                #expect(event.current == (event.allowed ? Self.owner : Self.other))
+                seen.insert(event.object)
+            }
+        }
+        #expect(seen.count == perThread * threads)
+        let stats = reader.stats
+        #expect(stats.events == perThread * threads)
+        #expect(stats.violations == perThread * threads / 100)
+        #expect(reader.violations().count == stats.violations)
+        #expect(stats.recordBytesPerEvent <= 16, "record bytes per event: \(stats.recordBytesPerEvent)")
+        #expect(stats.fileBytesPerEvent <= 16, "file bytes per event: \(stats.fileBytesPerEvent)")
+        #expect(reader.queueLabels[Self.owner] != nil)
+    }
+
+    @Test("A flipped byte is detected by the checksum; the other blocks read back, nothing misread")
+    func flippedBytes() throws {
+        let path = temporaryPath("flipped.journal")
+        defer { unlink(path) }
+        let writer = try JournalWriter(path: path, blockCapacity: 1024)
+        for n in 1...5000 { writer.record(Self.event(Int64(n)), current: Self.owner, allowed: true) }
+        writer.close()
+        let original = try JournalReader(path: path)
+        try #require(original.blocks.count >= 10)
+        #expect(original.problems.isEmpty)
+
+        for (blockIndex, offsetInBlock) in [(2, 40), (5, 33), (7, 9), (8, 4)] {
+            var bytes = original.bytes
+            let block = original.blocks[blockIndex]
+            bytes[block.offset + offsetInBlock] ^= 0x10
+            let damaged = try JournalReader(bytes: bytes)
+            #expect(!damaged.isIntact)
+            #expect(damaged.problems.count == 1, "\(damaged.problems)")
+            #expect(damaged.problems.first?.offset == block.offset)
+            #expect(damaged.blocks.count == original.blocks.count - 1)
+            let expectedEvents = original.blocks.filter { $0.offset != block.offset }.reduce(0) { $0 + $1.eventCount }
+            let events = damaged.events
+            #expect(events.count == expectedEvents)
+            // Never misread: every event read is one that was written, unchanged.
+            #expect(events.allSatisfy { $0.operation == Self.event($0.object).operation && $0.entity == Self.event($0.object).entity })
+        }
+    }
+
+    @Test("A cut tail is reported, and every complete block before it is read")
+    func cutTail() throws {
+        let path = temporaryPath("cut.journal")
+        defer { unlink(path) }
+        let writer = try JournalWriter(path: path, blockCapacity: 1024)
+        for n in 1...3000 { writer.record(Self.event(Int64(n)), current: Self.owner, allowed: true) }
+        writer.close()
+        let whole = try JournalReader(path: path)
+        let last = try #require(whole.blocks.last)
+        for cut in [last.offset + 3, last.offset + 20, last.offset + last.size - 1] {
+            let reader = try JournalReader(bytes: Array(whole.bytes[..<cut]))
+            #expect(reader.isIntact)
+            #expect(reader.cutTail?.offset == last.offset)
+            #expect(reader.cutTail?.length == cut - last.offset)
+            #expect(reader.blocks.count == whole.blocks.count - 1)
+            #expect(reader.events.map(\.object) == Array(1...Int64(3000 - last.eventCount)))
+        }
+    }
+
+    @Test("Not a journal, an empty file and a missing file are errors")
+    func notAJournal() throws {
+        #expect(throws: JournalError.self) { try JournalReader(bytes: Array("hello, world".utf8)) }
+        #expect(throws: JournalError.self) { try JournalReader(bytes: []) }
+        do {
+            _ = try JournalReader(path: "/nonexistent/x.journal")
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.code == .cannotAccess)
+        }
+    }
+
+    @Test("SIGKILL in the middle of writing: the complete blocks read back, with no gap")
+    func killedWriter() async throws {
+        let path = temporaryPath("killed.journal")
+        defer { unlink(path) }
+        await #expect(processExitsWith: .signal(SIGKILL)) { [path] in
+            let writer = try JournalWriter(path: path, blockCapacity: 2048)
+            let killer = Thread {
+                // Kill the process once some blocks are on disk, while the writer goes on.
+                while (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0 < 40_000 {
+                    usleep(200)
+                }
+                kill(getpid(), SIGKILL)
+            }
+            killer.start()
+            var n: Int64 = 0
+            while true {
+                n += 1
+                writer.record(JournalTests.event(n), current: JournalTests.owner, allowed: true)
+            }
+        }
+        let reader = try JournalReader(path: path)
+        #expect(reader.isIntact, "\(reader.problems)")
+        let objects = reader.events.map(\.object)
+        #expect(objects.count > 1000)
+        // Every complete block was kept: the events are 1, 2, 3, ... with no gap.
+        #expect(objects == Array(1...Int64(objects.count)))
+    }
+
+    @Test("CTXDEBUG_JOURNAL: the process journals every checked access, flushed at exit")
+    func processJournal() async throws {
+        let path = temporaryPath("process.journal")
+        defer { unlink(path) }
+        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { [path] in
+            setenv("CTXDEBUG_JOURNAL", path, 1)
+            setenv("CTXDEBUG_ON_VIOLATION", "log", 1)
+            let owner = QueueIdentity.makePrivate(label: "test.journal-owner")
+            let counter = QueueConfined(0, owner: owner, name: "journaled")
+            ConcurrencyDebug.withOwner(owner) {
+                for _ in 0..<10 { counter.value += 1 }
+            }
+            DispatchQueue(label: "test.journal-offender").sync { _ = counter.value }
+        }
+        let stderr = utf8(try #require(result).standardErrorContent)
+        #expect(stderr.contains("level 3, on violation: log, journal: \(path)"))
+        let reader = try JournalReader(path: path)
+        #expect(reader.isIntact)
+        let events = reader.events
+        #expect(events.count == 11)
+        #expect(events.filter { $0.operation == .set && $0.allowed }.count == 10)
+        let violations = reader.violations()
+        #expect(violations.count == 1)
+        #expect(violations.first?.operation == .get)
+        #expect(violations.first.map { reader.queueLabels[$0.owner] } == "test.journal-owner")
+        #expect(violations.first?.current == QueueIdentity.none)
+    }
+}
