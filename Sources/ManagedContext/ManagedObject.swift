@@ -16,7 +16,9 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
     public internal(set) var objectID: ManagedObjectID
     public internal(set) weak var managedObjectContext: ManagedObjectContext?
 
-    @usableFromInline var owner: QueueIdentity = .none
+    var queueOwner: QueueIdentity = .none
+    /// Orders inserts: saves give primary keys in the order objects were created.
+    let creationSerial: Int64
     var contextNumber: UInt32 = 0
     var values: [StoredValue]
     var toOne: [ManagedObjectID?]
@@ -40,6 +42,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
     public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
         self.entity = entity
         self.objectID = ManagedObjectID.makeTemporary(entity: entity)
+        self.creationSerial = -objectID.key
         self.values = entity.defaultValues
         self.toOne = Array(repeating: nil, count: entity.toOneRelationships.count)
         if let context { context.insert(self) }
@@ -86,7 +89,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
 
     public final func storedValue(forAttributeNamed name: String) -> StoredValue {
         let index = entity.attributeIndex(name)
-        ConcurrencyDebug.check(self, owner: owner, accessEvent(.get, attribute: index))
+        ConcurrencyDebug.check(self, owner: queueOwner, accessEvent(.get, attribute: index))
         if _slowPath(isFaultFlag || isRecordingPrototype) {
             if isRecordingPrototype {
                 recordedProperty = .attribute(index)
@@ -99,7 +102,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
 
     public final func setStoredValue(_ value: StoredValue, forAttributeNamed name: String) {
         let index = entity.attributeIndex(name)
-        ConcurrencyDebug.check(self, owner: owner, accessEvent(.set, attribute: index))
+        ConcurrencyDebug.check(self, owner: queueOwner, accessEvent(.set, attribute: index))
         if _slowPath(isFaultFlag || isRecordingPrototype) {
             if isRecordingPrototype { recordedProperty = .attribute(index); return }
             fireFaultIfNeeded()
@@ -128,7 +131,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
 
     public final func relatedObjects(forRelationshipNamed name: String) -> [ManagedObject] {
         let r = entity.relationships[entity.relationshipIndex(name)]
-        ConcurrencyDebug.check(self, owner: owner, accessEvent(.get, attribute: entity.attributes.count + r.index))
+        ConcurrencyDebug.check(self, owner: queueOwner, accessEvent(.get, attribute: entity.attributes.count + r.index))
         if isRecordingPrototype {
             recordedProperty = r.isToMany ? nil : .toOne(r.index)
             return []
@@ -146,7 +149,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
 
     public final func setRelatedObjects(_ objects: [ManagedObject], forRelationshipNamed name: String) {
         let r = entity.relationships[entity.relationshipIndex(name)]
-        ConcurrencyDebug.check(self, owner: owner, accessEvent(.set, attribute: entity.attributes.count + r.index))
+        ConcurrencyDebug.check(self, owner: queueOwner, accessEvent(.set, attribute: entity.attributes.count + r.index))
         if isRecordingPrototype { recordedProperty = r.isToMany ? nil : .toOne(r.index); return }
         fireFaultIfNeeded()
         for o in objects { checkSameContext(o, relationship: r) }
@@ -163,7 +166,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
 
     /// Sets a to-one slot and, for one-to-one relationships, the other side too.
     func setToOne(_ r: RelationshipDescription, to destination: ManagedObject?, maintainInverse: Bool) {
-        ConcurrencyDebug.check(self, owner: owner, accessEvent(.set, attribute: entity.attributes.count + r.index))
+        ConcurrencyDebug.check(self, owner: queueOwner, accessEvent(.set, attribute: entity.attributes.count + r.index))
         fireFaultIfNeeded()
         let old = toOne[r.toOneIndex]
         let new = destination?.objectID
@@ -188,7 +191,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
 
     final func fireFaultIfNeeded() {
         guard isFaultFlag, let context = managedObjectContext else { return }
-        ConcurrencyDebug.check(self, owner: owner, accessEvent(.fireFault, attribute: .max))
+        ConcurrencyDebug.check(self, owner: queueOwner, accessEvent(.fireFault, attribute: .max))
         context.fulfillFault(self)
     }
 
@@ -205,13 +208,13 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
     @inline(__always)
     final func accessEvent(_ op: AccessOperation, attribute: Int) -> AccessEvent {
         AccessEvent(
-            operation: op, owner: owner, context: contextNumber, entity: UInt16(truncatingIfNeeded: entity.index + 1),
+            operation: op, owner: queueOwner, context: contextNumber, entity: UInt16(truncatingIfNeeded: entity.index + 1),
             attribute: attribute == .max ? .max : UInt16(truncatingIfNeeded: attribute), object: objectID.key)
     }
 
     @inline(__always)
     final func check(_ op: AccessOperation) {
-        ConcurrencyDebug.check(self, owner: owner, accessEvent(op, attribute: .max))
+        ConcurrencyDebug.check(self, owner: queueOwner, accessEvent(op, attribute: .max))
     }
 
     public func describe(_ event: AccessEvent) -> AccessDescription {
@@ -225,14 +228,14 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
         let context = managedObjectContext
         let operation = propertyName.map { "\(event.operation) \(entity.name).\($0)" } ?? "\(event.operation) \(entity.name)"
         let hint: String
-        if owner == .main {
+        if queueOwner == .main {
             hint = "this object belongs to a main-queue context: touch it only on the main queue (or inside viewContext.perform { }); to use the row on another queue, pass its objectID and call object(with:) in a context of that queue"
         } else {
             hint = "wrap the access in `context.perform { }` (or performAndWait) of the object's context; to use the row on another queue, pass its objectID and call object(with:) in a context of that queue"
         }
         return AccessDescription(
             operation: operation, entity: entity.name, attribute: propertyName, objectID: objectID.uriString,
-            contextName: context?.debugName, ownerQueueLabel: owner.label, fixHint: hint)
+            contextName: context?.debugName, ownerQueueLabel: queueOwner.label, fixHint: hint)
     }
 
     // MARK: Identity

@@ -35,7 +35,7 @@ extension ManagedObjectContext {
         switch parentStore {
         case .none: throw ManagedContextError(.noStore, "\(debugName) has neither a parent nor a coordinator.")
         case .coordinator(let c): return try c.store().count(f)
-        case .context(let p): return try p.performAndWait { () throws(ManagedContextError) -> Int in try p.countRows(f, includePending: true) }
+        case .context(let p): return try p.performAndWaitTyped { () throws(ManagedContextError) -> Int in try p.countRows(f, includePending: true) }
         }
     }
 
@@ -81,7 +81,7 @@ extension ManagedObjectContext {
         case .coordinator(let c):
             return try c.store().fetch(f, applyWindow: applyWindow, loadValues: loadValues)
         case .context(let p):
-            return try p.performAndWait { () throws(ManagedContextError) -> [FetchedRow] in
+            return try p.performAndWaitTyped { () throws(ManagedContextError) -> [FetchedRow] in
                 try p.matchingRows(f, applyWindow: applyWindow, loadValues: loadValues, includePending: true)
             }
         }
@@ -135,7 +135,7 @@ extension ManagedObjectContext {
                 for (id, pk) in group { if let row = rows[pk] { result[id] = row } }
             }
         case .context(let p):
-            let fromParent = try p.performAndWait { () throws(ManagedContextError) -> [ManagedObjectID: RowSnapshot] in
+            let fromParent = try p.performAndWaitTyped { () throws(ManagedContextError) -> [ManagedObjectID: RowSnapshot] in
                 try p.loadSnapshots(missing)
             }
             result.merge(fromParent) { a, _ in a }

@@ -40,7 +40,7 @@ extension ManagedObjectContext {
         var changes = StoreChanges()
         changes.mergePolicy = mergePolicy
         let inserted = insertedObjectsSet, updated = updatedObjectsSet, deleted = deletedObjectsSet
-        for o in inserted {
+        for o in inserted.sorted(by: { $0.creationSerial < $1.creationSerial }) {
             changes.inserts.append(.init(id: o.objectID, values: o.values, toOne: o.toOne.map { $0.map(c.permanent) }))
         }
         for o in updated {
@@ -112,7 +112,7 @@ extension ManagedObjectContext {
     private func saveToParent(_ p: ManagedObjectContext) throws(ManagedContextError) {
         var payload = ChildSavePayload()
         let inserted = insertedObjectsSet, updated = updatedObjectsSet, deleted = deletedObjectsSet
-        for o in inserted {
+        for o in inserted.sorted(by: { $0.creationSerial < $1.creationSerial }) {
             payload.inserts.append(.init(id: o.objectID, values: o.values, toOne: o.toOne, changedAttributes: o.changedAttributes, changedToOne: o.changedToOne))
         }
         for o in updated {

@@ -177,28 +177,38 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     }
 
     /// Runs `block` on the context's queue and waits for it. Reentrant: called from
-    /// inside one of this context's blocks, it runs `block` at once.
-    public func performAndWait<T, E: Error>(_ block: () throws(E) -> T) throws(E) -> T {
+    /// inside one of this context's blocks, it runs `block` at once. A private
+    /// context runs the block on the calling thread, holding its queue.
+    public func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
         if ConcurrencyDebug.currentOwner == queueIdentity {
             return try block()
         }
         if concurrencyType == .mainQueue && ConcurrencyDebug.isOnMainQueue {
             return try runAsOwner(block)
         }
-        let result: Result<T, E> = queue.sync { runAsOwnerCatching(block) }
-        return try result.get()
+        return try queue.sync { try runAsOwner(block) }
     }
 
-    private func runAsOwner<T, E: Error>(_ block: () throws(E) -> T) throws(E) -> T {
-        try ConcurrencyDebug.withOwner(queueIdentity) { () throws(E) -> T in
-            assertOnQueueIfAsked()
-            defer { processPendingChanges() }
-            return try block()
+    /// `performAndWait` keeping the runtime's typed error, for internal calls.
+    func performAndWaitTyped<T>(_ block: () throws(ManagedContextError) -> T) throws(ManagedContextError) -> T {
+        do {
+            return try performAndWait { try block() }
+        } catch let e as ManagedContextError {
+            throw e
+        } catch {
+            throw ManagedContextError(.fetchFailed, "\(error)")
         }
     }
 
-    private func runAsOwnerCatching<T, E: Error>(_ block: () throws(E) -> T) -> Result<T, E> {
-        do throws(E) { return .success(try runAsOwner(block)) } catch { return .failure(error) }
+    private func runAsOwner<T>(_ block: () throws -> T) rethrows -> T {
+        let previous = ConcurrencyDebug.currentOwner
+        ConcurrencyDebug.setCurrentOwner(queueIdentity)
+        defer {
+            processPendingChanges()
+            ConcurrencyDebug.setCurrentOwner(previous)
+        }
+        assertOnQueueIfAsked()
+        return try block()
     }
 
     private func assertOnQueueIfAsked() {
@@ -225,7 +235,7 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
 
     func register(_ o: ManagedObject) {
         o.managedObjectContext = self
-        o.owner = queueIdentity
+        o.queueOwner = queueIdentity
         o.contextNumber = number
         registry[o.objectID] = WeakObject(o)
         if registry.count > registryPurgeThreshold {
@@ -345,7 +355,7 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
             o.insertedFlag = false
             registry.removeValue(forKey: o.objectID)
             o.managedObjectContext = nil
-            o.owner = .none
+            o.queueOwner = .none
         }
         for o in updatedObjectsSet.union(deletedObjectsSet) {
             o.updatedFlag = false

@@ -20,12 +20,12 @@ public enum ComparisonOperator: String, Sendable, Hashable {
 /// A typed fetch predicate, built with operators on key paths:
 ///
 /// ```swift
-/// let good: Predicate<JournalEntry> = \.rating >= 4 && \.location == "Rincon"
+/// let good: FetchPredicate<JournalEntry> = \.rating >= 4 && \.location == "Rincon"
 /// ```
 ///
 /// It is compiled to SQL with bound parameters for the store, and evaluated in
 /// memory over a context's unsaved changes, with the same results.
-public struct Predicate<Root: ManagedObject>: Sendable {
+public struct FetchPredicate<Root: ManagedObject>: Sendable {
     indirect enum Node: Sendable {
         case compare(PropertyKey, ComparisonOperator, StoredValue)
         case inList(PropertyKey, [StoredValue])
@@ -42,77 +42,92 @@ public struct Predicate<Root: ManagedObject>: Sendable {
 
     init(_ node: Node) { self.node = node }
 
-    public static var all: Predicate { Predicate(.constant(true)) }
-    public static var none: Predicate { Predicate(.constant(false)) }
+    public static var all: FetchPredicate { FetchPredicate(.constant(true)) }
+    public static var none: FetchPredicate { FetchPredicate(.constant(false)) }
 
     /// A comparison on an attribute named as a string, for generic code.
-    public static func attribute(_ name: String, _ op: ComparisonOperator, _ value: some AttributeValue) -> Predicate {
-        Predicate(.compare(.name(name), op, value.storedValue))
+    public static func attribute(_ name: String, _ op: ComparisonOperator, _ value: some AttributeValue) -> FetchPredicate {
+        FetchPredicate(.compare(.name(name), op, value.storedValue))
     }
 
-    public static func attribute(_ name: String, in values: [some AttributeValue]) -> Predicate {
-        Predicate(.inList(.name(name), values.map(\.storedValue)))
+    public static func attribute(_ name: String, in values: [some AttributeValue]) -> FetchPredicate {
+        FetchPredicate(.inList(.name(name), values.map(\.storedValue)))
     }
 
-    public static func attribute(_ name: String, beginsWith prefix: String) -> Predicate {
-        Predicate(.beginsWith(.name(name), prefix))
+    public static func attribute(_ name: String, beginsWith prefix: String) -> FetchPredicate {
+        FetchPredicate(.beginsWith(.name(name), prefix))
     }
 
-    public static func attribute(_ name: String, contains text: String) -> Predicate {
-        Predicate(.contains(.name(name), text))
+    public static func attribute(_ name: String, contains text: String) -> FetchPredicate {
+        FetchPredicate(.contains(.name(name), text))
     }
 
     /// Objects whose to-one relationship `name` points to the object `id` (or to nothing).
-    public static func relationship(_ name: String, is id: ManagedObjectID?) -> Predicate {
-        Predicate(.toOne(.name(name), id, equal: true))
+    public static func relationship(_ name: String, is id: ManagedObjectID?) -> FetchPredicate {
+        FetchPredicate(.toOne(.name(name), id, equal: true))
     }
 
-    public static func && (a: Predicate, b: Predicate) -> Predicate { Predicate(.and([a.node, b.node])) }
-    public static func || (a: Predicate, b: Predicate) -> Predicate { Predicate(.or([a.node, b.node])) }
-    public static prefix func ! (a: Predicate) -> Predicate { Predicate(.not(a.node)) }
+    /// `IN`: the attribute equals one of `values`.
+    public static func isIn<V: AttributeValue>(_ keyPath: KeyPath<Root, V>, _ values: [V]) -> FetchPredicate {
+        FetchPredicate(.inList(.keyPath(PropertyKeyPath(keyPath)), values.map(\.storedValue)))
+    }
+
+    /// `BEGINSWITH`, case-sensitive as Core Data's default.
+    public static func beginsWith(_ keyPath: KeyPath<Root, String?>, _ prefix: String) -> FetchPredicate {
+        FetchPredicate(.beginsWith(.keyPath(PropertyKeyPath(keyPath)), prefix))
+    }
+
+    /// `CONTAINS`, case-sensitive as Core Data's default.
+    public static func contains(_ keyPath: KeyPath<Root, String?>, _ text: String) -> FetchPredicate {
+        FetchPredicate(.contains(.keyPath(PropertyKeyPath(keyPath)), text))
+    }
+
+    public static func && (a: FetchPredicate, b: FetchPredicate) -> FetchPredicate { FetchPredicate(.and([a.node, b.node])) }
+    public static func || (a: FetchPredicate, b: FetchPredicate) -> FetchPredicate { FetchPredicate(.or([a.node, b.node])) }
+    public static prefix func ! (a: FetchPredicate) -> FetchPredicate { FetchPredicate(.not(a.node)) }
 }
 
 private func compare<Root: ManagedObject, V: AttributeValue>(
     _ kp: KeyPath<Root, V>, _ op: ComparisonOperator, _ v: V
-) -> Predicate<Root> {
-    Predicate(.compare(.keyPath(PropertyKeyPath(kp)), op, v.storedValue))
+) -> FetchPredicate<Root> {
+    FetchPredicate(.compare(.keyPath(PropertyKeyPath(kp)), op, v.storedValue))
 }
 
-public func == <Root: ManagedObject, V: AttributeValue>(lhs: KeyPath<Root, V>, rhs: V) -> Predicate<Root> { compare(lhs, .equal, rhs) }
-public func != <Root: ManagedObject, V: AttributeValue>(lhs: KeyPath<Root, V>, rhs: V) -> Predicate<Root> { compare(lhs, .notEqual, rhs) }
-public func < <Root: ManagedObject, V: AttributeValue>(lhs: KeyPath<Root, V>, rhs: V) -> Predicate<Root> { compare(lhs, .less, rhs) }
-public func <= <Root: ManagedObject, V: AttributeValue>(lhs: KeyPath<Root, V>, rhs: V) -> Predicate<Root> { compare(lhs, .lessOrEqual, rhs) }
-public func > <Root: ManagedObject, V: AttributeValue>(lhs: KeyPath<Root, V>, rhs: V) -> Predicate<Root> { compare(lhs, .greater, rhs) }
-public func >= <Root: ManagedObject, V: AttributeValue>(lhs: KeyPath<Root, V>, rhs: V) -> Predicate<Root> { compare(lhs, .greaterOrEqual, rhs) }
+public func == <Root: ManagedObject, V: AttributeValue>(lhs: KeyPath<Root, V>, rhs: V) -> FetchPredicate<Root> { compare(lhs, .equal, rhs) }
+public func != <Root: ManagedObject, V: AttributeValue>(lhs: KeyPath<Root, V>, rhs: V) -> FetchPredicate<Root> { compare(lhs, .notEqual, rhs) }
+public func < <Root: ManagedObject, V: AttributeValue>(lhs: KeyPath<Root, V>, rhs: V) -> FetchPredicate<Root> { compare(lhs, .less, rhs) }
+public func <= <Root: ManagedObject, V: AttributeValue>(lhs: KeyPath<Root, V>, rhs: V) -> FetchPredicate<Root> { compare(lhs, .lessOrEqual, rhs) }
+public func > <Root: ManagedObject, V: AttributeValue>(lhs: KeyPath<Root, V>, rhs: V) -> FetchPredicate<Root> { compare(lhs, .greater, rhs) }
+public func >= <Root: ManagedObject, V: AttributeValue>(lhs: KeyPath<Root, V>, rhs: V) -> FetchPredicate<Root> { compare(lhs, .greaterOrEqual, rhs) }
 
-public func == <Root: ManagedObject, D: ManagedObject>(lhs: KeyPath<Root, D?>, rhs: D?) -> Predicate<Root> {
-    Predicate(.toOne(.keyPath(PropertyKeyPath(lhs)), rhs?.objectID, equal: true))
+public func == <Root: ManagedObject, D: ManagedObject>(lhs: KeyPath<Root, D?>, rhs: D?) -> FetchPredicate<Root> {
+    FetchPredicate(.toOne(.keyPath(PropertyKeyPath(lhs)), rhs?.objectID, equal: true))
 }
-public func != <Root: ManagedObject, D: ManagedObject>(lhs: KeyPath<Root, D?>, rhs: D?) -> Predicate<Root> {
-    Predicate(.toOne(.keyPath(PropertyKeyPath(lhs)), rhs?.objectID, equal: false))
+public func != <Root: ManagedObject, D: ManagedObject>(lhs: KeyPath<Root, D?>, rhs: D?) -> FetchPredicate<Root> {
+    FetchPredicate(.toOne(.keyPath(PropertyKeyPath(lhs)), rhs?.objectID, equal: false))
 }
 
 extension KeyPath where Root: ManagedObject, Value: AttributeValue {
     /// `IN`: the attribute equals one of `values`.
-    public func isIn(_ values: [Value]) -> Predicate<Root> {
-        Predicate(.inList(.keyPath(PropertyKeyPath(self)), values.map(\.storedValue)))
+    public func isIn(_ values: [Value]) -> FetchPredicate<Root> {
+        FetchPredicate(.inList(.keyPath(PropertyKeyPath(self)), values.map(\.storedValue)))
     }
 }
 
 extension KeyPath where Root: ManagedObject, Value == String? {
     /// `BEGINSWITH`, case-sensitive as Core Data's default.
-    public func beginsWith(_ prefix: String) -> Predicate<Root> { Predicate(.beginsWith(.keyPath(PropertyKeyPath(self)), prefix)) }
+    public func beginsWith(_ prefix: String) -> FetchPredicate<Root> { FetchPredicate(.beginsWith(.keyPath(PropertyKeyPath(self)), prefix)) }
     /// `CONTAINS`, case-sensitive as Core Data's default.
-    public func contains(_ text: String) -> Predicate<Root> { Predicate(.contains(.keyPath(PropertyKeyPath(self)), text)) }
+    public func contains(_ text: String) -> FetchPredicate<Root> { FetchPredicate(.contains(.keyPath(PropertyKeyPath(self)), text)) }
 }
 
 extension KeyPath where Root: ManagedObject, Value == String {
-    public func beginsWith(_ prefix: String) -> Predicate<Root> { Predicate(.beginsWith(.keyPath(PropertyKeyPath(self)), prefix)) }
-    public func contains(_ text: String) -> Predicate<Root> { Predicate(.contains(.keyPath(PropertyKeyPath(self)), text)) }
+    public func beginsWith(_ prefix: String) -> FetchPredicate<Root> { FetchPredicate(.beginsWith(.keyPath(PropertyKeyPath(self)), prefix)) }
+    public func contains(_ text: String) -> FetchPredicate<Root> { FetchPredicate(.contains(.keyPath(PropertyKeyPath(self)), text)) }
 }
 
 /// A sort on one attribute.
-public struct SortDescriptor<Root: ManagedObject>: Sendable {
+public struct FetchSortDescriptor<Root: ManagedObject>: Sendable {
     let key: PropertyKey
     public let ascending: Bool
 
@@ -134,8 +149,8 @@ public enum FetchResultType: Sendable {
 
 /// A fetch: an entity, a predicate, sorts, and paging.
 public struct FetchRequest<Result: ManagedObject>: Sendable {
-    public var predicate: Predicate<Result>?
-    public var sortDescriptors: [SortDescriptor<Result>]
+    public var predicate: FetchPredicate<Result>?
+    public var sortDescriptors: [FetchSortDescriptor<Result>]
     /// At most this many results; 0 for no limit.
     public var fetchLimit: Int = 0
     public var fetchOffset: Int = 0
@@ -146,7 +161,7 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
     /// Include the context's unsaved inserts, changes and deletes (true, as in Core Data).
     public var includesPendingChanges: Bool = true
 
-    public init(predicate: Predicate<Result>? = nil, sortDescriptors: [SortDescriptor<Result>] = []) {
+    public init(predicate: FetchPredicate<Result>? = nil, sortDescriptors: [FetchSortDescriptor<Result>] = []) {
         self.predicate = predicate
         self.sortDescriptors = sortDescriptors
     }
@@ -253,7 +268,7 @@ enum PredicateResolution {
         return i
     }
 
-    static func resolve<R>(_ node: Predicate<R>.Node, in entity: EntityDescription) throws(ManagedContextError) -> ResolvedPredicate {
+    static func resolve<R>(_ node: FetchPredicate<R>.Node, in entity: EntityDescription) throws(ManagedContextError) -> ResolvedPredicate {
         switch node {
         case .constant(let b): return .constant(b)
         case .and(let parts):

@@ -67,6 +67,22 @@ final class SQLiteStore: Sendable {
             throw ManagedContextError(.storeOpenFailed, "There is no store at this path to open read-only. Check the path, or open it writable to create one.", path: path)
         }
 
+        // Inspect an existing file through a read-only connection first: a file
+        // that is refused must not be touched, and opening the pool would switch
+        // it to WAL (rewriting its header) before any check could run.
+        var existingLayout: (uuid: String, numbers: [Int64])?
+        if fileExists {
+            do {
+                var inspect = Configuration()
+                inspect.readonly = true
+                let queue = try DatabaseQueue(path: path, configuration: inspect)
+                defer { try? queue.close() }
+                existingLayout = try Self.inspectSchema(queue, model: model, path: path)
+            } catch {
+                throw Self.translate(error, path: path, doing: "read the store's schema")
+            }
+        }
+
         var config = Configuration()
         config.readonly = readOnly
         config.busyMode = .timeout(10)
@@ -78,16 +94,22 @@ final class SQLiteStore: Sendable {
             throw Self.translate(error, path: path, doing: "open the store")
         }
         self.pool = pool
-        let layout: (uuid: String, numbers: [Int64])
-        do {
-            layout = try Self.prepareSchema(pool: pool, model: model, readOnly: readOnly, path: path)
-        } catch let e as ManagedContextError {
-            throw e
-        } catch {
-            throw Self.translate(error, path: path, doing: "read the store's schema")
+        if let existingLayout {
+            self.identity = StoreIdentity(uuid: existingLayout.uuid)
+            self.entityNumbers = existingLayout.numbers
+        } else {
+            if readOnly {
+                throw ManagedContextError(.schemaMismatch, "The store is empty and was opened read-only, so its tables cannot be created.", path: path)
+            }
+            let uuid = UUID().uuidString
+            do {
+                try pool.write { db in try Self.createSchema(db, model: model, uuid: uuid) }
+            } catch {
+                throw Self.translate(error, path: path, doing: "create the store's tables")
+            }
+            self.identity = StoreIdentity(uuid: uuid)
+            self.entityNumbers = model.entities.map { Int64($0.index + 1) }
         }
-        self.identity = StoreIdentity(uuid: layout.uuid)
-        self.entityNumbers = layout.numbers
     }
 
     // MARK: Opening
@@ -163,26 +185,17 @@ final class SQLiteStore: Sendable {
         return ManagedContextError(.storeOpenFailed, "Could not \(doing): \(error)", path: path)
     }
 
-    private static func prepareSchema(
-        pool: DatabasePool, model: ManagedObjectModel, readOnly: Bool, path: String
-    ) throws -> (uuid: String, numbers: [Int64]) {
-        let existing = try pool.read { db in
-            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-        }
-        if existing.isEmpty {
-            if readOnly {
-                throw ManagedContextError(.schemaMismatch, "The store is empty and was opened read-only, so its tables cannot be created.", path: path)
+    /// The layout of an existing store, or nil when the database has no tables
+    /// yet. Throws `.schemaMismatch` when it is not a store of this model.
+    private static func inspectSchema(_ queue: DatabaseQueue, model: ManagedObjectModel, path: String) throws -> (uuid: String, numbers: [Int64])? {
+        try queue.read { db in
+            let existing = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+            if existing.isEmpty { return nil }
+            let tables = Set(existing)
+            guard tables.contains("Z_METADATA"), tables.contains("Z_PRIMARYKEY") else {
+                let sample = existing.sorted().prefix(5).joined(separator: ", ")
+                throw ManagedContextError(.schemaMismatch, "This SQLite database is not a store in Core Data's layout: it has tables (\(sample)) but no Z_METADATA and Z_PRIMARYKEY. Nothing was changed; point to a Core Data store.", path: path)
             }
-            let uuid = UUID().uuidString
-            try pool.write { db in try createSchema(db, model: model, uuid: uuid) }
-            return (uuid, model.entities.map { Int64($0.index + 1) })
-        }
-        let tables = Set(existing)
-        guard tables.contains("Z_METADATA"), tables.contains("Z_PRIMARYKEY") else {
-            let sample = existing.sorted().prefix(5).joined(separator: ", ")
-            throw ManagedContextError(.schemaMismatch, "This SQLite database is not a store in Core Data's layout: it has tables (\(sample)) but no Z_METADATA and Z_PRIMARYKEY. Nothing was changed; point to a Core Data store.", path: path)
-        }
-        return try pool.read { db in
             let uuid = try String.fetchOne(db, sql: "SELECT Z_UUID FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1") ?? ""
             guard !uuid.isEmpty else {
                 throw ManagedContextError(.schemaMismatch, "The store's Z_METADATA has no Z_UUID. Nothing was changed.", path: path)
@@ -543,7 +556,9 @@ final class SQLiteStore: Sendable {
         }
     }
 
+    /// Writes the WAL back into the main file and closes every connection.
     func close() {
+        if !isReadOnly { try? checkpoint() }
         try? pool.close()
     }
 }
