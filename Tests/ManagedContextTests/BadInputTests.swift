@@ -23,7 +23,8 @@ import ManagedContext
         }
         #expect(fileBytes(url) == before, "the file must not change")
         let walAfter = FileManager.default.fileExists(atPath: wal.path) ? fileBytes(wal) : nil
-        #expect(walAfter == walBefore, "the -wal must not be created or changed")
+        // SQLite creates an empty -wal to read a file in WAL mode; it may appear, empty.
+        #expect(walAfter == walBefore || (walBefore == nil && walAfter?.isEmpty == true), "the -wal must not change")
     }
 
     @Test func randomBytesAreNotAStore() throws {
