@@ -46,7 +46,7 @@ let package = Package(
         .testTarget(name: "ManagedContextTests", dependencies: ["ManagedContext", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "SurfJournalTests", dependencies: ["SurfJournal", "ManagedContext"]),
         .testTarget(name: "ReplayTests", dependencies: ["Replay", "SurfJournal", "ManagedContext"]),
-        .testTarget(name: "ctxdebugTests", dependencies: ["ctxdebug"]),
+        .testTarget(name: "ctxdebugTests", dependencies: ["ctxdebug", "ConcurrencyDebug"]),
     ]
 )
 

@@ -118,6 +118,13 @@ public enum ConcurrencyDebug {
         QueueIdentity(rawValue: ctxdebug_current_owner())
     }
 
+    /// Makes `owner` the queue identity running now on this thread. Pair every call
+    /// with one that restores the previous owner (see `withOwner`).
+    @inlinable
+    public static func setCurrentOwner(_ owner: QueueIdentity) {
+        ctxdebug_set_current_owner(owner.rawValue)
+    }
+
     /// Runs `body` as `owner`: what a perform block of that queue's context does.
     /// Restores the previous owner after, so nested `performAndWait` works.
     @inlinable
@@ -147,6 +154,8 @@ public enum ConcurrencyDebug {
 
     @usableFromInline @inline(never)
     static func slowPath(_ subject: some AccessDescribing, owner: QueueIdentity, event: AccessEvent) {
+        // Not confined to any queue (an object not inserted into a context yet).
+        if owner == .none && ctxdebug_access_mode() >= 0 { return }
         Checker.shared.handle(subject, owner: owner, event: event)
     }
 }

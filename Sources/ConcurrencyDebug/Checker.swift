@@ -59,8 +59,14 @@ final class Checker: Sendable {
             allowed = true
             current = QueueIdentity.main.rawValue
         }
-        if mode == 2, let journal {
-            journal.record(event, current: QueueIdentity(rawValue: current), allowed: allowed)
+        if mode == 2 {
+            let bits = journalBits.load(ordering: .acquiring)
+            if bits != 0, let pointer = UnsafeRawPointer(bitPattern: bits) {
+                // Never released (see journalBits): no retain needed.
+                Unmanaged<JournalWriter>.fromOpaque(pointer)._withUnsafeGuaranteedRef { journal in
+                    journal.record(event, current: QueueIdentity(rawValue: current), allowed: allowed)
+                }
+            }
         }
         if allowed { return }
         let addresses = StackTrace.capture()
@@ -245,9 +251,10 @@ final class Checker: Sendable {
     }
 
     static func currentThreadName() -> String {
-        var buffer = [CChar](repeating: 0, count: 64)
-        ctxdebug_thread_name(&buffer, buffer.count)
-        return String(cString: buffer)
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer in
+            ctxdebug_thread_name(buffer.baseAddress, buffer.count)
+            return String(cString: buffer.baseAddress!)
+        }
     }
 }
 

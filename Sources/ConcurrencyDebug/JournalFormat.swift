@@ -13,7 +13,7 @@ enum JournalFormat {
 
     /// "CBLK" as bytes on disk (0x4B4C4243 read as a little-endian UInt32).
     static let blockMagic: [UInt8] = Array("CBLK".utf8)
-    static let blockHeaderSize = 32
+    static let blockHeaderSize = 48
     /// Blocks larger than this are not believed (a corrupt length).
     static let maximumBlockBody = 1 << 22
 

@@ -41,7 +41,17 @@ public struct JournalBlock: Sendable, Hashable {
     public var thread: UInt32
     public var eventCount: Int
     public var violationCount: Int
+    /// The first event's time, ns since the session start.
     public var baseTime: UInt64
+    /// When the block was written, ns since the session start.
+    public var endTime: UInt64
+    /// Ticks from the first event to `endTime`.
+    public var tickSpan: UInt64
+
+    /// Nanoseconds per tick of this block's clock.
+    var nanosecondsPerTick: Double {
+        tickSpan == 0 ? 0 : Double(endTime &- baseTime) / Double(tickSpan)
+    }
     public var threadName: String?
 }
 
@@ -104,7 +114,7 @@ public struct JournalReader: Sendable {
     public private(set) var problems: [JournalProblem] = []
     /// Queue labels recorded with the events.
     public private(set) var queueLabels: [QueueIdentity: String] = [:]
-    private var operationCounts: [UInt8: Int] = [:]
+    private var operationCounts = [Int](repeating: 0, count: 32)
     private var recordBytes = 0
     private var minimumTime = UInt64.max
     private var maximumTime: UInt64 = 0
@@ -287,9 +297,10 @@ public struct JournalReader: Sendable {
     /// Decodes a block once to check its structure and gather stats.
     private mutating func decodeBlock(at offset: Int, size: Int) -> JournalBlock? {
         var block = JournalBlock(
-            offset: offset, size: size, pid: 0, thread: 0, eventCount: 0, violationCount: 0, baseTime: 0)
+            offset: offset, size: size, pid: 0, thread: 0, eventCount: 0, violationCount: 0, baseTime: 0,
+            endTime: 0, tickSpan: 0)
         var labels: [QueueIdentity: String] = [:]
-        var operations: [UInt8: Int] = [:]
+        var operations = [Int](repeating: 0, count: 32)
         var first = UInt64.max
         var last: UInt64 = 0
         let decoded: Bool = bytes.withUnsafeBytes { raw in
@@ -297,6 +308,8 @@ public struct JournalReader: Sendable {
             block.pid = header.load(UInt32.self, at: offset + 16)
             block.thread = header.load(UInt32.self, at: offset + 20)
             block.baseTime = header.load(UInt64.self, at: offset + 24)
+            block.endTime = max(block.baseTime, header.load(UInt64.self, at: offset + 32))
+            block.tickSpan = header.load(UInt64.self, at: offset + 40)
             let expected = Int(header.load(UInt32.self, at: offset + 12))
             let body = UnsafeRawBufferPointer(rebasing: raw[(offset + JournalFormat.blockHeaderSize)..<(offset + size)])
             do {
@@ -312,7 +325,7 @@ public struct JournalReader: Sendable {
                     event: { event in
                         block.eventCount += 1
                         if !event.allowed { block.violationCount += 1 }
-                        operations[event.operation.rawValue, default: 0] += 1
+                        operations[Int(event.operation.rawValue & 31)] += 1
                         first = min(first, event.time)
                         last = max(last, event.time)
                     })
@@ -323,7 +336,7 @@ public struct JournalReader: Sendable {
         }
         guard decoded else { return nil }
         queueLabels.merge(labels) { $1 }
-        operationCounts.merge(operations, uniquingKeysWith: +)
+        for index in operations.indices { operationCounts[index] += operations[index] }
         recordBytes += size - JournalFormat.blockHeaderSize
         if block.eventCount > 0 {
             minimumTime = min(minimumTime, first)
@@ -338,6 +351,8 @@ public struct JournalReader: Sendable {
         control: (UInt8, UInt, String) -> Void, event: (JournalEvent) -> Void
     ) throws(ByteReader.Malformed) {
         var reader = ByteReader(bytes: body, offset: 0)
+        let scale = block.nanosecondsPerTick
+        var ticks: UInt64 = 0
         var current = JournalEvent(
             time: block.baseTime, pid: block.pid, thread: block.thread, current: .none, owner: .none, context: 0,
             entity: 0, attribute: .max, object: 0, operation: .get, allowed: true)
@@ -361,7 +376,9 @@ public struct JournalReader: Sendable {
             else { throw ByteReader.Malformed() }
             current.operation = operation
             current.allowed = head & JournalFormat.allowedBit != 0
-            current.time &+= try reader.varint()
+            ticks &+= try reader.varint()
+            let nanoseconds = Double(ticks) * scale
+            current.time = block.baseTime &+ (nanoseconds < 1.8e19 ? UInt64(nanoseconds) : 0)
             if second & JournalFormat.ownerChanged != 0 { current.owner = QueueIdentity(rawValue: UInt(try reader.varint())) }
             if second & JournalFormat.currentChanged != 0 {
                 current.current = QueueIdentity(rawValue: UInt(try reader.varint()))
@@ -445,8 +462,8 @@ public struct JournalReader: Sendable {
         var threads = Set<UInt64>()
         for block in blocks { threads.insert(UInt64(block.pid) << 32 | UInt64(block.thread)) }
         var operations: [String: Int] = [:]
-        for (raw, count) in operationCounts {
-            operations[AccessOperation(rawValue: raw)?.description ?? "op \(raw)", default: 0] += count
+        for (raw, count) in operationCounts.enumerated() where count > 0 {
+            operations[AccessOperation(rawValue: UInt8(raw))?.description ?? "op \(raw)", default: 0] += count
         }
         return JournalStats(
             fileBytes: bytes.count, sessions: sessions.count, blocks: blocks.count, events: events,

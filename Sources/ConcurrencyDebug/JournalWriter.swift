@@ -34,7 +34,7 @@ public final class JournalWriter: Sendable {
     public let path: String
     /// The payload bytes of a block; a buffer is written out when it fills.
     public let blockCapacity: Int
-    private let file: Mutex<Int32>
+    private let file: JournalFile
     private let startNanos: UInt64
     private let pid: UInt32
     private let key: pthread_key_t
@@ -52,7 +52,7 @@ public final class JournalWriter: Sendable {
         guard fd >= 0 else {
             throw JournalError(code: .cannotAccess, path: path, message: String(cString: strerror(errno)))
         }
-        self.file = Mutex(fd)
+        self.file = JournalFile(fd: fd)
         self.startNanos = ctxdebug_now_ns()
         self.pid = UInt32(truncatingIfNeeded: getpid())
         var key = pthread_key_t()
@@ -82,20 +82,21 @@ public final class JournalWriter: Sendable {
 
     /// Journals one access made by the calling thread.
     public func record(_ event: AccessEvent, current: QueueIdentity, allowed: Bool) {
-        let now = ctxdebug_now_ns()
-        let buffer: JournalThreadBuffer
+        let ticks = ctxdebug_ticks()
         if let raw = pthread_getspecific(key) {
-            buffer = Unmanaged<JournalThreadBuffer>.fromOpaque(raw).takeUnretainedValue()
+            // The thread's slot holds a reference until the thread exits: no retain here.
+            Unmanaged<JournalThreadBuffer>.fromOpaque(raw)._withUnsafeGuaranteedRef { buffer in
+                buffer.append(event, current: current.rawValue, allowed: allowed, ticks: ticks)
+            }
         } else {
-            buffer = makeThreadBuffer()
+            makeThreadBuffer().append(event, current: current.rawValue, allowed: allowed, ticks: ticks)
         }
-        buffer.append(event, current: current.rawValue, allowed: allowed, time: now &- startNanos, writer: self)
     }
 
     private func makeThreadBuffer() -> JournalThreadBuffer {
         let buffer = JournalThreadBuffer(
             capacity: blockCapacity, pid: pid, thread: UInt32(truncatingIfNeeded: ctxdebug_thread_id()),
-            threadName: Checker.currentThreadName(), writer: self)
+            threadName: Checker.currentThreadName(), file: file, sessionStart: startNanos)
         buffers.withLock { $0[ObjectIdentifier(buffer)] = buffer }
         // The thread's slot holds a +1 reference, released when the thread exits.
         pthread_setspecific(key, Unmanaged.passRetained(buffer).toOpaque())
@@ -104,8 +105,12 @@ public final class JournalWriter: Sendable {
 
     /// Writes every thread's unflushed events.
     public func flush() {
-        let all = buffers.withLock { Array($0.values) }
-        for buffer in all { buffer.flush(writer: self) }
+        let all = buffers.withLock { buffers in
+            // Forget the buffers of threads that have exited (already flushed).
+            buffers = buffers.filter { !$0.value.isClosed }
+            return Array(buffers.values)
+        }
+        for buffer in all { buffer.flush() }
     }
 
     /// Flushes, then closes the file. Later records are dropped.
@@ -114,33 +119,43 @@ public final class JournalWriter: Sendable {
             defer { buffers.removeAll() }
             return Array(buffers.values)
         }
-        for buffer in all { buffer.close(writer: self) }
-        file.withLock { fd in
+        for buffer in all { buffer.close() }
+        file.close()
+    }
+}
+
+/// The journal's file descriptor. Shared by the writer and every thread buffer, so a
+/// buffer can flush at thread exit whatever became of the writer.
+final class JournalFile: Sendable {
+    private let fd: Mutex<Int32>
+
+    init(fd: Int32) { self.fd = Mutex(fd) }
+
+    /// Appends one finished block with one write(2) under the lock, so blocks of
+    /// different threads never interleave (and O_APPEND keeps those of other
+    /// processes whole).
+    func write(_ bytes: UnsafeRawPointer, count: Int) {
+        fd.withLock { fd in
+            guard fd >= 0 else { return }
+            _ = ctxdebug_write_all(fd, bytes, count)
+        }
+    }
+
+    func close() {
+        fd.withLock { fd in
             if fd >= 0 { Glibc.close(fd) }
             fd = -1
         }
     }
 
-    func threadDidExit(_ buffer: JournalThreadBuffer) {
-        buffer.close(writer: self)
-        _ = buffers.withLock { $0.removeValue(forKey: ObjectIdentifier(buffer)) }
-    }
-
-    /// Appends one finished block with one write(2), so blocks of different threads
-    /// (and processes) never interleave.
-    func writeBlock(_ bytes: UnsafeRawPointer, count: Int) {
-        file.withLock { fd in
-            guard fd >= 0 else { return }
-            _ = ctxdebug_write_all(fd, bytes, count)
-        }
-    }
+    deinit { close() }
 }
 
 /// Called by pthreads when a thread that journaled exits.
 private func journalThreadDidExit(_ raw: UnsafeMutableRawPointer?) {
     guard let raw else { return }
     let buffer = Unmanaged<JournalThreadBuffer>.fromOpaque(raw).takeRetainedValue()
-    buffer.owner?.threadDidExit(buffer)
+    buffer.close()
 }
 
 /// One thread's block under construction. The thread that owns it appends; flush()
@@ -153,8 +168,10 @@ final class JournalThreadBuffer: Sendable {
         let capacity: Int
         var used = 0
         var count: UInt32 = 0
+        /// The first event's time, ns since the session start, and its ticks.
         var baseTime: UInt64 = 0
-        var lastTime: UInt64 = 0
+        var baseTicks: UInt64 = 0
+        var lastTicks: UInt64 = 0
         var lastOwner: UInt = 0
         var lastCurrent: UInt = 0
         var lastContext: UInt32 = 0
@@ -176,35 +193,33 @@ final class JournalThreadBuffer: Sendable {
     let pid: UInt32
     let thread: UInt32
     let threadName: String
-    /// The writer, for the thread-exit hook; weak so a closed writer can go away.
-    private let ownerBox: Mutex<Weak>
+    let file: JournalFile
+    let sessionStart: UInt64
+    private let closed = Atomic<Bool>(false)
 
-    struct Weak: @unchecked Sendable {
-        // A weak reference to a Sendable object is itself safe to send: justified here
-        // because the box is only read and written under its Mutex.
-        weak var writer: JournalWriter?
-    }
+    var isClosed: Bool { closed.load(ordering: .relaxed) }
 
-    var owner: JournalWriter? { ownerBox.withLock { $0.writer } }
-
-    init(capacity: Int, pid: UInt32, thread: UInt32, threadName: String, writer: JournalWriter) {
+    init(capacity: Int, pid: UInt32, thread: UInt32, threadName: String, file: JournalFile, sessionStart: UInt64) {
         self.state = Mutex(State(capacity: capacity))
-        self.ownerBox = Mutex(Weak(writer: writer))
+        self.file = file
+        self.sessionStart = sessionStart
         self.pid = pid
         self.thread = thread
         self.threadName = threadName
     }
 
-    func append(_ event: AccessEvent, current: UInt, allowed: Bool, time: UInt64, writer: JournalWriter) {
+    func append(_ event: AccessEvent, current: UInt, allowed: Bool, ticks: UInt64) {
         state.withLock { state in
             guard let storage = state.storage else { return }
             if state.used + JournalWriter.recordReserve > state.capacity {
-                write(&state, writer: writer)
+                write(&state)
             }
             var out = ByteWriter(base: storage + JournalFormat.blockHeaderSize, offset: state.used)
             if state.count == 0 {
-                state.baseTime = time
-                state.lastTime = time
+                // One clock reading per block; events carry tick deltas.
+                state.baseTime = ctxdebug_now_ns() &- sessionStart
+                state.baseTicks = ticks
+                state.lastTicks = ticks
                 out.byte(0)
                 out.byte(JournalFormat.threadNameRecord)
                 out.bytes(threadName, limit: JournalFormat.maximumNameLength)
@@ -226,7 +241,7 @@ final class JournalThreadBuffer: Sendable {
 
             out.byte(event.operation.rawValue | (allowed ? JournalFormat.allowedBit : 0))
             out.byte(flags)
-            out.varint(time &- state.lastTime)
+            out.varint(ticks > state.lastTicks ? ticks &- state.lastTicks : 0)
             if flags & JournalFormat.ownerChanged != 0 { out.varint(owner) }
             if flags & JournalFormat.currentChanged != 0 { out.varint(current) }
             if flags & JournalFormat.contextChanged != 0 { out.varint(UInt64(event.context)) }
@@ -237,7 +252,7 @@ final class JournalThreadBuffer: Sendable {
             }
             state.used = out.offset
             state.count += 1
-            state.lastTime = max(time, state.lastTime)
+            state.lastTicks = max(ticks, state.lastTicks)
             state.lastOwner = owner
             state.lastCurrent = current
             state.lastContext = event.context
@@ -256,20 +271,22 @@ final class JournalThreadBuffer: Sendable {
         out.bytes(QueueIdentity(rawValue: queue).label, limit: JournalFormat.maximumNameLength)
     }
 
-    func flush(writer: JournalWriter) {
-        state.withLock { state in write(&state, writer: writer) }
+    func flush() {
+        state.withLock { state in write(&state) }
     }
 
-    func close(writer: JournalWriter) {
+    /// Writes what is left and frees the buffer; later appends are dropped.
+    func close() {
         state.withLock { state in
-            write(&state, writer: writer)
+            write(&state)
             state.storage?.deallocate()
             state.storage = nil
         }
+        closed.store(true, ordering: .relaxed)
     }
 
     /// Finishes the block in `state` (header, checksum), writes it, and starts a new one.
-    private func write(_ state: inout State, writer: JournalWriter) {
+    private func write(_ state: inout State) {
         guard state.count > 0, let storage = state.storage else { return }
         let header = ByteWriter(base: storage, offset: 0)
         for (index, byte) in JournalFormat.blockMagic.enumerated() { storage[index] = byte }
@@ -278,9 +295,14 @@ final class JournalThreadBuffer: Sendable {
         header.store(pid, at: 16)
         header.store(thread, at: 20)
         header.store(state.baseTime, at: 24)
+        // The second clock reading: with the first, it gives ns per tick for the block.
+        let endTicks = ctxdebug_ticks()
+        let endTime = ctxdebug_now_ns() &- sessionStart
+        header.store(max(endTime, state.baseTime), at: 32)
+        header.store(endTicks > state.baseTicks ? endTicks &- state.baseTicks : 0, at: 40)
         let checked = UnsafeRawBufferPointer(start: storage + 12, count: JournalFormat.blockHeaderSize - 12 + state.used)
         header.store(JournalFormat.crc32c(checked), at: 8)
-        writer.writeBlock(storage, count: JournalFormat.blockHeaderSize + state.used)
+        file.write(storage, count: JournalFormat.blockHeaderSize + state.used)
         state.used = 0
         state.count = 0
         state.lastOwner = 0

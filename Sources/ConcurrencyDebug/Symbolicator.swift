@@ -275,6 +275,8 @@ func readWholeFileBytes(_ path: String) -> [UInt8]? {
 /// Reads `fd` to its end.
 func readAll(_ fd: Int32) -> [UInt8] {
     var bytes: [UInt8] = []
+    var status = stat()
+    if fstat(fd, &status) == 0, status.st_size > 0 { bytes.reserveCapacity(Int(status.st_size) + 1) }
     var chunk = [UInt8](repeating: 0, count: 65536)
     while true {
         let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }

@@ -134,7 +134,7 @@ struct JournalTests {
     func killedWriter() async throws {
         let path = temporaryPath("killed.journal")
         defer { unlink(path) }
-        await #expect(processExitsWith: .signal(SIGKILL)) { [path] in
+        await #expect(processExitsWith: .signal(SIGKILL)) { [path = path as String] in
             let writer = try JournalWriter(path: path, blockCapacity: 2048)
             let killer = Thread {
                 // Kill the process once some blocks are on disk, while the writer goes on.
@@ -162,7 +162,7 @@ struct JournalTests {
     func processJournal() async throws {
         let path = temporaryPath("process.journal")
         defer { unlink(path) }
-        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { [path] in
+        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { [path = path as String] in
             setenv("CTXDEBUG_JOURNAL", path, 1)
             setenv("CTXDEBUG_ON_VIOLATION", "log", 1)
             let owner = QueueIdentity.makePrivate(label: "test.journal-owner")

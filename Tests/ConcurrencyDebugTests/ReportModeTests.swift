@@ -7,26 +7,19 @@ struct ReportModeTests {
     @Test("Report mode: three distinct violations, one of them 1,000 times, exit 66 with a JSON of three")
     func reportModeDeduplicatesByStack() async throws {
         let path = temporaryPath("report.json")
-        defer { unlink(path) }
-        let result = await #expect(processExitsWith: .exitCode(66), observing: [\.standardErrorContent]) { [path] in
-            setenv("CTXDEBUG_CONCURRENCY", "1", 1)
-            setenv("CTXDEBUG_ON_VIOLATION", "report", 1)
-            setenv("CTXDEBUG_REPORT", path, 1)
-            let owner = QueueIdentity.makePrivate(label: "test.report-owner")
-            let item = FakeItem(owner: owner)
-            let counter = QueueConfined(0, owner: owner, name: "counter")
-            DispatchQueue(label: "test.report-offender").sync {
-                for _ in 0..<1000 {
-                    _ = item.title  // REPORT-SITE-REPEATED
-                }
-                item.title = "changed"  // REPORT-SITE-SET
-                counter.value += 1  // REPORT-SITE-CONFINED
-            }
-            // Report mode goes on after each violation.
-            print("went on after \(ConcurrencyDebug.recordedViolations.count) distinct violations")
+        let stderrPath = temporaryPath("stderr.txt")
+        defer {
+            unlink(path)
+            unlink(stderrPath)
         }
-        let stderr = utf8(try #require(result).standardErrorContent)
-        #expect(stderr.contains("ctxdebug: SUMMARY: 3 distinct concurrency violations (1002 in all)"))
+        // The summary is printed at exit, after Swift Testing stops capturing the
+        // child's stderr: send stderr to a file instead.
+        await #expect(processExitsWith: .exitCode(66)) { [path = path as String, stderrPath = stderrPath as String] in
+            redirectStandardError(to: stderrPath)
+            threeViolationsChild(reportPath: path)
+        }
+        let stderr = String(decoding: try Data(contentsOf: URL(fileURLWithPath: stderrPath)), as: UTF8.self)
+        #expect(stderr.contains("ctxdebug: SUMMARY: 3 distinct concurrency violations (1002 in all)"), "\(stderr.prefix(3000))")
         #expect(stderr.contains("exiting with status 66"))
 
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -43,7 +36,7 @@ struct ReportModeTests {
             #expect(!violation.addresses.isEmpty)
             #expect(
                 violation.frames.contains { $0.file?.hasSuffix("ReportModeTests.swift") == true && $0.line == site },
-                "violation \(violation.access.operation) has ReportModeTests.swift:\(site) in its stack")
+                "violation \(violation.access.operation) has ReportModeTests.swift:\(site) in its stack: \(violation.frames.prefix(4).map(\.formatted))")
         }
         // Same JSON, through the raw dictionary: a stack per violation.
         let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
@@ -79,16 +72,7 @@ struct ReportModeTests {
     @Test("Log mode prints once per distinct stack and goes on")
     func logModeOncePerStack() async throws {
         let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
-            setenv("CTXDEBUG_CONCURRENCY", "1", 1)
-            setenv("CTXDEBUG_ON_VIOLATION", "log", 1)
-            let item = FakeItem(owner: QueueIdentity.makePrivate(label: "test.log-owner"))
-            DispatchQueue(label: "test.log-offender").sync {
-                for _ in 0..<50 {
-                    _ = item.title  // LOG-SITE-REPEATED
-                }
-                item.title = "x"  // LOG-SITE-OTHER
-            }
-            FileHandle.standardError.write(Data("still running\n".utf8))
+            logModeChild()
         }
         let stderr = utf8(try #require(result).standardErrorContent)
         #expect(occurrences(of: "BUG DETECTED", in: stderr) == 2)
@@ -116,4 +100,35 @@ struct ReportModeTests {
         #expect(stderr.contains("concurrency checking on (level 1, on violation: trap)"))
         #expect(stderr.contains("BUG DETECTED"))
     }
+}
+
+private func threeViolationsChild(reportPath: String) {
+    setenv("CTXDEBUG_CONCURRENCY", "1", 1)
+    setenv("CTXDEBUG_ON_VIOLATION", "report", 1)
+    setenv("CTXDEBUG_REPORT", reportPath, 1)
+    let owner = QueueIdentity.makePrivate(label: "test.report-owner")
+    let item = FakeItem(owner: owner)
+    let counter = QueueConfined(0, owner: owner, name: "counter")
+    DispatchQueue(label: "test.report-offender").sync {
+        for _ in 0..<1000 {
+            _ = item.title  // REPORT-SITE-REPEATED
+        }
+        item.title = "changed"  // REPORT-SITE-SET
+        counter.value = 1  // REPORT-SITE-CONFINED
+    }
+    // Report mode goes on after each violation.
+    print("went on after \(ConcurrencyDebug.recordedViolations.count) distinct violations")
+}
+
+private func logModeChild() {
+    setenv("CTXDEBUG_CONCURRENCY", "1", 1)
+    setenv("CTXDEBUG_ON_VIOLATION", "log", 1)
+    let item = FakeItem(owner: QueueIdentity.makePrivate(label: "test.log-owner"))
+    DispatchQueue(label: "test.log-offender").sync {
+        for _ in 0..<50 {
+            _ = item.title  // LOG-SITE-REPEATED
+        }
+        item.title = "x"  // LOG-SITE-OTHER
+    }
+    FileHandle.standardError.write(Data("still running\n".utf8))
 }

@@ -76,3 +76,12 @@ final class CollectingHandler: ViolationHandler {
     func handle(_ violation: Violation) { seen.withLock { $0.append(violation) } }
     var violations: [Violation] { seen.withLock { $0 } }
 }
+
+/// Sends this process's stderr (fd 2) to a file: for output written at exit, which an
+/// exit test's `standardErrorContent` does not capture.
+func redirectStandardError(to path: String) {
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    precondition(fd >= 0, "cannot open \(path)")
+    dup2(fd, 2)
+    close(fd)
+}

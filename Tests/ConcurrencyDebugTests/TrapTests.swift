@@ -9,16 +9,7 @@ struct TrapTests {
     @Test("A wrong-queue access stops the process with SIGTRAP and a full report")
     func wrongQueueTraps() async throws {
         let result = await #expect(processExitsWith: .signal(SIGTRAP), observing: [\.standardErrorContent]) {
-            setenv("CTXDEBUG_CONCURRENCY", "1", 1)
-            unsetenv("CTXDEBUG_ON_VIOLATION")
-            let owner = QueueIdentity.makePrivate(label: "test.owner-queue")
-            let item = FakeItem(owner: owner, contextName: "backgroundContext")
-            // Allowed: inside the owner's "perform block".
-            ConcurrencyDebug.withOwner(owner) { item.title = "fine" }
-            DispatchQueue(label: "test.offending-queue").sync {
-                _ = item.title  // OFFENDING-ACCESS-TRAP
-            }
-            print("not reached")
+            wrongQueueChild()
         }
         let stderr = utf8(try #require(result).standardErrorContent)
         #expect(stderr.contains("ctxdebug: concurrency checking on (level 1, on violation: trap)"))
@@ -44,13 +35,7 @@ struct TrapTests {
     @Test("QueueConfined checks every get and set; the report names the setter")
     func queueConfinedSetTraps() async throws {
         let result = await #expect(processExitsWith: .signal(SIGTRAP), observing: [\.standardErrorContent]) {
-            setenv("CTXDEBUG_CONCURRENCY", "1", 1)
-            let owner = QueueIdentity.makePrivate(label: "test.confined-owner")
-            let counter = QueueConfined(0, owner: owner, name: "counter")
-            ConcurrencyDebug.withOwner(owner) { counter.value += 1 }
-            DispatchQueue(label: "test.confined-offender").sync {
-                counter.value = 42  // OFFENDING-ACCESS-CONFINED
-            }
+            queueConfinedSetChild()
         }
         let stderr = utf8(try #require(result).standardErrorContent)
         #expect(stderr.contains("set of QueueConfined<Int>"))
@@ -63,19 +48,7 @@ struct TrapTests {
     @Test("Under dispatchMain(), main-queue code owns .main values, and a private-queue access traps")
     func dispatchMainQueue() async throws {
         let result = await #expect(processExitsWith: .signal(SIGTRAP), observing: [\.standardErrorContent]) {
-            setenv("CTXDEBUG_CONCURRENCY", "1", 1)
-            let counter = QueueConfined(0, owner: .main, name: "main-counter")
-            DispatchQueue.main.async {
-                // This child's main queue is drained by dispatch_main() (Swift's async
-                // main on Linux): main-queue work runs on a worker thread, not the main
-                // thread. Say so, or fail with another status.
-                guard !Thread.isMainThread else { exit(3) }
-                for _ in 0..<100 { counter.value += 1 }
-                FileHandle.standardError.write(Data("main-queue phase done: \(counter.value)\n".utf8))
-                DispatchQueue(label: "test.private").async {
-                    _ = counter.value  // OFFENDING-ACCESS-DISPATCH-MAIN
-                }
-            }
+            dispatchMainChild()
             try await Task.sleep(for: .seconds(60))
         }
         let stderr = utf8(try #require(result).standardErrorContent)
@@ -91,22 +64,7 @@ struct TrapTests {
     @Test("Level 2: a perform block that runs off its context's queue is a violation")
     func performOffQueue() async throws {
         let result = await #expect(processExitsWith: .signal(SIGTRAP), observing: [\.standardErrorContent]) {
-            setenv("CTXDEBUG_CONCURRENCY", "2", 1)
-            let owner = QueueIdentity.makePrivate(label: "test.context-queue")
-            let queue = DispatchQueue(label: "test.context-queue")
-            ConcurrencyDebug.tag(queue, as: owner)
-            let description = AccessDescription(
-                operation: "perform", contextName: "background", ownerQueueLabel: owner.label,
-                fixHint: "run the block with `context.perform { }`")
-            // On its queue: fine.
-            queue.sync { ConcurrencyDebug.assertPerformQueue(expected: owner, contextDescription: description) }
-            DispatchQueue.main.async {
-                ConcurrencyDebug.assertPerformQueue(expected: .main, contextDescription: description)
-                FileHandle.standardError.write(Data("main ok\n".utf8))
-                DispatchQueue(label: "test.wrong-queue").async {
-                    ConcurrencyDebug.assertPerformQueue(expected: owner, contextDescription: description)  // OFF-QUEUE
-                }
-            }
+            performOffQueueChild()
             try await Task.sleep(for: .seconds(60))
         }
         let stderr = utf8(try #require(result).standardErrorContent)
@@ -128,5 +86,67 @@ struct TrapTests {
         }
         let stderr = utf8(try #require(result).standardErrorContent)
         #expect(!stderr.contains("ctxdebug"))
+    }
+}
+
+// The bodies of the child processes live outside the `#expect` macro, so that debug
+// info gives their lines in this file (code inside a macro expansion gets the
+// expansion's own file and lines).
+
+private func wrongQueueChild() {
+    setenv("CTXDEBUG_CONCURRENCY", "1", 1)
+    unsetenv("CTXDEBUG_ON_VIOLATION")
+    let owner = QueueIdentity.makePrivate(label: "test.owner-queue")
+    let item = FakeItem(owner: owner, contextName: "backgroundContext")
+    // Allowed: inside the owner's "perform block".
+    ConcurrencyDebug.withOwner(owner) { item.title = "fine" }
+    DispatchQueue(label: "test.offending-queue").sync {
+        _ = item.title  // OFFENDING-ACCESS-TRAP
+    }
+    print("not reached")
+}
+
+private func queueConfinedSetChild() {
+    setenv("CTXDEBUG_CONCURRENCY", "1", 1)
+    let owner = QueueIdentity.makePrivate(label: "test.confined-owner")
+    let counter = QueueConfined(0, owner: owner, name: "counter")
+    ConcurrencyDebug.withOwner(owner) { counter.value += 1 }
+    DispatchQueue(label: "test.confined-offender").sync {
+        counter.value = 42  // OFFENDING-ACCESS-CONFINED
+    }
+}
+
+private func dispatchMainChild() {
+    setenv("CTXDEBUG_CONCURRENCY", "1", 1)
+    let counter = QueueConfined(0, owner: .main, name: "main-counter")
+    DispatchQueue.main.async {
+        // This child's main queue is drained by dispatch_main() (Swift's async main on
+        // Linux): main-queue work runs on a worker thread, not the main thread. Say
+        // so, or fail with another status.
+        guard !Thread.isMainThread else { exit(3) }
+        for _ in 0..<100 { counter.value += 1 }
+        FileHandle.standardError.write(Data("main-queue phase done: \(counter.value)\n".utf8))
+        DispatchQueue(label: "test.private").async {
+            _ = counter.value  // OFFENDING-ACCESS-DISPATCH-MAIN
+        }
+    }
+}
+
+private func performOffQueueChild() {
+    setenv("CTXDEBUG_CONCURRENCY", "2", 1)
+    let owner = QueueIdentity.makePrivate(label: "test.context-queue")
+    let queue = DispatchQueue(label: "test.context-queue")
+    ConcurrencyDebug.tag(queue, as: owner)
+    let description = AccessDescription(
+        operation: "perform", contextName: "background", ownerQueueLabel: owner.label,
+        fixHint: "run the block with `context.perform { }`")
+    // On its queue: fine.
+    queue.sync { ConcurrencyDebug.assertPerformQueue(expected: owner, contextDescription: description) }
+    DispatchQueue.main.async {
+        ConcurrencyDebug.assertPerformQueue(expected: .main, contextDescription: description)
+        FileHandle.standardError.write(Data("main ok\n".utf8))
+        DispatchQueue(label: "test.wrong-queue").async {
+            ConcurrencyDebug.assertPerformQueue(expected: owner, contextDescription: description)  // OFF-QUEUE
+        }
     }
 }

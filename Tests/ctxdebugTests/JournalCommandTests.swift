@@ -1,0 +1,185 @@
+import ConcurrencyDebug
+import Foundation
+import Testing
+
+/// `ctxdebug journal`, through the built binary.
+@Suite("ctxdebug journal")
+struct JournalCommandTests {
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// The built `ctxdebug`: next to this test bundle, or under the package's .build.
+    static let binary: String? = {
+        var candidates: [String] = []
+        if let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            candidates.append(URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("ctxdebug").path)
+        }
+        if let first = CommandLine.arguments.first {
+            candidates.append(URL(fileURLWithPath: first).deletingLastPathComponent().appendingPathComponent("ctxdebug").path)
+        }
+        let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        candidates.append(package.appendingPathComponent(".build/debug/ctxdebug").path)
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }()
+
+    func ctxdebug(_ arguments: String...) throws -> Run {
+        let binary = try #require(Self.binary, "build the ctxdebug executable first (swift build)")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        // Read both to the end before waiting, so a full pipe cannot block the child.
+        let group = DispatchGroup()
+        nonisolated(unsafe) var outData = Data()
+        nonisolated(unsafe) var errData = Data()
+        DispatchQueue.global().async(group: group) { outData = out.fileHandleForReading.readDataToEndOfFile() }
+        DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
+        group.wait()
+        process.waitUntilExit()
+        return Run(
+            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    static func temporaryPath(_ name: String) -> String {
+        "\(NSTemporaryDirectory())/ctxdebug-cli-tests-\(getpid())-\(UUID().uuidString.prefix(8))-\(name)"
+    }
+
+    /// A journal of 2,000 accesses, 20 of them violations, in blocks of ~1 KiB.
+    static func makeJournal() throws -> String {
+        let path = temporaryPath("sample.journal")
+        let owner = QueueIdentity.makePrivate(label: "cli.owner")
+        let writer = try JournalWriter(path: path, blockCapacity: 1024)
+        for n in 1...2000 {
+            let violation = n % 100 == 0
+            writer.record(
+                AccessEvent(operation: n % 2 == 0 ? .get : .set, owner: owner, context: 1, entity: 2, attribute: 3, object: Int64(n)),
+                current: violation ? .main : owner, allowed: !violation)
+        }
+        writer.close()
+        return path
+    }
+
+    @Test("stats, as text and as JSON")
+    func stats() throws {
+        let path = try Self.makeJournal()
+        defer { unlink(path) }
+        let text = try ctxdebug("journal", "stats", path)
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stdout.contains("events:       2000 (20 violations)"))
+        #expect(text.stdout.contains("sessions:     1 (pid "))
+        #expect(text.stdout.contains("'cli.owner'"))
+        #expect(text.stdout.contains("operations:   get 1000, set 1000"))
+        #expect(text.stdout.contains("problems:     none"))
+        #expect(text.stderr.isEmpty)
+
+        let json = try ctxdebug("journal", "stats", path, "--format", "json")
+        #expect(json.status == 0)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(object["events"] as? Int == 2000)
+        #expect(object["violations"] as? Int == 20)
+        #expect(object["corruptBlocks"] as? Int == 0)
+        let bytesPerEvent = try #require(object["recordBytesPerEvent"] as? Double)
+        #expect(bytesPerEvent > 0 && bytesPerEvent <= 16)
+    }
+
+    @Test("dump and violations, as text and as JSON")
+    func dumpAndViolations() throws {
+        let path = try Self.makeJournal()
+        defer { unlink(path) }
+        let dump = try ctxdebug("journal", "dump", path)
+        #expect(dump.status == 0)
+        let lines = dump.stdout.split(separator: "\n")
+        #expect(lines.count == 2000)
+        #expect(lines.filter { $0.contains("VIOLATION") }.count == 20)
+        #expect(lines.first?.contains("set  owner ") == true)
+        #expect(lines.first?.contains("object 1") == true)
+
+        let json = try ctxdebug("journal", "dump", path, "--format", "json")
+        #expect(json.status == 0)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let events = try #require(object["events"] as? [[String: Any]])
+        #expect(events.count == 2000)
+        #expect(events.map { $0["object"] as? Int } == (1...2000).map { Optional($0) })
+        #expect(events.first?["ownerLabel"] as? String == "cli.owner")
+
+        let violations = try ctxdebug("journal", "violations", path, "--format", "json")
+        let violationEvents = try #require(
+            (try JSONSerialization.jsonObject(with: Data(violations.stdout.utf8)) as? [String: Any])?["events"]
+                as? [[String: Any]])
+        #expect(violationEvents.map { $0["object"] as? Int } == stride(from: 100, through: 2000, by: 100).map { Optional($0) })
+        #expect(violationEvents.allSatisfy { $0["allowed"] as? Bool == false && $0["currentLabel"] as? String == "com.apple.main-thread" })
+        let violationText = try ctxdebug("journal", "violations", path)
+        #expect(violationText.stdout.hasSuffix("20 violations\n"))
+    }
+
+    @Test("A missing file exits 1; a file that is not a journal exits 2")
+    func unreadable() throws {
+        let missing = try ctxdebug("journal", "stats", "/nonexistent/none.journal")
+        #expect(missing.status == 1)
+        #expect(missing.stderr == "ctxdebug journal: error: /nonexistent/none.journal: No such file or directory\n")
+        #expect(missing.stdout.isEmpty)
+
+        let path = Self.temporaryPath("text.txt")
+        defer { unlink(path) }
+        try "just some text\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let notJournal = try ctxdebug("journal", "dump", path)
+        #expect(notJournal.status == 2)
+        #expect(notJournal.stderr.contains("not a ctxdebug journal"))
+    }
+
+    @Test("A corrupt block is reported and exits 3; the rest is still printed")
+    func corruptBlock() throws {
+        let path = try Self.makeJournal()
+        defer { unlink(path) }
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        let original = try JournalReader(bytes: bytes)
+        let block = original.blocks[1]
+        bytes[block.offset + 50] ^= 0xFF
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+
+        let run = try ctxdebug("journal", "stats", path)
+        #expect(run.status == 3)
+        #expect(run.stderr.contains("error: \(path): corrupt block at offset \(block.offset)"))
+        #expect(run.stderr.contains("checksum mismatch"))
+        #expect(run.stdout.contains("events:       \(2000 - block.eventCount) "))
+        #expect(run.stdout.contains("1 corrupt"))
+    }
+
+    @Test("A cut tail is a note, not an error")
+    func cutTail() throws {
+        let path = try Self.makeJournal()
+        defer { unlink(path) }
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        let last = try #require(try JournalReader(bytes: bytes).blocks.last)
+        try Data(bytes[..<(last.offset + 40)]).write(to: URL(fileURLWithPath: path))
+
+        let run = try ctxdebug("journal", "dump", path)
+        #expect(run.status == 0)
+        #expect(run.stderr.contains("note: \(path): the tail was cut at offset \(last.offset)"))
+        #expect(run.stdout.split(separator: "\n").count == 2000 - last.eventCount)
+    }
+
+    @Test("Usage errors exit 64; help documents the exit status")
+    func usage() throws {
+        let badFormat = try ctxdebug("journal", "stats", "x.journal", "--format", "xml")
+        #expect(badFormat.status == 64)
+        #expect(badFormat.stderr.contains("xml"))
+        let noFile = try ctxdebug("journal", "dump")
+        #expect(noFile.status == 64)
+        #expect(noFile.stderr.contains("Missing expected argument '<file>'"))
+        let help = try ctxdebug("journal", "--help")
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("stats"))
+        #expect(help.stdout.contains("violations"))
+        #expect(help.stdout.contains("3   read, but some blocks are corrupt"))
+    }
+}
