@@ -43,7 +43,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "ConcurrencyDebugTests", dependencies: ["ConcurrencyDebug"]),
-        .testTarget(name: "ManagedContextTests", dependencies: ["ManagedContext", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "ManagedContextTests", dependencies: ["ManagedContext", "ConcurrencyDebug", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "SurfJournalTests", dependencies: ["SurfJournal", "ManagedContext"]),
         .testTarget(name: "ReplayTests", dependencies: ["Replay", "SurfJournal", "ManagedContext"]),
         .testTarget(name: "ctxdebugTests", dependencies: ["ctxdebug", "ConcurrencyDebug"]),

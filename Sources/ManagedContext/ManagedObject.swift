@@ -89,7 +89,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
 
     public final func storedValue(forAttributeNamed name: String) -> StoredValue {
         let index = entity.attributeIndex(name)
-        ConcurrencyDebug.check(self, owner: queueOwner, accessEvent(.get, attribute: index))
+        ConcurrencyDebug.check(self, owner: queueOwner, accessEvent(isFaultFlag ? .fireFault : .get, attribute: index))
         if _slowPath(isFaultFlag || isRecordingPrototype) {
             if isRecordingPrototype {
                 recordedProperty = .attribute(index)
@@ -102,7 +102,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
 
     public final func setStoredValue(_ value: StoredValue, forAttributeNamed name: String) {
         let index = entity.attributeIndex(name)
-        ConcurrencyDebug.check(self, owner: queueOwner, accessEvent(.set, attribute: index))
+        ConcurrencyDebug.check(self, owner: queueOwner, accessEvent(isFaultFlag ? .fireFault : .set, attribute: index))
         if _slowPath(isFaultFlag || isRecordingPrototype) {
             if isRecordingPrototype { recordedProperty = .attribute(index); return }
             fireFaultIfNeeded()
@@ -189,9 +189,10 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
 
     // MARK: Faults
 
+    /// Fires the fault. Every caller has just checked its access, reported as
+    /// "fire fault" when the object was a fault, so the check is not repeated.
     final func fireFaultIfNeeded() {
         guard isFaultFlag, let context = managedObjectContext else { return }
-        ConcurrencyDebug.check(self, owner: queueOwner, accessEvent(.fireFault, attribute: .max))
         context.fulfillFault(self)
     }
 
@@ -226,7 +227,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
             return r < entity.relationships.count ? entity.relationships[r].name : nil
         }()
         let context = managedObjectContext
-        let operation = propertyName.map { "\(event.operation) \(entity.name).\($0)" } ?? "\(event.operation) \(entity.name)"
+        let operation = event.operation.description
         let hint: String
         if queueOwner == .main {
             hint = "this object belongs to a main-queue context: touch it only on the main queue (or inside viewContext.perform { }); to use the row on another queue, pass its objectID and call object(with:) in a context of that queue"
@@ -235,7 +236,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
         }
         return AccessDescription(
             operation: operation, entity: entity.name, attribute: propertyName, objectID: objectID.uriString,
-            contextName: context?.debugName, ownerQueueLabel: queueOwner.label, fixHint: hint)
+            contextName: context?.shortName, ownerQueueLabel: queueOwner.label, fixHint: hint)
     }
 
     // MARK: Identity

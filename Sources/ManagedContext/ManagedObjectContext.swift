@@ -149,6 +149,9 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
         }
     }
 
+    /// The name for reports: the context's name, or its number.
+    var shortName: String { name ?? "#\(number)" }
+
     var debugName: String {
         let n = name.map { "'\($0)'" } ?? "#\(number)"
         return "context \(n) (\(concurrencyType == .mainQueue ? "main queue" : queueIdentity.label))"
@@ -224,8 +227,8 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
 
     public func describe(_ event: AccessEvent) -> AccessDescription {
         AccessDescription(
-            operation: "\(event.operation) on \(debugName)", entity: nil, attribute: nil, objectID: nil,
-            contextName: debugName, ownerQueueLabel: queueIdentity.label,
+            operation: "\(event.operation)", entity: nil, attribute: nil, objectID: nil,
+            contextName: shortName, ownerQueueLabel: queueIdentity.label,
             fixHint: concurrencyType == .mainQueue
                 ? "call the main-queue context's methods on the main queue, or inside viewContext.perform { }"
                 : "call this context's methods inside context.perform { } or context.performAndWait { }")
