@@ -45,6 +45,8 @@ static inline uint64_t ctxdebug_ticks(void) {
     return __builtin_ia32_rdtsc();
 #else
     return ctxdebug_now_ns();
+#include "CUnwindSampler.h"
+
 #endif
 }
 
@@ -71,5 +73,7 @@ void ctxdebug_thread_name(char *buffer, size_t size);
 // Any output may be NULL afterwards.
 int ctxdebug_dladdr(const void *address, const char **file, void **fileBase,
                     const char **symbol, void **symbolAddress);
+
+#include "CUnwindSampler.h"
 
 #endif

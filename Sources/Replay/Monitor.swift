@@ -1,0 +1,339 @@
+import ConcurrencyDebug
+import Dispatch
+import Foundation
+import Histogram
+import Synchronization
+
+@_silgen_name("ctxdebug_sampler_install")
+private func ctxdebug_sampler_install() -> Int32
+@_silgen_name("ctxdebug_sampler_self")
+private func ctxdebug_sampler_self() -> UInt
+@_silgen_name("ctxdebug_sampler_sample")
+private func ctxdebug_sampler_sample(_ thread: UInt, _ addresses: UnsafeMutablePointer<UnsafeMutableRawPointer?>, _ max: Int32, _ timeoutMs: Int32) -> Int32
+
+@inline(__always) func nowNanoseconds() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+/// Samples the stack of another thread (the one running main-queue work) with a
+/// signal whose handler calls `unw_backtrace` (see Sources/CUnwind/sampler.c).
+enum StackSampler {
+    static func install() { _ = ctxdebug_sampler_install() }
+    static var currentThread: UInt { ctxdebug_sampler_self() }
+
+    static func sample(_ thread: UInt, timeoutMs: Int32 = 50) -> [UInt] {
+        withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 256) { buffer in
+            let n = Int(ctxdebug_sampler_sample(thread, buffer.baseAddress!, 256, timeoutMs))
+            guard n > 0 else { return [] }
+            return (0..<n).map { UInt(bitPattern: buffer[$0]) }
+        }
+    }
+}
+
+/// One hang: the main queue did not answer for at least the threshold.
+struct HangRecord: Sendable {
+    var label: String
+    var start: UInt64
+    var end: UInt64?
+    var samples: [[UInt]] = []
+}
+
+/// Per-label totals of main-queue work items.
+struct WorkItemStats: Sendable {
+    var count = 0
+    var totalNs: UInt64 = 0
+    var maxNs: UInt64 = 0
+}
+
+/// Watches the real main queue: frame lateness, every main-queue work item the
+/// replay puts there (by label), and hangs, with stacks sampled by a watchdog
+/// thread while the main queue is blocked.
+///
+/// Main-queue work goes through `onMain(_:_:)`, which records the start time, the
+/// label and the pthread running it (under `dispatchMain()` on Linux the main queue
+/// runs on a worker thread, not the process's main thread), so the watchdog knows
+/// which thread to sample.
+final class MainQueueMonitor: Sendable {
+    struct Current: Sendable {
+        var serial: UInt64
+        var label: String
+        var start: UInt64
+        var thread: UInt
+    }
+
+    private struct State: Sendable {
+        var current: Current?
+        var nextSerial: UInt64 = 1
+        var items: [String: WorkItemStats] = [:]
+        var frameLatency = Histogram<UInt64>(highestTrackableValue: 120_000_000, numberOfSignificantValueDigits: .three)
+        var frames = 0
+        var hitches = 0
+        var hitchTimeNs: UInt64 = 0
+        var maxLatencyNs: UInt64 = 0
+        var hangs: [HangRecord] = []
+        /// The hang of the item running now, by index into `hangs`.
+        var openHang: (serial: UInt64, index: Int)?
+        var lastFrameStart: UInt64 = 0
+        var measuring = false
+    }
+
+    private let state = Mutex(State())
+    let frameInterval: UInt64
+    let hangThreshold: UInt64
+
+    init(fps: Int, hangThresholdMs: Double) {
+        frameInterval = UInt64(1e9 / Double(max(1, fps)))
+        hangThreshold = UInt64(hangThresholdMs * 1e6)
+        StackSampler.install()
+    }
+
+    func setMeasuring(_ on: Bool) { state.withLock { $0.measuring = on } }
+
+    /// Runs `work` on the main queue as one measured work item.
+    func onMain(_ label: String, _ work: @escaping @MainActor @Sendable () -> Void) {
+        DispatchQueue.main.async { [self] in
+            run(label) { MainActor.assumeIsolated { work() } }
+        }
+    }
+
+    /// Runs `work` on the main queue and waits for it (from a non-main thread).
+    func onMainAndWait<T: Sendable>(_ label: String, _ work: @escaping @MainActor @Sendable () -> T) -> T {
+        let box = Mutex<T?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        onMain(label) {
+            let value = work()
+            box.withLock { $0 = value }
+            done.signal()
+        }
+        done.wait()
+        return box.withLock { $0! }
+    }
+
+    /// Measures one main-queue work item. The block runs as the main queue's owner
+    /// for the checker: it is main-queue code (this saves a queue-specific lookup
+    /// per access; the checker would find the main queue anyway).
+    func run(_ label: String, _ work: () -> Void) {
+        let thread = StackSampler.currentThread
+        let start = nowNanoseconds()
+        let (serial, measured) = state.withLock { s -> (UInt64, Bool) in
+            let serial = s.nextSerial
+            s.nextSerial += 1
+            s.current = Current(serial: serial, label: label, start: start, thread: thread)
+            return (serial, s.measuring)
+        }
+        ConcurrencyDebug.withOwner(.main) { work() }
+        let end = nowNanoseconds()
+        state.withLock { s in
+            s.current = nil
+            if let open = s.openHang, open.serial == serial {
+                s.hangs[open.index].end = end
+                s.openHang = nil
+            }
+            guard measured && s.measuring else { return }
+            var stats = s.items[label] ?? WorkItemStats()
+            stats.count += 1
+            stats.totalNs += end - start
+            stats.maxNs = max(stats.maxNs, end - start)
+            s.items[label] = stats
+        }
+    }
+
+    /// Records a frame starting now that was due at `due`.
+    func frameStarted(due: UInt64) {
+        let now = nowNanoseconds()
+        let late = now > due ? now - due : 0
+        state.withLock { s in
+            s.lastFrameStart = now
+            guard s.measuring else { return }
+            s.frames += 1
+            _ = s.frameLatency.record(max(1, min(late, 120_000_000_000) / 1_000))  // microseconds
+            s.maxLatencyNs = max(s.maxLatencyNs, late)
+            if late > frameInterval {
+                s.hitches += 1
+                s.hitchTimeNs += late
+            }
+        }
+    }
+
+    var lastFrameStart: UInt64 { state.withLock { $0.lastFrameStart } }
+    var current: Current? { state.withLock { $0.current } }
+
+    // MARK: Watchdog side
+
+    /// Called by the watchdog: the item running now has run past the threshold.
+    /// Returns the thread to sample and the index of its hang record.
+    func noteLongItem(_ c: Current) -> Int? {
+        state.withLock { s in
+            guard s.current?.serial == c.serial else { return nil }
+            if let open = s.openHang, open.serial == c.serial { return open.index }
+            s.hangs.append(HangRecord(label: c.label, start: c.start))
+            s.openHang = (c.serial, s.hangs.count - 1)
+            return s.hangs.count - 1
+        }
+    }
+
+    func addSample(_ addresses: [UInt], toHang index: Int) {
+        guard !addresses.isEmpty else { return }
+        state.withLock { s in
+            if s.hangs[index].samples.count < 8 { s.hangs[index].samples.append(addresses) }
+        }
+    }
+
+    /// A stall of work the replay did not put there (a `performAndWait` of another
+    /// context run through the main queue with `queue.sync`, for example).
+    func noteUntrackedStall(start: UInt64, end: UInt64) {
+        state.withLock { s in
+            guard s.measuring else { return }
+            s.hangs.append(HangRecord(label: "(main queue held by other work: performAndWait or sync)", start: start, end: end))
+        }
+    }
+
+    // MARK: Results
+
+    struct Snapshot: Sendable {
+        var frames: Int
+        var hitches: Int
+        var hitchTimeNs: UInt64
+        var latency: Histogram<UInt64>
+        var maxLatencyNs: UInt64
+        var items: [String: WorkItemStats]
+        var hangs: [HangRecord]
+    }
+
+    func snapshot() -> Snapshot {
+        state.withLock { s in
+            Snapshot(
+                frames: s.frames, hitches: s.hitches, hitchTimeNs: s.hitchTimeNs, latency: s.frameLatency,
+                maxLatencyNs: s.maxLatencyNs, items: s.items, hangs: s.hangs)
+        }
+    }
+}
+
+/// A thread that notices when the main queue has not answered for the hang
+/// threshold, and samples the stack of the code blocking it.
+final class Watchdog: Sendable {
+    private let monitor: MainQueueMonitor
+    private let stopped = Atomic<Bool>(false)
+    private let finished = DispatchSemaphore(value: 0)
+    /// When the outstanding ping was sent (0: none outstanding).
+    private let pingSent = Atomic<UInt64>(0)
+
+    init(monitor: MainQueueMonitor) {
+        self.monitor = monitor
+    }
+
+    func start() {
+        let thread = Thread { [self] in loop() }
+        thread.name = "ctxdebug.watchdog"
+        thread.qualityOfService = .userInteractive
+        thread.start()
+    }
+
+    func stop() {
+        stopped.store(true, ordering: .relaxed)
+        finished.wait()
+    }
+
+    private func loop() {
+        let threshold = monitor.hangThreshold
+        var lastSampleAt: UInt64 = 0
+        var lastSerial: UInt64 = 0
+        var untrackedStart: UInt64 = 0
+        while !stopped.load(ordering: .relaxed) {
+            usleep(5_000)
+            let now = nowNanoseconds()
+            if let c = monitor.current {
+                untrackedStart = 0
+                if now - c.start >= threshold, let index = monitor.noteLongItem(c) {
+                    if c.serial != lastSerial || now - lastSampleAt >= 100_000_000 {
+                        lastSerial = c.serial
+                        lastSampleAt = now
+                        let addresses = StackSampler.sample(c.thread)
+                        // Only keep the sample if the same item is still running.
+                        if monitor.current?.serial == c.serial { monitor.addSample(addresses, toHang: index) }
+                    }
+                }
+                continue
+            }
+            // No replay work is running: ping the main queue to see if it answers.
+            let sent = pingSent.load(ordering: .relaxed)
+            if sent == 0 {
+                pingSent.store(now, ordering: .relaxed)
+                DispatchQueue.main.async { [self] in
+                    let sentAt = pingSent.exchange(0, ordering: .relaxed)
+                    let answered = nowNanoseconds()
+                    if sentAt != 0 && answered - sentAt >= threshold && monitor.current == nil {
+                        monitor.noteUntrackedStall(start: sentAt, end: answered)
+                    }
+                }
+            } else if now - sent >= threshold && untrackedStart == 0 {
+                untrackedStart = sent
+            }
+        }
+        finished.signal()
+    }
+}
+
+/// The display's clock: puts one frame at a time on the main queue at `fps`, as a
+/// display link does. A frame is posted at its due time; the next one is due at the
+/// first tick after the previous frame started, so a blocked main queue shows as
+/// one very late frame (and skipped ticks), not a pile of queued frames.
+final class FrameClock: Sendable {
+    private let monitor: MainQueueMonitor
+    private let frameWork: @MainActor @Sendable (Int) -> Void
+    private let stopped = Atomic<Bool>(false)
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(monitor: MainQueueMonitor, frameWork: @escaping @MainActor @Sendable (Int) -> Void) {
+        self.monitor = monitor
+        self.frameWork = frameWork
+    }
+
+    func start() {
+        let thread = Thread { [self] in loop() }
+        thread.name = "ctxdebug.frame-clock"
+        thread.qualityOfService = .userInteractive
+        thread.start()
+    }
+
+    func stop() {
+        stopped.store(true, ordering: .relaxed)
+        finished.wait()
+    }
+
+    private func loop() {
+        let interval = monitor.frameInterval
+        var due = nowNanoseconds() + interval
+        var index = 0
+        while !stopped.load(ordering: .relaxed) {
+            sleepUntil(due)
+            if stopped.load(ordering: .relaxed) { break }
+            let started = DispatchSemaphore(value: 0)
+            let frameIndex = index
+            let frameDue = due
+            let work = frameWork
+            monitor.onMain("frame") { [monitor] in
+                monitor.frameStarted(due: frameDue)
+                started.signal()
+                work(frameIndex)
+            }
+            // Wait for the frame to start (the main queue may be blocked), checking
+            // now and then whether the replay is over.
+            while started.wait(timeout: .now() + .milliseconds(20)) == .timedOut {
+                if stopped.load(ordering: .relaxed) { break }
+            }
+            index += 1
+            let startedAt = max(monitor.lastFrameStart, due)
+            due += interval
+            while due <= startedAt { due += interval }
+        }
+        finished.signal()
+    }
+
+    private func sleepUntil(_ deadline: UInt64) {
+        while true {
+            let now = nowNanoseconds()
+            if now >= deadline || stopped.load(ordering: .relaxed) { return }
+            let remaining = deadline - now
+            usleep(UInt32(min(remaining / 1_000, 20_000)))
+        }
+    }
+}

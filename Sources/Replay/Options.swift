@@ -1,0 +1,107 @@
+public import Foundation
+
+/// The built-in scenarios, all taken from the chapter's app.
+public enum ScenarioName: String, Sendable, CaseIterable, Codable {
+    case baseline
+    case exportMain = "export-main"
+    case exportBackground = "export-background"
+    case searchBackground = "search-background"
+    case syncBackground = "sync-background"
+    case nestedStack = "nested-stack"
+    case editChild = "edit-child"
+
+    /// What `ctxdebug replay` runs with no `--scenario`.
+    public static let defaults: [ScenarioName] = [.baseline, .exportMain, .exportBackground]
+
+    public var summary: String {
+        switch self {
+        case .baseline: "scrolling the list only"
+        case .exportMain: "CSV export on the view context, on the main queue (the starter app)"
+        case .exportBackground: "CSV export in performBackgroundTask (the final app)"
+        case .searchBackground: "an expensive search on a background context, objectIDs rematerialized on the main context"
+        case .syncBackground: "a background context imports and updates entries; the main context merges each did-save"
+        case .nestedStack: "root private context <- main <- background: the background's fetches and saves pass through the main queue"
+        case .editChild: "open, edit, save or cancel, and add entries in a child scratchpad of the view context"
+        }
+    }
+}
+
+/// The classic bugs `--inject-bug` adds, so the checker can be seen catching them.
+public enum InjectedBug: String, Sendable, CaseIterable, Codable {
+    /// A background context's object (not its objectID) is handed to the main queue,
+    /// which reads it.
+    case objectAcrossQueues = "object-across-queues"
+    /// The background export changes an object of the view context.
+    case backgroundTouchesMain = "background-touches-main"
+    /// A private-queue context is used without `perform`.
+    case noPerform = "no-perform"
+
+    /// The scenario the bug lives in, when no `--scenario` is given.
+    public var hostScenario: ScenarioName {
+        switch self {
+        case .objectAcrossQueues: .searchBackground
+        case .backgroundTouchesMain: .exportBackground
+        case .noPerform: .syncBackground
+        }
+    }
+
+    public var summary: String {
+        switch self {
+        case .objectAcrossQueues: "hand a background context's object, not its objectID, to the main queue (in search-background)"
+        case .backgroundTouchesMain: "change a view-context object from the background export's queue (in export-background)"
+        case .noPerform: "use a private-queue context without perform (in sync-background)"
+        }
+    }
+}
+
+/// Everything a replay needs to know.
+public struct ReplayOptions: Sendable {
+    public var scenarios: [ScenarioName] = ScenarioName.defaults
+    /// Entries in the seeded store (when the replay seeds one).
+    public var entries: Int = ReplayOptions.defaultEntries
+    /// The store to replay on; nil for the default seeded store. Never modified:
+    /// each scenario runs on a copy.
+    public var storeURL: URL?
+    public var fps: Int = 60
+    /// How long each scenario runs at least, in seconds; it also runs until its
+    /// work is done.
+    public var duration: Double = 3
+    /// A main-queue stall this long or longer is a hang, in milliseconds.
+    public var hangThresholdMs: Double = 250
+    /// A workload file, replacing the built-in scenarios.
+    public var workload: Workload?
+    public var injectBug: InjectedBug?
+    /// Where working copies of the store go.
+    public var workDirectory: URL = URL(fileURLWithPath: NSTemporaryDirectory())
+    /// Called with progress text (scenario starting, seeding), for a progress line.
+    public var progress: (@Sendable (ReplayProgress) -> Void)?
+
+    /// Enough entries that a main-queue export is a hang (>= 250 ms) on a 2-core
+    /// machine in a release build, and few enough that the default replay,
+    /// seeding included, ends in well under a minute (see docs/benchmarks.md).
+    public static let defaultEntries = 200_000
+
+    public init() {}
+}
+
+/// What the replay is doing, for a progress bar.
+public enum ReplayProgress: Sendable {
+    case seeding(done: Int, total: Int)
+    case scenario(index: Int, count: Int, name: String, elapsed: Double, duration: Double)
+    case finished
+}
+
+/// A replay that could not run: what went wrong, how to fix it, and the exit
+/// status the CLI uses.
+public struct ReplayError: Error, CustomStringConvertible, Sendable {
+    public let message: String
+    /// 64 bad usage, 65 bad input (store, workload), 73 cannot write, 1 other.
+    public let exitStatus: Int32
+
+    public init(_ message: String, exitStatus: Int32 = 1) {
+        self.message = message
+        self.exitStatus = exitStatus
+    }
+
+    public var description: String { message }
+}

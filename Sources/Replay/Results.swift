@@ -1,0 +1,148 @@
+import Foundation
+
+/// The result of a replay: what `--format json` writes. Its schema is versioned
+/// (`schemaVersion`) and documented in docs/report-format.md.
+public struct ReplayReport: Codable, Sendable {
+    public static let currentSchemaVersion = 1
+
+    public var schemaVersion = ReplayReport.currentSchemaVersion
+    public var tool = "ctxdebug replay"
+    public var generatedAt: String
+    public var settings: Settings
+    public var scenarios: [ScenarioResult]
+    public var verdicts: [String]
+
+    public struct Settings: Codable, Sendable {
+        public var entries: Int
+        public var store: String
+        public var fps: Int
+        public var durationSeconds: Double
+        public var hangThresholdMs: Double
+        public var workload: String?
+        public var injectBug: String?
+        public var checkingLevel: Int
+        public var cores: Int
+        public var buildConfiguration: String
+    }
+
+    public init(generatedAt: String, settings: Settings, scenarios: [ScenarioResult], verdicts: [String]) {
+        self.generatedAt = generatedAt
+        self.settings = settings
+        self.scenarios = scenarios
+        self.verdicts = verdicts
+    }
+
+    public func scenario(_ name: String) -> ScenarioResult? { scenarios.first { $0.name == name } }
+}
+
+/// The figures of one scenario.
+public struct ScenarioResult: Codable, Sendable {
+    public var name: String
+    public var summary: String
+    /// How long the measured run lasted.
+    public var durationSeconds: Double
+    public var frames: FrameFigures
+    public var hangs: [Hang]
+    /// The main-queue work items with the longest single run, longest first.
+    public var longestWorkItems: [WorkItem]
+    public var export: ExportFigures?
+    public var search: SearchFigures?
+    public var sync: SyncFigures?
+    public var edits: EditFigures?
+    /// Errors the scenario's own work reported (a failed save, for example).
+    public var errors: [String]
+
+    public struct FrameFigures: Codable, Sendable {
+        public var count: Int
+        public var latencyMs: Percentiles
+        /// Frames that started more than one frame interval late.
+        public var hitches: Int
+        public var hitchTimeMs: Double
+        /// Hitch time per second of run, in ms/s.
+        public var hitchRatioMsPerSecond: Double
+        /// good (<= 10), warning (<= 25), critical (<= 50), worse.
+        public var hitchBand: String
+        /// WWDC's aim: 5 ms/s or less.
+        public var meetsWWDCAim: Bool
+    }
+
+    public struct Percentiles: Codable, Sendable {
+        public var p50: Double
+        public var p95: Double
+        public var p99: Double
+        public var max: Double
+    }
+
+    public struct Hang: Codable, Sendable {
+        /// The label of the main-queue work item that blocked.
+        public var label: String
+        /// When it started, from the start of the run.
+        public var startMs: Double
+        public var durationMs: Double
+        /// How many stack samples the watchdog took while it blocked.
+        public var sampleCount: Int
+        /// The innermost frame of the app's own code, most often seen in the samples.
+        public var heaviestFunction: String?
+        /// The first sample, innermost first, with the sampler's frames removed.
+        public var stack: [Frame]
+    }
+
+    public struct Frame: Codable, Sendable, Hashable {
+        public var function: String
+        public var file: String?
+        public var line: Int?
+        public var module: String?
+    }
+
+    public struct WorkItem: Codable, Sendable {
+        public var label: String
+        public var count: Int
+        public var totalMs: Double
+        public var maxMs: Double
+    }
+
+    public struct ExportFigures: Codable, Sendable {
+        public var queue: String
+        public var rows: Int
+        public var seconds: Double
+        public var rowsPerSecond: Double
+    }
+
+    public struct SearchFigures: Codable, Sendable {
+        public var searches: Int
+        public var matches: Int
+        /// Time of the background fetch of objectIDs.
+        public var fetchMs: Double
+        /// Main-queue time to turn the first page of IDs into objects and cells.
+        public var rematerializeMs: Double
+    }
+
+    public struct SyncFigures: Codable, Sendable {
+        public var bursts: Int
+        public var inserted: Int
+        public var updated: Int
+        /// Synced changes found with the synced values on the main context.
+        public var visibleOnMain: Int
+        /// From the background save to the change being visible on the main queue.
+        public var mergeLatencyMs: Percentiles
+    }
+
+    public struct EditFigures: Codable, Sendable {
+        public var opened: Int
+        public var saved: Int
+        public var cancelled: Int
+        public var added: Int
+    }
+}
+
+/// The bands of the hitch time ratio, from Apple's docs.
+public enum HitchBand {
+    public static func band(_ msPerSecond: Double) -> String {
+        switch msPerSecond {
+        case ...10: "good"
+        case ...25: "warning"
+        case ...50: "critical"
+        default: "worse"
+        }
+    }
+}

@@ -1,0 +1,531 @@
+import ConcurrencyDebug
+import Dispatch
+import Foundation
+import Histogram
+import ManagedContext
+import SurfJournal
+import Synchronization
+
+/// The UI's state: the list, the editor, the scroll position. Main-queue only.
+@MainActor
+final class UIState {
+    let context: ManagedObjectContext
+    var list: JournalList?
+    var editor: EntryEditor?
+    var rowsPerSecond: Double = 90
+    var position: Double = 0
+    let framesPerSecond: Double
+    let visibleRows = 12
+    var lastCells: [JournalCell] = []
+    var edits = ScenarioResult.EditFigures(opened: 0, saved: 0, cancelled: 0, added: 0)
+
+    init(context: ManagedObjectContext, fps: Int) {
+        self.context = context
+        framesPerSecond = Double(max(1, fps))
+    }
+
+    /// One frame of scrolling: fetch and format the visible rows.
+    func frame() {
+        guard let list, list.count > 0 else { return }
+        position += rowsPerSecond / framesPerSecond
+        let first = Int(position) % list.count
+        lastCells = list.cells(first..<(first + visibleRows))
+    }
+}
+
+/// What the scenario's background work reports, from any queue.
+private struct Collected: Sendable {
+    var export: ScenarioResult.ExportFigures?
+    var searches = 0
+    var matches = 0
+    var searchFetchNs: UInt64 = 0
+    var rematerializeNs: UInt64 = 0
+    var bursts = 0
+    var inserted = 0
+    var updated = 0
+    var visible = 0
+    var mergeLatency = Histogram<UInt64>(highestTrackableValue: 600_000_000, numberOfSignificantValueDigits: .three)
+    var errors: [String] = []
+}
+
+/// `@unchecked Sendable` on purpose: it carries a managed object across queues,
+/// which is the bug `--inject-bug` demonstrates. Used only by the injected bugs.
+private struct Smuggled<T>: @unchecked Sendable {
+    let value: T
+}
+
+/// Runs one workload on one store, with the frame clock, the monitor and the
+/// watchdog, and turns what they saw into a `ScenarioResult`.
+final class ScenarioRunner: Sendable {
+    let name: String
+    let summary: String
+    let workload: Workload
+    let container: PersistentContainer
+    let options: ReplayOptions
+    let bug: InjectedBug?
+    let scratch: URL
+
+    private let monitor: MainQueueMonitor
+    private let collected = Mutex(Collected())
+    private let outstanding = DispatchGroup()
+    private let nested: NestedStack?
+    private let syncCounter = Atomic<Int>(0)
+
+    init(name: String, summary: String, workload: Workload, container: PersistentContainer, options: ReplayOptions, bug: InjectedBug?, scratch: URL) {
+        self.name = name
+        self.summary = summary
+        self.workload = workload
+        self.container = container
+        self.options = options
+        self.bug = bug
+        self.scratch = scratch
+        monitor = MainQueueMonitor(fps: options.fps, hangThresholdMs: options.hangThresholdMs)
+        nested = workload.stack == .nested ? NestedStack(container: container) : nil
+    }
+
+    private var mainContext: ManagedObjectContext { nested?.main ?? container.viewContext }
+
+    private func record(_ error: any Error, _ what: String) {
+        collected.withLock { $0.errors.append("\(what): \(error)") }
+    }
+
+    /// Runs the scenario; call it off the main queue, with the main queue serviced.
+    func run(progress: (@Sendable (Double) -> Void)?) -> ScenarioResult {
+        let context = mainContext
+        let fps = options.fps
+        // Set up the list before measuring, as the app's viewDidLoad does.
+        let ui: UIState = monitor.onMainAndWait("list.load") {
+            let ui = UIState(context: context, fps: fps)
+            do {
+                ui.list = try JournalList(context: context)
+            } catch {
+                FileHandle.standardError.write(Data("ctxdebug: the list could not be fetched: \(error)\n".utf8))
+            }
+            return ui
+        }
+        let clock = FrameClock(monitor: monitor) { _ in ui.frame() }
+        let watchdog = Watchdog(monitor: monitor)
+        monitor.setMeasuring(true)
+        let start = nowNanoseconds()
+        watchdog.start()
+        clock.start()
+
+        for step in workload.steps {
+            perform(step.action, ui: ui)
+            progress?(Double(nowNanoseconds() - start) / 1e9)
+        }
+        // Run at least the duration, and until the work is done.
+        while outstanding.wait(timeout: .now() + .milliseconds(100)) == .timedOut {
+            progress?(Double(nowNanoseconds() - start) / 1e9)
+        }
+        let minimumEnd = start + UInt64(options.duration * 1e9)
+        while nowNanoseconds() < minimumEnd {
+            usleep(50_000)
+            progress?(Double(nowNanoseconds() - start) / 1e9)
+        }
+        // One more frame interval's worth of settle time, then stop.
+        _ = monitor.onMainAndWait("settle") { () -> Int in 0 }
+        clock.stop()
+        watchdog.stop()
+        monitor.setMeasuring(false)
+        let end = nowNanoseconds()
+        // Let the main queue drain what the clock posted last.
+        _ = monitor.onMainAndWait("drain") { () -> Int in 0 }
+        let edits = monitor.onMainAndWait("edits") { ui.edits }
+        return result(start: start, end: end, edits: edits)
+    }
+
+    // MARK: Steps
+
+    private func perform(_ action: Workload.Action, ui: UIState) {
+        switch action {
+        case .scroll(let speed):
+            monitor.onMain("scroll") { ui.rowsPerSecond = speed }
+        case .pause(let seconds):
+            usleep(UInt32(min(seconds, 3_600) * 1e6))
+        case .open(let row):
+            monitor.onMain("open") {
+                guard let list = ui.list, list.count > 0 else { return }
+                let editor = ui.editor ?? EntryEditor(parent: ui.context)
+                ui.editor = editor
+                do {
+                    try editor.open(list.objectID(at: row % list.count))
+                    ui.edits.opened += 1
+                } catch {
+                    self.record(error, "open")
+                }
+            }
+        case .edit(let rating, let location, let height):
+            monitor.onMain("edit") {
+                guard let entry = ui.editor?.entry else { return }
+                if let rating { entry.rating = rating }
+                if let location { entry.location = location }
+                if let height { entry.height = height }
+            }
+        case .save:
+            monitor.onMain("save") {
+                guard let editor = ui.editor, editor.entry != nil else { return }
+                do {
+                    try editor.save()
+                    ui.edits.saved += 1
+                } catch {
+                    self.record(error, "save")
+                }
+            }
+            if let nested { saveNestedRoot(nested) }
+        case .cancel:
+            monitor.onMain("cancel") {
+                guard let editor = ui.editor, editor.entry != nil else { return }
+                editor.cancel()
+                ui.edits.cancelled += 1
+            }
+        case .add(let location, let rating):
+            monitor.onMain("add") {
+                let editor = ui.editor ?? EntryEditor(parent: ui.context)
+                ui.editor = editor
+                let entry = editor.add()
+                entry.location = location ?? "Rincon"
+                entry.rating = rating ?? 3
+                entry.height = "3.0"
+                entry.period = "12"
+                entry.wind = "5.0"
+                ui.edits.added += 1
+            }
+        case .export(let queue, let wait):
+            startExport(queue: queue, ui: ui)
+            if wait { outstanding.wait() }
+        case .search(let wait):
+            startSearch(ui: ui)
+            if wait { outstanding.wait() }
+        case .sync(let bursts, let inserts, let updates, let interval, let wait):
+            startSync(bursts: bursts, inserts: inserts, updates: updates, interval: interval, ui: ui)
+            if wait { outstanding.wait() }
+        }
+    }
+
+    private func exportURL() -> URL {
+        scratch.appendingPathComponent("export-\(UUID().uuidString.prefix(8)).csv")
+    }
+
+    private func finishExport(queue: String, _ result: Result<ExportResult, any Error>, url: URL) {
+        try? FileManager.default.removeItem(at: url)
+        switch result {
+        case .success(let r):
+            collected.withLock { $0.export = .init(queue: queue, rows: r.rows, seconds: r.seconds, rowsPerSecond: r.rowsPerSecond) }
+        case .failure(let error):
+            record(error, "export")
+        }
+    }
+
+    private func startExport(queue: Workload.Queue, ui: UIState) {
+        let url = exportURL()
+        outstanding.enter()
+        switch queue {
+        case .main:
+            // The starter app: the export runs on the view context, on the main queue.
+            let context = mainContext
+            monitor.onMain("export") {
+                let result = Result { try CSVExport.exportJournal(from: context, to: url) }
+                self.finishExport(queue: "main", result, url: url)
+                self.outstanding.leave()
+            }
+        case .background:
+            // The bug: an object of the view context is handed to the export's
+            // queue, which changes it.
+            let victim: Smuggled<JournalEntry?>? =
+                bug != .backgroundTouchesMain ? nil
+                : monitor.onMainAndWait("inject.pick") {
+                    guard let list = ui.list, list.count > 0 else { return Smuggled(value: nil) }
+                    return Smuggled(value: list.entry(at: list.count - 1))
+                }
+            container.performBackgroundTask { context in
+                context.name = "export"
+                if let victim, let entry = victim.value {
+                    entry.rating = 1  // INJECTED BUG: a view-context object changed off the main queue
+                }
+                let result = Result { try CSVExport.exportJournal(from: context, to: url) }
+                self.monitor.onMain("export.done") {
+                    self.finishExport(queue: "background", result, url: url)
+                    self.outstanding.leave()
+                }
+            }
+        }
+    }
+
+    private func startSearch(ui: UIState) {
+        outstanding.enter()
+        let predicate = JournalFlows.expensiveSearch
+        let request = FetchRequest<JournalEntry>(predicate: predicate, sortDescriptors: SurfJournal.newestFirst)
+        let background = nested?.background ?? container.newBackgroundContext()
+        if nested == nil { background.name = "search" }
+        let bug = self.bug
+        background.perform {
+            let t0 = nowNanoseconds()
+            let ids: [ManagedObjectID]
+            do {
+                ids = try background.fetchObjectIDs(request)
+            } catch {
+                self.record(error, "search")
+                self.outstanding.leave()
+                return
+            }
+            let fetchNs = nowNanoseconds() - t0
+            // The bug: the object itself, not its objectID, goes to the main queue.
+            var firstRequest = request
+            firstRequest.fetchLimit = 1
+            let smuggled: Smuggled<JournalEntry?>? =
+                bug == .objectAcrossQueues ? Smuggled(value: (try? background.fetch(firstRequest))?.first) : nil
+            self.monitor.onMain("search.results") {
+                let r0 = nowNanoseconds()
+                if let smuggled, let entry = smuggled.value {
+                    _ = entry.location  // INJECTED BUG: a background object read on the main queue
+                }
+                let page = ids.prefix(40).compactMap { ui.context.object(with: $0) as? JournalEntry }
+                if let list = ui.list { ui.lastCells = page.map { list.cell(for: $0) } }
+                let rematerialize = nowNanoseconds() - r0
+                self.collected.withLock {
+                    $0.searches += 1
+                    $0.matches += ids.count
+                    $0.searchFetchNs += fetchNs
+                    $0.rematerializeNs += rematerialize
+                }
+                self.outstanding.leave()
+            }
+        }
+    }
+
+    private func startSync(bursts: Int, inserts: Int, updates: Int, interval: Double, ui: UIState) {
+        if bug == .noPerform {
+            // The bug: a private-queue context used without perform.
+            let context = container.newBackgroundContext()
+            context.name = "no-perform"
+            _ = try? context.count(for: FetchRequest<JournalEntry>())  // INJECTED BUG: no perform
+        }
+        outstanding.enter()
+        let background: ManagedObjectContext
+        let merger: DidSaveMerger?
+        if let nested {
+            background = nested.background
+            merger = nil
+        } else {
+            background = container.newBackgroundContext()
+            background.name = "sync"
+            let main = mainContext
+            merger = DidSaveMerger(
+                observing: background, into: main,
+                schedule: { [monitor] work in monitor.onMain("merge") { work() } },
+                merged: { [weak self] changes, savedAt in
+                    self?.verifySynced(changes, in: main, savedAt: savedAt)
+                })
+        }
+        let thread = Thread { [self] in
+            for _ in 0..<bursts {
+                let burst = syncCounter.add(1, ordering: .relaxed).newValue
+                outstanding.enter()
+                background.performAndWait {
+                    syncBurst(burst, inserts: inserts, updates: updates, in: background)
+                }
+                outstanding.leave()
+                usleep(UInt32(interval * 1e6))
+            }
+            withExtendedLifetime(merger) {
+                // Let the last merge land before the observer goes.
+                _ = monitor.onMainAndWait("sync.flush") { () -> Int in 0 }
+            }
+            outstanding.leave()
+        }
+        thread.name = "ctxdebug.sync"
+        thread.start()
+    }
+
+    /// The location a synced entry gets: it says which burst wrote it, so the
+    /// main queue can check the value it sees.
+    static func syncedLocation(burst: Int, index: Int) -> String { "Synced b\(burst) #\(index)" }
+    static func syncedRating(burst: Int) -> Int16 { Int16(burst % 5 + 1) }
+
+    private func syncBurst(_ burst: Int, inserts: Int, updates: Int, in context: ManagedObjectContext) {
+        for i in 0..<inserts {
+            let e = JournalEntry(context: context)
+            e.date = Date(timeIntervalSince1970: Seeder.newestDate.timeIntervalSince1970 + Double(burst * 10_000 + i))
+            e.location = Self.syncedLocation(burst: burst, index: i)
+            e.rating = Self.syncedRating(burst: burst)
+            e.height = "2.5"
+            e.period = "10"
+            e.wind = "3.0"
+        }
+        if updates > 0 {
+            var request = FetchRequest<JournalEntry>(sortDescriptors: SurfJournal.newestFirst)
+            request.fetchLimit = updates
+            request.fetchOffset = (burst * 7) % 100
+            do {
+                for (i, e) in try context.fetch(request).enumerated() where e.location?.hasPrefix("Synced") != true {
+                    e.location = Self.syncedLocation(burst: burst, index: 100_000 + i)
+                    e.rating = Self.syncedRating(burst: burst)
+                }
+            } catch {
+                record(error, "sync fetch")
+            }
+        }
+        let insertedCount = context.insertedObjects.count
+        let updatedCount = context.updatedObjects.count
+        let changedIDs = Set(context.insertedObjects.map(\.objectID)).union(context.updatedObjects.map(\.objectID))
+        let savedAt = nowNanoseconds()
+        do {
+            try context.save()
+        } catch {
+            record(error, "sync save")
+            context.rollback()
+            return
+        }
+        collected.withLock {
+            $0.bursts += 1
+            $0.inserted += insertedCount
+            $0.updated += updatedCount
+        }
+        if let nested {
+            // Nested: the save went into the main context (on the main queue); check
+            // it there, then push it down: main -> root -> store.
+            let main = nested.main
+            monitor.onMain("nested.merge") {
+                self.verifySynced(SaveChanges(updated: changedIDs), in: main, savedAt: savedAt)
+            }
+            saveNestedRoot(nested)
+        }
+    }
+
+    private func saveNestedRoot(_ nested: NestedStack) {
+        outstanding.enter()
+        monitor.onMain("nested.save") {
+            do {
+                try nested.main.save()
+            } catch {
+                self.record(error, "main save")
+            }
+            nested.root.perform {
+                do { try nested.root.save() } catch { self.record(error, "root save") }
+                self.outstanding.leave()
+            }
+        }
+    }
+
+    /// On the main queue: counts the synced changes whose synced values the main
+    /// context shows, and the merge latency.
+    private func verifySynced(_ changes: SaveChanges, in main: ManagedObjectContext, savedAt: UInt64) {
+        let latency = nowNanoseconds() - savedAt
+        var visible = 0
+        for id in changes.inserted.union(changes.updated) {
+            guard let e = main.object(with: id) as? JournalEntry, let location = e.location,
+                location.hasPrefix("Synced b"),
+                let burst = Int(location.dropFirst("Synced b".count).prefix { $0.isNumber })
+            else { continue }
+            if e.rating == Self.syncedRating(burst: burst) { visible += 1 }
+        }
+        collected.withLock {
+            $0.visible += visible
+            _ = $0.mergeLatency.record(max(1, latency / 1_000))
+        }
+    }
+
+    // MARK: Result
+
+    private func result(start: UInt64, end: UInt64, edits: ScenarioResult.EditFigures) -> ScenarioResult {
+        let snap = monitor.snapshot()
+        let c = collected.withLock { $0 }
+        let seconds = Double(end - start) / 1e9
+        func ms(_ us: UInt64) -> Double { Double(us) / 1_000 }
+        let latency = ScenarioResult.Percentiles(
+            p50: ms(snap.latency.valueAtPercentile(50)), p95: ms(snap.latency.valueAtPercentile(95)),
+            p99: ms(snap.latency.valueAtPercentile(99)), max: Double(snap.maxLatencyNs) / 1e6)
+        let hitchTimeMs = Double(snap.hitchTimeNs) / 1e6
+        let ratio = seconds > 0 ? hitchTimeMs / seconds : 0
+        let frames = ScenarioResult.FrameFigures(
+            count: snap.frames, latencyMs: snap.frames == 0 ? .init(p50: 0, p95: 0, p99: 0, max: 0) : latency,
+            hitches: snap.hitches, hitchTimeMs: hitchTimeMs, hitchRatioMsPerSecond: ratio,
+            hitchBand: HitchBand.band(ratio), meetsWWDCAim: ratio <= 5)
+        let hangs = snap.hangs.map { h in
+            HangSymbolication.hang(h, runStart: start, runEnd: end)
+        }
+        let items = snap.items.map { label, s in
+            ScenarioResult.WorkItem(label: label, count: s.count, totalMs: Double(s.totalNs) / 1e6, maxMs: Double(s.maxNs) / 1e6)
+        }.sorted { $0.maxMs > $1.maxMs }
+        var search: ScenarioResult.SearchFigures?
+        if c.searches > 0 {
+            search = .init(
+                searches: c.searches, matches: c.matches / c.searches,
+                fetchMs: Double(c.searchFetchNs) / 1e6 / Double(c.searches),
+                rematerializeMs: Double(c.rematerializeNs) / 1e6 / Double(c.searches))
+        }
+        var sync: ScenarioResult.SyncFigures?
+        if c.bursts > 0 {
+            let h = c.mergeLatency
+            sync = .init(
+                bursts: c.bursts, inserted: c.inserted, updated: c.updated, visibleOnMain: c.visible,
+                mergeLatencyMs: h.totalCount == 0
+                    ? .init(p50: 0, p95: 0, p99: 0, max: 0)
+                    : .init(p50: ms(h.valueAtPercentile(50)), p95: ms(h.valueAtPercentile(95)), p99: ms(h.valueAtPercentile(99)), max: ms(h.max)))
+        }
+        let hasEdits = edits.opened + edits.saved + edits.cancelled + edits.added > 0
+        return ScenarioResult(
+            name: name, summary: summary, durationSeconds: seconds, frames: frames, hangs: hangs,
+            longestWorkItems: Array(items.prefix(6)), export: c.export, search: search, sync: sync,
+            edits: hasEdits ? edits : nil, errors: c.errors)
+    }
+}
+
+/// Turns a hang's sampled addresses into frames.
+enum HangSymbolication {
+    static func hang(_ h: HangRecord, runStart: UInt64, runEnd: UInt64) -> ScenarioResult.Hang {
+        let end = h.end ?? runEnd
+        let stacks = h.samples.map(frames)
+        var counts: [String: Int] = [:]
+        for s in stacks {
+            if let f = appFrame(s) { counts[f, default: 0] += 1 }
+        }
+        let heaviest = counts.max { $0.value < $1.value }?.key
+        return ScenarioResult.Hang(
+            label: h.label, startMs: Double(Int64(h.start) - Int64(runStart)) / 1e6, durationMs: Double(end - h.start) / 1e6,
+            sampleCount: h.samples.count, heaviestFunction: heaviest, stack: stacks.first ?? [])
+    }
+
+    /// The innermost frame of the app's code: SurfJournal first, then the runtime.
+    static func appFrame(_ frames: [ScenarioResult.Frame]) -> String? {
+        for prefix in ["SurfJournal.", "Replay.", "ManagedContext."] {
+            if let f = frames.first(where: { stripped($0.function).hasPrefix(prefix) }) { return f.function }
+        }
+        return nil
+    }
+
+    static func stripped(_ name: String) -> String {
+        var n = name
+        for prefix in ["merged ", "static ", "generic specialization ", "function signature specialization "] {
+            if n.hasPrefix(prefix) {
+                n.removeFirst(prefix.count)
+                if let of = n.range(of: "> of ") { n = String(n[of.upperBound...]) }
+            }
+        }
+        if n.hasPrefix("static ") { n.removeFirst(7) }
+        return n
+    }
+
+    static func frames(_ addresses: [UInt]) -> [ScenarioResult.Frame] {
+        let v = Violation(
+            kind: ViolationKind("hang-sample"),
+            access: AccessDescription(operation: "sample", ownerQueueLabel: "main", fixHint: ""),
+            message: "", queueLabel: "main", threadID: 0, threadName: "", addresses: addresses
+        ).symbolicated()
+        var frames = v.frames
+        // Drop the sampler's own frames, through the signal trampoline.
+        if let i = frames.firstIndex(where: { ($0.function ?? "").contains("__restore_rt") }) {
+            frames = Array(frames[(i + 1)...])
+        } else if let first = frames.first, first.function == nil || first.function!.hasPrefix("0x"),
+            (first.module ?? "").contains("libc.so")
+        {
+            frames.removeFirst()  // the unnamed signal trampoline
+        }
+        return frames.map {
+            ScenarioResult.Frame(
+                function: $0.function ?? "0x" + String($0.address, radix: 16), file: $0.file, line: $0.line,
+                module: $0.module.map { ($0 as NSString).lastPathComponent })
+        }
+    }
+}

@@ -1,0 +1,18 @@
+public import Foundation
+public import Replay
+
+/// The replay as JSON, in the versioned schema of docs/report-format.md.
+public enum JSONReport {
+    public static func render(_ report: ReplayReport) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        var data = try encoder.encode(report)
+        data.append(0x0A)
+        return data
+    }
+
+    public static func decode(_ data: Data) throws -> ReplayReport {
+        try JSONDecoder().decode(ReplayReport.self, from: data)
+    }
+}

@@ -1,1 +1,0 @@
-// Report renderers (see issues 5 and 6).

@@ -1,1 +1,0 @@
-// The SurfJournal sample app's data layer (see issue 5).

@@ -1,0 +1,192 @@
+import ArgumentParser
+import ConcurrencyDebug
+import Foundation
+import Replay
+import Reports
+import SurfJournal
+
+/// Parses a scenario or bug name, listing the valid ones when it is not one.
+private func parseName<T: RawRepresentable & CaseIterable>(_ text: String, _ what: String) throws -> T where T.RawValue == String {
+    if let value = T(rawValue: text) { return value }
+    throw ValidationError("unknown \(what) '\(text)'; expected one of: \(T.allCases.map(\.rawValue).joined(separator: ", ")).")
+}
+
+/// `ctxdebug replay`: replays the SurfJournal workload against the real main queue
+/// and reports what each scenario costs the UI.
+struct ReplayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "replay",
+        abstract: "Replay the SurfJournal app and measure how long the UI (main) queue is blocked.",
+        discussion: """
+            A frame clock puts the list's work on the real main queue at --fps while each \
+            scenario runs; a watchdog samples the stack of the main queue when it blocks for \
+            --hang-threshold or more. With no options: seeds the default store (in \
+            $XDG_DATA_HOME/ctxdebug or ~/.local/share/ctxdebug) if needed, runs baseline, \
+            export-main and export-background, and prints one table and the verdicts.
+
+            Scenarios:
+            \(ScenarioName.allCases.map { "  \($0.rawValue): \($0.summary)" }.joined(separator: "\n"))
+
+            Bugs for --inject-bug (turns on CTXDEBUG_CONCURRENCY=1 unless it is set):
+            \(InjectedBug.allCases.map { "  \($0.rawValue): \($0.summary)" }.joined(separator: "\n"))
+
+            Each scenario runs on a fresh copy of the store; the store itself is never changed.
+
+            Exit status: 0 done; 64 bad flag value; 65 bad input (store not a store, \
+            corrupt or of another model, malformed workload file: the error names its line \
+            and column); 73 the output or a working copy cannot be written; 66 concurrency \
+            violations under CTXDEBUG_ON_VIOLATION=report; killed by SIGTRAP (shell status \
+            133) when a violation traps.
+            """)
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case text, json
+    }
+
+    @Option(
+        name: .customLong("scenario"),
+        help: ArgumentHelp("A scenario to run (repeat for several). Default: baseline, export-main, export-background.", valueName: "NAME"),
+        transform: { try parseName($0, "scenario") as ScenarioName })
+    var scenarios: [ScenarioName] = []
+
+    @Option(help: ArgumentHelp("Entries to seed into the store when it has to be created.", valueName: "N"))
+    var entries: Int = ReplayOptions.defaultEntries
+
+    @Option(help: ArgumentHelp("The store to replay on (seeded with --entries if missing). Default: the seeded store in the XDG data directory.", valueName: "PATH"))
+    var store: String?
+
+    @Option(help: ArgumentHelp("Frames per second of the frame clock.", valueName: "N"))
+    var fps: Int = 60
+
+    @Option(help: ArgumentHelp("Each scenario runs at least this long, and until its work is done.", valueName: "SECONDS"))
+    var duration: Double = 3
+
+    @Option(help: ArgumentHelp("A main-queue stall this long or longer is a hang.", valueName: "MS"))
+    var hangThreshold: Double = 250
+
+    @Option(help: ArgumentHelp("A JSON workload file to replay instead of the scenarios (docs/workload-format.md).", valueName: "FILE"))
+    var workload: String?
+
+    @Option(help: "Output format.")
+    var format: Format = .text
+
+    @Option(help: ArgumentHelp("Write the report to FILE instead of stdout.", valueName: "FILE"))
+    var output: String?
+
+    @Option(
+        help: ArgumentHelp("Add a classic concurrency bug to its scenario so the checker catches it: \(InjectedBug.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "NAME"),
+        transform: { try parseName($0, "bug") as InjectedBug })
+    var injectBug: InjectedBug?
+
+    func validate() throws {
+        guard entries >= 0 && entries <= 50_000_000 else { throw ValidationError("--entries must be between 0 and 50000000 (got \(entries)).") }
+        guard fps >= 1 && fps <= 1_000 else { throw ValidationError("--fps must be between 1 and 1000 (got \(fps)).") }
+        guard duration > 0 && duration <= 3_600 else { throw ValidationError("--duration must be more than 0 and at most 3600 seconds (got \(duration)).") }
+        guard hangThreshold >= 10 && hangThreshold <= 60_000 else {
+            throw ValidationError("--hang-threshold must be between 10 and 60000 ms (got \(hangThreshold)).")
+        }
+        if workload != nil && !scenarios.isEmpty {
+            throw ValidationError("--workload replaces the scenarios; give either --workload or --scenario, not both.")
+        }
+    }
+
+    func run() throws {
+        var options = ReplayOptions()
+        options.entries = entries
+        options.fps = fps
+        options.duration = duration
+        options.hangThresholdMs = hangThreshold
+        options.injectBug = injectBug
+        if let store { options.storeURL = URL(fileURLWithPath: store) }
+        if !scenarios.isEmpty {
+            var seen = Set<ScenarioName>()
+            options.scenarios = scenarios.filter { seen.insert($0).inserted }
+        } else if let injectBug {
+            options.scenarios = [injectBug.hostScenario]
+        }
+        if let workload {
+            do {
+                options.workload = try Workload.load(contentsOf: URL(fileURLWithPath: workload))
+            } catch {
+                throw CommandSupport.fail(error, doing: "read the workload")
+            }
+        }
+        if let store, !FileManager.default.fileExists(atPath: store) {
+            let dir = URL(fileURLWithPath: store).deletingLastPathComponent().path
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue else {
+                throw CommandSupport.fail("The store's directory \(dir) does not exist. Create it (mkdir -p \(dir)) or choose another --store.", status: .dataError)
+            }
+        }
+        var outputURL: URL?
+        if let output {
+            let url = URL(fileURLWithPath: output)
+            let dir = url.deletingLastPathComponent().path
+            guard access(dir, W_OK) == 0 else {
+                throw CommandSupport.fail("Cannot write --output \(url.path): the directory \(dir) is missing or not writable.", status: .cannotCreate)
+            }
+            outputURL = url
+        }
+        if let injectBug {
+            let env = ProcessInfo.processInfo.environment
+            if env[ConcurrencyDebug.Configuration.levelVariable] == nil {
+                setenv(ConcurrencyDebug.Configuration.levelVariable, "1", 1)
+                FileHandle.standardError.write(Data("ctxdebug: --inject-bug \(injectBug.rawValue): turning on CTXDEBUG_CONCURRENCY=1 so the checker catches it.\n".utf8))
+            } else if env[ConcurrencyDebug.Configuration.levelVariable] == "0" {
+                FileHandle.standardError.write(Data("ctxdebug: warning: CTXDEBUG_CONCURRENCY=0, so the injected bug will not be caught (it is a real data race).\n".utf8))
+            }
+        }
+        let bar = ProgressBar(label: "replay")
+        options.progress = { p in
+            switch p {
+            case .seeding(let done, let total):
+                bar.update(done, of: total)
+            case .scenario(let index, let count, _, let elapsed, let duration):
+                let per = 1000
+                bar.update(index * per + min(per, Int(elapsed / max(0.1, duration) * Double(per))), of: count * per)
+            case .finished:
+                bar.finish()
+            }
+        }
+        let format = self.format
+        let finalOptions = options
+        let destination = outputURL
+
+        // The replay measures the real main queue, so the main queue must be
+        // serviced: the work runs on a thread of its own while this thread gives
+        // itself to dispatchMain(). The thread ends the process.
+        let worker = Thread {
+            let status: Int32
+            do {
+                let report = try Replayer.run(finalOptions)
+                bar.finish()
+                let data: Data
+                switch format {
+                case .text: data = Data(TextReport.render(report).utf8)
+                case .json: data = try JSONReport.render(report)
+                }
+                if let outputURL = destination {
+                    let temporary = outputURL.deletingLastPathComponent().appendingPathComponent(".\(outputURL.lastPathComponent).partial-\(getpid())")
+                    try data.write(to: temporary)
+                    guard rename(temporary.path, outputURL.path) == 0 else {
+                        try? FileManager.default.removeItem(at: temporary)
+                        throw ReplayError("Cannot move the report into place at \(outputURL.path).", exitStatus: 73)
+                    }
+                } else {
+                    FileHandle.standardOutput.write(data)
+                }
+                status = 0
+            } catch {
+                bar.finish()
+                let code = CommandSupport.fail(error, doing: "replay")
+                status = code.rawValue
+            }
+            fflush(nil)
+            Foundation.exit(status)
+        }
+        worker.name = "ctxdebug.replay"
+        worker.stackSize = 8 << 20
+        worker.start()
+        dispatchMain()
+    }
+}
