@@ -102,13 +102,14 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
         self.attributes = attributes
         self.relationships = relationships
         self.attributeNames = attributes.map(\.name)
+        self.defaultValues = attributes.map(\.defaultValue)
         self.toOneRelationships = relationships.filter { !$0.isToMany }
         self.attributesByName = Dictionary(uniqueKeysWithValues: attributes.map { ($0.name, $0) })
         self.relationshipsByName = Dictionary(uniqueKeysWithValues: relationships.map { ($0.name, $0) })
     }
 
-    /// Default values for a newly inserted object.
-    var defaultValues: [StoredValue] { attributes.map(\.defaultValue) }
+    /// Default values for a newly inserted object (one shared buffer, copied on write).
+    private(set) var defaultValues: [StoredValue] = []
 
     public static func == (a: EntityDescription, b: EntityDescription) -> Bool { a === b }
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }

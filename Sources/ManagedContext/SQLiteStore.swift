@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// A row a fetch found: its ID and, when values were asked for, its snapshot.
 struct FetchedRow: Sendable {
@@ -249,6 +250,29 @@ final class SQLiteStore: Sendable {
         (["Z_PK", "Z_OPT"] + entity.attributes.map(\.columnName) + entity.toOneRelationships.map(\.columnName)).joined(separator: ", ")
     }
 
+    /// Decodes the current row of `statement` (columns as `selectList` lays them
+    /// out) straight from the SQLite C API: the hot loop of batched fetches and
+    /// exports, where GRDB's generic `Row` decoding costs a metadata lookup per value.
+    private func decodeRow(_ statement: SQLiteStatement, entity: EntityDescription) -> RowSnapshot {
+        let attributeCount = entity.attributes.count
+        let values = [StoredValue](unsafeUninitializedCapacity: attributeCount) { buffer, count in
+            for i in 0..<attributeCount {
+                (buffer.baseAddress! + i).initialize(to: StoredValue(statement, CInt(2 + i)))
+            }
+            count = attributeCount
+        }
+        var toOne: [ManagedObjectID?] = []
+        if !entity.toOneRelationships.isEmpty {
+            let fkBase = 2 + attributeCount
+            for (j, r) in entity.toOneRelationships.enumerated() {
+                let column = CInt(fkBase + j)
+                let pk = sqlite3_column_type(statement, column) == SQLITE_NULL ? 0 : sqlite3_column_int64(statement, column)
+                toOne.append(pk > 0 ? ManagedObjectID(entity: r.destinationEntity!, store: identity, primaryKey: pk) : nil)
+            }
+        }
+        return RowSnapshot(values: values, toOne: toOne, version: sqlite3_column_int64(statement, 1))
+    }
+
     private func decodeRow(_ row: Row, entity: EntityDescription) -> RowSnapshot {
         var values: [StoredValue] = []
         values.reserveCapacity(entity.attributes.count)
@@ -276,11 +300,12 @@ final class SQLiteStore: Sendable {
         }
         return try read("fetch \(f.entity.name)") { db in
             var rows: [FetchedRow] = []
-            let cursor = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(arguments))
-            while let row = try cursor.next() {
-                let pk: Int64 = row[0]
-                let id = ManagedObjectID(entity: f.entity, store: identity, primaryKey: pk)
-                rows.append(FetchedRow(id: id, snapshot: loadValues ? decodeRow(row, entity: f.entity) : nil))
+            let statement = try db.cachedStatement(sql: sql)
+            let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(arguments))
+            let raw = statement.sqliteStatement
+            while try cursor.next() != nil {
+                let id = ManagedObjectID(entity: f.entity, store: identity, primaryKey: sqlite3_column_int64(raw, 0))
+                rows.append(FetchedRow(id: id, snapshot: loadValues ? decodeRow(raw, entity: f.entity) : nil))
             }
             return rows
         }
@@ -305,11 +330,11 @@ final class SQLiteStore: Sendable {
             for chunk in stride(from: 0, to: primaryKeys.count, by: 500) {
                 let part = primaryKeys[chunk..<min(chunk + 500, primaryKeys.count)]
                 let marks = Array(repeating: "?", count: part.count).joined(separator: ",")
-                let cursor = try Row.fetchCursor(
-                    db, sql: "SELECT \(selectList(entity)) FROM \(entity.tableName) WHERE Z_PK IN (\(marks))",
-                    arguments: StatementArguments(Array(part)))
-                while let row = try cursor.next() {
-                    result[row[0]] = decodeRow(row, entity: entity)
+                let statement = try db.cachedStatement(sql: "SELECT \(selectList(entity)) FROM \(entity.tableName) WHERE Z_PK IN (\(marks))")
+                let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(Array(part)))
+                let raw = statement.sqliteStatement
+                while try cursor.next() != nil {
+                    result[sqlite3_column_int64(raw, 0)] = decodeRow(raw, entity: entity)
                 }
             }
             return result
@@ -323,10 +348,11 @@ final class SQLiteStore: Sendable {
         var sql = "SELECT \(selectList(f.entity)) FROM \(f.entity.tableName) WHERE \(whereSQL)" + SQLCompiler.orderBy(f.sorts, entity: f.entity)
         if f.limit > 0 || f.offset > 0 { sql += " LIMIT \(f.limit > 0 ? f.limit : -1) OFFSET \(f.offset)" }
         try pool.read { db in
-            let cursor = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(arguments))
-            while let row = try cursor.next() {
-                let pk: Int64 = row[0]
-                try body(ManagedObjectID(entity: f.entity, store: identity, primaryKey: pk), decodeRow(row, entity: f.entity))
+            let statement = try db.makeStatement(sql: sql)
+            let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(arguments))
+            let raw = statement.sqliteStatement
+            while try cursor.next() != nil {
+                try body(ManagedObjectID(entity: f.entity, store: identity, primaryKey: sqlite3_column_int64(raw, 0)), decodeRow(raw, entity: f.entity))
             }
         }
     }
@@ -564,6 +590,30 @@ final class SQLiteStore: Sendable {
 }
 
 extension StoredValue {
+    /// Column `index` of the current row of `statement`.
+    @inline(__always)
+    init(_ statement: SQLiteStatement, _ index: CInt) {
+        switch sqlite3_column_type(statement, index) {
+        case SQLITE_INTEGER: self = .integer(sqlite3_column_int64(statement, index))
+        case SQLITE_FLOAT: self = .real(sqlite3_column_double(statement, index))
+        case SQLITE_TEXT:
+            let count = Int(sqlite3_column_bytes(statement, index))
+            if let bytes = sqlite3_column_text(statement, index) {
+                self = .text(String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self))
+            } else {
+                self = .text("")
+            }
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(statement, index))
+            if let bytes = sqlite3_column_blob(statement, index), count > 0 {
+                self = .blob(Data(bytes: bytes, count: count))
+            } else {
+                self = .blob(Data())
+            }
+        default: self = .null
+        }
+    }
+
     init(_ dbValue: DatabaseValue) {
         switch dbValue.storage {
         case .null: self = .null
