@@ -23,3 +23,12 @@ public enum StackTrace {
         }
     }
 }
+
+extension StackTrace {
+    /// The symbolicated frames of a captured stack, the checker's own frames
+    /// dropped, each formatted as in a report. Slow (runs the symbolizer): call it
+    /// only when a report is written.
+    public static func symbolicate(_ addresses: [UInt]) -> [String] {
+        Symbolicator.shared.frames(for: addresses).map(\.formatted)
+    }
+}

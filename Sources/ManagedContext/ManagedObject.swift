@@ -152,7 +152,9 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
         ConcurrencyDebug.check(self, owner: queueOwner, accessEvent(.set, attribute: entity.attributes.count + r.index))
         if isRecordingPrototype { recordedProperty = r.isToMany ? nil : .toOne(r.index); return }
         fireFaultIfNeeded()
-        for o in objects { checkSameContext(o, relationship: r) }
+        let accepted = objects.filter { checkSameContext($0, relationship: r) }
+        if accepted.count != objects.count && !r.isToMany { return }
+        let objects = accepted
         if r.isToMany {
             guard let inverse = r.inverseRelationship else { return }
             let current = Set(relatedObjects(forRelationshipNamed: name))
@@ -181,10 +183,20 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
         destination?.setToOne(inverse, to: self, maintainInverse: false)
     }
 
-    func checkSameContext(_ other: ManagedObject, relationship r: RelationshipDescription) {
-        guard let mine = managedObjectContext, let theirs = other.managedObjectContext, mine !== theirs else { return }
-        preconditionFailure(
-            "Illegal attempt to establish the relationship '\(r.name)' between objects in different contexts: \(objectID) in \(mine.debugName) and \(other.objectID) in \(theirs.debugName). Fetch the destination in this object's context with object(with:) and its objectID.")
+    /// False (after a cross-context-relationship report) when `other` belongs to
+    /// another context: the relationship is then not set, as Core Data refuses it.
+    func checkSameContext(_ other: ManagedObject, relationship r: RelationshipDescription) -> Bool {
+        guard let mine = managedObjectContext, let theirs = other.managedObjectContext, mine !== theirs else { return true }
+        let headline = "illegal attempt to establish the relationship '\(r.name)' between objects in different contexts: \(objectID) in \(mine.debugName) and \(other.objectID) in \(theirs.debugName)."
+        if Diagnostics.isOn(.crossContextRelationship) {
+            Diagnostics.report(
+                .crossContextRelationship,
+                Diagnostics.describe(self, operation: "set \(entity.name).\(r.name)", hint: "fetch the destination in this object's context with object(with:) on its objectID, then set the relationship"),
+                headline)
+        } else {
+            FileHandle.standardError.write(Data("ctxdebug: \(headline) The relationship was not set.\n".utf8))
+        }
+        return false
     }
 
     // MARK: Faults

@@ -1,4 +1,5 @@
 import ConcurrencyDebug
+import CUnwind
 import Foundation
 
 extension ManagedObjectContext {
@@ -7,9 +8,13 @@ extension ManagedObjectContext {
     /// the result loads objects batch by batch as iteration reaches them.
     public func fetch<T: ManagedObject>(_ request: FetchRequest<T>) throws(ManagedContextError) -> FetchedResults<T> {
         check(.fetch)
+        let span = ContextInstrumentation.begin(.fetch, self)
+        defer { span.end() }
         let f = try PredicateResolution.resolve(request, entity: model.entity(for: T.self))
         let eager = request.fetchBatchSize == 0
+        let started = ctxdebug_now_ns()
         let rows = try matchingRows(f, applyWindow: true, loadValues: eager, includePending: request.includesPendingChanges)
+        diagnoseMainQueueIO("fetch of \(f.entity.name)", rows: rows.count, started: started)
         return FetchedResults(context: self, rows: rows, batchSize: request.fetchBatchSize)
     }
 
@@ -17,13 +22,20 @@ extension ManagedObjectContext {
     /// `.managedObjectIDResultType`): what a background fetch hands to another context.
     public func fetchObjectIDs<T: ManagedObject>(_ request: FetchRequest<T>) throws(ManagedContextError) -> [ManagedObjectID] {
         check(.fetch)
+        let span = ContextInstrumentation.begin(.fetchObjectIDs, self)
+        defer { span.end() }
         let f = try PredicateResolution.resolve(request, entity: model.entity(for: T.self))
-        return try matchingRows(f, applyWindow: true, loadValues: false, includePending: request.includesPendingChanges).map(\.id)
+        let started = ctxdebug_now_ns()
+        let ids = try matchingRows(f, applyWindow: true, loadValues: false, includePending: request.includesPendingChanges).map(\.id)
+        diagnoseMainQueueIO("fetch of \(f.entity.name) objectIDs", rows: ids.count, started: started)
+        return ids
     }
 
     /// How many objects match `request`, counting unsaved changes.
     public func count<T: ManagedObject>(for request: FetchRequest<T>) throws(ManagedContextError) -> Int {
         check(.count)
+        let span = ContextInstrumentation.begin(.count, self)
+        defer { span.end() }
         let f = try PredicateResolution.resolve(request, entity: model.entity(for: T.self))
         return try countRows(f, includePending: request.includesPendingChanges)
     }

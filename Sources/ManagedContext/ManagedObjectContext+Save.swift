@@ -1,4 +1,5 @@
 import ConcurrencyDebug
+import CUnwind
 public import Foundation
 
 /// A child's save, in values only: what crosses to the parent's queue.
@@ -22,9 +23,14 @@ extension ManagedObjectContext {
     /// context, whose changes stay in place to retry or roll back.
     public func save() throws(ManagedContextError) {
         check(.save)
+        let span = ContextInstrumentation.begin(.save, self)
+        defer { span.end() }
         processPendingChanges()
         guard !insertedObjectsSet.isEmpty || !updatedObjectsSet.isEmpty || !deletedObjectsSet.isEmpty else { return }
         NotificationCenter.default.post(name: Self.willSaveObjectsNotification, object: self)
+        let started = ctxdebug_now_ns()
+        let rows = insertedObjectsSet.count + updatedObjectsSet.count + deletedObjectsSet.count
+        diagnoseAbandonedInserts(insertedObjectsSet)
         switch parentStore {
         case .none:
             throw ManagedContextError(.noStore, "\(debugName) has neither a parent nor a persistent store coordinator, so there is nowhere to save to.")
@@ -33,6 +39,8 @@ extension ManagedObjectContext {
         case .context(let p):
             try saveToParent(p)
         }
+        Diagnostics.ancestorSaved(self)
+        diagnoseMainQueueIO("save", rows: rows, started: started)
     }
 
     private func saveToStore(_ c: PersistentStoreCoordinator) throws(ManagedContextError) {
@@ -53,6 +61,10 @@ extension ManagedObjectContext {
             changes.deletes.append(.init(id: c.permanent(o.objectID), expectedVersion: o.snapshot?.version ?? 0))
         }
         let result = try store.save(changes)
+        diagnoseLostUpdates(result)
+        if !result.written.isEmpty, Diagnostics.isOn(.missingMerge) {
+            c.recordSave(Array(result.written.keys), by: debugName, stack: StackTrace.capture())
+        }
 
         // The transaction committed: bring the objects in step.
         c.recordPermanentIDs(result.permanentIDs)
@@ -152,6 +164,7 @@ extension ManagedObjectContext {
     /// Takes a child's save as this context's own unsaved changes. A child never
     /// conflicts with its parent: its values overwrite the parent's.
     func absorbChildSave(_ payload: ChildSavePayload) {
+        if Diagnostics.isOn(.unsavedAncestor) { Diagnostics.ancestorHoldsChildChanges(self) }
         for item in payload.inserts {
             if let existing = registered(item.id) {
                 apply(item, to: existing, all: true)
@@ -213,6 +226,9 @@ public struct SaveChanges: Sendable, Hashable {
     public var inserted: Set<ManagedObjectID>
     public var updated: Set<ManagedObjectID>
     public var deleted: Set<ManagedObjectID>
+    /// The save these changes come from, for `ContextInstrumentation` (nil when no
+    /// instrumentation observer is installed, or when made from IDs alone).
+    public var saveID: UInt64?
 
     public init(inserted: Set<ManagedObjectID> = [], updated: Set<ManagedObjectID> = [], deleted: Set<ManagedObjectID> = []) {
         self.inserted = inserted
@@ -227,6 +243,7 @@ public struct SaveChanges: Sendable, Hashable {
         inserted = info[K.insertedObjectIDs.rawValue] as? Set<ManagedObjectID> ?? []
         updated = info[K.updatedObjectIDs.rawValue] as? Set<ManagedObjectID> ?? []
         deleted = info[K.deletedObjectIDs.rawValue] as? Set<ManagedObjectID> ?? []
+        saveID = ContextInstrumentation.currentSaveID(of: notification.object as AnyObject?)
     }
 }
 
@@ -240,7 +257,10 @@ extension ManagedObjectContext {
 
     /// The same, from the IDs alone (what crosses queues).
     public func mergeChanges(_ changes: SaveChanges) {
+        hasMerged = true
         check(.merge)
+        let span = ContextInstrumentation.begin(.merge, self, saveID: changes.saveID)
+        defer { span.end() }
         var refreshed = Set<ManagedObject>(), inserted = Set<ManagedObject>(), deleted = Set<ManagedObject>()
         let toReload = changes.updated.compactMap { id in registered(id).flatMap { $0.isFaultFlag ? nil : $0 } }
         let fresh = (try? loadSnapshots(toReload.map(\.objectID), skipSelf: true)) ?? [:]

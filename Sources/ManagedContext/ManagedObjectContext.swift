@@ -1,4 +1,5 @@
 public import ConcurrencyDebug
+import CUnwind
 public import Dispatch
 public import Foundation
 import Synchronization
@@ -50,6 +51,8 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
 
     // Confined to the queue.
     var registry: [ManagedObjectID: WeakObject] = [:]
+    /// Set once this context merged another's save (missing-merge stays quiet then).
+    var hasMerged = false
     private var registryPurgeThreshold = 1024
     var insertedObjectsSet: Set<ManagedObject> = []
     var updatedObjectsSet: Set<ManagedObject> = []
@@ -80,6 +83,7 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     }
 
     deinit {
+        if Diagnostics.holdsChildChanges(self) { Diagnostics.reportUnsavedAncestor(self, when: "was released") }
         for o in observers.withLock({ $0 }) { NotificationCenter.default.removeObserver(o.token) }
         if concurrencyType == .privateQueue { QueueIdentity.unregister(queueIdentity) }
     }
@@ -165,6 +169,8 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     public func perform(_ block: @escaping @Sendable () -> Void) {
         queue.async { [self] in
             ConcurrencyDebug.withOwner(queueIdentity) {
+                let span = ContextInstrumentation.begin(.perform, self)
+                defer { span.end() }
                 assertOnQueueIfAsked()
                 block()
                 processPendingChanges()
@@ -189,7 +195,16 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
         if concurrencyType == .mainQueue && ConcurrencyDebug.isOnMainQueue {
             return try runAsOwner(block)
         }
-        return try queue.sync { try runAsOwner(block) }
+        guard concurrencyType == .privateQueue, Diagnostics.isOn(.mainQueueWait), ConcurrencyDebug.isOnMainQueue else {
+            return try queue.sync { try runAsOwner(block) }
+        }
+        let asked = ctxdebug_now_ns()
+        var running: UInt64 = 0
+        defer { diagnoseMainQueueWait(on: self, waited: running &- asked) }
+        return try queue.sync {
+            running = ctxdebug_now_ns()
+            return try runAsOwner(block)
+        }
     }
 
     /// `performAndWait` keeping the runtime's typed error, for internal calls.
@@ -204,6 +219,8 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     }
 
     private func runAsOwner<T>(_ block: () throws -> T) rethrows -> T {
+        let span = ContextInstrumentation.begin(.performAndWait, self)
+        defer { span.end() }
         let previous = ConcurrencyDebug.currentOwner
         ConcurrencyDebug.setCurrentOwner(queueIdentity)
         defer {
@@ -241,10 +258,16 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
         o.queueOwner = queueIdentity
         o.contextNumber = number
         registry[o.objectID] = WeakObject(o)
-        if registry.count > registryPurgeThreshold {
-            registry = registry.filter { $0.value.object != nil }
-            registryPurgeThreshold = max(1024, registry.count * 2)
-        }
+        if registry.count > registryPurgeThreshold { purgeRegistry() }
+    }
+
+    /// Drops the entries of objects that are gone, in place. Runs when the registry
+    /// has doubled since the last purge, so its cost per registration is constant.
+    private func purgeRegistry() {
+        var dead: [ManagedObjectID] = []
+        for (id, entry) in registry where entry.object == nil { dead.append(id) }
+        for id in dead { registry.removeValue(forKey: id) }
+        registryPurgeThreshold = max(1024, registry.count * 2)
     }
 
     /// The registered object for `id` or for its other name (temporary/permanent).
@@ -354,6 +377,7 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     /// Drops every unsaved change.
     public func rollback() {
         check(.rollback)
+        Diagnostics.ancestorSaved(self)
         for o in insertedObjectsSet {
             o.insertedFlag = false
             registry.removeValue(forKey: o.objectID)
@@ -387,6 +411,7 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     /// Forgets every object. Objects fetched before are invalid after.
     public func reset() {
         check(.reset)
+        Diagnostics.ancestorSaved(self)
         for o in registry.values.compactMap(\.object) {
             o.turnIntoFault()
             o.isInvalidated = true
@@ -445,6 +470,7 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     public func object(with objectID: ManagedObjectID) -> ManagedObject {
         check(.objectWithID)
         if let o = registered(objectID) { return o }
+        diagnoseTemporaryLookup(objectID, "object(with:)")
         return makeFault(objectID)
     }
 
@@ -460,6 +486,7 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     public func existingObject(with objectID: ManagedObjectID) throws(ManagedContextError) -> ManagedObject {
         check(.existingObject)
         if let o = registered(objectID), !o.isFaultFlag, !o.deletedFlag { return o }
+        if registered(objectID) == nil { diagnoseTemporaryLookup(objectID, "existingObject(with:)") }
         guard let snapshot = try loadSnapshots([objectID], skipSelf: true)[objectID] else {
             throw ManagedContextError(.objectNotFound, "No object for \(objectID): its row is not in the store (deleted, or never saved).")
         }
@@ -474,6 +501,7 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
 
     func materialize(_ id: ManagedObjectID, _ snapshot: RowSnapshot?) -> ManagedObject {
         if let o = registered(id) {
+            if let snapshot, !o.isFaultFlag { diagnoseMissingMerge(o, fresh: snapshot) }
             if o.isFaultFlag, !o.isInvalidated, let snapshot {
                 o.values = snapshot.values
                 o.toOne = snapshot.toOne
@@ -519,8 +547,10 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     }
 
     private func markStale(_ o: ManagedObject) {
+        let wasReset = o.isInvalidated
         o.isFaultFlag = false
         o.isStale = true
+        diagnoseStaleObject(o, reset: wasReset)
         o.values = o.entity.attributes.map { _ in .null }
         FileHandle.standardError.write(Data("ctxdebug: could not fulfill a fault for \(o.objectID): its row is gone (deleted and saved, or its context was reset). Its values read as nil.\n".utf8))
     }

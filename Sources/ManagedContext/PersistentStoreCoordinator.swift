@@ -16,6 +16,26 @@ public final class PersistentStoreCoordinator: Sendable {
     /// temporary ID of an object their ancestor has since saved.
     private let aliases = LockedValue<(toPermanent: [ManagedObjectID: ManagedObjectID], toTemporary: [ManagedObjectID: ManagedObjectID])>(([:], [:]))
 
+    /// The last save of each object, for missing-merge reports (kept while that
+    /// diagnostic is on; bounded).
+    struct SaveRecord: Sendable {
+        let saver: String
+        let stack: [UInt]
+    }
+    private let saves = LockedValue<[ManagedObjectID: SaveRecord]>([:])
+
+    func recordSave(_ ids: [ManagedObjectID], by saver: String, stack: [UInt]) {
+        let record = SaveRecord(saver: saver, stack: stack)
+        saves.withLock { s in
+            if s.count + ids.count > 200_000 { s = [:] }
+            for id in ids { s[id] = record }
+        }
+    }
+
+    func lastSave(of id: ManagedObjectID) -> SaveRecord? {
+        saves.withLock { $0[permanent(id)] }
+    }
+
     public init(managedObjectModel: ManagedObjectModel) {
         self.managedObjectModel = managedObjectModel
     }

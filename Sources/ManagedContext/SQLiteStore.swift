@@ -43,6 +43,14 @@ struct StoreSaveResult: Sendable {
     var written: [ManagedObjectID: RowSnapshot] = [:]
     /// Objects whose in-memory changes were dropped (rollback policy, or row gone).
     var discarded: [ManagedObjectID: RowSnapshot?] = [:]
+    /// Attributes whose change by another save this save overwrote (trump/overwrite).
+    var lostUpdates: [LostUpdate] = []
+}
+
+struct LostUpdate: Sendable {
+    let id: ManagedObjectID
+    let attributes: [String]
+    let fromVersion: Int64
 }
 
 /// One SQLite file in Core Data's layout, in WAL mode, through a GRDB
@@ -496,11 +504,22 @@ final class SQLiteStore: Sendable {
                     result.discarded[u.id] = store
                     continue
                 case .overwrite:
+                    if let loaded = u.snapshot {
+                        let overwritten = entity.attributes.filter { StoredValue.compare(loaded.values[$0.index], store.values[$0.index]) != 0 && StoredValue.compare(values[$0.index], store.values[$0.index]) != 0 }
+                        if !overwritten.isEmpty { result.lostUpdates.append(LostUpdate(id: u.id, attributes: overwritten.map(\.name), fromVersion: loaded.version)) }
+                    }
                     attributeMask = entity.attributes.isEmpty ? 0 : UInt64.max >> (64 - UInt64(entity.attributes.count))
                     toOneMask = entity.toOneRelationships.isEmpty ? 0 : UInt64.max >> (64 - UInt64(entity.toOneRelationships.count))
                 case .mergeByPropertyStoreTrump, .mergeByPropertyObjectTrump, .error:
                     let objectWins = changes.mergePolicy == .mergeByPropertyObjectTrump
                     let loaded = u.snapshot
+                    if objectWins, let loaded {
+                        let overwritten = entity.attributes.filter {
+                            u.changedAttributes & (1 << UInt64($0.index)) != 0 && StoredValue.compare(loaded.values[$0.index], store.values[$0.index]) != 0
+                                && StoredValue.compare(u.values[$0.index], store.values[$0.index]) != 0
+                        }
+                        if !overwritten.isEmpty { result.lostUpdates.append(LostUpdate(id: u.id, attributes: overwritten.map(\.name), fromVersion: loaded.version)) }
+                    }
                     for a in entity.attributes {
                         let mine = u.changedAttributes & (1 << UInt64(a.index)) != 0
                         let theirs = loaded.map { StoredValue.compare($0.values[a.index], store.values[a.index]) != 0 } ?? true

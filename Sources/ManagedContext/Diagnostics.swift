@@ -1,0 +1,287 @@
+public import ConcurrencyDebug
+import CUnwind
+import Foundation
+import Synchronization
+
+extension ViolationKind {
+    /// A temporary objectID used to look up an object in another context.
+    public static let temporaryID = ViolationKind("temporary-id")
+    /// A relationship set between objects of two contexts.
+    public static let crossContextRelationship = ViolationKind("cross-context-relationship")
+    /// An object used after its context was reset, or after its deletion was saved.
+    public static let staleObject = ViolationKind("stale-object")
+    /// Changes saved into a parent context that never saves them.
+    public static let unsavedAncestor = ViolationKind("unsaved-ancestor")
+    /// An object inserted and saved without any property set after insertion.
+    public static let abandonedInsert = ViolationKind("abandoned-insert")
+    /// A context reading an object another context saved since, with no merge.
+    public static let missingMerge = ViolationKind("missing-merge")
+    /// A save that silently overwrote another save's change under a trump or overwrite policy.
+    public static let lostUpdate = ViolationKind("lost-update")
+    /// The main queue blocked in `performAndWait` on a busy private context.
+    public static let mainQueueWait = ViolationKind("main-queue-wait")
+    /// A fetch or save on a main-queue context over the row or time threshold.
+    public static let mainQueueIO = ViolationKind("main-queue-io")
+}
+
+/// The runtime's diagnostics beyond queue confinement. They run when checking is
+/// on (`CTXDEBUG_CONCURRENCY` ≥ 1) and report through the same trap, report and
+/// log handlers as wrong-queue accesses.
+///
+/// `CTXDEBUG_DIAGNOSTICS` chooses them: a comma-separated list of kind names,
+/// `default`, `all` or `none`, where `-name` removes one. The default is every kind
+/// but `main-queue-wait` and `main-queue-io`, which flag slowness, not bugs.
+/// Thresholds: `CTXDEBUG_MAIN_QUEUE_WAIT_MS` (default 100),
+/// `CTXDEBUG_MAIN_QUEUE_IO_ROWS` (default 1000), `CTXDEBUG_MAIN_QUEUE_IO_MS` (default 16).
+public enum Diagnostics {
+    public static let allKinds: [ViolationKind] = [
+        .temporaryID, .crossContextRelationship, .staleObject, .unsavedAncestor, .abandonedInsert,
+        .missingMerge, .lostUpdate, .mainQueueWait, .mainQueueIO,
+    ]
+    public static let defaultKinds: Set<ViolationKind> = Set(allKinds).subtracting([.mainQueueWait, .mainQueueIO])
+
+    public struct Settings: Sendable, Equatable {
+        public var enabled: Set<ViolationKind>
+        public var mainQueueWaitMilliseconds: Double
+        public var mainQueueIORows: Int
+        public var mainQueueIOMilliseconds: Double
+
+        public init(
+            enabled: Set<ViolationKind> = Diagnostics.defaultKinds, mainQueueWaitMilliseconds: Double = 100,
+            mainQueueIORows: Int = 1000, mainQueueIOMilliseconds: Double = 16
+        ) {
+            self.enabled = enabled
+            self.mainQueueWaitMilliseconds = mainQueueWaitMilliseconds
+            self.mainQueueIORows = mainQueueIORows
+            self.mainQueueIOMilliseconds = mainQueueIOMilliseconds
+        }
+
+        /// Reads the settings from the environment; every value it cannot read is
+        /// named in `warnings`, and the default is used.
+        public static func read(environment: [String: String]) -> (Settings, warnings: [String]) {
+            var settings = Settings()
+            var warnings: [String] = []
+            if let list = environment["CTXDEBUG_DIAGNOSTICS"] {
+                var enabled = Set<ViolationKind>()
+                let known = Set(Diagnostics.allKinds.map(\.rawValue))
+                for raw in list.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !raw.isEmpty {
+                    let remove = raw.hasPrefix("-")
+                    let name = remove ? String(raw.dropFirst()) : raw
+                    let kinds: Set<ViolationKind>
+                    switch name {
+                    case "all": kinds = Set(Diagnostics.allKinds)
+                    case "default": kinds = Diagnostics.defaultKinds
+                    case "none": kinds = []; if !remove { enabled = [] }
+                    default:
+                        guard known.contains(name) else {
+                            warnings.append("CTXDEBUG_DIAGNOSTICS: unknown diagnostic '\(name)' ignored; known: \(Diagnostics.allKinds.map(\.rawValue).joined(separator: ", ")), all, default, none")
+                            continue
+                        }
+                        kinds = [ViolationKind(name)]
+                    }
+                    if remove { enabled.subtract(kinds) } else { enabled.formUnion(kinds) }
+                }
+                settings.enabled = enabled
+            }
+            func number(_ key: String, _ apply: (Double) -> Void) {
+                guard let raw = environment[key] else { return }
+                if let v = Double(raw), v >= 0, v.isFinite { apply(v) } else {
+                    warnings.append("\(key)=\"\(raw)\" is not a non-negative number; using the default")
+                }
+            }
+            number("CTXDEBUG_MAIN_QUEUE_WAIT_MS") { settings.mainQueueWaitMilliseconds = $0 }
+            number("CTXDEBUG_MAIN_QUEUE_IO_ROWS") { settings.mainQueueIORows = Int($0) }
+            number("CTXDEBUG_MAIN_QUEUE_IO_MS") { settings.mainQueueIOMilliseconds = $0 }
+            return (settings, warnings)
+        }
+    }
+
+    private static let current = LockedValue<Settings?>(nil)
+    /// The enabled kinds as bits (index in `allKinds`); all bits set until read.
+    private static let enabledBits = Atomic<UInt32>(UInt32.max)
+
+    /// The settings in force (read from the environment on first use).
+    public static var settings: Settings {
+        if let s = current.withLock({ $0 }) { return s }
+        let (s, warnings) = Settings.read(environment: ProcessInfo.processInfo.environment)
+        for w in warnings { FileHandle.standardError.write(Data("ctxdebug: warning: \(w)\n".utf8)) }
+        configure(s)
+        return s
+    }
+
+    /// Replaces the settings (tests, tools).
+    public static func configure(_ settings: Settings) {
+        current.withLock { $0 = settings }
+        var bits: UInt32 = 0
+        for (i, kind) in allKinds.enumerated() where settings.enabled.contains(kind) { bits |= 1 << UInt32(i) }
+        enabledBits.store(bits, ordering: .relaxed)
+    }
+
+    /// Whether `kind` is checked now: checking is on and the kind is enabled.
+    static func isOn(_ kind: ViolationKind) -> Bool {
+        guard ctxdebug_access_mode() != 0, ConcurrencyDebug.level >= 1 else { return false }
+        if enabledBits.load(ordering: .relaxed) == UInt32.max { _ = settings }
+        guard let i = allKinds.firstIndex(of: kind) else { return false }
+        return enabledBits.load(ordering: .relaxed) & (1 << UInt32(i)) != 0
+    }
+
+    static func report(_ kind: ViolationKind, _ description: AccessDescription, _ headline: String) {
+        ConcurrencyDebug.reportViolation(kind: kind, description: description, message: "BUG DETECTED: " + headline)
+    }
+
+    static func describe(_ o: ManagedObject, operation: String, hint: String) -> AccessDescription {
+        AccessDescription(
+            operation: operation, entity: o.entity.name, attribute: nil, objectID: o.objectID.uriString,
+            contextName: o.managedObjectContext?.shortName, ownerQueueLabel: o.queueOwner.label, fixHint: hint)
+    }
+
+    static func describe(_ c: ManagedObjectContext, operation: String, objectID: ManagedObjectID? = nil, hint: String) -> AccessDescription {
+        AccessDescription(
+            operation: operation, entity: objectID?.entity.name, attribute: nil, objectID: objectID?.uriString,
+            contextName: c.shortName, ownerQueueLabel: c.queueIdentity.label, fixHint: hint)
+    }
+
+    // MARK: unsaved-ancestor
+
+    /// Contexts holding changes their children saved into them, by context number.
+    private static let pendingAncestors = LockedValue<[UInt32: String]>([:])
+    private static let exitHookInstalled = Atomic<Bool>(false)
+
+    static func ancestorHoldsChildChanges(_ c: ManagedObjectContext) {
+        let name = c.debugName
+        pendingAncestors.withLock { $0[c.number] = name }
+        if !exitHookInstalled.exchange(true, ordering: .relaxed) {
+            atexit { Diagnostics.reportUnsavedAncestorsAtExit() }
+        }
+    }
+
+    static func holdsChildChanges(_ c: ManagedObjectContext) -> Bool {
+        pendingAncestors.withLock { $0[c.number] != nil }
+    }
+
+    static func ancestorSaved(_ c: ManagedObjectContext) {
+        _ = pendingAncestors.withLock { $0.removeValue(forKey: c.number) }
+    }
+
+    static func reportUnsavedAncestor(_ c: ManagedObjectContext, when: String) {
+        ancestorSaved(c)
+        guard isOn(.unsavedAncestor) else { return }
+        report(
+            .unsavedAncestor,
+            describe(c, operation: "save into a parent", hint: "save every ancestor in turn (child, then parent, up to the root on the coordinator), or put the context on the coordinator"),
+            "\(c.debugName) holds changes its child contexts saved into it, and \(when) without saving them: they never reached the store.")
+    }
+
+    private static func reportUnsavedAncestorsAtExit() {
+        let left = pendingAncestors.withLock { p in
+            let all = p
+            p = [:]
+            return all
+        }
+        guard !left.isEmpty, isOn(.unsavedAncestor) else { return }
+        for (_, name) in left.sorted(by: { $0.key < $1.key }) {
+            report(
+                .unsavedAncestor,
+                AccessDescription(
+                    operation: "save into a parent", entity: nil, attribute: nil, objectID: nil, contextName: name,
+                    ownerQueueLabel: "(at exit)",
+                    fixHint: "save every ancestor in turn (child, then parent, up to the root on the coordinator), or put the context on the coordinator"),
+                "\(name) holds changes its child contexts saved into it, and the process is ending without saving them: they never reached the store.")
+        }
+    }
+}
+
+extension ManagedObjectContext {
+    /// True when no context of this stack (this one or an ancestor) knows `id`.
+    func noAncestorKnows(_ id: ManagedObjectID) -> Bool {
+        if registered(id) != nil { return false }
+        if let c = persistentStoreCoordinator, c.alias(of: id) != nil { return false }
+        guard let p = parent else { return true }
+        return p.performAndWait { p.noAncestorKnows(id) }
+    }
+
+    func diagnoseTemporaryLookup(_ id: ManagedObjectID, _ operation: String) {
+        guard id.isTemporaryID, Diagnostics.isOn(.temporaryID), noAncestorKnows(id) else { return }
+        Diagnostics.report(
+            .temporaryID,
+            Diagnostics.describe(self, operation: operation, objectID: id, hint: "save the context that inserted the object, or call obtainPermanentIDs(for:) on it, before handing its objectID to another context"),
+            "\(operation) was given the temporary objectID \(id), which neither \(debugName) nor its parents know: the object was not saved or given a permanent ID before its ID crossed contexts, so it will never be found.")
+    }
+
+    /// Reports the objects of a save that were inserted and never given a value.
+    func diagnoseAbandonedInserts(_ inserted: Set<ManagedObject>) {
+        guard Diagnostics.isOn(.abandonedInsert) else { return }
+        for o in inserted where o.changedAttributes == 0 && o.changedToOne == 0 {
+            Diagnostics.report(
+                .abandonedInsert,
+                Diagnostics.describe(o, operation: "save", hint: "insert new objects into a child scratchpad context and drop it on cancel, or delete the object when the user cancels"),
+                "\(o.entity.name) \(o.objectID) was inserted into \(debugName) and saved without any property set after insertion (an abandoned \"new entry\"): it will show up as an empty row.")
+        }
+    }
+
+    func diagnoseMainQueueIO(_ operation: String, rows: Int, started: UInt64) {
+        guard concurrencyType == .mainQueue, Diagnostics.isOn(.mainQueueIO) else { return }
+        let s = Diagnostics.settings
+        let ms = Double(ctxdebug_now_ns() &- started) / 1e6
+        guard rows > s.mainQueueIORows || ms > s.mainQueueIOMilliseconds else { return }
+        Diagnostics.report(
+            .mainQueueIO,
+            Diagnostics.describe(self, operation: operation, hint: "do this work in a background context (container.performBackgroundTask or newBackgroundContext().perform) and hand objectIDs to the main queue"),
+            "\(operation) on the main-queue \(debugName) touched \(rows) rows in \(String(format: "%.1f", ms)) ms (thresholds: \(s.mainQueueIORows) rows, \(String(format: "%.0f", s.mainQueueIOMilliseconds)) ms): the UI is blocked meanwhile.")
+    }
+
+    func diagnoseMainQueueWait(on context: ManagedObjectContext, waited: UInt64) {
+        let ms = Double(waited) / 1e6
+        let limit = Diagnostics.settings.mainQueueWaitMilliseconds
+        guard ms > limit else { return }
+        Diagnostics.report(
+            .mainQueueWait,
+            Diagnostics.describe(context, operation: "performAndWait", hint: "use perform { } (asynchronous) from the main queue, or move the busy work off this context"),
+            "the main queue waited \(String(format: "%.0f", ms)) ms (threshold \(String(format: "%.0f", limit)) ms) in performAndWait on \(context.debugName), which was busy with other work.")
+    }
+}
+
+extension ManagedObjectContext {
+    func diagnoseStaleObject(_ o: ManagedObject, reset: Bool) {
+        guard Diagnostics.isOn(.staleObject) else { return }
+        let why = reset ? "its context was reset" : "its row is gone (it was deleted and the deletion saved, here or in another context)"
+        Diagnostics.report(
+            .staleObject,
+            Diagnostics.describe(o, operation: "fire fault", hint: reset
+                ? "don't keep objects across reset(): keep their objectIDs and call object(with:) again after the reset"
+                : "check isDeleted, or look the object up with existingObject(with:), which throws when the row is gone"),
+            "\(o.entity.name) \(o.objectID) was used after \(why); Core Data would raise \"could not fulfill a fault\". Its values read as nil.")
+    }
+
+    /// A registered object whose row a fetch found at a newer version than the
+    /// object shows, in a context that never merges: the UI shows stale values.
+    func diagnoseMissingMerge(_ o: ManagedObject, fresh: RowSnapshot) {
+        guard !hasMerged, !automaticallyMergesChangesFromParent, !o.updatedFlag, !o.insertedFlag,
+            let old = o.snapshot, fresh.version > old.version, Diagnostics.isOn(.missingMerge),
+            let coordinator = persistentStoreCoordinator
+        else { return }
+        let save = coordinator.lastSave(of: o.objectID)
+        var headline = "\(debugName) reads \(o.entity.name) \(o.objectID) at version \(old.version), but the store has version \(fresh.version)"
+        if let save {
+            headline += ", saved by \(save.saver); no merge of that save was applied to this context."
+            let frames = StackTrace.symbolicate(save.stack).prefix(12)
+            if !frames.isEmpty { headline += "\n  the save's stack:\n" + frames.map { "    " + $0 }.joined(separator: "\n") }
+        } else {
+            headline += "; no merge of that save was applied to this context."
+        }
+        Diagnostics.report(
+            .missingMerge,
+            Diagnostics.describe(o, operation: "read", hint: "observe didSaveObjectsNotification and call mergeChanges(fromContextDidSave:) on this context's queue, or set automaticallyMergesChangesFromParent = true"),
+            headline)
+    }
+
+    func diagnoseLostUpdates(_ result: StoreSaveResult) {
+        guard !result.lostUpdates.isEmpty, Diagnostics.isOn(.lostUpdate) else { return }
+        for lost in result.lostUpdates {
+            Diagnostics.report(
+                .lostUpdate,
+                Diagnostics.describe(self, operation: "save", objectID: lost.id, hint: "use the error merge policy and resolve the conflict, or merge the other context's save before editing, so neither change is lost silently"),
+                "\(debugName)'s save under \(mergePolicy) silently overwrote another save's change to \(lost.id.entity.name).\(lost.attributes.joined(separator: ", ")) of \(lost.id): both changed it from version \(lost.fromVersion).")
+        }
+    }
+}

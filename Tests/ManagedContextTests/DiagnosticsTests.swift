@@ -1,0 +1,204 @@
+import ConcurrencyDebug
+import Dispatch
+import Foundation
+import Testing
+import ManagedContext
+
+/// Each diagnostic with its bug (reported, with the right kind, text and hint)
+/// and its correct twin (not reported). Each runs in a child process with
+/// checking on in log mode; the child checks what was recorded.
+@Suite struct DiagnosticsTests {
+    static let cases: [(scenario: String, kind: String?, says: String)] = [
+        ("temporary-id", "temporary-id", "obtainPermanentIDs(for:)"),
+        ("temporary-id-twin", nil, ""),
+        ("cross-context", "cross-context-relationship", "different contexts"),
+        ("cross-context-twin", nil, ""),
+        ("stale-reset", "stale-object", "its context was reset"),
+        ("stale-deleted", "stale-object", "deletion saved"),
+        ("stale-twin", nil, ""),
+        ("unsaved-ancestor", "unsaved-ancestor", "never reached the store"),
+        ("unsaved-ancestor-twin", nil, ""),
+        ("abandoned-insert", "abandoned-insert", "without any property set"),
+        ("abandoned-insert-twin", nil, ""),
+        ("missing-merge", "missing-merge", "the save's stack"),
+        ("missing-merge-twin", nil, ""),
+        ("lost-update", "lost-update", "silently overwrote"),
+        ("lost-update-twin", nil, ""),
+        ("main-queue-wait", "main-queue-wait", "the main queue waited"),
+        ("main-queue-wait-twin", nil, ""),
+        ("main-queue-io", "main-queue-io", "on the main-queue"),
+        ("main-queue-io-twin", nil, ""),
+    ]
+
+    @Test(arguments: Self.cases.map(\.scenario))
+    func diagnostic(scenario: String) async throws {
+        let expected = Self.cases.first { $0.scenario == scenario }!
+        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { [scenario = scenario as String] in
+            setenv("CTXDEBUG_CONCURRENCY", "1", 1)
+            setenv("CTXDEBUG_ON_VIOLATION", "log", 1)
+            setenv("CTXDEBUG_DIAGNOSTICS", "all", 1)
+            setenv("CTXDEBUG_MAIN_QUEUE_WAIT_MS", "100", 1)
+            runDiagnosticScenario(scenario)
+            let kinds = Set(ConcurrencyDebug.recordedViolations.map(\.kind.rawValue))
+            let expected = DiagnosticsTests.cases.first { $0.scenario == scenario }!.kind
+            if let expected {
+                precondition(kinds == [expected], "expected exactly [\(expected)], recorded \(kinds.sorted())")
+            } else {
+                precondition(kinds.isEmpty, "expected none, recorded \(kinds.sorted())")
+            }
+        }
+        let stderr = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
+        if expected.kind != nil {
+            #expect(stderr.contains("BUG DETECTED"), "\(stderr)")
+            #expect(stderr.contains(expected.says), "\(stderr)")
+            #expect(stderr.contains("fix:"), "a fix hint:\n\(stderr)")
+        } else {
+            #expect(!stderr.contains("BUG DETECTED"), "\(stderr)")
+        }
+    }
+}
+
+func runDiagnosticScenario(_ scenario: String) {
+    let stack = try! TestStack()
+    let a = stack.privateContext("A")
+    let b = stack.privateContext("B")
+    switch scenario {
+    case "temporary-id", "temporary-id-twin":
+        let id: ManagedObjectID = a.performAndWait {
+            let s = Sample(context: a)
+            s.name = "new"
+            if scenario.hasSuffix("twin") { try! a.obtainPermanentIDs(for: [s]); try! a.save() }
+            return s.objectID
+        }
+        b.performAndWait { _ = b.object(with: id) }
+    case "cross-context", "cross-context-twin":
+        let placeID: ManagedObjectID = a.performAndWait {
+            let p = Place(context: a)
+            p.title = "Rincon"
+            try! a.save()
+            return p.objectID
+        }
+        let place = a.performAndWait { a.object(with: placeID) as! Place }
+        b.performAndWait {
+            let visit = Visit(context: b)
+            visit.note = "dawn patrol"
+            if scenario.hasSuffix("twin") {
+                visit.place = (b.object(with: placeID) as! Place)
+                precondition(visit.place != nil)
+            } else {
+                nonisolated(unsafe) let foreign = place
+                visit.place = foreign
+                precondition(visit.place == nil, "the relationship must not be set")
+            }
+        }
+    case "stale-reset", "stale-twin":
+        a.performAndWait {
+            let s = Sample(context: a)
+            s.name = "x"
+            try! a.save()
+            let id = s.objectID
+            a.reset()
+            if scenario == "stale-twin" {
+                precondition((a.object(with: id) as! Sample).name == "x")
+            } else {
+                _ = s.name
+            }
+        }
+    case "stale-deleted":
+        let id: ManagedObjectID = a.performAndWait {
+            let s = Sample(context: a)
+            s.name = "x"
+            try! a.save()
+            return s.objectID
+        }
+        let fault = b.performAndWait { b.object(with: id) }
+        a.performAndWait {
+            a.delete(a.object(with: id))
+            try! a.save()
+        }
+        b.performAndWait { _ = (fault as! Sample).name }
+    case "unsaved-ancestor", "unsaved-ancestor-twin":
+        do {
+            let root = stack.privateContext("root")
+            let child = ManagedObjectContext(concurrencyType: .privateQueue)
+            child.parent = root
+            child.performAndWait {
+                Sample(context: child).name = "synced"
+                try! child.save()
+            }
+            if scenario.hasSuffix("twin") { root.performAndWait { try! root.save() } }
+        }
+    case "abandoned-insert", "abandoned-insert-twin":
+        a.performAndWait {
+            let s = Sample(context: a)
+            if scenario.hasSuffix("twin") { s.name = "filled in" }
+            try! a.save()
+        }
+    case "missing-merge", "missing-merge-twin":
+        let seen: Sample = a.performAndWait {
+            let s = Sample(context: a)
+            s.name = "v1"
+            try! a.save()
+            return try! a.fetch(FetchRequest<Sample>()).first!
+        }
+        let id = a.performAndWait { seen.objectID }
+        var changes = SaveChanges()
+        b.performAndWait {
+            (b.object(with: id) as! Sample).name = "v2"
+            try! b.save()
+            changes = SaveChanges(updated: [id])
+        }
+        let saved = changes
+        a.performAndWait {
+            if scenario.hasSuffix("twin") { a.mergeChanges(saved) }
+            _ = try! a.fetch(FetchRequest<Sample>()).first!.name
+            _ = seen
+        }
+    case "lost-update", "lost-update-twin":
+        let id: ManagedObjectID = a.performAndWait {
+            let s = Sample(context: a)
+            s.name = "v0"
+            try! a.save()
+            return s.objectID
+        }
+        b.mergePolicy = .mergeByPropertyObjectTrump
+        let inA = a.performAndWait { a.object(with: id) as! Sample }
+        let inB = b.performAndWait { b.object(with: id) as! Sample }
+        a.performAndWait { _ = inA.name }
+        b.performAndWait { _ = inB.name }
+        a.performAndWait {
+            inA.name = "from A"
+            try! a.save()
+        }
+        b.performAndWait {
+            if scenario.hasSuffix("twin") { inB.small = 3 } else { inB.name = "from B" }
+            try! b.save()
+        }
+    case "main-queue-wait", "main-queue-wait-twin":
+        if !scenario.hasSuffix("twin") {
+            a.perform { usleep(400_000) }
+            usleep(50_000)
+        }
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.main.async {
+            a.performAndWait { _ = a.hasChanges }
+            done.signal()
+        }
+        precondition(done.wait(timeout: .now() + 20) == .success, "the main queue is not serviced")
+    case "main-queue-io", "main-queue-io-twin":
+        a.performAndWait {
+            for i in 0..<(scenario.hasSuffix("twin") ? 10 : 3000) { Sample(context: a).large = Int64(i) }
+            try! a.save()
+        }
+        let view = ManagedObjectContext(concurrencyType: .mainQueue)
+        view.persistentStoreCoordinator = stack.coordinator
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.main.async {
+            _ = try! view.fetch(FetchRequest<Sample>()).count
+            done.signal()
+        }
+        precondition(done.wait(timeout: .now() + 20) == .success, "the main queue is not serviced")
+    default:
+        preconditionFailure("unknown scenario \(scenario)")
+    }
+}
