@@ -195,6 +195,8 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
         if concurrencyType == .mainQueue && ConcurrencyDebug.isOnMainQueue {
             return try runAsOwner(block)
         }
+        let waiter = WaitForGraph.beginWait(for: queueIdentity, operation: "performAndWait on \(debugName)")
+        defer { WaitForGraph.endWait(waiter) }
         guard concurrencyType == .privateQueue, Diagnostics.isOn(.mainQueueWait), ConcurrencyDebug.isOnMainQueue else {
             return try queue.sync { try runAsOwner(block) }
         }

@@ -164,6 +164,7 @@ func runCorrectPatterns() {
         edited.name = "edited"
         try! scratch.save()
         _ = view.hasChanges
+        try! view.save()  // the chapter saves the main context after the child
         onMain.signal()
     }
     precondition(onMain.wait(timeout: .now() + 20) == .success, "the main queue is not serviced in this child")
