@@ -73,15 +73,21 @@ final class MainQueueMonitor: Sendable {
         var openHang: (serial: UInt64, index: Int)?
         var lastFrameStart: UInt64 = 0
         var measuring = false
+        /// Each measured frame: when it was due and when it started.
+        var frameTicks: [TraceData.FrameTick] = []
+        /// Every work item, when recording a trace.
+        var itemLog: [TraceData.Slice] = []
     }
 
     private let state = Mutex(State())
     let frameInterval: UInt64
     let hangThreshold: UInt64
+    let recordItems: Bool
 
-    init(fps: Int, hangThresholdMs: Double) {
+    init(fps: Int, hangThresholdMs: Double, recordItems: Bool = false) {
         frameInterval = UInt64(1e9 / Double(max(1, fps)))
         hangThreshold = UInt64(hangThresholdMs * 1e6)
+        self.recordItems = recordItems
         StackSampler.install()
     }
 
@@ -127,6 +133,7 @@ final class MainQueueMonitor: Sendable {
                 s.hangs[open.index].end = end
                 s.openHang = nil
             }
+            if recordItems { s.itemLog.append(.init(name: label, queue: QueueIdentity.main.label, start: start, end: end)) }
             guard measured && s.measuring else { return }
             var stats = s.items[label] ?? WorkItemStats()
             stats.count += 1
@@ -144,6 +151,7 @@ final class MainQueueMonitor: Sendable {
             s.lastFrameStart = now
             guard s.measuring else { return }
             s.frames += 1
+            s.frameTicks.append(.init(index: s.frameTicks.count, due: due, start: now))
             _ = s.frameLatency.record(max(1, min(late, 120_000_000_000) / 1_000))  // microseconds
             s.maxLatencyNs = max(s.maxLatencyNs, late)
             if late > frameInterval {
@@ -196,13 +204,15 @@ final class MainQueueMonitor: Sendable {
         var maxLatencyNs: UInt64
         var items: [String: WorkItemStats]
         var hangs: [HangRecord]
+        var frameTicks: [TraceData.FrameTick]
+        var itemLog: [TraceData.Slice]
     }
 
     func snapshot() -> Snapshot {
         state.withLock { s in
             Snapshot(
                 frames: s.frames, hitches: s.hitches, hitchTimeNs: s.hitchTimeNs, latency: s.frameLatency,
-                maxLatencyNs: s.maxLatencyNs, items: s.items, hangs: s.hangs)
+                maxLatencyNs: s.maxLatencyNs, items: s.items, hangs: s.hangs, frameTicks: s.frameTicks, itemLog: s.itemLog)
         }
     }
 }

@@ -71,6 +71,9 @@ public struct ReplayOptions: Sendable {
     /// A workload file, replacing the built-in scenarios.
     public var workload: Workload?
     public var injectBug: InjectedBug?
+    /// Record every main-queue work item and the runtime's events
+    /// (`ContextInstrumentation`) into `ScenarioResult.trace`, for `--trace`.
+    public var recordTrace = false
     /// Where working copies of the store go.
     public var workDirectory: URL = URL(fileURLWithPath: NSTemporaryDirectory())
     /// Called with progress text (scenario starting, seeding), for a progress line.

@@ -69,7 +69,8 @@ public enum Replayer {
             entries: (try? countEntries(source)) ?? options.entries, store: source.path, fps: options.fps,
             durationSeconds: options.duration, hangThresholdMs: options.hangThresholdMs,
             workload: options.workload?.name, injectBug: options.injectBug?.rawValue, checkingLevel: ConcurrencyDebug.level,
-            cores: ProcessInfo.processInfo.activeProcessorCount, buildConfiguration: build)
+            cores: ProcessInfo.processInfo.activeProcessorCount, buildConfiguration: build,
+            swiftVersion: swiftCompilerVersion, operatingSystem: ProcessInfo.processInfo.operatingSystemVersionString)
         return ReplayReport(
             generatedAt: formatter.string(from: Date()), settings: settings, scenarios: results,
             verdicts: Verdicts.make(results, hangThresholdMs: options.hangThresholdMs))
@@ -107,6 +108,23 @@ public enum Replayer {
         }
         for f in PersistentContainer.storeFiles(seedURL) { try? FileManager.default.removeItem(at: f) }
         return target
+    }
+
+    /// The Swift compiler that built this binary, to the minor version.
+    static var swiftCompilerVersion: String {
+        #if compiler(>=6.5)
+        ">= 6.5"
+        #elseif compiler(>=6.4)
+        "6.4"
+        #elseif compiler(>=6.3)
+        "6.3"
+        #elseif compiler(>=6.2)
+        "6.2"
+        #elseif compiler(>=6.1)
+        "6.1"
+        #else
+        "6.0"
+        #endif
     }
 
     static func countEntries(_ url: URL) throws -> Int {

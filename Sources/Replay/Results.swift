@@ -23,6 +23,9 @@ public struct ReplayReport: Codable, Sendable {
         public var checkingLevel: Int
         public var cores: Int
         public var buildConfiguration: String
+        /// The Swift compiler that built ctxdebug ("6.3"), and the OS (optional in schema 1).
+        public var swiftVersion: String?
+        public var operatingSystem: String?
     }
 
     public init(generatedAt: String, settings: Settings, scenarios: [ScenarioResult], verdicts: [String]) {
@@ -51,6 +54,20 @@ public struct ScenarioResult: Codable, Sendable {
     public var edits: EditFigures?
     /// Errors the scenario's own work reported (a failed save, for example).
     public var errors: [String]
+    /// Frames over time and the spans of the scenario's work (optional in schema 1).
+    public var timeline: Timeline?
+    /// The distinct concurrency violations seen, when checking was on and did not
+    /// trap (optional in schema 1).
+    public var violations: [ViolationRecord]?
+    /// The list's visible rows when the run ended, as the user saw them (optional in schema 1).
+    public var visibleRows: [VisibleRow]?
+    /// The raw timeline for `--trace`, when asked for; not written to the JSON report.
+    public var trace: TraceData? = nil
+
+    enum CodingKeys: String, CodingKey {
+        case name, summary, durationSeconds, frames, hangs, longestWorkItems, export, search, sync, edits, errors
+        case timeline, violations, visibleRows
+    }
 
     public struct FrameFigures: Codable, Sendable {
         public var count: Int
@@ -92,6 +109,13 @@ public struct ScenarioResult: Codable, Sendable {
         public var file: String?
         public var line: Int?
         public var module: String?
+    }
+
+    /// One cell of the list: date, spot and conditions, stars.
+    public struct VisibleRow: Codable, Sendable, Hashable {
+        public var title: String
+        public var detail: String
+        public var rating: String
     }
 
     public struct WorkItem: Codable, Sendable {

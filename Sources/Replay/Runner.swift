@@ -46,6 +46,17 @@ private struct Collected: Sendable {
     var visible = 0
     var mergeLatency = Histogram<UInt64>(highestTrackableValue: 600_000_000, numberOfSignificantValueDigits: .three)
     var errors: [String] = []
+    var spans: [SpanRecord] = []
+}
+
+/// A span of the scenario's own work (the export, a search, a sync burst); `queue`
+/// is the queue it ran on when it ran on one (nil for a search, which crosses queues).
+private struct SpanRecord: Sendable {
+    var kind: String
+    var label: String
+    var queue: String?
+    var start: UInt64
+    var end: UInt64
 }
 
 /// `@unchecked Sendable` on purpose: it carries a managed object across queues,
@@ -79,7 +90,7 @@ final class ScenarioRunner: Sendable {
         self.options = options
         self.bug = bug
         self.scratch = scratch
-        monitor = MainQueueMonitor(fps: options.fps, hangThresholdMs: options.hangThresholdMs)
+        monitor = MainQueueMonitor(fps: options.fps, hangThresholdMs: options.hangThresholdMs, recordItems: options.recordTrace)
         nested = workload.stack == .nested ? NestedStack(container: container) : nil
     }
 
@@ -89,10 +100,18 @@ final class ScenarioRunner: Sendable {
         collected.withLock { $0.errors.append("\(what): \(error)") }
     }
 
+    private func span(_ kind: String, _ label: String, queue: String?, from start: UInt64, to end: UInt64 = nowNanoseconds()) {
+        collected.withLock { $0.spans.append(SpanRecord(kind: kind, label: label, queue: queue, start: start, end: end)) }
+    }
+
     /// Runs the scenario; call it off the main queue, with the main queue serviced.
     func run(progress: (@Sendable (Double) -> Void)?) -> ScenarioResult {
         let context = mainContext
         let fps = options.fps
+        let violationHandler = TimedViolationHandler.installIfNeeded()
+        let firstViolation = violationHandler?.count ?? 0
+        let recorder = options.recordTrace ? RuntimeRecorder() : nil
+        if let recorder { ContextInstrumentation.setObserver(recorder) }
         // Set up the list before measuring, as the app's viewDidLoad does.
         let ui: UIState = monitor.onMainAndWait("list.load") {
             let ui = UIState(context: context, fps: fps)
@@ -131,8 +150,19 @@ final class ScenarioRunner: Sendable {
         let end = nowNanoseconds()
         // Let the main queue drain what the clock posted last.
         _ = monitor.onMainAndWait("drain") { () -> Int in 0 }
-        let edits = monitor.onMainAndWait("edits") { ui.edits }
-        return result(start: start, end: end, edits: edits)
+        let (edits, cells) = monitor.onMainAndWait("edits") { (ui.edits, ui.lastCells) }
+        if recorder != nil { ContextInstrumentation.setObserver(nil) }
+        var r = result(start: start, end: end, edits: edits)
+        if let violationHandler {
+            let seen = violationHandler.since(firstViolation)
+            r.violations = TimedViolationHandler.records(seen, runStart: start)
+            r.trace?.violations = seen.map {
+                .init(time: $0.time, kind: $0.violation.kind.rawValue, queue: $0.violation.queueLabel, message: $0.violation.message)
+            }
+        }
+        if let recorder { r.trace?.runtime = recorder.recorded }
+        r.visibleRows = cells.map { .init(title: $0.title, detail: $0.detail, rating: $0.rating) }
+        return r
     }
 
     // MARK: Steps
@@ -225,7 +255,9 @@ final class ScenarioRunner: Sendable {
             // The starter app: the export runs on the view context, on the main queue.
             let context = mainContext
             monitor.onMain("export") {
+                let t0 = nowNanoseconds()
                 let result = Result { try CSVExport.exportJournal(from: context, to: url) }
+                self.span("export", "export on the main queue", queue: QueueIdentity.main.label, from: t0)
                 self.finishExport(queue: "main", result, url: url)
                 self.outstanding.leave()
             }
@@ -243,7 +275,9 @@ final class ScenarioRunner: Sendable {
                 if let victim, let entry = victim.value {
                     entry.rating = 1  // INJECTED BUG: a view-context object changed off the main queue
                 }
+                let t0 = nowNanoseconds()
                 let result = Result { try CSVExport.exportJournal(from: context, to: url) }
+                self.span("export", "export in performBackgroundTask", queue: context.queueIdentity.label, from: t0)
                 self.monitor.onMain("export.done") {
                     self.finishExport(queue: "background", result, url: url)
                     self.outstanding.leave()
@@ -283,6 +317,7 @@ final class ScenarioRunner: Sendable {
                 let page = ids.prefix(40).compactMap { ui.context.object(with: $0) as? JournalEntry }
                 if let list = ui.list { ui.lastCells = page.map { list.cell(for: $0) } }
                 let rematerialize = nowNanoseconds() - r0
+                self.span("search", "search: fetch \(ids.count) IDs off main, rematerialize 40 on main", queue: nil, from: t0)
                 self.collected.withLock {
                     $0.searches += 1
                     $0.matches += ids.count
@@ -344,6 +379,8 @@ final class ScenarioRunner: Sendable {
     static func syncedRating(burst: Int) -> Int16 { Int16(burst % 5 + 1) }
 
     private func syncBurst(_ burst: Int, inserts: Int, updates: Int, in context: ManagedObjectContext) {
+        let burstStart = nowNanoseconds()
+        defer { span("sync", "sync burst \(burst)", queue: context.queueIdentity.label, from: burstStart) }
         for i in 0..<inserts {
             let e = JournalEntry(context: context)
             e.date = Date(timeIntervalSince1970: Seeder.newestDate.timeIntervalSince1970 + Double(burst * 10_000 + i))
@@ -465,10 +502,24 @@ final class ScenarioRunner: Sendable {
                     : .init(p50: ms(h.valueAtPercentile(50)), p95: ms(h.valueAtPercentile(95)), p99: ms(h.valueAtPercentile(99)), max: ms(h.max)))
         }
         let hasEdits = edits.opened + edits.saved + edits.cancelled + edits.added > 0
+        func relMs(_ t: UInt64) -> Double { ((Double(t) - Double(start)) / 1e4).rounded() / 100 }
+        let ticks = snap.frameTicks
+        let spans = c.spans.sorted { $0.start < $1.start }
+        let timeline = Timeline(
+            frameStartMs: ticks.map { relMs($0.start) },
+            frameLatencyMs: ticks.map { (Double($0.start > $0.due ? $0.start - $0.due : 0) / 1e4).rounded() / 100 },
+            spans: spans.map { .init(kind: $0.kind, label: $0.label, startMs: relMs($0.start), endMs: relMs($0.end)) })
+        var trace: TraceData?
+        if options.recordTrace {
+            trace = TraceData(
+                runStart: start, runEnd: end, mainQueueItems: snap.itemLog, frames: ticks,
+                spans: spans.compactMap { s in s.queue.map { .init(name: s.label, queue: $0, start: s.start, end: s.end) } },
+                runtime: [], violations: [])
+        }
         return ScenarioResult(
             name: name, summary: summary, durationSeconds: seconds, frames: frames, hangs: hangs,
             longestWorkItems: Array(items.prefix(6)), export: c.export, search: search, sync: sync,
-            edits: hasEdits ? edits : nil, errors: c.errors)
+            edits: hasEdits ? edits : nil, errors: c.errors, timeline: timeline, violations: nil, trace: trace)
     }
 }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ConcurrencyDebug
 import Foundation
+import Reports
 
 /// `ctxdebug journal stats|dump|violations FILE`: reads an access journal.
 struct JournalCommand: ParsableCommand {
@@ -16,11 +17,17 @@ struct JournalCommand: ParsableCommand {
             the end (the writer was killed) is reported on stderr and is not an error; a block \
             whose checksum fails is dropped, reported, and makes the exit status 3.
 
+            --trace FILE (with any subcommand) also writes the journal as a timeline in the \
+            Chrome Trace Event Format, for ui.perfetto.dev: a track per thread, a slice per \
+            run of accesses on one queue, an instant per access and per violation \
+            (docs/reports.md).
+
             Exit status:
               0   read; at most a cut tail
               1   the file cannot be read (missing, permissions)
               2   the file is not a ctxdebug journal, or of a newer format version
               3   read, but some blocks are corrupt (their events are left out)
+              73  the --trace file cannot be written
               64  usage error
             """,
         subcommands: [Stats.self, Dump.self, Violations.self]
@@ -36,6 +43,9 @@ struct JournalCommand: ParsableCommand {
 
         @Option(help: "Output format: text or json.")
         var format: Format = .text
+
+        @Option(help: ArgumentHelp("Also write the journal as a Chrome trace (ui.perfetto.dev) to FILE.", valueName: "FILE"))
+        var trace: String?
     }
 
     static let cannotRead = ExitCode(1)
@@ -50,6 +60,7 @@ struct JournalCommand: ParsableCommand {
 
         func run() throws {
             let reader = try JournalCommand.open(options.file)
+            try JournalCommand.writeTrace(reader, to: options.trace)
             let stats = reader.stats
             switch options.format {
             case .json:
@@ -89,6 +100,7 @@ struct JournalCommand: ParsableCommand {
 
         func run() throws {
             let reader = try JournalCommand.open(options.file)
+            try JournalCommand.writeTrace(reader, to: options.trace)
             try JournalCommand.printEvents(reader, format: options.format, violationsOnly: false)
             try JournalCommand.finish(reader)
         }
@@ -102,6 +114,7 @@ struct JournalCommand: ParsableCommand {
 
         func run() throws {
             let reader = try JournalCommand.open(options.file)
+            try JournalCommand.writeTrace(reader, to: options.trace)
             try JournalCommand.printEvents(reader, format: options.format, violationsOnly: true)
             try JournalCommand.finish(reader)
         }
@@ -120,6 +133,23 @@ struct JournalCommand: ParsableCommand {
             }
         }
     }
+
+    /// Writes the trace of `reader` to `path` (under a temporary name, then renamed).
+    static func writeTrace(_ reader: JournalReader, to path: String?) throws {
+        guard let path else { return }
+        let url = URL(fileURLWithPath: path)
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).partial-\(getpid())")
+        do {
+            try ChromeTrace.render(journal: reader).write(to: temporary)
+            guard rename(temporary.path, url.path) == 0 else { throw CocoaError(.fileWriteUnknown) }
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            printError("error: cannot write the trace to \(path): \(error.localizedDescription)")
+            throw cannotWrite
+        }
+    }
+
+    static let cannotWrite = ExitCode(73)
 
     /// Reports the problems on stderr, and exits 3 when a block was corrupt.
     static func finish(_ reader: JournalReader) throws {

@@ -73,6 +73,14 @@ struct ReplayCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Write the report to FILE instead of stdout.", valueName: "FILE"))
     var output: String?
 
+    @Option(help: ArgumentHelp("Also write a self-contained HTML report with charts to FILE (docs/reports.md).", valueName: "FILE"))
+    var html: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Also write a timeline to FILE in the Chrome Trace Event Format, for ui.perfetto.dev (docs/reports.md).", valueName: "FILE"))
+    var trace: String?
+
     @Option(
         help: ArgumentHelp("Add a classic concurrency bug to its scenario so the checker catches it: \(InjectedBug.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "NAME"),
         transform: { try parseName($0, "bug") as InjectedBug })
@@ -118,15 +126,19 @@ struct ReplayCommand: ParsableCommand {
                 throw CommandSupport.fail("The store's directory \(dir) does not exist. Create it (mkdir -p \(dir)) or choose another --store.", status: .dataError)
             }
         }
-        var outputURL: URL?
-        if let output {
-            let url = URL(fileURLWithPath: output)
+        func writable(_ path: String?, _ flag: String) throws -> URL? {
+            guard let path else { return nil }
+            let url = URL(fileURLWithPath: path)
             let dir = url.deletingLastPathComponent().path
             guard access(dir, W_OK) == 0 else {
-                throw CommandSupport.fail("Cannot write --output \(url.path): the directory \(dir) is missing or not writable.", status: .cannotCreate)
+                throw CommandSupport.fail("Cannot write \(flag) \(url.path): the directory \(dir) is missing or not writable.", status: .cannotCreate)
             }
-            outputURL = url
+            return url
         }
+        let outputURL = try writable(output, "--output")
+        let htmlURL = try writable(html, "--html")
+        let traceURL = try writable(trace, "--trace")
+        options.recordTrace = traceURL != nil
         if let injectBug {
             let env = ProcessInfo.processInfo.environment
             if env[ConcurrencyDebug.Configuration.levelVariable] == nil {
@@ -165,13 +177,10 @@ struct ReplayCommand: ParsableCommand {
                 case .text: data = Data(TextReport.render(report).utf8)
                 case .json: data = try JSONReport.render(report)
                 }
+                if let htmlURL { try Self.writeAtomically(Data(HTMLReport.render(report).utf8), to: htmlURL) }
+                if let traceURL { try Self.writeAtomically(ChromeTrace.render(report), to: traceURL) }
                 if let outputURL = destination {
-                    let temporary = outputURL.deletingLastPathComponent().appendingPathComponent(".\(outputURL.lastPathComponent).partial-\(getpid())")
-                    try data.write(to: temporary)
-                    guard rename(temporary.path, outputURL.path) == 0 else {
-                        try? FileManager.default.removeItem(at: temporary)
-                        throw ReplayError("Cannot move the report into place at \(outputURL.path).", exitStatus: 73)
-                    }
+                    try Self.writeAtomically(data, to: outputURL)
                 } else {
                     FileHandle.standardOutput.write(data)
                 }
@@ -188,5 +197,20 @@ struct ReplayCommand: ParsableCommand {
         worker.stackSize = 8 << 20
         worker.start()
         dispatchMain()
+    }
+
+    /// Writes under a temporary name in the same directory, then renames: an
+    /// existing FILE is replaced whole or left as it was.
+    static func writeAtomically(_ data: Data, to url: URL) throws {
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).partial-\(getpid())")
+        do {
+            try data.write(to: temporary)
+        } catch {
+            throw ReplayError("Cannot write \(url.path): \(error.localizedDescription)", exitStatus: 73)
+        }
+        guard rename(temporary.path, url.path) == 0 else {
+            try? FileManager.default.removeItem(at: temporary)
+            throw ReplayError("Cannot move the report into place at \(url.path).", exitStatus: 73)
+        }
     }
 }
