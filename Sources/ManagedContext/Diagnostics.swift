@@ -31,7 +31,7 @@ extension ViolationKind {
 /// `CTXDEBUG_DIAGNOSTICS` chooses them: a comma-separated list of kind names,
 /// `default`, `all` or `none`, where `-name` removes one. The default is every kind
 /// but `main-queue-wait` and `main-queue-io`, which flag slowness, not bugs.
-/// Thresholds: `CTXDEBUG_MAIN_QUEUE_WAIT_MS` (default 100),
+/// Thresholds: `CTXDEBUG_MAIN_QUEUE_WAIT_MS` (default 100), `CTXDEBUG_MISSING_MERGE_GRACE_MS` (default 250),
 /// `CTXDEBUG_MAIN_QUEUE_IO_ROWS` (default 1000), `CTXDEBUG_MAIN_QUEUE_IO_MS` (default 16).
 public enum Diagnostics {
     public static let allKinds: [ViolationKind] = [
@@ -45,6 +45,9 @@ public enum Diagnostics {
         public var mainQueueWaitMilliseconds: Double
         public var mainQueueIORows: Int
         public var mainQueueIOMilliseconds: Double
+        /// How old a save must be before a context that hasn't merged it is stale
+        /// (a merge may be on its way until then).
+        public var missingMergeGraceMilliseconds: Double = 250
 
         public init(
             enabled: Set<ViolationKind> = Diagnostics.defaultKinds, mainQueueWaitMilliseconds: Double = 100,
@@ -92,6 +95,7 @@ public enum Diagnostics {
             number("CTXDEBUG_MAIN_QUEUE_WAIT_MS") { settings.mainQueueWaitMilliseconds = $0 }
             number("CTXDEBUG_MAIN_QUEUE_IO_ROWS") { settings.mainQueueIORows = Int($0) }
             number("CTXDEBUG_MAIN_QUEUE_IO_MS") { settings.mainQueueIOMilliseconds = $0 }
+            number("CTXDEBUG_MISSING_MERGE_GRACE_MS") { settings.missingMergeGraceMilliseconds = $0 }
             return (settings, warnings)
         }
     }
@@ -260,15 +264,14 @@ extension ManagedObjectContext {
             let old = o.snapshot, fresh.version > old.version, Diagnostics.isOn(.missingMerge),
             let coordinator = persistentStoreCoordinator
         else { return }
-        let save = coordinator.lastSave(of: o.objectID)
+        // Only saves this process made, old enough that a merge on its way would have landed.
+        guard let save = coordinator.lastSave(of: o.objectID),
+            Double(ctxdebug_now_ns() &- save.time) / 1e6 >= Diagnostics.settings.missingMergeGraceMilliseconds
+        else { return }
         var headline = "\(debugName) reads \(o.entity.name) \(o.objectID) at version \(old.version), but the store has version \(fresh.version)"
-        if let save {
-            headline += ", saved by \(save.saver); no merge of that save was applied to this context."
-            let frames = StackTrace.symbolicate(save.stack).prefix(12)
-            if !frames.isEmpty { headline += "\n  the save's stack:\n" + frames.map { "    " + $0 }.joined(separator: "\n") }
-        } else {
-            headline += "; no merge of that save was applied to this context."
-        }
+        headline += ", saved by \(save.saver); no merge of that save was applied to this context."
+        let frames = StackTrace.symbolicate(save.stack).prefix(12)
+        if !frames.isEmpty { headline += "\n  the save's stack:\n" + frames.map { "    " + $0 }.joined(separator: "\n") }
         Diagnostics.report(
             .missingMerge,
             Diagnostics.describe(o, operation: "read", hint: "observe didSaveObjectsNotification and call mergeChanges(fromContextDidSave:) on this context's queue, or set automaticallyMergesChangesFromParent = true"),

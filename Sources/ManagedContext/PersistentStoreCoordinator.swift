@@ -1,4 +1,5 @@
 public import Foundation
+import CUnwind
 
 /// Options for opening a store.
 public struct StoreOptions: Sendable, Hashable {
@@ -21,11 +22,12 @@ public final class PersistentStoreCoordinator: Sendable {
     struct SaveRecord: Sendable {
         let saver: String
         let stack: [UInt]
+        let time: UInt64
     }
     private let saves = LockedValue<[ManagedObjectID: SaveRecord]>([:])
 
     func recordSave(_ ids: [ManagedObjectID], by saver: String, stack: [UInt]) {
-        let record = SaveRecord(saver: saver, stack: stack)
+        let record = SaveRecord(saver: saver, stack: stack, time: ctxdebug_now_ns())
         saves.withLock { s in
             if s.count + ids.count > 200_000 { s = [:] }
             for id in ids { s[id] = record }

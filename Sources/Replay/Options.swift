@@ -35,6 +35,16 @@ public enum InjectedBug: String, Sendable, CaseIterable, Codable {
     case backgroundTouchesMain = "background-touches-main"
     /// A private-queue context is used without `perform`.
     case noPerform = "no-perform"
+    /// The starter app's cancelled new entry: "add" inserts into the view context,
+    /// "cancel" leaves the empty entry there, the next save writes it (abandoned-insert).
+    case cancelledEntry = "cancelled-entry"
+    /// The Firebase example: the background context saves into the main context,
+    /// which (with its root) never saves (unsaved-ancestor).
+    case unsavedAncestor = "unsaved-ancestor"
+    /// Sync without a didSave merge: the main queue keeps showing old values (missing-merge).
+    case missingMerge = "missing-merge"
+    /// A background search hands the objectID of an unsaved insert to the main queue (temporary-id).
+    case temporaryID = "temporary-id"
 
     /// The scenario the bug lives in, when no `--scenario` is given.
     public var hostScenario: ScenarioName {
@@ -42,6 +52,10 @@ public enum InjectedBug: String, Sendable, CaseIterable, Codable {
         case .objectAcrossQueues: .searchBackground
         case .backgroundTouchesMain: .exportBackground
         case .noPerform: .syncBackground
+        case .cancelledEntry: .editChild
+        case .unsavedAncestor: .nestedStack
+        case .missingMerge: .syncBackground
+        case .temporaryID: .searchBackground
         }
     }
 
@@ -50,6 +64,10 @@ public enum InjectedBug: String, Sendable, CaseIterable, Codable {
         case .objectAcrossQueues: "hand a background context's object, not its objectID, to the main queue (in search-background)"
         case .backgroundTouchesMain: "change a view-context object from the background export's queue (in export-background)"
         case .noPerform: "use a private-queue context without perform (in sync-background)"
+        case .cancelledEntry: "add a new entry in the view context itself, cancel, and save it anyway: the chapter's cancelled-entry bug (in edit-child; caught as abandoned-insert)"
+        case .unsavedAncestor: "never save the main and root contexts of the three-level stack (in nested-stack; caught as unsaved-ancestor)"
+        case .missingMerge: "sync without merging its saves into the main context, which keeps showing old values (in sync-background; caught as missing-merge)"
+        case .temporaryID: "hand the temporary objectID of an unsaved background insert to the main queue (in search-background; caught as temporary-id)"
         }
     }
 }

@@ -80,6 +80,8 @@ final class ScenarioRunner: Sendable {
     private let collected = Mutex(Collected())
     private let outstanding = DispatchGroup()
     private let nested: NestedStack?
+    /// Objects the main queue keeps showing, for the missing-merge injected bug.
+    private let pinned = PinnedObjects()
     private let syncCounter = Atomic<Int>(0)
 
     init(name: String, summary: String, workload: Workload, container: PersistentContainer, options: ReplayOptions, bug: InjectedBug?, scratch: URL) {
@@ -202,7 +204,7 @@ final class ScenarioRunner: Sendable {
                     self.record(error, "save")
                 }
             }
-            if let nested { saveNestedRoot(nested) }
+            if let nested, bug != .unsavedAncestor { saveNestedRoot(nested) }
         case .cancel:
             monitor.onMain("cancel") {
                 guard let editor = ui.editor, editor.entry != nil else { return }
@@ -211,6 +213,13 @@ final class ScenarioRunner: Sendable {
             }
         case .add(let location, let rating):
             monitor.onMain("add") {
+                if self.bug == .cancelledEntry {
+                    // The starter app: "add" inserts into the view context itself; the
+                    // user cancels, nothing deletes the empty entry, the next save writes it.
+                    _ = JournalEntry(context: ui.context)  // INJECTED BUG: abandoned insert
+                    do { try ui.context.save() } catch { self.record(error, "save") }
+                    return
+                }
                 let editor = ui.editor ?? EntryEditor(parent: ui.context)
                 ui.editor = editor
                 let entry = editor.add()
@@ -294,6 +303,13 @@ final class ScenarioRunner: Sendable {
         if nested == nil { background.name = "search" }
         let bug = self.bug
         background.perform {
+            if bug == .temporaryID {
+                // INJECTED BUG: an unsaved insert's (temporary) objectID crosses to the main queue.
+                let draft = JournalEntry(context: background)
+                draft.location = "draft"
+                let id = draft.objectID
+                self.monitor.onMain("search.draft") { _ = ui.context.object(with: id) }  // INJECTED BUG: temporary-id
+            }
             let t0 = nowNanoseconds()
             let ids: [ManagedObjectID]
             do {
@@ -336,6 +352,17 @@ final class ScenarioRunner: Sendable {
             context.name = "no-perform"
             _ = try? context.count(for: FetchRequest<JournalEntry>())  // INJECTED BUG: no perform
         }
+        if bug == .missingMerge {
+            // The rows the list shows, held as a list's controller holds them.
+            let main = mainContext
+            let pinned = self.pinned
+            _ = monitor.onMainAndWait("list.pin") { () -> Int in
+                var request = FetchRequest<JournalEntry>(sortDescriptors: SurfJournal.newestFirst)
+                request.fetchLimit = 400
+                pinned.objects = (try? main.fetch(request)).map { Array($0) } ?? []
+                return pinned.objects.count
+            }
+        }
         outstanding.enter()
         let background: ManagedObjectContext
         let merger: DidSaveMerger?
@@ -346,7 +373,7 @@ final class ScenarioRunner: Sendable {
             background = container.newBackgroundContext()
             background.name = "sync"
             let main = mainContext
-            merger = DidSaveMerger(
+            merger = bug == .missingMerge ? nil : DidSaveMerger(
                 observing: background, into: main,
                 schedule: { [monitor] work in monitor.onMain("merge") { work() } },
                 merged: { [weak self] changes, savedAt in
@@ -419,6 +446,14 @@ final class ScenarioRunner: Sendable {
             $0.inserted += insertedCount
             $0.updated += updatedCount
         }
+        if bug == .missingMerge {
+            // INJECTED BUG (missing-merge): no merge; the main queue refetches the
+            // synced rows while it still holds the objects it showed before.
+            let main = mainContext
+            monitor.onMain("list.refresh") {
+                _ = (try? main.fetch(FetchRequest<JournalEntry>(predicate: .beginsWith(\.location, "Synced"))))?.count
+            }
+        }
         if let nested {
             // Nested: the save went into the main context (on the main queue); check
             // it there, then push it down: main -> root -> store.
@@ -426,7 +461,8 @@ final class ScenarioRunner: Sendable {
             monitor.onMain("nested.merge") {
                 self.verifySynced(SaveChanges(updated: changedIDs), in: main, savedAt: savedAt)
             }
-            saveNestedRoot(nested)
+            // INJECTED BUG (unsaved-ancestor): the Firebase example never saves main and root.
+            if bug != .unsavedAncestor { saveNestedRoot(nested) }
         }
     }
 
@@ -579,4 +615,10 @@ enum HangSymbolication {
                 module: $0.module.map { ($0 as NSString).lastPathComponent })
         }
     }
+}
+
+/// Objects the main queue holds on to, as a list's controller does.
+/// `@unchecked Sendable`: touched only inside main-queue work items.
+final class PinnedObjects: @unchecked Sendable {
+    var objects: [JournalEntry] = []
 }

@@ -38,6 +38,7 @@ import ManagedContext
             setenv("CTXDEBUG_ON_VIOLATION", "log", 1)
             setenv("CTXDEBUG_DIAGNOSTICS", "all", 1)
             setenv("CTXDEBUG_MAIN_QUEUE_WAIT_MS", "100", 1)
+            setenv("CTXDEBUG_MISSING_MERGE_GRACE_MS", "0", 1)
             runDiagnosticScenario(scenario)
             let kinds = Set(ConcurrencyDebug.recordedViolations.map(\.kind.rawValue))
             let expected = DiagnosticsTests.cases.first { $0.scenario == scenario }!.kind

@@ -160,6 +160,24 @@ struct ReplayCommandTests {
         #expect(!violations.isEmpty)
     }
 
+    /// The issue-10 bugs, each caught as its own diagnostic kind.
+    @Test(arguments: [
+        ("cancelled-entry", "abandoned-insert"), ("unsaved-ancestor", "unsaved-ancestor"),
+        ("missing-merge", "missing-merge"), ("temporary-id", "temporary-id"),
+    ])
+    func injectedDiagnosticBugsAreCaughtAsTheirKind(bug: String, kind: String) throws {
+        let dir = try Binary.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir.path) }
+        let store = try Binary.seededStore(2_000, in: dir)
+        let report = dir.appendingPathComponent("violations.json").path
+        let r = try Binary.run(
+            ["replay", "--store", store, "--duration", "0.5", "--inject-bug", bug],
+            environment: ["CTXDEBUG_CONCURRENCY": "1", "CTXDEBUG_ON_VIOLATION": "report", "CTXDEBUG_REPORT": report])
+        #expect(!r.signaled && r.status == 66, "\(r.stderr)")
+        let violations = try Binary.json(report)["violations"] as? [[String: Any]] ?? []
+        #expect(violations.compactMap { $0["kind"] as? String } == [kind], "\(r.stderr)")
+    }
+
     @Test func aMalformedWorkloadNamesItsLineAndColumn() throws {
         let dir = try Binary.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir.path) }
