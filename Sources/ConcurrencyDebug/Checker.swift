@@ -23,6 +23,8 @@ final class Checker: Sendable {
         /// Per stack: the suppression rule that matched, or nil; decided once.
         var suppressionDecisions: [ViolationKey: Suppressions.Rule?] = [:]
         var exitHookInstalled = false
+        /// Sees each violation first, and may claim it (`setViolationInterceptor`).
+        var interceptor: (@Sendable (Violation) -> Bool)?
     }
 
     private struct Recorded {
@@ -104,6 +106,8 @@ final class Checker: Sendable {
             }
         }
 
+        if let interceptor = state.withLock({ $0.interceptor }), interceptor(violation) { return }
+
         violation.count = recorded.withLock { recorded in
             if var existing = recorded.violations[key] {
                 existing.count += 1
@@ -139,7 +143,10 @@ final class Checker: Sendable {
             state.handler =
                 switch configuration.onViolation {
                 case .trap: TrapViolationHandler()
-                case .report: ReportViolationHandler(reportPath: configuration.reportPath, exitCode: configuration.exitCode)
+                case .report:
+                    ReportViolationHandler(
+                        reportPath: configuration.reportPath, exitCode: configuration.exitCode,
+                        reportDirectory: configuration.reportDirectory)
                 case .log: LogViolationHandler()
                 }
             state.suppressions = Suppressions()
@@ -194,6 +201,10 @@ final class Checker: Sendable {
         let bits = journalBits.load(ordering: .acquiring)
         guard bits != 0, let pointer = UnsafeRawPointer(bitPattern: bits) else { return nil }
         return Unmanaged<JournalWriter>.fromOpaque(pointer).takeUnretainedValue()
+    }
+
+    func setInterceptor(_ interceptor: (@Sendable (Violation) -> Bool)?) {
+        state.withLock { $0.interceptor = interceptor }
     }
 
     func setHandler(_ handler: any ViolationHandler) {
@@ -345,6 +356,23 @@ extension ConcurrencyDebug {
     public static func setViolationHandler(_ handler: some ViolationHandler) {
         configureIfNeeded()
         Checker.shared.setHandler(handler)
+    }
+
+    /// The violation handler in force: the built-in one `CTXDEBUG_ON_VIOLATION` or
+    /// `configure(_:)` chose, or the last one installed with `setViolationHandler(_:)`.
+    public static var violationHandler: any ViolationHandler {
+        configureIfNeeded()
+        return Checker.shared.handler
+    }
+
+    /// Installs a function that sees each violation (not suppressed) before it is
+    /// recorded or given to the handler; when it returns true, the violation is
+    /// claimed: not recorded, not handled, not in the exit summary. One per process;
+    /// nil removes it. `setViolationHandler(_:)` and `configure(_:)` leave it in place.
+    /// For test helpers: `ConcurrencyDebugTesting` installs one to route violations to
+    /// the assertion scope that made them.
+    public static func setViolationInterceptor(_ interceptor: (@Sendable (Violation) -> Bool)?) {
+        Checker.shared.setInterceptor(interceptor)
     }
 
     /// The distinct violations recorded so far (by kind and stack, each with its

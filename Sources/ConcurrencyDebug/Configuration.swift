@@ -33,6 +33,10 @@ extension ConcurrencyDebug {
         public var suppressionsPath: String?
         /// Where every checked access is journaled; nil for no journal.
         public var journalPath: String?
+        /// A directory where report mode also writes its JSON at exit, as a file of its
+        /// own (`CTXDEBUG_REPORT_DIR`): how `ctxdebug check` collects the reports of
+        /// every process a command starts.
+        public var reportDirectory: String?
 
         /// The exit status of report mode: ThreadSanitizer's convention.
         public static let defaultExitCode: Int32 = 66
@@ -44,13 +48,14 @@ extension ConcurrencyDebug {
         public static let exitCodeVariable = "CTXDEBUG_EXITCODE"
         public static let suppressionsVariable = "CTXDEBUG_SUPPRESSIONS"
         public static let journalVariable = "CTXDEBUG_JOURNAL"
+        public static let reportDirectoryVariable = "CTXDEBUG_REPORT_DIR"
         /// Core Data's launch argument, honoured as an alternative to the level variable.
         public static let launchArgument = "-com.apple.CoreData.ConcurrencyDebug"
 
         public init(
             level: Int = 0, onViolation: OnViolation = .trap, reportPath: String? = nil,
             exitCode: Int32 = Configuration.defaultExitCode, suppressionsPath: String? = nil,
-            journalPath: String? = nil
+            journalPath: String? = nil, reportDirectory: String? = nil
         ) {
             self.level = level
             self.onViolation = onViolation
@@ -58,6 +63,7 @@ extension ConcurrencyDebug {
             self.exitCode = exitCode
             self.suppressionsPath = suppressionsPath
             self.journalPath = journalPath
+            self.reportDirectory = reportDirectory
         }
 
         /// The journal used at level 3 when `CTXDEBUG_JOURNAL` is not set:
@@ -124,6 +130,14 @@ extension ConcurrencyDebug {
                 }
             }
 
+            if let raw = environment[reportDirectoryVariable] {
+                if raw.trimmingSpaces.isEmpty {
+                    warn(reportDirectoryVariable, raw, accepted: "a directory path", fallback: "no report directory")
+                } else {
+                    configuration.reportDirectory = raw
+                }
+            }
+
             if let raw = environment[exitCodeVariable] {
                 if let code = Int32(raw.trimmingSpaces), (0...255).contains(code) {
                     configuration.exitCode = code
@@ -172,7 +186,7 @@ extension ConcurrencyDebug {
             var environment: [String: String] = [:]
             for name in [
                 levelVariable, onViolationVariable, reportVariable, exitCodeVariable,
-                suppressionsVariable, journalVariable, "TMPDIR",
+                suppressionsVariable, journalVariable, reportDirectoryVariable, "TMPDIR",
             ] {
                 if let value = getenv(name) { environment[name] = String(cString: value) }
             }

@@ -269,6 +269,13 @@ func readWholeFileBytes(_ path: String) -> [UInt8]? {
     let fd = open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { return nil }
     defer { close(fd) }
+    // open(2) succeeds on a directory and read(2) then fails with EISDIR, which
+    // readAll takes for the end: say so instead of reading it as an empty file.
+    var status = stat()
+    if fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
+        errno = EISDIR
+        return nil
+    }
     return readAll(fd)
 }
 

@@ -44,15 +44,25 @@ public struct TrapViolationHandler: ViolationHandler {
 }
 
 /// Records and goes on. At exit, when at least one violation was recorded: prints a
-/// summary to stderr, writes the JSON report to `reportPath` (when set), and ends the
-/// process with `exitCode` (66 by default), after flushing stdout and stderr.
+/// summary to stderr, writes the JSON report to `reportPath` (when set) and to a file
+/// of its own in `reportDirectory` (when set), and ends the process with `exitCode`
+/// (66 by default), after flushing stdout and stderr.
+///
+/// An `exitCode` of 0 means "leave the exit status alone": the process is not ended
+/// early and exits with the status it was exiting with. That is what `ctxdebug check`
+/// sets, so that a command's own failures stay visible.
 public struct ReportViolationHandler: ViolationHandler {
     public var reportPath: String?
     public var exitCode: Int32
+    public var reportDirectory: String?
 
-    public init(reportPath: String? = nil, exitCode: Int32 = ConcurrencyDebug.Configuration.defaultExitCode) {
+    public init(
+        reportPath: String? = nil, exitCode: Int32 = ConcurrencyDebug.Configuration.defaultExitCode,
+        reportDirectory: String? = nil
+    ) {
         self.reportPath = reportPath
         self.exitCode = exitCode
+        self.reportDirectory = reportDirectory
     }
 
     public func handle(_ violation: Violation) {}
@@ -68,13 +78,27 @@ public struct ReportViolationHandler: ViolationHandler {
             text += "\n[\(index + 1)/\(violations.count)] \(violation.count) time\(violation.count == 1 ? "" : "s")\n"
             text += violation.report
         }
+        let file = ViolationReportFile(violations: violations)
         if let reportPath {
             do {
-                try ViolationReportFile(violations: violations).write(to: reportPath)
+                try file.write(to: reportPath)
                 text += "\nctxdebug: wrote the JSON report to \(reportPath)\n"
             } catch {
                 text += "\nctxdebug: warning: could not write the JSON report to \(reportPath): \(error)\n"
             }
+        }
+        if let reportDirectory {
+            do {
+                let path = try ReportDirectory.write(file, to: reportDirectory)
+                text += "ctxdebug: wrote the JSON report to \(path)\n"
+            } catch {
+                text += "ctxdebug: warning: could not write a JSON report into \(reportDirectory): \(error)\n"
+            }
+        }
+        if exitCode == 0 {
+            text += "ctxdebug: leaving the exit status alone (CTXDEBUG_EXITCODE=0)\n"
+            writeToStandardError(text)
+            return
         }
         text += "ctxdebug: exiting with status \(exitCode) because of concurrency violations\n"
         writeToStandardError(text)

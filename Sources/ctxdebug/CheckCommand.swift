@@ -1,0 +1,257 @@
+import ArgumentParser
+import ConcurrencyDebug
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `ctxdebug check [options] -- COMMAND [ARGS...]`: runs a command with concurrency
+/// checking on in report mode, collects the reports of every process it starts, and
+/// fails on any violation.
+struct CheckCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "Run a command (e.g. swift test) with concurrency checking on; fail on any violation.",
+        discussion: """
+            COMMAND runs with its output passed through, and with:
+              CTXDEBUG_CONCURRENCY=<level>   checking on (1 unless --level)
+              CTXDEBUG_ON_VIOLATION=report   record, go on, report at exit
+              CTXDEBUG_REPORT_DIR=<tmp dir>  every process writes its JSON report there
+              CTXDEBUG_EXITCODE=0            violations leave each process's own exit status alone
+            so every process it starts (children, grandchildren: swift test's test bundles, \
+            exit tests) reports into one directory. CTXDEBUG_REPORT is removed (the \
+            processes would overwrite one file); CTXDEBUG_SUPPRESSIONS and CTXDEBUG_JOURNAL \
+            are passed on.
+
+            At the end it merges the reports, groups them by kind and stack, and prints a \
+            summary on stderr, most frequent first; --junit, --sarif and --json write files.
+
+            Exit status:
+              0     COMMAND passed and no violation was found
+              66    COMMAND passed, and at least one violation was found
+              N     COMMAND failed with status N (128+signal when a signal killed it); \
+            its failure wins, and violations are still summarized and written
+              64    usage error: no COMMAND, a bad option, an output path that cannot be written
+              73    a --junit/--sarif/--json file could not be written after the run
+              126   COMMAND cannot be executed
+              127   COMMAND not found
+            See docs/ci.md.
+            """
+    )
+
+    @Option(help: "Checking level for COMMAND: 1 check, 2 also perform queues, 3 also journal.")
+    var level: Int = 1
+
+    @Option(help: ArgumentHelp("Write JUnit XML: one failing test case per distinct violation.", valueName: "file"))
+    var junit: String?
+
+    @Option(help: ArgumentHelp("Write SARIF 2.1.0: one rule per violation kind, one result per distinct violation.", valueName: "file"))
+    var sarif: String?
+
+    @Option(help: ArgumentHelp("Write the merged report as JSON.", valueName: "file"))
+    var json: String?
+
+    @Option(help: ArgumentHelp("Paths in reports are relative to this directory (default: the current directory).", valueName: "dir"))
+    var sourceRoot: String?
+
+    @Argument(parsing: .postTerminator, help: ArgumentHelp("The command to run, after --.", valueName: "command"))
+    var command: [String] = []
+
+    static let violationsFound: Int32 = 66
+    static let usage: Int32 = 64
+    static let cannotWrite: Int32 = 73
+    static let cannotExecute: Int32 = 126
+    static let notFound: Int32 = 127
+
+    func validate() throws {
+        guard !command.isEmpty else {
+            throw ValidationError("missing the command to run; usage: ctxdebug check [options] -- COMMAND [ARGS...] (for example: ctxdebug check -- swift test)")
+        }
+        guard (1...3).contains(level) else {
+            throw ValidationError("--level must be 1, 2 or 3 (got \(level)); 0 would check nothing")
+        }
+        for (flag, path) in [("--junit", junit), ("--sarif", sarif), ("--json", json)] {
+            if let path, let problem = Self.writeProblem(path) {
+                throw ValidationError("\(flag) \(path): \(problem)")
+            }
+        }
+        if let sourceRoot {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: sourceRoot, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw ValidationError("--source-root \(sourceRoot): not a directory")
+            }
+        }
+    }
+
+    /// Why `path` cannot be written, or nil when it can. Checked before the command
+    /// runs, so a long test run does not end in a lost report.
+    static func writeProblem(_ path: String) -> String? {
+        if path.isEmpty { return "an empty path" }
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            if isDirectory.boolValue { return "is a directory" }
+            return access(path, W_OK) == 0 ? nil : "cannot be written (\(String(cString: strerror(errno))))"
+        }
+        let parent = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        if !FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory) || !isDirectory.boolValue {
+            return "the directory \(parent) does not exist"
+        }
+        return access(parent, W_OK) == 0 ? nil : "the directory \(parent) cannot be written (\(String(cString: strerror(errno))))"
+    }
+
+    func run() throws {
+        let root = URL(fileURLWithPath: sourceRoot ?? FileManager.default.currentDirectoryPath).standardizedFileURL.path
+        let directory = try Self.makeReportDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+
+        var environment = ProcessInfo.processInfo.environment
+        let variables = ConcurrencyDebug.Configuration.self
+        environment[variables.levelVariable] = String(level)
+        environment[variables.onViolationVariable] = "report"
+        environment[variables.reportDirectoryVariable] = directory
+        environment[variables.exitCodeVariable] = "0"
+        environment.removeValue(forKey: variables.reportVariable)
+
+        let status = Self.spawnAndWait(command, environment: environment)
+        let commandText = command.joined(separator: " ")
+        switch status {
+        case .notFound(let message), .cannotExecute(let message):
+            Self.say("ctxdebug check: cannot run \(command[0]): \(message)")
+            throw ExitCode(status.code)
+        case .exited, .signaled:
+            break
+        }
+
+        let (reports, problems) = ReportDirectory.read(directory)
+        for problem in problems { Self.say("ctxdebug check: warning: \(problem)") }
+        let merged = MergedRun(reports: reports)
+
+        var text = "\n"
+        if merged.violations.isEmpty && problems.isEmpty {
+            text += "ctxdebug check: no concurrency violations (level \(level)).\n"
+        } else if !merged.violations.isEmpty {
+            text += CheckSummary.render(merged, root: root)
+        }
+
+        var writeFailed = false
+        func write(_ flag: String, _ path: String?, _ make: () throws -> Data) {
+            guard let path else { return }
+            do {
+                try make().write(to: URL(fileURLWithPath: path))
+                text += "ctxdebug check: wrote \(flag) \(path)\n"
+            } catch {
+                text += "ctxdebug check: error: could not write \(flag) \(path): \(error.localizedDescription)\n"
+                writeFailed = true
+            }
+        }
+        write("--junit", junit) { Data(JUnitRenderer.render(merged, root: root, command: command).utf8) }
+        write("--sarif", sarif) { try SARIFRenderer.render(merged, root: root, command: command, exitStatus: status.code) }
+        write("--json", json) {
+            try CheckJSON(merged, root: root, command: command, exitStatus: status.code, level: level).data()
+        }
+
+        let found = !merged.violations.isEmpty || !problems.isEmpty
+        let exit: Int32
+        let verdict: String
+        if status.code != 0 {
+            exit = status.code
+            verdict = "FAILED: `\(commandText)` \(status.description); exiting with its status \(exit)"
+                + (found ? " (and \(merged.violations.count) distinct concurrency violation\(merged.violations.count == 1 ? "" : "s") found)" : "")
+        } else if writeFailed {
+            exit = Self.cannotWrite
+            verdict = "FAILED: a report file could not be written; exiting with status \(exit)"
+        } else if found {
+            exit = Self.violationsFound
+            let n = merged.violations.count
+            verdict = n > 0
+                ? "FAILED: \(n) distinct concurrency violation\(n == 1 ? "" : "s") (\(merged.totalCount) in all); `\(commandText)` passed; exiting with status \(exit)"
+                : "FAILED: some reports could not be read; exiting with status \(exit)"
+        } else {
+            exit = 0
+            verdict = "passed: `\(commandText)` exited with status 0"
+        }
+        text += "ctxdebug check: \(verdict)\n"
+        Self.say(text, newline: false)
+        if exit != 0 { throw ExitCode(exit) }
+    }
+
+    static func say(_ text: String, newline: Bool = true) {
+        FileHandle.standardError.write(Data((newline ? text + "\n" : text).utf8))
+    }
+
+    static func makeReportDirectory() throws -> String {
+        var template = Array((NSTemporaryDirectory() + "/ctxdebug-check-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else {
+            say("ctxdebug check: error: cannot create a report directory under \(NSTemporaryDirectory()): \(String(cString: strerror(errno)))")
+            throw ExitCode(cannotWrite)
+        }
+        return String(cString: made)
+    }
+
+    enum Status {
+        case exited(Int32)
+        case signaled(Int32)
+        case notFound(String)
+        case cannotExecute(String)
+
+        /// The status a shell would report.
+        var code: Int32 {
+            switch self {
+            case .exited(let code): code
+            case .signaled(let signal): 128 + signal
+            case .notFound: CheckCommand.notFound
+            case .cannotExecute: CheckCommand.cannotExecute
+            }
+        }
+
+        var description: String {
+            switch self {
+            case .exited(let code): "exited with status \(code)"
+            case .signaled(let signal): "was killed by signal \(signal)"
+            case .notFound(let message), .cannotExecute(let message): message
+            }
+        }
+    }
+
+    /// Runs `arguments` (looked up on PATH) with stdin, stdout and stderr inherited,
+    /// and waits. While it runs, this process ignores SIGINT and SIGQUIT, as
+    /// `system(3)` does: a Ctrl-C reaches the command (same process group), and the
+    /// summary of what ran is still printed.
+    static func spawnAndWait(_ arguments: [String], environment: [String: String]) -> Status {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGINT)
+        sigaddset(&defaults, SIGQUIT)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
+
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        let oldInt = signal(SIGINT, SIG_IGN)
+        let oldQuit = signal(SIGQUIT, SIG_IGN)
+        defer {
+            signal(SIGINT, oldInt)
+            signal(SIGQUIT, oldQuit)
+        }
+        var pid: pid_t = 0
+        let spawned = posix_spawnp(&pid, arguments[0], nil, &attributes, argv, envp)
+        if spawned != 0 {
+            let message = String(cString: strerror(spawned))
+            return spawned == ENOENT ? .notFound(message) : .cannotExecute(message)
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            if errno != EINTR { return .exited(1) }
+        }
+        // WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift does not import as macros.
+        if status & 0x7f == 0 { return .exited((status >> 8) & 0xff) }
+        return .signaled(status & 0x7f)
+    }
+}

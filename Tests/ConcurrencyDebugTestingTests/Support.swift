@@ -1,0 +1,30 @@
+import ConcurrencyDebug
+import Foundation
+
+/// A value owned by a private queue of its own, for making violations on purpose.
+func makeConfined(_ name: String = "helper.value") -> (QueueConfined<Int>, QueueIdentity) {
+    let owner = QueueIdentity.makePrivate(label: "helper.owner")
+    return (QueueConfined(0, owner: owner, name: name + "-" + UUID().uuidString.prefix(8)), owner)
+}
+
+/// Reads `value` from another queue: one wrong-queue violation, made on this thread
+/// (DispatchQueue.sync runs the block here).
+@inline(never)
+func touchFromAnotherQueue(_ value: QueueConfined<Int>) {
+    DispatchQueue(label: "helper.offender").sync {
+        _ = value.value  // VIOLATING-ACCESS
+    }
+}
+
+/// The line of the only line of `file` that contains `marker`.
+func line(of marker: String, in file: String = #filePath) -> Int {
+    let lines = (try? String(contentsOfFile: file, encoding: .utf8))?.components(separatedBy: "\n") ?? []
+    let found = lines.indices.filter { lines[$0].contains(marker) && !lines[$0].contains("line(of:") }
+    precondition(found.count == 1, "marker \(marker) must be on exactly one line of \(file), found \(found.count)")
+    return found[0] + 1
+}
+
+/// True when the process-wide record holds a violation of the value named `name`.
+func processRecorded(_ name: String) -> Bool {
+    ConcurrencyDebug.recordedViolations.contains { $0.access.objectID == name }
+}

@@ -1,0 +1,31 @@
+import CheckSample
+import ConcurrencyDebug
+import Dispatch
+import Foundation
+import Testing
+
+@Suite struct InboxTests {
+    @Test func postsOnItsOwnQueue() {
+        let owner = QueueIdentity.makePrivate(label: "sample.inbox-queue")
+        let inbox = Inbox(owner: owner)
+        ConcurrencyDebug.withOwner(owner) {
+            inbox.post("hello")
+            #expect(inbox.count == 1)
+        }
+    }
+
+    @Test func readsFromAnotherQueue() {
+        let owner = QueueIdentity.makePrivate(label: "sample.inbox-queue")
+        let inbox = Inbox(owner: owner)
+        ConcurrencyDebug.withOwner(owner) { inbox.post("hello") }
+        let count = DispatchQueue(label: "sample.worker").sync {
+            inbox.count  // SEEDED-VIOLATION
+        }
+        #expect(count == 1)
+    }
+
+    @Test func failsWhenAsked() {
+        // Lets the end-to-end test check that a failing command's status wins.
+        #expect(ProcessInfo.processInfo.environment["CHECKSAMPLE_FAIL"] == nil, "CHECKSAMPLE_FAIL is set")
+    }
+}
