@@ -15,6 +15,8 @@
 
 _Thread_local uintptr_t ctxdebug_current_owner_tls = 0;
 int ctxdebug_access_mode_value = -1;
+_Thread_local uintptr_t ctxdebug_held_tls[CTXDEBUG_HELD_MAX];
+_Thread_local int ctxdebug_held_count_tls = 0;
 
 int ctxdebug_capture_stack(void **addresses, int max) {
     if (max <= 0) return 0;

@@ -170,7 +170,11 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
         queue.async { [self] in
             ConcurrencyDebug.withOwner(queueIdentity) {
                 let span = ContextInstrumentation.begin(.perform, self)
-                defer { span.end() }
+                ctxdebug_held_push(queueIdentity.rawValue)
+                defer {
+                    ctxdebug_held_pop()
+                    span.end()
+                }
                 assertOnQueueIfAsked()
                 block()
                 processPendingChanges()
@@ -191,6 +195,12 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     public func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
         if ConcurrencyDebug.currentOwner == queueIdentity {
             return try block()
+        }
+        // This thread already holds the queue (an outer block of this context is
+        // running further down the stack): run now, as dispatch_sync would deadlock.
+        if ctxdebug_held_contains(queueIdentity.rawValue) != 0 {
+            // Dispatch sees the innermost queue, not this one: skip the level-2 check.
+            return try runAsOwner(block, checkQueue: false)
         }
         if concurrencyType == .mainQueue && ConcurrencyDebug.isOnMainQueue {
             return try runAsOwner(block)
@@ -220,16 +230,18 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
         }
     }
 
-    private func runAsOwner<T>(_ block: () throws -> T) rethrows -> T {
+    private func runAsOwner<T>(_ block: () throws -> T, checkQueue: Bool = true) rethrows -> T {
         let span = ContextInstrumentation.begin(.performAndWait, self)
         defer { span.end() }
         let previous = ConcurrencyDebug.currentOwner
         ConcurrencyDebug.setCurrentOwner(queueIdentity)
+        ctxdebug_held_push(queueIdentity.rawValue)
         defer {
             processPendingChanges()
+            ctxdebug_held_pop()
             ConcurrencyDebug.setCurrentOwner(previous)
         }
-        assertOnQueueIfAsked()
+        if checkQueue { assertOnQueueIfAsked() }
         return try block()
     }
 

@@ -252,7 +252,8 @@ final class Watchdog: Sendable {
             let now = nowNanoseconds()
             if let c = monitor.current {
                 untrackedStart = 0
-                if now - c.start >= threshold, let index = monitor.noteLongItem(c) {
+                // `current` may have started after `now` was read.
+                if now > c.start, now - c.start >= threshold, let index = monitor.noteLongItem(c) {
                     if c.serial != lastSerial || now - lastSampleAt >= 100_000_000 {
                         lastSerial = c.serial
                         lastSampleAt = now

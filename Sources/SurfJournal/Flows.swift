@@ -69,7 +69,11 @@ extension JournalList: Sendable {}
 /// Opening, editing and adding an entry in a child scratchpad of the view context,
 /// as the chapter's `JournalEntryViewController`: save pushes the changes into the
 /// parent (and the parent saves to the store), cancel throws them away.
-/// Confined to the main queue, as the child is a main-queue context.
+/// Confined to the parent's queue. The child has the parent's concurrency type, so
+/// for the view context both are on the main queue; every use of the child goes
+/// through `child.performAndWait`, which is immediate there and correct for a
+/// private parent too. The returned entry belongs to the child: touch it inside
+/// `child.performAndWait` (or on the main queue for a main-queue child).
 public final class EntryEditor {
     public let parent: ManagedObjectContext
     public let child: ManagedObjectContext
@@ -85,7 +89,12 @@ public final class EntryEditor {
     /// Opens the entry `id` in the child.
     @discardableResult
     public func open(_ id: ManagedObjectID) throws(ManagedContextError) -> JournalEntry {
-        guard let e = try child.existingObject(with: id) as? JournalEntry else {
+        let child = self.child
+        let lookup: Result<ManagedObject, ManagedContextError> = child.performAndWait {
+            do { return .success(try child.existingObject(with: id)) } catch let error as ManagedContextError { return .failure(error) } catch { return .failure(ManagedContextError(.objectNotFound, "\(error)")) }
+        }
+        let found = try lookup.get()
+        guard let e = found as? JournalEntry else {
             throw ManagedContextError(.objectNotFound, "\(id) is not a JournalEntry.")
         }
         entry = e
@@ -95,22 +104,34 @@ public final class EntryEditor {
     /// Inserts a new entry in the child.
     @discardableResult
     public func add(date: Date = Date()) -> JournalEntry {
-        let e = JournalEntry(context: child)
-        e.date = date
+        let child = self.child
+        let e = child.performAndWait {
+            let e = JournalEntry(context: child)
+            e.date = date
+            return e
+        }
         entry = e
         return e
     }
 
     /// Saves the child into the parent, then the parent to the store.
     public func save() throws(ManagedContextError) {
-        try child.save()
-        try parent.save()
+        let child = self.child, parent = self.parent
+        do {
+            try child.performAndWait { try child.save() }
+            try parent.performAndWait { try parent.save() }
+        } catch let error as ManagedContextError {
+            throw error
+        } catch {
+            throw ManagedContextError(.saveFailed, "\(error)")
+        }
         entry = nil
     }
 
     /// Throws the child's changes away.
     public func cancel() {
-        child.rollback()
+        let child = self.child
+        child.performAndWait { child.rollback() }
         entry = nil
     }
 }

@@ -198,6 +198,30 @@ import ManagedContext
         #expect(try storedNames(stack) == ["existing"])
     }
 
+    /// parent → child → parent on one thread: the child's fetch asks the parent,
+    /// whose queue this thread already holds. Reentrant, as in Core Data; before
+    /// the fix it hung in dispatch_sync.
+    @Test func nestedPerformAndWaitThroughAChildIsReentrant() throws {
+        let stack = try TestStack()
+        let parent = stack.privateContext("parent")
+        try parent.performAndWait {
+            Sample(context: parent).name = "row"
+            try parent.save()
+        }
+        let child = ManagedObjectContext(concurrencyType: .privateQueue)
+        child.parent = parent
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var count = -1
+        Thread {
+            parent.performAndWait {
+                count = child.performAndWait { (try? child.count(for: FetchRequest<Sample>())) ?? -2 }
+            }
+            done.signal()
+        }.start()
+        #expect(done.wait(timeout: .now() + 10) == .success, "nested performAndWait deadlocked")
+        #expect(count == 1)
+    }
+
     @Test func notificationsCarryTheChanges() async throws {
         let stack = try TestStack()
         let c = stack.privateContext()

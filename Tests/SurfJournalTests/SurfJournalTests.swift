@@ -86,9 +86,13 @@ struct SurfJournalTests {
             #expect(list.cells(0..<3).count == 3)
             let editor = EntryEditor(parent: parent)
             let id = list.objectID(at: 0)
-            try editor.open(id).location = "Edited"
+            // The editor's child is a private context of its own: its entry is
+            // touched on the child's queue.
+            let edited = try editor.open(id)
+            editor.child.performAndWait { edited.location = "Edited" }
             try editor.save()
-            try editor.open(list.objectID(at: 1)).location = "Cancelled"
+            let cancelled = try editor.open(list.objectID(at: 1))
+            editor.child.performAndWait { cancelled.location = "Cancelled" }
             editor.cancel()
         }
         let check = container.newBackgroundContext()

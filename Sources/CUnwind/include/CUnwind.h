@@ -23,6 +23,26 @@ static inline void ctxdebug_set_access_mode(int mode) {
     __atomic_store_n(&ctxdebug_access_mode_value, mode, __ATOMIC_RELAXED);
 }
 
+// The queues this thread holds right now, innermost last: every perform block
+// running on it (a `performAndWait` on a private queue runs on the caller's thread
+// while that thread may already hold another queue). A `performAndWait` on a queue
+// the thread already holds runs at once instead of deadlocking in dispatch_sync.
+#define CTXDEBUG_HELD_MAX 32
+extern _Thread_local uintptr_t ctxdebug_held_tls[CTXDEBUG_HELD_MAX];
+extern _Thread_local int ctxdebug_held_count_tls;
+static inline void ctxdebug_held_push(uintptr_t queue) {
+    if (ctxdebug_held_count_tls < CTXDEBUG_HELD_MAX) ctxdebug_held_tls[ctxdebug_held_count_tls] = queue;
+    ctxdebug_held_count_tls++;
+}
+static inline void ctxdebug_held_pop(void) {
+    if (ctxdebug_held_count_tls > 0) ctxdebug_held_count_tls--;
+}
+static inline int ctxdebug_held_contains(uintptr_t queue) {
+    int n = ctxdebug_held_count_tls < CTXDEBUG_HELD_MAX ? ctxdebug_held_count_tls : CTXDEBUG_HELD_MAX;
+    for (int i = n - 1; i >= 0; i--) if (ctxdebug_held_tls[i] == queue) return 1;
+    return 0;
+}
+
 // Captures up to `max` return addresses of the calling thread with libunwind's
 // unw_backtrace. Async-signal-safe. Returns how many were written.
 int ctxdebug_capture_stack(void **addresses, int max);
