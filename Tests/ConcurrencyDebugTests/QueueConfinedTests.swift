@@ -108,13 +108,17 @@ struct QueueConfinedTests {
         #expect(violation.symbolicated().frames.first?.function?.contains("customKind") == true)
     }
 
+    /// In a child process: turning checking off here would turn it off under the
+    /// other suites that share this process.
     @Test("Checking off lets everything through, without a handler call")
-    func off() {
-        ConcurrencyDebug.configure(.init(level: 0))
-        ConcurrencyDebug.setViolationHandler(handler)
-        let counter = QueueConfined(0, owner: QueueIdentity.makePrivate(label: "test.off"))
-        DispatchQueue(label: "test.any").sync { counter.value = 3 }
-        #expect(handler.violations.isEmpty)
-        #expect(ConcurrencyDebug.level == 0)
+    func off() async {
+        await #expect(processExitsWith: .success) {
+            let handler = CollectingHandler()
+            ConcurrencyDebug.configure(.init(level: 0))
+            ConcurrencyDebug.setViolationHandler(handler)
+            let counter = QueueConfined(0, owner: QueueIdentity.makePrivate(label: "test.off"))
+            DispatchQueue(label: "test.any").sync { counter.value = 3 }
+            precondition(handler.violations.isEmpty && ConcurrencyDebug.level == 0)
+        }
     }
 }
