@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "SurfJournal", targets: ["SurfJournal"]),
         .library(name: "Replay", targets: ["Replay"]),
         .library(name: "Reports", targets: ["Reports"]),
+        .library(name: "ConcurrencyDebugTesting", targets: ["ConcurrencyDebugTesting"]),
         .executable(name: "ctxdebug", targets: ["ctxdebug"]),
     ],
     dependencies: [
@@ -29,6 +30,7 @@ let package = Package(
             name: "ManagedContext",
             dependencies: ["ConcurrencyDebug", .product(name: "GRDB", package: "GRDB.swift")]
         ),
+        .target(name: "ConcurrencyDebugTesting", dependencies: ["ConcurrencyDebug"]),
         .target(name: "SurfJournal", dependencies: ["ManagedContext"]),
         .target(
             name: "Replay",
@@ -43,12 +45,25 @@ let package = Package(
             ]
         ),
         .testTarget(name: "ConcurrencyDebugTests", dependencies: ["ConcurrencyDebug"]),
+        .testTarget(name: "ConcurrencyDebugTestingTests", dependencies: ["ConcurrencyDebugTesting", "ConcurrencyDebug"]),
         .testTarget(name: "ManagedContextTests", dependencies: ["ManagedContext", "ConcurrencyDebug", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "SurfJournalTests", dependencies: ["SurfJournal", "ManagedContext"]),
         .testTarget(name: "ReplayTests", dependencies: ["Replay", "SurfJournal", "ManagedContext"]),
-        .testTarget(name: "ctxdebugTests", dependencies: ["ctxdebug", "ConcurrencyDebug"]),
+        .testTarget(name: "ctxdebugTests", dependencies: ["ctxdebug", "ConcurrencyDebug", "Reports", "Replay"]),
     ]
 )
+
+// Fuzz targets (Scripts/fuzz): libFuzzer entry points under -D CTXDEBUG_FUZZ, and a
+// smoke main over regression inputs otherwise (Scripts/fuzz-smoke, docs/reliability.md).
+package.targets += [
+    .target(
+        name: "FuzzSupport", dependencies: ["ConcurrencyDebug", "CUnwind", "ManagedContext", "SurfJournal", "Replay"],
+        path: "Sources/Fuzz/FuzzSupport"),
+    .executableTarget(name: "FuzzJournalReader", dependencies: ["FuzzSupport"], path: "Sources/Fuzz/FuzzJournalReader"),
+    .executableTarget(name: "FuzzWorkload", dependencies: ["FuzzSupport"], path: "Sources/Fuzz/FuzzWorkload"),
+    .executableTarget(name: "FuzzObjectID", dependencies: ["FuzzSupport"], path: "Sources/Fuzz/FuzzObjectID"),
+    .executableTarget(name: "FuzzPredicate", dependencies: ["FuzzSupport"], path: "Sources/Fuzz/FuzzPredicate"),
+]
 
 // One place for the settings every Swift target shares.
 for target in package.targets where target.type != .system && target.name != "CUnwind" {
