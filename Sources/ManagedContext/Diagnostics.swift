@@ -93,7 +93,8 @@ public enum Diagnostics {
                 }
             }
             number("CTXDEBUG_MAIN_QUEUE_WAIT_MS") { settings.mainQueueWaitMilliseconds = $0 }
-            number("CTXDEBUG_MAIN_QUEUE_IO_ROWS") { settings.mainQueueIORows = Int($0) }
+            // Clamped: a huge value means "never", and Int(Double) traps past Int.max.
+            number("CTXDEBUG_MAIN_QUEUE_IO_ROWS") { settings.mainQueueIORows = Int(min($0, Double(Int32.max))) }
             number("CTXDEBUG_MAIN_QUEUE_IO_MS") { settings.mainQueueIOMilliseconds = $0 }
             number("CTXDEBUG_MISSING_MERGE_GRACE_MS") { settings.missingMergeGraceMilliseconds = $0 }
             return (settings, warnings)

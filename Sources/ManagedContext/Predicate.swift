@@ -280,8 +280,14 @@ enum PredicateResolution {
             for p in parts { out.append(try resolve(p, in: entity)) }
             return .or(out)
         case .not(let p): return .not(try resolve(p, in: entity))
-        case .compare(let key, let op, let value): return .compare(try attributeIndex(key, in: entity), op, value)
-        case .inList(let key, let values): return .inList(try attributeIndex(key, in: entity), values)
+        case .compare(let key, let op, let value):
+            let i = try attributeIndex(key, in: entity)
+            try checkType(value, of: entity.attributes[i], in: entity)
+            return .compare(i, op, value)
+        case .inList(let key, let values):
+            let i = try attributeIndex(key, in: entity)
+            for v in values { try checkType(v, of: entity.attributes[i], in: entity) }
+            return .inList(i, values)
         case .beginsWith(let key, let prefix): return .beginsWith(try attributeIndex(key, in: entity), prefix)
         case .contains(let key, let text): return .contains(try attributeIndex(key, in: entity), text)
         case .toOne(let key, let id, let equal):
@@ -289,6 +295,26 @@ enum PredicateResolution {
                 throw ManagedContextError(.invalidFetchRequest, "\(key) of \(entity.name) is not a to-one relationship")
             }
             return .toOne(entity.relationships[r].toOneIndex, id, equal: equal)
+        }
+    }
+
+    /// A value compared with an attribute must be of the attribute's kind: SQLite
+    /// would convert it by the column's affinity and memory would not, so the two
+    /// would disagree. (Key-path predicates are typed and always pass.)
+    static func checkType(_ value: StoredValue, of a: AttributeDescription, in entity: EntityDescription) throws(ManagedContextError) {
+        let fits: Bool
+        switch (a.attributeType, value) {
+        case (_, .null): fits = true
+        case (.string, .text): fits = true
+        case (.integer16, .integer), (.integer32, .integer), (.integer64, .integer), (.boolean, .integer): fits = true
+        case (.double, .integer), (.double, .real), (.date, .integer), (.date, .real): fits = true
+        case (.binaryData, .blob): fits = true
+        default: fits = false
+        }
+        guard fits else {
+            throw ManagedContextError(
+                .invalidFetchRequest,
+                "\(entity.name).\(a.name) is \(a.attributeType.rawValue), but the predicate compares it with \(value). Compare it with a value of its own type.")
         }
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 /// Compiles resolved predicates and sorts to SQL. Values are always bound
@@ -47,14 +48,19 @@ enum SQLCompiler {
             return "(\(entity.attributes[i].columnName) IN (\(Array(repeating: "?", count: nonNull.count).joined(separator: ","))))"
         case .beginsWith(let i, let prefix):
             let column = entity.attributes[i].columnName
-            args.append(prefix.databaseValue)
-            args.append(prefix.databaseValue)
-            // Case-sensitive and byte-exact, unlike LIKE.
-            return "(typeof(\(column)) = 'text' AND substr(\(column), 1, length(?)) = ?)"
+            // Case-sensitive and byte-exact, unlike LIKE; compared as bytes (a BLOB),
+            // since SQLite's text functions stop at a NUL and memory does not.
+            let bytes = Data(prefix.utf8)
+            // An empty BLOB binds as NULL: every text begins with "".
+            if bytes.isEmpty { return "(typeof(\(column)) = 'text')" }
+            args.append(bytes.count.databaseValue)
+            args.append(bytes.databaseValue)
+            return "(typeof(\(column)) = 'text' AND substr(CAST(\(column) AS BLOB), 1, ?) = ?)"
         case .contains(let i, let text):
             let column = entity.attributes[i].columnName
-            args.append(text.databaseValue)
-            return "(typeof(\(column)) = 'text' AND instr(\(column), ?) > 0)"
+            if text.isEmpty { return "(typeof(\(column)) = 'text')" }
+            args.append(Data(text.utf8).databaseValue)
+            return "(typeof(\(column)) = 'text' AND instr(CAST(\(column) AS BLOB), ?) > 0)"
         case .toOne(let slot, let id, let equal):
             let column = entity.toOneRelationships[slot].columnName
             guard let id else { return equal ? "(\(column) IS NULL)" : "(\(column) IS NOT NULL)" }

@@ -55,6 +55,23 @@ import ManagedContext
         #expect(try names(stack, .init(predicate: \Sample.name == "x' OR '1'='1")) == [])
     }
 
+    /// A name-based predicate whose value is not of the attribute's type is refused:
+    /// SQL would convert it by column affinity and memory would not.
+    @Test func aValueOfAnotherTypeIsRefused() throws {
+        let stack = try seeded(4)
+        let c = stack.privateContext()
+        c.performAndWait {
+            do {
+                _ = try c.fetch(FetchRequest<Sample>(predicate: .attribute("name", .greaterOrEqual, Int64(32767))))
+                Issue.record("the fetch should be refused")
+            } catch {
+                #expect(error.code == .invalidFetchRequest)
+                #expect(error.message.contains("Sample.name is string"))
+            }
+            #expect((try? c.fetch(FetchRequest<Sample>(predicate: .attribute("ratio", .greaterOrEqual, Int64(1))))) != nil, "an integer for a double is fine")
+        }
+    }
+
     @Test func sortLimitOffsetAndCount() throws {
         let stack = try seeded()
         var r = FetchRequest<Sample>(sortDescriptors: [FetchSortDescriptor(\Sample.small, ascending: false), FetchSortDescriptor(\Sample.large)])

@@ -20,23 +20,20 @@ struct FuzzRegressionTests {
         arguments: [("FuzzJournalReader", "journal-reader"), ("FuzzWorkload", "workload"), ("FuzzObjectID", "objectid-uri"), ("FuzzPredicate", "predicate")])
     func regressions(_ product: String, _ directory: String) throws {
         let dir = Self.fixtures.appendingPathComponent(directory).path
-        let inputs = try FileManager.default.contentsOfDirectory(atPath: dir).filter { !$0.hasPrefix(".") && $0 != "known" }
+        let inputs = try FileManager.default.contentsOfDirectory(atPath: dir).filter { !$0.hasPrefix(".") && $0 != "fixed" }
         #expect(!inputs.isEmpty, "no regression or seed inputs in \(dir)")
         let run = try R.run(try Self.executable(product), ["--random", "200", dir], timeout: 120)
         #expect(!run.signaled && run.status == 0, "\(product): \(run)")
         #expect(run.stdout.contains("\(inputs.count) regression inputs and 200 random inputs"), "\(run.stdout)")
     }
 
-    /// Inputs for bugs reported and not fixed yet (predicate/known/). When a fix lands,
-    /// this records "known issue was not recorded": move the input up a level then.
-    @Test("Known predicate bugs still reproduce", arguments: [("nul-prefix-beginswith", "FUZZ_PREDICATE_NUL"), ("text-vs-integer-affinity", "FUZZ_PREDICATE_MISMATCH")])
-    func knownPredicateBugs(_ file: String, _ switchName: String) throws {
-        let input = Self.fixtures.appendingPathComponent("predicate/known/\(file)").path
+    /// The two predicate bugs the fuzzer found (SQL and memory disagreed on a NUL in a
+    /// string, and on a value of another type than the attribute), fixed: their inputs
+    /// now agree with the input classes switched back on.
+    @Test("Fixed predicate bugs stay fixed", arguments: [("nul-prefix-beginswith", "FUZZ_PREDICATE_NUL"), ("text-vs-integer-affinity", "FUZZ_PREDICATE_MISMATCH")])
+    func fixedPredicateBugs(_ file: String, _ switchName: String) throws {
+        let input = Self.fixtures.appendingPathComponent("predicate/fixed/\(file)").path
         let run = try R.run(try Self.executable("FuzzPredicate"), ["--random", "0", input], environment: [switchName: "1"], timeout: 120)
-        withKnownIssue("SQL and in-memory predicate evaluation disagree (\(file)); reported, see docs/reliability.md") {
-            #expect(run.status == 0 && !run.signaled, "\(run.stderr.prefix(600))")
-        }
-        // It must fail for the reason on record, not another.
-        if run.status != 0 { #expect(run.stderr.contains("SQL and in-memory evaluation disagree"), "\(run.stderr.prefix(600))") }
+        #expect(run.status == 0 && !run.signaled, "\(run.stderr.prefix(600))")
     }
 }
