@@ -64,9 +64,11 @@ import ManagedContext
             do {
                 _ = try c.fetch(FetchRequest<Sample>(predicate: .attribute("name", .greaterOrEqual, Int64(32767))))
                 Issue.record("the fetch should be refused")
-            } catch {
+            } catch let error as ManagedContextError {
                 #expect(error.code == .invalidFetchRequest)
                 #expect(error.message.contains("Sample.name is string"))
+            } catch {
+                Issue.record("unexpected \(error)")
             }
             #expect((try? c.fetch(FetchRequest<Sample>(predicate: .attribute("ratio", .greaterOrEqual, Int64(1))))) != nil, "an integer for a double is fine")
         }
