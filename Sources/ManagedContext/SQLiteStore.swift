@@ -648,7 +648,11 @@ extension StoredValue {
         case .null: .null
         case .integer(let i): i.databaseValue
         case .real(let d): d.databaseValue
-        case .text(let s): s.databaseValue
+        case .text(let s):
+            // GRDB binds a String NUL-terminated, which would cut the value at an
+            // embedded NUL; such text is stored as its UTF-8 bytes instead, and
+            // reads back as the same String (String.fromStored decodes BLOBs).
+            s.utf8.contains(0) ? Data(s.utf8).databaseValue : s.databaseValue
         case .blob(let b): b.databaseValue
         }
     }

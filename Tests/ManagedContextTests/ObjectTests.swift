@@ -40,6 +40,24 @@ import ManagedContext
         }
     }
 
+    /// GRDB binds strings NUL-terminated; a value with an embedded NUL must still
+    /// be saved whole, not cut at the NUL.
+    @Test func aStringWithANULByteIsSavedWhole() throws {
+        let stack = try TestStack()
+        let writer = stack.privateContext()
+        let text = "before\0after"
+        let id: ManagedObjectID = try writer.performAndWait {
+            let s = Sample(context: writer)
+            s.name = text
+            try writer.save()
+            return s.objectID
+        }
+        let reader = stack.privateContext()
+        try reader.performAndWait { () throws in
+            #expect((try reader.existingObject(with: id) as! Sample).name == text)
+        }
+    }
+
     @Test func defaultsApplyToNewObjects() throws {
         let stack = try TestStack()
         let c = stack.privateContext()
