@@ -170,14 +170,12 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
         queue.async { [self] in
             ConcurrencyDebug.withOwner(queueIdentity) {
                 let span = ContextInstrumentation.begin(.perform, self)
-                ctxdebug_held_push(queueIdentity.rawValue)
-                defer {
-                    ctxdebug_held_pop()
-                    span.end()
+                defer { span.end() }
+                HeldQueues.holding(queueIdentity) {
+                    assertOnQueueIfAsked()
+                    block()
+                    processPendingChanges()
                 }
-                assertOnQueueIfAsked()
-                block()
-                processPendingChanges()
             }
         }
     }
@@ -189,26 +187,40 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
         }
     }
 
-    /// Runs `block` on the context's queue and waits for it. Reentrant: called from
-    /// inside one of this context's blocks, it runs `block` at once. A private
-    /// context runs the block on the calling thread, holding its queue.
+    /// Runs `block` on the context's queue and waits for it, as Core Data does:
+    /// a private context runs the block on the calling thread, holding its queue,
+    /// and the block may re-enter every queue its call chain already holds (an
+    /// outer perform block of this context, or the main queue for main-queue code
+    /// that called it) at once, where `dispatch_sync` would deadlock.
     public func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
-        if ConcurrencyDebug.currentOwner == queueIdentity {
+        let owner = ConcurrencyDebug.currentOwner
+        if owner == queueIdentity {
             return try block()
         }
-        // This thread already holds the queue (an outer block of this context is
-        // running further down the stack): run now, as dispatch_sync would deadlock.
-        if ctxdebug_held_contains(queueIdentity.rawValue) != 0 {
+        if HeldQueues.contains(queueIdentity) {
             // Dispatch sees the innermost queue, not this one: skip the level-2 check.
             return try runAsOwner(block, checkQueue: false)
         }
-        if concurrencyType == .mainQueue && ConcurrencyDebug.isOnMainQueue {
+        // Main-queue code outside any perform block holds the main queue too. (Inside
+        // a block, the chain's stack says so already: no queue-specific lookup then.)
+        let callerOnMainQueue = owner == .main || (owner == .none && ConcurrencyDebug.isOnMainQueue)
+        if concurrencyType == .mainQueue && callerOnMainQueue {
             return try runAsOwner(block)
         }
-        let waiter = WaitForGraph.beginWait(for: queueIdentity, operation: "performAndWait on \(debugName)")
-        defer { WaitForGraph.endWait(waiter) }
-        guard concurrencyType == .privateQueue, Diagnostics.isOn(.mainQueueWait), ConcurrencyDebug.isOnMainQueue else {
-            return try queue.sync { try runAsOwner(block) }
+        if callerOnMainQueue && !HeldQueues.contains(.main) {
+            return try HeldQueues.holding(.main) { try waitForQueue(block, callerOnMainQueue: true) }
+        }
+        return try waitForQueue(block, callerOnMainQueue: callerOnMainQueue)
+    }
+
+    /// Blocks until the context's queue runs `block`. The block inherits the caller's
+    /// chain of held queues when it runs on another thread (the main queue's).
+    private func waitForQueue<T>(_ block: () throws -> T, callerOnMainQueue: Bool) rethrows -> T {
+        let chain = HeldQueues.current()
+        let wait = WaitForGraph.beginWait(for: queueIdentity, operation: "performAndWait on \(debugName)")
+        defer { WaitForGraph.endWait(wait) }
+        guard concurrencyType == .privateQueue, callerOnMainQueue, Diagnostics.isOn(.mainQueueWait) else {
+            return try queue.sync { try HeldQueues.inheriting(chain) { try runAsOwner(block) } }
         }
         let asked = ctxdebug_now_ns()
         var running: UInt64 = 0
@@ -233,16 +245,13 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     private func runAsOwner<T>(_ block: () throws -> T, checkQueue: Bool = true) rethrows -> T {
         let span = ContextInstrumentation.begin(.performAndWait, self)
         defer { span.end() }
-        let previous = ConcurrencyDebug.currentOwner
-        ConcurrencyDebug.setCurrentOwner(queueIdentity)
-        ctxdebug_held_push(queueIdentity.rawValue)
-        defer {
-            processPendingChanges()
-            ctxdebug_held_pop()
-            ConcurrencyDebug.setCurrentOwner(previous)
+        return try ConcurrencyDebug.withOwner(queueIdentity) {
+            try HeldQueues.holding(queueIdentity) {
+                defer { processPendingChanges() }
+                if checkQueue { assertOnQueueIfAsked() }
+                return try block()
+            }
         }
-        if checkQueue { assertOnQueueIfAsked() }
-        return try block()
     }
 
     private func assertOnQueueIfAsked() {
