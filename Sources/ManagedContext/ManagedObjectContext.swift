@@ -424,8 +424,8 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
         if let s = o.snapshot {
             o.values = s.values
             o.toOne = s.toOne
-            o.changedAttributes = 0
-            o.changedToOne = 0
+            o.changedAttributes = ChangeMask()
+            o.changedToOne = ChangeMask()
         } else {
             o.turnIntoFault()
         }
@@ -478,8 +478,8 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     func reapply(_ o: ManagedObject, onto fresh: RowSnapshot) {
         var values = fresh.values
         var toOne = fresh.toOne
-        for i in 0..<values.count where o.changedAttributes & (1 << UInt64(i)) != 0 { values[i] = o.values[i] }
-        for i in 0..<toOne.count where o.changedToOne & (1 << UInt64(i)) != 0 { toOne[i] = o.toOne[i] }
+        for i in 0..<values.count where o.changedAttributes.contains(i) { values[i] = o.values[i] }
+        for i in 0..<toOne.count where o.changedToOne.contains(i) { toOne[i] = o.toOne[i] }
         o.values = values
         o.toOne = toOne
         o.snapshot = fresh

@@ -19,8 +19,8 @@ struct StoreChanges: Sendable {
         let id: ManagedObjectID
         let values: [StoredValue]
         let toOne: [ManagedObjectID?]
-        let changedAttributes: UInt64
-        let changedToOne: UInt64
+        let changedAttributes: ChangeMask
+        let changedToOne: ChangeMask
         /// What the context loaded: to find what the store changed since.
         let snapshot: RowSnapshot?
     }
@@ -508,37 +508,37 @@ final class SQLiteStore: Sendable {
                         let overwritten = entity.attributes.filter { StoredValue.compare(loaded.values[$0.index], store.values[$0.index]) != 0 && StoredValue.compare(values[$0.index], store.values[$0.index]) != 0 }
                         if !overwritten.isEmpty { result.lostUpdates.append(LostUpdate(id: u.id, attributes: overwritten.map(\.name), fromVersion: loaded.version)) }
                     }
-                    attributeMask = entity.attributes.isEmpty ? 0 : UInt64.max >> (64 - UInt64(entity.attributes.count))
-                    toOneMask = entity.toOneRelationships.isEmpty ? 0 : UInt64.max >> (64 - UInt64(entity.toOneRelationships.count))
+                    attributeMask = .all(entity.attributes.count)
+                    toOneMask = .all(entity.toOneRelationships.count)
                 case .mergeByPropertyStoreTrump, .mergeByPropertyObjectTrump, .error:
                     let objectWins = changes.mergePolicy == .mergeByPropertyObjectTrump
                     let loaded = u.snapshot
                     if objectWins, let loaded {
                         let overwritten = entity.attributes.filter {
-                            u.changedAttributes & (1 << UInt64($0.index)) != 0 && StoredValue.compare(loaded.values[$0.index], store.values[$0.index]) != 0
+                            u.changedAttributes.contains($0.index) && StoredValue.compare(loaded.values[$0.index], store.values[$0.index]) != 0
                                 && StoredValue.compare(u.values[$0.index], store.values[$0.index]) != 0
                         }
                         if !overwritten.isEmpty { result.lostUpdates.append(LostUpdate(id: u.id, attributes: overwritten.map(\.name), fromVersion: loaded.version)) }
                     }
                     for a in entity.attributes {
-                        let mine = u.changedAttributes & (1 << UInt64(a.index)) != 0
+                        let mine = u.changedAttributes.contains(a.index)
                         let theirs = loaded.map { StoredValue.compare($0.values[a.index], store.values[a.index]) != 0 } ?? true
                         if !mine || (theirs && !objectWins) { values[a.index] = store.values[a.index] }
                     }
                     for r in entity.toOneRelationships {
-                        let mine = u.changedToOne & (1 << UInt64(r.toOneIndex)) != 0
+                        let mine = u.changedToOne.contains(r.toOneIndex)
                         let theirs = loaded.map { $0.toOne[r.toOneIndex] != store.toOne[r.toOneIndex] } ?? true
                         if !mine || (theirs && !objectWins) { toOne[r.toOneIndex] = store.toOne[r.toOneIndex] }
                     }
-                    attributeMask = entity.attributes.isEmpty ? 0 : UInt64.max >> (64 - UInt64(entity.attributes.count))
-                    toOneMask = entity.toOneRelationships.isEmpty ? 0 : UInt64.max >> (64 - UInt64(entity.toOneRelationships.count))
+                    attributeMask = .all(entity.attributes.count)
+                    toOneMask = .all(entity.toOneRelationships.count)
                 }
             } else if baseVersion == 0 {
                 baseVersion = try currentRow(db, entity: entity, pk: pk)?.version ?? 0
             }
             var sets: [String] = []
             var args: [DatabaseValue] = []
-            for a in entity.attributes where attributeMask & (1 << UInt64(a.index)) != 0 {
+            for a in entity.attributes where attributeMask.contains(a.index) {
                 sets.append("\(a.columnName) = ?")
                 args.append(values[a.index].databaseValue)
             }
@@ -546,7 +546,7 @@ final class SQLiteStore: Sendable {
             for r in entity.toOneRelationships {
                 let fk = try foreignKey(toOne[r.toOneIndex], from: entity, r)
                 resolvedToOne.append(fk.map { ManagedObjectID(entity: r.destinationEntity!, store: identity, primaryKey: $0) })
-                if toOneMask & (1 << UInt64(r.toOneIndex)) != 0 {
+                if toOneMask.contains(r.toOneIndex) {
                     sets.append("\(r.columnName) = ?")
                     args.append(fk?.databaseValue ?? .null)
                 }
