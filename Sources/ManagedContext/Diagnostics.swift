@@ -227,7 +227,7 @@ extension ManagedObjectContext {
     func diagnoseMainQueueIO(_ operation: String, rows: Int, started: UInt64) {
         guard concurrencyType == .mainQueue, Diagnostics.isOn(.mainQueueIO) else { return }
         let s = Diagnostics.settings
-        let ms = Double(ctxdebug_now_ns() &- started) / 1e6
+        let ms = Double(DiagnosticsClock.now() &- started) / 1e6
         guard rows > s.mainQueueIORows || ms > s.mainQueueIOMilliseconds else { return }
         Diagnostics.report(
             .mainQueueIO,

@@ -28,7 +28,7 @@ extension ManagedObjectContext {
         processPendingChanges()
         guard !insertedObjectsSet.isEmpty || !updatedObjectsSet.isEmpty || !deletedObjectsSet.isEmpty else { return }
         NotificationCenter.default.post(name: Self.willSaveObjectsNotification, object: self)
-        let started = concurrencyType == .mainQueue ? ctxdebug_now_ns() : 0
+        let started = concurrencyType == .mainQueue ? DiagnosticsClock.now() : 0
         let rows = insertedObjectsSet.count + updatedObjectsSet.count + deletedObjectsSet.count
         diagnoseAbandonedInserts(insertedObjectsSet)
         switch parentStore {

@@ -217,16 +217,18 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     /// chain of held queues when it runs on another thread (the main queue's).
     private func waitForQueue<T>(_ block: () throws -> T, callerOnMainQueue: Bool) rethrows -> T {
         let chain = HeldQueues.current()
+        let timed = concurrencyType == .privateQueue && callerOnMainQueue && Diagnostics.isOn(.mainQueueWait)
+        // Read before the wait is recorded: a test that sees the wait may move the clock.
+        let asked = timed ? DiagnosticsClock.now() : 0
         let wait = WaitForGraph.beginWait(for: queueIdentity, operation: "performAndWait on \(debugName)")
         defer { WaitForGraph.endWait(wait) }
-        guard concurrencyType == .privateQueue, callerOnMainQueue, Diagnostics.isOn(.mainQueueWait) else {
+        guard timed else {
             return try queue.sync { try HeldQueues.inheriting(chain) { try runAsOwner(block) } }
         }
-        let asked = ctxdebug_now_ns()
         var running: UInt64 = 0
         defer { diagnoseMainQueueWait(on: self, waited: running &- asked) }
         return try queue.sync {
-            running = ctxdebug_now_ns()
+            running = DiagnosticsClock.now()
             return try runAsOwner(block)
         }
     }
