@@ -79,12 +79,9 @@ import ManagedContext
             (background.object(with: id) as! Sample).name = "synced"
             try background.save()
         }
-        var merged: String? = nil
-        for _ in 0..<200 {
-            merged = try await view.perform { (view.object(with: id) as! Sample).name }
-            if merged == "synced" { break }
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        // The did-save observer enqueued the merge on the view's queue before the save
+        // returned; perform blocks run in FIFO order, so the next one sees it merged.
+        let merged = try await view.perform { (view.object(with: id) as! Sample).name }
         #expect(merged == "synced")
     }
 
