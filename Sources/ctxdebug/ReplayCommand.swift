@@ -217,11 +217,11 @@ struct ReplayCommand: ParsableCommand {
         do {
             try data.write(to: temporary)
         } catch {
-            throw ReplayError("Cannot write \(url.path): \(error.localizedDescription)", exitStatus: 73)
+            throw ReplayError(.cannotWrite, "Cannot write \(url.path): \(error.localizedDescription)")
         }
         guard rename(temporary.path, url.path) == 0 else {
             try? FileManager.default.removeItem(at: temporary)
-            throw ReplayError("Cannot move the report into place at \(url.path).", exitStatus: 73)
+            throw ReplayError(.cannotWrite, "Cannot move the report into place at \(url.path).")
         }
     }
 }

@@ -107,12 +107,19 @@ import ManagedContext
             try first.save()
         }
         var secondError: ManagedContextError?
+        var matchedByCode = false
         second.performAndWait {
             let s = secondObject
             s.name = "second"
             s.small = 2
-            do { try second.save() } catch { secondError = error as? ManagedContextError }
+            do {
+                try second.save()
+            } catch {
+                secondError = error as? ManagedContextError
+                if case ManagedContextError.Code.mergeConflict = error { matchedByCode = true }
+            }
         }
+        #expect(matchedByCode == (policy == .error), "catch ManagedContextError.Code.mergeConflict matches the conflict")
         let row = try stack.rawRead { db in try Row.fetchOne(db, sql: "SELECT ZNAME, ZSMALL, ZRATIO, Z_OPT FROM ZSAMPLE")! }
         let name: String = row["ZNAME"], small: Int = row["ZSMALL"], ratio: Double? = row["ZRATIO"], version: Int = row["Z_OPT"]
         switch policy {
