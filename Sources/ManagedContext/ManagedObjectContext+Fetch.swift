@@ -1,5 +1,4 @@
 import ConcurrencyDebug
-import CUnwind
 import Foundation
 
 extension ManagedObjectContext {

@@ -1,5 +1,4 @@
 import ConcurrencyDebug
-import CUnwind
 public import Foundation
 
 /// A child's save, in values only: what crosses to the parent's queue.

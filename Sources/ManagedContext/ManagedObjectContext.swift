@@ -1,5 +1,4 @@
 public import ConcurrencyDebug
-import CUnwind
 public import Dispatch
 public import Foundation
 import Synchronization
