@@ -72,7 +72,12 @@ final class SQLiteStore: Sendable {
         let path = url.path
         try Self.validateLocation(path: path, readOnly: readOnly)
         let fileExists = FileManager.default.fileExists(atPath: path)
-        if fileExists { try Self.validateHeader(path: path) } else if readOnly {
+        // A zero-byte file is an empty SQLite database (SQLite's own definition), as
+        // a process killed while it created the store leaves it: a new store is
+        // made in it, as Core Data would. Nothing is there to lose.
+        var fileHoldsData = fileExists
+        if fileExists, try Self.isEmptyDatabaseFile(path: path, readOnly: readOnly) { fileHoldsData = false }
+        if fileHoldsData { try Self.validateHeader(path: path) } else if !fileExists && readOnly {
             throw ManagedContextError(.storeOpenFailed, "There is no store at this path to open read-only. Check the path, or open it writable to create one.", path: path)
         }
 
@@ -80,7 +85,7 @@ final class SQLiteStore: Sendable {
         // that is refused must not be touched, and opening the pool would switch
         // it to WAL (rewriting its header) before any check could run.
         var existingLayout: (uuid: String, numbers: [Int64])?
-        if fileExists {
+        if fileHoldsData {
             do {
                 var inspect = Configuration()
                 inspect.readonly = true
@@ -142,18 +147,33 @@ final class SQLiteStore: Sendable {
         }
     }
 
+    private static func fileSize(_ path: String) -> Int64 {
+        (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? 0
+    }
+
+    /// True for a zero-byte store file whose `-wal` is missing or empty: an empty
+    /// database. A zero-byte file next to a `-wal` that holds pages is refused:
+    /// whether those pages belong to it cannot be told.
+    private static func isEmptyDatabaseFile(path: String, readOnly: Bool) throws(ManagedContextError) -> Bool {
+        guard fileSize(path) == 0 else { return false }
+        if fileSize(path + "-wal") > 0 {
+            throw ManagedContextError(.notAStore, "The store file is empty but its -wal file is not, so the pages in the -wal cannot be matched to a database. Restore the store from a copy, or delete both files to start a new store.", path: path)
+        }
+        if readOnly {
+            throw ManagedContextError(.schemaMismatch, "The store is empty and was opened read-only, so its tables cannot be created.", path: path)
+        }
+        return true
+    }
+
     /// Refuses files that are not SQLite before SQLite sees them, so nothing is
-    /// ever written into them: an empty file, another format, or one cut short.
+    /// ever written into them: another format, or one cut short.
     private static func validateHeader(path: String) throws(ManagedContextError) {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw ManagedContextError(.storeOpenFailed, "The store file cannot be read. Check its permissions.", path: path)
         }
         defer { try? handle.close() }
         let header = (try? handle.read(upToCount: 100)) ?? Data()
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? 0
-        if size == 0 {
-            throw ManagedContextError(.notAStore, "The store file is empty, so it holds no store. Delete it to start a new store, or restore it from a copy.", path: path)
-        }
+        let size = Self.fileSize(path)
         let magic = Array("SQLite format 3".utf8) + [0]
         guard header.count >= 100, Array(header.prefix(16)) == magic else {
             throw ManagedContextError(.notAStore, "The file is not an SQLite database (its first bytes are not the SQLite header). Check the path; nothing was changed.", path: path)

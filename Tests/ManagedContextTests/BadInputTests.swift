@@ -35,11 +35,40 @@ import ManagedContext
         expectRefused(url, .notAStore, mentions: "not an SQLite database")
     }
 
-    @Test func anEmptyFileIsNotAStore() throws {
+    /// SQLite treats a zero-byte file as an empty database (its test suite's
+    /// backup4.test: "an empty database (zero bytes in size)"), and Core Data creates
+    /// its tables in one. A process killed while it creates a store leaves such a
+    /// file (SaveCrashTests found it): the next open makes the store there.
+    @Test func anEmptyFileBecomesANewStore() throws {
         let dir = TempDirectory()
         let url = dir.file("empty.sqlite")
         try Data().write(to: url)
-        expectRefused(url, .notAStore, mentions: "empty")
+        let coordinator = PersistentStoreCoordinator(managedObjectModel: testModel)
+        try coordinator.addPersistentStore(at: url, options: StoreOptions())
+        let c = ManagedObjectContext(concurrencyType: .privateQueue)
+        c.persistentStoreCoordinator = coordinator
+        try c.performAndWait {
+            Sample(context: c).name = "first"
+            try c.save()
+        }
+        let count = try c.performAndWait { try c.count(for: FetchRequest<Sample>()) }
+        #expect(count == 1)
+    }
+
+    @Test func anEmptyFileWithPagesInItsWALIsRefused() throws {
+        let dir = TempDirectory()
+        let url = dir.file("empty.sqlite")
+        try Data().write(to: url)
+        try Data(repeating: 7, count: 4096).write(to: URL(fileURLWithPath: url.path + "-wal"))
+        expectRefused(url, .notAStore, mentions: "-wal")
+    }
+
+    @Test func anEmptyFileOpenedReadOnlyIsRefused() throws {
+        let dir = TempDirectory()
+        let url = dir.file("empty.sqlite")
+        try Data().write(to: url)
+        #expect(throws: ManagedContextError.self) { try open(url, readOnly: true) }
+        #expect(fileBytes(url).isEmpty, "nothing is written into it")
     }
 
     @Test func aTruncatedStoreIsRefused() throws {
