@@ -127,9 +127,13 @@ final class Symbolicator: Sendable {
 
     // MARK: llvm-symbolizer
 
-    /// The toolchain's symbolizer (next to `swift`, or under /opt/swift), else the
-    /// system's, else any on PATH.
+    /// `CTXDEBUG_SYMBOLIZER` when set (a path, or `none` for names from `dladdr`
+    /// only: fast, no file:line); else the toolchain's symbolizer (next to `swift`, or
+    /// under /opt/swift), else the system's, else any on PATH.
     static func findSymbolizer() -> String? {
+        if let chosen = getenv("CTXDEBUG_SYMBOLIZER").map({ String(cString: $0) }), !chosen.isEmpty {
+            return chosen == "none" || access(chosen, X_OK) != 0 ? nil : chosen
+        }
         var candidates: [String] = []
         let path = getenv("PATH").map { String(cString: $0) } ?? "/usr/bin:/bin"
         let directories = path.split(separator: ":").map(String.init)
