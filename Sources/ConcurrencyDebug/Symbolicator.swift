@@ -23,11 +23,12 @@ final class Symbolicator: Sendable {
     /// The symbolizer found on this machine, or nil.
     let symbolizerPath: String? = Symbolicator.findSymbolizer()
 
-    /// The frames of one stack, with the checker's own frames dropped from the top.
+    /// The frames of one stack, with the checker's own frames dropped from the top
+    /// and the runtime's frames above the user's code marked (`isRuntime`).
     func frames(for addresses: [UInt]) -> [StackFrame] {
         resolve(addresses)
         let resolved = cache.withLock { cache in addresses.flatMap { cache[$0] ?? [StackFrame(address: $0)] } }
-        return Self.droppingCheckerFrames(resolved)
+        return RuntimeFrames.marking(Self.droppingCheckerFrames(resolved))
     }
 
     /// Symbolicates many stacks together (one symbolizer run per binary for all).
