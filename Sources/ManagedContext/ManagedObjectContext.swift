@@ -154,11 +154,12 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
         }
     }
 
-    /// The name for reports: the context's name, or its number.
-    var shortName: String { name ?? "#\(number)" }
+    /// The name for reports: the context's name, or how it was made
+    /// (`background #2`, `child of viewContext`, `private #4`).
+    var shortName: String { name ?? madeAsName }
 
     var debugName: String {
-        let n = name.map { "'\($0)'" } ?? "#\(number)"
+        let n = name.map { "'\($0)'" } ?? madeAsName
         return "context \(n) (\(concurrencyType == .mainQueue ? "main queue" : queueIdentity.label))"
     }
 
@@ -183,12 +184,7 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
         }
     }
 
-    /// Runs `block` on the context's queue and returns its value.
-    public func perform<T: Sendable>(_ block: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-            perform { continuation.resume(with: Result { try block() }) }
-        }
-    }
+    // The async `perform(schedule:_:)` is in ManagedObjectContext+CoreDataSpellings.swift.
 
     /// Runs `block` on the context's queue and waits for it. Reentrant: called from
     /// inside one of this context's blocks, it runs `block` at once. A private
@@ -592,6 +588,11 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
         }
         try coordinator.recordPermanentIDs(map)
     }
+
+    /// The state of the Core Data spellings (ManagedObjectContext+CoreDataSpellings.swift).
+    var spellings: LockedValue<CoreDataSpellingState> { spellingsState }
+    // Stored here, at the end of the class, so other edits of this file merge cleanly.
+    private let spellingsState = LockedValue(CoreDataSpellingState())
 }
 
 /// Calls into the checker that only matter at level 2, kept in one place.
