@@ -35,7 +35,9 @@ extension ManagedObjectContext {
     /// Runs `block` on the context's queue and returns its value, as Core Data's
     /// `perform(schedule:_:) async rethrows -> T`: a block that cannot throw needs no
     /// `try` (`await context.perform { ... }`); a throwing one rethrows its error.
-    public func perform<T: Sendable, E: Error>(
+    /// It runs on the caller's executor (`nonisolated(nonsending)`), so `.immediate`
+    /// sees the main actor's caller on the main queue.
+    nonisolated(nonsending) public func perform<T: Sendable, E: Error>(
         schedule: ScheduledTaskType = .immediate, _ block: @escaping @Sendable () throws(E) -> T
     ) async throws(E) -> T {
         if schedule == .immediate, runsOnOwnQueueNow {
