@@ -480,6 +480,13 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     /// values on first access.
     public func object(with objectID: ManagedObjectID) -> ManagedObject {
         check(.objectWithID)
+        if let dead = deadTemporaryIDObject(objectID) { return dead }
+        return resolvedObject(with: objectID)
+    }
+
+    /// `object(with:)` for the runtime's own lookups: a temporary ID whose object an
+    /// ancestor has since saved still resolves, through the coordinator's alias.
+    func resolvedObject(with objectID: ManagedObjectID) -> ManagedObject {
         if let o = registered(objectID) { return o }
         diagnoseTemporaryLookup(objectID, "object(with:)")
         return makeFault(objectID)
@@ -496,6 +503,12 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     /// The object for `objectID` with its values loaded; throws when its row is gone.
     public func existingObject(with objectID: ManagedObjectID) throws(ManagedContextError) -> ManagedObject {
         check(.existingObject)
+        try refuseDeadTemporaryID(objectID)
+        return try resolvedExistingObject(with: objectID)
+    }
+
+    /// `existingObject(with:)` for the runtime's own lookups (aliases resolve).
+    func resolvedExistingObject(with objectID: ManagedObjectID) throws(ManagedContextError) -> ManagedObject {
         if let o = registered(objectID), !o.isFaultFlag, !o.deletedFlag { return o }
         if registered(objectID) == nil { diagnoseTemporaryLookup(objectID, "existingObject(with:)") }
         guard let snapshot = try loadSnapshots([objectID], skipSelf: true)[objectID] else {
@@ -507,6 +520,7 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     /// The object registered in this context for `objectID`, or nil.
     public func registeredObject(for objectID: ManagedObjectID) -> ManagedObject? {
         check(.registeredObject)
+        if isDeadTemporaryIDHere(objectID) { return nil }
         return registered(objectID)
     }
 
