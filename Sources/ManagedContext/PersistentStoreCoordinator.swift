@@ -1,5 +1,5 @@
 public import Foundation
-import CUnwind
+import ConcurrencyDebug
 
 /// Options for opening a store.
 public struct StoreOptions: Sendable, Hashable {
@@ -27,7 +27,7 @@ public final class PersistentStoreCoordinator: Sendable {
     private let saves = LockedValue<[ManagedObjectID: SaveRecord]>([:])
 
     func recordSave(_ ids: [ManagedObjectID], by saver: String, stack: [UInt]) {
-        let record = SaveRecord(saver: saver, stack: stack, time: ctxdebug_now_ns())
+        let record = SaveRecord(saver: saver, stack: stack, time: MonotonicClock.now())
         saves.withLock { s in
             if s.count + ids.count > 200_000 { s = [:] }
             for id in ids { s[id] = record }
