@@ -1,5 +1,4 @@
 import ConcurrencyDebug
-import CUnwind
 public import Foundation
 
 // What Core Data users type, spelled as Core Data spells it (without the NS prefix):
@@ -59,7 +58,7 @@ extension ManagedObjectContext {
     /// or on the main queue for a main-queue context.
     private var runsOnOwnQueueNow: Bool {
         if ConcurrencyDebug.currentOwner == queueIdentity { return true }
-        if ctxdebug_held_contains(queueIdentity.rawValue) != 0 { return true }
+        if HeldQueues.contains(queueIdentity) { return true }
         return concurrencyType == .mainQueue && ConcurrencyDebug.isOnMainQueue
     }
 
