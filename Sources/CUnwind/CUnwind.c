@@ -12,6 +12,8 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <string.h>
+#include <stdlib.h>
+#include <link.h>
 
 _Thread_local uintptr_t ctxdebug_current_owner_tls = 0;
 int ctxdebug_access_mode_value = -1;
@@ -133,4 +135,34 @@ int ctxdebug_dladdr(const void *address, const char **file, void **fileBase,
     if (symbol) *symbol = found ? info.dli_sname : NULL;
     if (symbolAddress) *symbolAddress = found ? info.dli_saddr : NULL;
     return found;
+}
+
+struct ctxdebug_segment_walk {
+    ctxdebug_loaded_segment *segments;
+    int max;
+    int count;
+};
+
+static int ctxdebug_segment_callback(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)size;
+    struct ctxdebug_segment_walk *walk = data;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *header = &info->dlpi_phdr[i];
+        if (header->p_type != PT_LOAD) continue;
+        if (walk->count < walk->max) {
+            ctxdebug_loaded_segment *segment = &walk->segments[walk->count];
+            segment->start = (uintptr_t)info->dlpi_addr + (uintptr_t)header->p_vaddr;
+            segment->end = segment->start + (uintptr_t)header->p_memsz;
+            segment->bias = (uintptr_t)info->dlpi_addr;
+            segment->path = strdup(info->dlpi_name ? info->dlpi_name : "");
+        }
+        walk->count++;
+    }
+    return 0;
+}
+
+int ctxdebug_loaded_segments(ctxdebug_loaded_segment *segments, int max) {
+    struct ctxdebug_segment_walk walk = { segments, max, 0 };
+    dl_iterate_phdr(ctxdebug_segment_callback, &walk);
+    return walk.count;
 }

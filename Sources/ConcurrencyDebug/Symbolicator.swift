@@ -9,7 +9,7 @@ import Glibc
 ///
 /// It runs `llvm-symbolizer` (from the Swift toolchain when it can find one) as a
 /// child process, once per binary or shared library, with addresses relative to where
-/// that file is loaded (read from `/proc/self/maps`: executables are PIE), and
+/// that file is loaded (from the dynamic loader's records: executables are PIE), and
 /// demangles Swift names with the runtime's own `swift_demangle`. Without a
 /// symbolizer it falls back to `dladdr`: names and offsets, no file:line.
 ///
@@ -23,11 +23,12 @@ final class Symbolicator: Sendable {
     /// The symbolizer found on this machine, or nil.
     let symbolizerPath: String? = Symbolicator.findSymbolizer()
 
-    /// The frames of one stack, with the checker's own frames dropped from the top.
+    /// The frames of one stack, with the checker's own frames dropped from the top
+    /// and the runtime's frames above the user's code marked (`isRuntime`).
     func frames(for addresses: [UInt]) -> [StackFrame] {
         resolve(addresses)
         let resolved = cache.withLock { cache in addresses.flatMap { cache[$0] ?? [StackFrame(address: $0)] } }
-        return Self.droppingCheckerFrames(resolved)
+        return RuntimeFrames.marking(Self.droppingCheckerFrames(resolved))
     }
 
     /// Symbolicates many stacks together (one symbolizer run per binary for all).
@@ -127,9 +128,13 @@ final class Symbolicator: Sendable {
 
     // MARK: llvm-symbolizer
 
-    /// The toolchain's symbolizer (next to `swift`, or under /opt/swift), else the
-    /// system's, else any on PATH.
+    /// `CTXDEBUG_SYMBOLIZER` when set (a path, or `none` for names from `dladdr`
+    /// only: fast, no file:line); else the toolchain's symbolizer (next to `swift`, or
+    /// under /opt/swift), else the system's, else any on PATH.
     static func findSymbolizer() -> String? {
+        if let chosen = getenv("CTXDEBUG_SYMBOLIZER").map({ String(cString: $0) }), !chosen.isEmpty {
+            return chosen == "none" || access(chosen, X_OK) != 0 ? nil : chosen
+        }
         var candidates: [String] = []
         let path = getenv("PATH").map { String(cString: $0) } ?? "/usr/bin:/bin"
         let directories = path.split(separator: ":").map(String.init)
@@ -206,57 +211,73 @@ enum Demangler {
     }
 }
 
-/// The file mappings of this process, from /proc/self/maps.
+/// The ELF objects the dynamic loader has loaded (the executable and its shared
+/// libraries), with where each segment lies, from `dl_iterate_phdr`.
+///
+/// Only the loader's own records are read, under its lock: never `/proc/self/maps`
+/// and never the bytes of a mapping. A mapping this process did not make (a store's
+/// `-shm`, a memory-mapped data file) can be unmapped by another thread at any moment,
+/// and reading it then kills the process (issue 18).
 struct ProcessMaps {
     struct Module {
         var path: String
-        /// What to subtract from a runtime address to get the file's virtual address.
+        /// What to subtract from a runtime address to get the file's virtual address
+        /// (the load address; 0 for an executable that is not PIE).
         var bias: UInt
     }
 
     struct Mapping {
         var start: UInt
         var end: UInt
-        var path: String
+        var module: Module
     }
 
     var mappings: [Mapping] = []
-    var modules: [String: Module] = [:]
 
     static func read() -> ProcessMaps {
         var maps = ProcessMaps()
-        guard let text = readWholeFile("/proc/self/maps") else { return maps }
-        var lowest: [String: (start: UInt, offset: UInt)] = [:]
-        for line in text.split(separator: "\n") {
-            let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
-            guard fields.count >= 6 else { continue }
-            let path = fields[5].trimmingCharacters(in: .whitespaces)
-            guard !path.isEmpty else { continue }
-            let range = fields[0].split(separator: "-")
-            guard range.count == 2, let start = UInt(range[0], radix: 16), let end = UInt(range[1], radix: 16),
-                let offset = UInt(fields[2], radix: 16)
-            else { continue }
-            maps.mappings.append(Mapping(start: start, end: end, path: path))
-            if let existing = lowest[path], existing.start <= start { continue }
-            lowest[path] = (start, offset)
-        }
-        for (path, first) in lowest {
-            var bias = first.start &- first.offset
-            // An ELF executable that is not PIE (ET_EXEC) is linked at its addresses.
-            if first.offset == 0, !path.hasPrefix("["), let header = UnsafePointer<UInt8>(bitPattern: first.start),
-                header[0] == 0x7F, header[1] == 0x45, header[2] == 0x4C, header[3] == 0x46
-            {
-                let type = UInt16(header[16]) | UInt16(header[17]) << 8
-                if type == 2 { bias = 0 }
+        var capacity = 256
+        while true {
+            let buffer = UnsafeMutablePointer<ctxdebug_loaded_segment>.allocate(capacity: capacity)
+            defer { buffer.deallocate() }
+            let total = Int(ctxdebug_loaded_segments(buffer, Int32(capacity)))
+            let filled = min(total, capacity)
+            var paths: [String] = []
+            for index in 0..<filled {
+                let segment = buffer[index]
+                paths.append(segment.path.map { String(cString: $0) } ?? "")
+                free(segment.path)
             }
-            maps.modules[path] = Module(path: path, bias: bias)
+            // Objects loaded while we walked: walk again with room for all.
+            if total > capacity {
+                capacity = total + 64
+                continue
+            }
+            let executable = executablePath()
+            for index in 0..<filled {
+                let segment = buffer[index]
+                // The main executable has no name here; the vDSO has a name that is
+                // not a file (no symbolizer for it: dladdr names its symbols).
+                let path = paths[index].isEmpty ? executable : paths[index]
+                guard let path, path.hasPrefix("/"), segment.end > segment.start else { continue }
+                maps.mappings.append(
+                    Mapping(start: segment.start, end: segment.end, module: Module(path: path, bias: segment.bias)))
+            }
+            return maps
         }
-        return maps
+    }
+
+    /// The path of this process's executable (`/proc/self/exe`, a symbolic link the
+    /// kernel keeps; reading it touches no mapping).
+    static func executablePath() -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     func module(containing address: UInt) -> Module? {
-        guard let mapping = mappings.first(where: { $0.start <= address && address < $0.end }) else { return nil }
-        return modules[mapping.path]
+        mappings.first { $0.start <= address && address < $0.end }?.module
     }
 }
 

@@ -40,10 +40,13 @@ public struct StackFrame: Sendable, Hashable, Codable {
     /// The path of the binary or shared library the address belongs to.
     public var module: String?
     public var isInlined: Bool
+    /// One of a library's own frames above the user's code (a property wrapper, the
+    /// getter it backs, the runtime's checks): printed stacks start below them.
+    public var isRuntime: Bool
 
     public init(
         address: UInt, function: String? = nil, file: String? = nil, line: Int? = nil,
-        column: Int? = nil, module: String? = nil, isInlined: Bool = false
+        column: Int? = nil, module: String? = nil, isInlined: Bool = false, isRuntime: Bool = false
     ) {
         self.address = address
         self.function = function
@@ -52,6 +55,7 @@ public struct StackFrame: Sendable, Hashable, Codable {
         self.column = column
         self.module = module
         self.isInlined = isInlined
+        self.isRuntime = isRuntime
     }
 
     /// "file:line" or "file:line:column" when debug info gave a location.
@@ -75,7 +79,7 @@ public struct StackFrame: Sendable, Hashable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case address, function, file, line, column, module, isInlined = "inlined"
+        case address, function, file, line, column, module, isInlined = "inlined", isRuntime = "runtime"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -88,6 +92,7 @@ public struct StackFrame: Sendable, Hashable, Codable {
         column = try container.decodeIfPresent(Int.self, forKey: .column)
         module = try container.decodeIfPresent(String.self, forKey: .module)
         isInlined = try container.decodeIfPresent(Bool.self, forKey: .isInlined) ?? false
+        isRuntime = try container.decodeIfPresent(Bool.self, forKey: .isRuntime) ?? false
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -99,6 +104,7 @@ public struct StackFrame: Sendable, Hashable, Codable {
         try container.encodeIfPresent(column, forKey: .column)
         try container.encodeIfPresent(module, forKey: .module)
         if isInlined { try container.encode(true, forKey: .isInlined) }
+        if isRuntime { try container.encode(true, forKey: .isRuntime) }
     }
 }
 
@@ -121,8 +127,9 @@ public struct Violation: Sendable, Hashable, Codable {
     public var threadName: String
     /// Return addresses, innermost first, as captured (the checker's frames included).
     public var addresses: [UInt]
-    /// The symbolicated stack with the checker's own frames dropped, so the first
-    /// frame is the offending access or its accessor. Empty until symbolicated.
+    /// The symbolicated stack with the checker's own frames dropped; the runtime's
+    /// frames above the user's code are kept, marked `isRuntime`. Empty until
+    /// symbolicated.
     public var frames: [StackFrame]
     /// How many times this violation (same kind, same stack) happened so far.
     public var count: Int
@@ -150,6 +157,10 @@ public struct Violation: Sendable, Hashable, Codable {
         return copy
     }
 
+    /// The stack from the user's code down: `frames` without the runtime's frames at
+    /// the top, so the first is the line that made the access. What reports print.
+    public var userFrames: [StackFrame] { Array(frames.drop { $0.isRuntime }) }
+
     /// "queue 'x' (thread 123 'name')"
     var toucher: String {
         var text = "queue '\(queueLabel)' (thread \(threadID)"
@@ -159,7 +170,8 @@ public struct Violation: Sendable, Hashable, Codable {
 
     /// The full report: the headline, the facts, the fix, and the stack.
     public var report: String {
-        let frames = self.symbolicated().frames
+        let all = self.symbolicated().frames
+        let frames = Array(all.drop { $0.isRuntime })
         var lines: [String] = []
         lines.append("ctxdebug: " + message)
         let a = access
@@ -185,6 +197,9 @@ public struct Violation: Sendable, Hashable, Codable {
         lines.append("  stack:")
         if frames.isEmpty {
             lines.append("    (no stack)")
+        } else if frames.count < all.count {
+            let hidden = all.count - frames.count
+            lines.append("    (\(hidden) frame\(hidden == 1 ? "" : "s") of the runtime above these left out; the JSON report keeps them)")
         }
         for (index, frame) in frames.enumerated() {
             lines.append("    #\(index) " + frame.formatted)

@@ -144,7 +144,8 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
             return context.objectsRelated(to: self, through: r)
         }
         guard let id = toOne[r.toOneIndex] else { return [] }
-        return [context.object(with: id)]
+        context.check(.objectWithID)
+        return [context.resolvedObject(with: id)]
     }
 
     public final func setRelatedObjects(_ objects: [ManagedObject], forRelationshipNamed name: String) {
@@ -177,7 +178,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
         changedToOne.insert(r.toOneIndex)
         if !updatedFlag && !insertedFlag { managedObjectContext?.objectDidChange(self) }
         guard maintainInverse, let inverse = r.inverseRelationship, !inverse.isToMany else { return }
-        if let old, let context = managedObjectContext, let oldObject = context.registeredObject(for: old) ?? (try? context.existingObject(with: old)) {
+        if let old, let context = managedObjectContext, let oldObject = context.registered(old) ?? (try? context.resolvedExistingObject(with: old)) {
             oldObject.setToOne(inverse, to: nil, maintainInverse: false)
         }
         destination?.setToOne(inverse, to: self, maintainInverse: false)

@@ -67,6 +67,7 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
 
     public init(concurrencyType: ConcurrencyType) {
         ConcurrencyDebug.configureIfNeeded()
+        ManagedContextRuntimeFrames.registered
         self.concurrencyType = concurrencyType
         self.number = Self.nextNumber.add(1, ordering: .relaxed).oldValue
         switch concurrencyType {
@@ -152,11 +153,12 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
         }
     }
 
-    /// The name for reports: the context's name, or its number.
-    var shortName: String { name ?? "#\(number)" }
+    /// The name for reports: the context's name, or how it was made
+    /// (`background #2`, `child of viewContext`, `private #4`).
+    var shortName: String { name ?? madeAsName }
 
     var debugName: String {
-        let n = name.map { "'\($0)'" } ?? "#\(number)"
+        let n = name.map { "'\($0)'" } ?? madeAsName
         return "context \(n) (\(concurrencyType == .mainQueue ? "main queue" : queueIdentity.label))"
     }
 
@@ -179,12 +181,7 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
         }
     }
 
-    /// Runs `block` on the context's queue and returns its value.
-    public func perform<T: Sendable>(_ block: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-            perform { continuation.resume(with: Result { try block() }) }
-        }
-    }
+    // The async `perform(schedule:_:)` is in ManagedObjectContext+CoreDataSpellings.swift.
 
     /// Runs `block` on the context's queue and waits for it, as Core Data does:
     /// a private context runs the block on the calling thread, holding its queue,
@@ -493,6 +490,13 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     /// values on first access.
     public func object(with objectID: ManagedObjectID) -> ManagedObject {
         check(.objectWithID)
+        if let dead = deadTemporaryIDObject(objectID) { return dead }
+        return resolvedObject(with: objectID)
+    }
+
+    /// `object(with:)` for the runtime's own lookups: a temporary ID whose object an
+    /// ancestor has since saved still resolves, through the coordinator's alias.
+    func resolvedObject(with objectID: ManagedObjectID) -> ManagedObject {
         if let o = registered(objectID) { return o }
         diagnoseTemporaryLookup(objectID, "object(with:)")
         return makeFault(objectID)
@@ -509,6 +513,12 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     /// The object for `objectID` with its values loaded; throws when its row is gone.
     public func existingObject(with objectID: ManagedObjectID) throws(ManagedContextError) -> ManagedObject {
         check(.existingObject)
+        try refuseDeadTemporaryID(objectID)
+        return try resolvedExistingObject(with: objectID)
+    }
+
+    /// `existingObject(with:)` for the runtime's own lookups (aliases resolve).
+    func resolvedExistingObject(with objectID: ManagedObjectID) throws(ManagedContextError) -> ManagedObject {
         if let o = registered(objectID), !o.isFaultFlag, !o.deletedFlag { return o }
         if registered(objectID) == nil { diagnoseTemporaryLookup(objectID, "existingObject(with:)") }
         guard let snapshot = try loadSnapshots([objectID], skipSelf: true)[objectID] else {
@@ -520,6 +530,7 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     /// The object registered in this context for `objectID`, or nil.
     public func registeredObject(for objectID: ManagedObjectID) -> ManagedObject? {
         check(.registeredObject)
+        if isDeadTemporaryIDHere(objectID) { return nil }
         return registered(objectID)
     }
 
@@ -601,6 +612,11 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
         }
         try coordinator.recordPermanentIDs(map)
     }
+
+    /// The state of the Core Data spellings (ManagedObjectContext+CoreDataSpellings.swift).
+    var spellings: LockedValue<CoreDataSpellingState> { spellingsState }
+    // Stored here, at the end of the class, so other edits of this file merge cleanly.
+    private let spellingsState = LockedValue(CoreDataSpellingState())
 }
 
 /// Calls into the checker that only matter at level 2, kept in one place.

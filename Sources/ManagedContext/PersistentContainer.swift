@@ -55,6 +55,7 @@ public final class PersistentContainer: Sendable {
     public func newBackgroundContext() -> ManagedObjectContext {
         let context = ManagedObjectContext(concurrencyType: .privateQueue)
         context.persistentStoreCoordinator = persistentStoreCoordinator
+        context.spellings.withLock { $0.origin = "background" }  // "background #2" in reports
         return context
     }
 
@@ -65,11 +66,12 @@ public final class PersistentContainer: Sendable {
         context.perform { block(context) }
     }
 
-    /// The same, awaiting the block's value.
-    public func performBackgroundTask<T: Sendable>(_ block: @escaping @Sendable (ManagedObjectContext) throws -> T) async throws -> T {
+    /// The same, awaiting the block's value; `async rethrows` as in Core Data (a block
+    /// that cannot throw needs no `try`).
+    public func performBackgroundTask<T: Sendable, E: Error>(_ block: @escaping @Sendable (ManagedObjectContext) throws(E) -> T) async throws(E) -> T {
         let context = newBackgroundContext()
         context.name = "performBackgroundTask"
-        return try await context.perform { try block(context) }
+        return try await context.perform { () throws(E) -> T in try block(context) }
     }
 
     /// The store's files: the `.sqlite` and its `-wal` and `-shm`.

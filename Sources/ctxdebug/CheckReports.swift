@@ -74,9 +74,11 @@ enum SourceLocator {
     }
 
     /// The first frame with a file and line that is not the runtime's: preferably
-    /// under `root`, else anywhere.
+    /// under `root`, else anywhere. Frames the process marked as the runtime's
+    /// (`isRuntime`: the property wrapper, the wrapped property's getter, the context's
+    /// checks) are skipped first, as the printed report skips them.
     static func userFrame(_ frames: [StackFrame], root: String) -> StackFrame? {
-        let candidates = frames.filter { frame in
+        let candidates = frames.drop { $0.isRuntime }.filter { frame in
             guard let file = frame.file, file.hasPrefix("/"), let line = frame.line, line > 0 else { return false }
             return !isRuntime(file)
         }

@@ -113,6 +113,24 @@ void ctxdebug_thread_name(char *buffer, size_t size);
 int ctxdebug_dladdr(const void *address, const char **file, void **fileBase,
                     const char **symbol, void **symbolAddress);
 
+// One loaded ELF object's PT_LOAD segment, from dl_iterate_phdr: the addresses
+// [start, end) it occupies, and `bias`, what to subtract from a runtime address to get
+// the file's virtual address (0 for a non-PIE executable). `path` is malloc'd (free
+// it); "" for the main executable, which dl_iterate_phdr does not name.
+typedef struct ctxdebug_loaded_segment {
+    uintptr_t start;
+    uintptr_t end;
+    uintptr_t bias;
+    char *path;
+} ctxdebug_loaded_segment;
+
+// Fills `segments` with up to `max` PT_LOAD segments of the objects
+// the dynamic loader has loaded; returns how many there are in all (call again with a
+// bigger buffer when that is more than `max`). Reads only the loader's own records,
+// under its lock, never the mapped files themselves: safe while other threads map,
+// unmap, dlopen and dlclose.
+int ctxdebug_loaded_segments(ctxdebug_loaded_segment *segments, int max);
+
 #include "CUnwindSampler.h"
 
 #endif

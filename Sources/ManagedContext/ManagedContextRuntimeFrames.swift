@@ -1,0 +1,12 @@
+import ConcurrencyDebug
+
+/// Registers ManagedContext's sources as the runtime's with the concurrency debugger,
+/// once: printed stacks of a violation then start at the user's access, below the
+/// property wrapper, the wrapped property's getter and the context's checks.
+enum ManagedContextRuntimeFrames {
+    static let registered: Void = {
+        let file = #filePath
+        let directory = file.lastIndex(of: "/").map { String(file[...$0]) } ?? file
+        ConcurrencyDebug.registerRuntimeLibrary(sourceDirectory: directory, module: "ManagedContext")
+    }()
+}
