@@ -186,6 +186,7 @@ public enum Diagnostics {
     /// Changes a child saved into an ancestor that has not saved them since.
     struct PendingAncestor: Sendable {
         let name: String
+        let shortName: String
         let queueLabel: String
         /// The child that pushed first since the ancestor last saved, and the stack of that save.
         let child: String
@@ -201,7 +202,7 @@ public enum Diagnostics {
     private static let exitHookInstalled = Atomic<Bool>(false)
 
     static func ancestorHoldsChildChanges(_ c: ManagedObjectContext, child: String, stack: [UInt]) {
-        let pending = PendingAncestor(name: c.debugName, queueLabel: c.queueIdentity.label, child: child, stack: stack, pushes: 1)
+        let pending = PendingAncestor(name: c.debugName, shortName: c.shortName, queueLabel: c.queueIdentity.label, child: child, stack: stack, pushes: 1)
         pendingAncestors.withLock { p in
             if p[c.number] != nil { p[c.number]!.pushes += 1 } else { p[c.number] = pending }
         }
@@ -230,7 +231,7 @@ public enum Diagnostics {
             ConcurrencyDebug.reportViolation(
                 kind: .unsavedAncestor,
                 description: AccessDescription(
-                    operation: "save into a parent", entity: nil, attribute: nil, objectID: nil, contextName: a.name,
+                    operation: "save into a parent", entity: nil, attribute: nil, objectID: nil, contextName: a.shortName,
                     ownerQueueLabel: a.queueLabel,
                     fixHint: "save every ancestor in turn (child, then parent, up to the root on the coordinator), or put the context on the coordinator; to cancel on purpose, call rollback() or reset() on it, or release it"),
                 message: "BUG DETECTED: \(a.name) holds changes that \(a.child) saved into it\(more), and the process is ending without saving them: they never reached the store. The stack is the child's save that pushed them.",
