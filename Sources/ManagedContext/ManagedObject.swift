@@ -113,9 +113,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
             checkedSaveCount = ctxdebug_save_count()
             return
         }
-        context.diagnoseMissingMerge(
-            self, storeVersion: nil, operation: "read of \(entity.name).\(entity.attributes[attribute].name)",
-            attribute: entity.attributes[attribute].name)
+        context.diagnoseMissingMerge(self, storeVersion: nil, operation: "read", attribute: entity.attributes[attribute].name)
     }
 
     public final func setStoredValue(_ value: StoredValue, forAttributeNamed name: String) {

@@ -54,8 +54,9 @@ import Testing
             #expect(violation.message.contains("context 'child'"), "\(violation.message)")
             #expect(violation.access.contextName?.contains("root") == true)
         case "missing-merge-read", "missing-merge-grace":
-            #expect(violation.access.operation == "read of Sample.name")
+            #expect(violation.access.operation == "read")
             #expect(violation.access.attribute == "name")
+            #expect(report.stderr.contains("access:    read of Sample.name"), "\(report.stderr.prefix(4000))")
             let line = Self.line(containing: "_ = shown.value.name  // STALE READ")
             #expect(
                 violation.frames.contains { $0.file?.hasSuffix("DiagnosticsAtExitTests.swift") == true && $0.line == line },
@@ -63,6 +64,7 @@ import Testing
             #expect(violation.message.contains("saved by context 'background'"))
         case "missing-merge-batch":
             #expect(violation.access.operation == "fetch (batch)")
+            #expect(report.stderr.contains("access:    fetch (batch) of Sample"), "\(report.stderr.prefix(4000))")
         default:
             break
         }
