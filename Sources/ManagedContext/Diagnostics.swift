@@ -134,21 +134,6 @@ public enum Diagnostics {
         return s
     }
 
-    /// The clock of the diagnostics that measure time since an event (missing-merge's
-    /// grace period), in nanoseconds; tests replace it to move time without sleeping.
-    private static let clock = LockedValue<(@Sendable () -> UInt64)?>(nil)
-
-    /// Now, by the diagnostics' clock (monotonic nanoseconds unless replaced).
-    static func now() -> UInt64 {
-        if let injected = clock.withLock({ $0 }) { return injected() }
-        return ctxdebug_now_ns()
-    }
-
-    /// Replaces the diagnostics' clock (nil: the monotonic clock again). For tests.
-    static func setClock(_ now: (@Sendable () -> UInt64)?) {
-        clock.withLock { $0 = now }
-    }
-
     /// Replaces the settings (tests, tools).
     public static func configure(_ settings: Settings) {
         current.withLock { $0 = settings }
@@ -324,7 +309,7 @@ extension ManagedObjectContext {
             return
         }
         // Only saves old enough that a merge on its way would have landed.
-        guard Double(Diagnostics.now() &- save.time) / 1e6 >= Diagnostics.settings.missingMergeGraceMilliseconds else { return }
+        guard Double(DiagnosticsClock.now() &- save.time) / 1e6 >= Diagnostics.settings.missingMergeGraceMilliseconds else { return }
         o.checkedSaveCount = count
         let newest = max(storeVersion ?? save.version, save.version)
         var headline = "\(debugName) reads \(o.entity.name) \(o.objectID) at version \(old.version), but the store has version \(newest)"

@@ -1,7 +1,6 @@
 import ConcurrencyDebug
 import Dispatch
 import Foundation
-import Synchronization
 import Testing
 @testable import ManagedContext
 
@@ -81,13 +80,6 @@ import Testing
 /// Keeps contexts alive until the process exits, as an app's stack lives as long as the app.
 nonisolated(unsafe) var keptUntilExit: [AnyObject] = []
 
-/// A clock the test moves by hand (nanoseconds).
-final class TestClock: Sendable {
-    private let value = Atomic<UInt64>(1_000_000_000)
-    var now: UInt64 { value.load(ordering: .relaxed) }
-    func advance(milliseconds: UInt64) { value.add(milliseconds * 1_000_000, ordering: .relaxed) }
-}
-
 func runExitDiagnostic(_ name: String) {
     let stack = ChildStack()
     keptUntilExit.append(stack)
@@ -134,8 +126,8 @@ func runExitDiagnostic(_ name: String) {
         // updates a context's objects by itself: they keep their values until the
         // context merges the save (mergeChanges(fromContextDidSave:), or
         // automaticallyMergesChangesFromParent) or refreshes the object.
-        let clock = TestClock()
-        if name == "missing-merge-grace" { Diagnostics.setClock { clock.now } }
+        // The grace period on the diagnostics' manual clock: it moves only when told.
+        if name == "missing-merge-grace" { DiagnosticsClock.useManualClock() }
         let view = ManagedObjectContext(concurrencyType: .mainQueue)
         view.name = "view"
         view.persistentStoreCoordinator = stack.coordinator
@@ -172,10 +164,10 @@ func runExitDiagnostic(_ name: String) {
         }
         if name == "missing-merge-grace" {
             // Inside the grace period a merge may be on its way: nothing yet.
-            clock.advance(milliseconds: 100)
+            DiagnosticsClock.advance(by: 100_000_000)
             onMain { _ = shown.value.name }
             precondition(ConcurrencyDebug.recordedViolations.isEmpty, "reported inside the grace period: \(ConcurrencyDebug.recordedViolations.map(\.message))")
-            clock.advance(milliseconds: 200)
+            DiagnosticsClock.advance(by: 200_000_000)
         }
         let value = onMain {
             _ = shown.value.name  // STALE READ
