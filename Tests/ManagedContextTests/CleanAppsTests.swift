@@ -26,6 +26,8 @@ import ManagedContext
         ("defaults-only", ["abandoned-insert": "without any property set"]),
         ("auto-merge", [:]),
         ("three-level", [:]),
+        // The export reads the snapshot it loaded, on purpose, after the view context saved an edit.
+        ("snapshot-export", ["missing-merge": "no merge of that save was applied"]),
     ]
 
     @Test(arguments: Self.apps.map(\.name))
@@ -64,6 +66,7 @@ func runCleanApp(_ name: String) {
     case "defaults-only": objectsWithDefaultsOnly()
     case "auto-merge": automaticallyMergingViewContext()
     case "three-level": threeLevelStackSavingToTheRoot()
+    case "snapshot-export": exportFromASnapshot()
     default: preconditionFailure("unknown app \(name)")
     }
 }
@@ -293,4 +296,35 @@ private func threeLevelStackSavingToTheRoot() {
     root.performAndWait { try! root.save() }
     let check = stack.privateContext("check")
     check.performAndWait { precondition(try! check.count(for: FetchRequest<Sample>()) == 5) }
+}
+
+/// A long export on a background context of its own: it loads the entries once, and
+/// while it formats them the user edits one in the view context and saves. The export
+/// keeps to what it loaded, on purpose: one consistent snapshot, the isolation Core
+/// Data gives every context that does not merge (query generations make the same
+/// choice explicit: "whenever you read from a context, you see the same generation,
+/// or snapshot, of data until you choose to advance it").
+private func exportFromASnapshot() {
+    let container = ChildStack.container("Export")
+    let view = container.viewContext
+    keptUntilExit.append(container)
+    let seeder = container.newBackgroundContext()
+    seeder.performAndWait {
+        for i in 0..<5 {
+            let s = Sample(context: seeder)
+            s.name = "entry \(i)"
+            s.large = Int64(i)
+        }
+        try! seeder.save()
+    }
+    let export = container.newBackgroundContext()
+    export.name = "export"
+    let loaded = export.performAndWait { Held(value: Array(try! export.fetch(FetchRequest<Sample>(sortDescriptors: byLarge)))) }
+    onMain {
+        let first = try! view.fetch(FetchRequest<Sample>(sortDescriptors: byLarge)).first!
+        first.name = "entry 0 (edited)"
+        try! view.save()
+    }
+    let csv = export.performAndWait { loaded.value.map { $0.name ?? "" }.joined(separator: "\n") }
+    precondition(csv.hasPrefix("entry 0\nentry 1"), "the export shows its snapshot: \(csv)")
 }
