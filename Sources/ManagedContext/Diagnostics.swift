@@ -134,6 +134,15 @@ public enum Diagnostics {
         return s
     }
 
+    /// missing-merge's process-wide save count (a C global, CUnwind.h): moved by each
+    /// store save while missing-merge is on. A read compares it with the count its
+    /// object last checked: one load and a compare.
+    @inline(__always)
+    static var saveCount: UInt64 { ctxdebug_save_count() }
+
+    /// Moves the save count on, after the save's rows are recorded.
+    static func countSave() { ctxdebug_save_count_increment() }
+
     /// Replaces the settings (tests, tools).
     public static func configure(_ settings: Settings) {
         current.withLock { $0 = settings }
@@ -298,7 +307,7 @@ extension ManagedObjectContext {
     /// The object is marked checked unless the save is still inside the grace period
     /// (a merge may be on its way): the next read looks again.
     func diagnoseMissingMerge(_ o: ManagedObject, storeVersion: Int64?, operation: String, attribute: String? = nil) {
-        let count = ctxdebug_save_count()
+        let count = Diagnostics.saveCount
         guard Diagnostics.isOn(.missingMerge), case .coordinator(let coordinator) = parentStore,
             !hasMerged, !automaticallyMergesChangesFromParent,
             !o.updatedFlag, !o.insertedFlag, !o.deletedFlag, !o.isFaultFlag, !o.isStale, let old = o.snapshot,

@@ -1,4 +1,4 @@
-import CUnwind
+import ConcurrencyDebug
 import Synchronization
 
 /// The clock the time-based diagnostics (`main-queue-io`, `main-queue-wait`) read:
@@ -11,7 +11,7 @@ package enum DiagnosticsClock {
 
     /// Nanoseconds on the diagnostics' clock.
     static func now() -> UInt64 {
-        if _fastPath(!manual.load(ordering: .relaxed)) { return ctxdebug_now_ns() }
+        if _fastPath(!manual.load(ordering: .relaxed)) { return MonotonicClock.now() }
         let step = stepPerRead.load(ordering: .relaxed)
         return manualNow.add(step, ordering: .relaxed).newValue
     }

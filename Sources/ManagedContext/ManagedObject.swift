@@ -1,5 +1,4 @@
 public import ConcurrencyDebug
-import CUnwind
 public import Foundation
 
 /// An object of an entity, confined to its context's queue. Subclass it and
@@ -37,7 +36,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
     var isStale = false
     /// True once its context was reset: it can never load values again.
     var isInvalidated = false
-    /// The process's save count (`ctxdebug_save_count`) when missing-merge last
+    /// The process's save count (`Diagnostics.saveCount`) when missing-merge last
     /// looked at this object; a read looks again only after another save.
     var checkedSaveCount: UInt64 = 0
 
@@ -102,7 +101,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
             fireFaultIfNeeded()
         }
         // missing-merge's fast path: one load and a compare until a save happens.
-        if _slowPath(ctxdebug_save_count() != checkedSaveCount) { readAfterSave(index) }
+        if _slowPath(Diagnostics.saveCount != checkedSaveCount) { readAfterSave(index) }
         return values[index]
     }
 
@@ -110,7 +109,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
     @inline(never)
     final func readAfterSave(_ attribute: Int) {
         guard let context = managedObjectContext else {
-            checkedSaveCount = ctxdebug_save_count()
+            checkedSaveCount = Diagnostics.saveCount
             return
         }
         context.diagnoseMissingMerge(self, storeVersion: nil, operation: "read", attribute: entity.attributes[attribute].name)

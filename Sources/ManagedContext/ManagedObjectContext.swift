@@ -516,7 +516,7 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
 
     func materialize(_ id: ManagedObjectID, _ snapshot: RowSnapshot?) -> ManagedObject {
         if let o = registered(id) {
-            if let snapshot, !o.isFaultFlag, o.checkedSaveCount != ctxdebug_save_count() {
+            if let snapshot, !o.isFaultFlag, o.checkedSaveCount != Diagnostics.saveCount {
                 diagnoseMissingMerge(o, storeVersion: snapshot.version, operation: "fetch")
             }
             if o.isFaultFlag, !o.isInvalidated, let snapshot {

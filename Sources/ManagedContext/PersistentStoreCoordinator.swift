@@ -37,7 +37,7 @@ public final class PersistentStoreCoordinator: Sendable {
             if s.count + rows.count > 200_000 { s = [:] }
             for row in rows { s[row.id] = SaveRecord(saver: saver, stack: stack, time: time, version: row.version) }
         }
-        ctxdebug_save_count_increment()
+        Diagnostics.countSave()
     }
 
     func lastSave(of id: ManagedObjectID) -> SaveRecord? {
