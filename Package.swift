@@ -48,7 +48,7 @@ let package = Package(
         .testTarget(name: "ConcurrencyDebugTestingTests", dependencies: ["ConcurrencyDebugTesting", "ConcurrencyDebug"]),
         .testTarget(name: "ManagedContextTests", dependencies: ["ManagedContext", "ConcurrencyDebug", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "SurfJournalTests", dependencies: ["SurfJournal", "ManagedContext"]),
-        .testTarget(name: "ReplayTests", dependencies: ["Replay", "SurfJournal", "ManagedContext"]),
+        .testTarget(name: "ReplayTests", dependencies: ["Replay", "SurfJournal", "ManagedContext", "ConcurrencyDebug"]),
         .testTarget(name: "ctxdebugTests", dependencies: ["ctxdebug", "ConcurrencyDebug", "Reports", "Replay"]),
     ]
 )

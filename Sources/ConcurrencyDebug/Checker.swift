@@ -124,6 +124,9 @@ final class Checker: Sendable {
 
     // MARK: Configuration
 
+    /// Set once this process wrote its report into the report directory.
+    private let reportDirectoryWritten = Mutex(false)
+
     func configureIfNeeded() {
         guard ctxdebug_access_mode() < 0 else { return }
         let needed = state.withLock { !$0.configured }
@@ -230,7 +233,31 @@ final class Checker: Sendable {
         let violations = recordedViolations
         Symbolicator.shared.prepare(violations.map(\.addresses))
         let handler = self.handler
-        handler.processWillExit(violations.map { $0.symbolicated() })
+        let symbolicated = violations.map { $0.symbolicated() }
+        writeToReportDirectory(symbolicated, handler: handler)
+        handler.processWillExit(symbolicated)
+    }
+
+    /// Writes this process's violations into the report directory
+    /// (`CTXDEBUG_REPORT_DIR`, or the one a `ReportViolationHandler` was given),
+    /// whatever handler is installed: a tool that installs its own handler must not
+    /// hide its violations from `ctxdebug check`. At exit, and before a trap ends the
+    /// process.
+    func writeToReportDirectory(_ violations: [Violation], handler: any ViolationHandler) {
+        guard !violations.isEmpty,
+            let directory = configuration.reportDirectory ?? (handler as? ReportViolationHandler)?.reportDirectory
+        else { return }
+        let claimed = reportDirectoryWritten.withLock { written in
+            defer { written = true }
+            return written
+        }
+        guard !claimed else { return }
+        do {
+            let path = try ReportDirectory.write(ViolationReportFile(violations: violations), to: directory)
+            writeToStandardError("ctxdebug: wrote the JSON report to \(path)\n")
+        } catch {
+            writeToStandardError("ctxdebug: warning: could not write a JSON report into \(directory): \(error)\n")
+        }
     }
 
     // MARK: Who is touching

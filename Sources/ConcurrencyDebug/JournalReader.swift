@@ -185,89 +185,96 @@ public struct JournalReader: Sendable {
     }
 
     private mutating func scan() {
-        var offset = 0
-        while offset < bytes.count {
-            let remaining = bytes.count - offset
-            switch what(at: offset) {
-            case .session:
-                guard remaining >= JournalFormat.sessionHeaderSize else {
-                    problems.append(JournalProblem(
-                        kind: .cutTail, offset: offset, length: remaining, detail: "an unfinished session header"))
-                    return
-                }
-                if let session = readSession(at: offset) {
-                    sessions.append(session)
-                    offset += JournalFormat.sessionHeaderSize
-                } else {
-                    offset = skipCorrupt(from: offset, length: JournalFormat.sessionHeaderSize,
-                                         detail: "session header checksum mismatch")
-                }
-            case .block:
-                guard remaining >= JournalFormat.blockHeaderSize else {
-                    problems.append(JournalProblem(
-                        kind: .cutTail, offset: offset, length: remaining, detail: "an unfinished block header"))
-                    return
-                }
-                let body = Int(bytes.load(UInt32.self, at: offset + 4))
-                let size = JournalFormat.blockHeaderSize + body
-                if body > JournalFormat.maximumBlockBody {
-                    offset = skipCorrupt(from: offset, length: nil, detail: "block length \(body) is not believable")
-                    continue
-                }
-                if size > remaining {
-                    if let next = nextStart(after: offset) {
-                        problems.append(JournalProblem(
-                            kind: .corruptBlock, offset: offset, length: next - offset,
-                            detail: "block length \(body) runs past the end of the file"))
-                        offset = next
-                    } else {
-                        problems.append(JournalProblem(
-                            kind: .cutTail, offset: offset, length: remaining,
-                            detail: "a block of \(size) bytes, \(remaining) of them written"))
-                        return
-                    }
-                    continue
-                }
-                let stored = bytes.load(UInt32.self, at: offset + 8)
-                let computed = bytes.withUnsafeBytes { raw in
-                    JournalFormat.crc32c(UnsafeRawBufferPointer(rebasing: raw[(offset + 12)..<(offset + size)]))
-                }
-                if stored != computed {
-                    let end = offset + size
-                    if end == bytes.count || what(at: end) != .nothing {
-                        problems.append(JournalProblem(
-                            kind: .corruptBlock, offset: offset, length: size,
-                            detail: "checksum mismatch (stored \(hex32(stored)), computed \(hex32(computed)))"))
-                        offset = end
-                    } else {
-                        offset = skipCorrupt(from: offset, length: nil, detail: "checksum mismatch")
-                    }
-                    continue
-                }
-                if let block = decodeBlock(at: offset, size: size) {
-                    blocks.append(block)
-                } else {
-                    problems.append(JournalProblem(
-                        kind: .corruptBlock, offset: offset, length: size,
-                        detail: "records do not decode (checksum held: written by a different format?)"))
-                }
-                offset += size
-            case .nothing:
-                if let next = nextStart(after: offset) {
-                    problems.append(JournalProblem(
-                        kind: .garbage, offset: offset, length: next - offset, detail: "not a block"))
-                    offset = next
-                } else if remaining < 8 && isMagicPrefix(at: offset) {
-                    problems.append(JournalProblem(
-                        kind: .cutTail, offset: offset, length: remaining, detail: "an unfinished block header"))
-                    return
-                } else {
-                    problems.append(JournalProblem(
-                        kind: .garbage, offset: offset, length: remaining, detail: "not a block"))
-                    return
-                }
+        var offset: Int? = 0
+        while let at = offset, at < bytes.count {
+            switch what(at: at) {
+            case .session: offset = scanSession(at: at)
+            case .block: offset = scanBlock(at: at)
+            case .nothing: offset = scanUnknown(at: at)
             }
         }
+    }
+
+    /// Reads the session header at `offset`; returns where reading goes on, or nil
+    /// at a cut tail.
+    private mutating func scanSession(at offset: Int) -> Int? {
+        let remaining = bytes.count - offset
+        guard remaining >= JournalFormat.sessionHeaderSize else {
+            problems.append(JournalProblem(
+                kind: .cutTail, offset: offset, length: remaining, detail: "an unfinished session header"))
+            return nil
+        }
+        guard let session = readSession(at: offset) else {
+            return skipCorrupt(from: offset, length: JournalFormat.sessionHeaderSize, detail: "session header checksum mismatch")
+        }
+        sessions.append(session)
+        return offset + JournalFormat.sessionHeaderSize
+    }
+
+    /// Reads the block at `offset`; returns where reading goes on, or nil at a cut tail.
+    private mutating func scanBlock(at offset: Int) -> Int? {
+        let remaining = bytes.count - offset
+        guard remaining >= JournalFormat.blockHeaderSize else {
+            problems.append(JournalProblem(
+                kind: .cutTail, offset: offset, length: remaining, detail: "an unfinished block header"))
+            return nil
+        }
+        let body = Int(bytes.load(UInt32.self, at: offset + 4))
+        let size = JournalFormat.blockHeaderSize + body
+        if body > JournalFormat.maximumBlockBody {
+            return skipCorrupt(from: offset, length: nil, detail: "block length \(body) is not believable")
+        }
+        if size > remaining {
+            guard let next = nextStart(after: offset) else {
+                problems.append(JournalProblem(
+                    kind: .cutTail, offset: offset, length: remaining,
+                    detail: "a block of \(size) bytes, \(remaining) of them written"))
+                return nil
+            }
+            problems.append(JournalProblem(
+                kind: .corruptBlock, offset: offset, length: next - offset,
+                detail: "block length \(body) runs past the end of the file"))
+            return next
+        }
+        let stored = bytes.load(UInt32.self, at: offset + 8)
+        let computed = bytes.withUnsafeBytes { raw in
+            JournalFormat.crc32c(UnsafeRawBufferPointer(rebasing: raw[(offset + 12)..<(offset + size)]))
+        }
+        if stored != computed {
+            let end = offset + size
+            guard end == bytes.count || what(at: end) != .nothing else {
+                return skipCorrupt(from: offset, length: nil, detail: "checksum mismatch")
+            }
+            problems.append(JournalProblem(
+                kind: .corruptBlock, offset: offset, length: size,
+                detail: "checksum mismatch (stored \(hex32(stored)), computed \(hex32(computed)))"))
+            return end
+        }
+        if let block = decodeBlock(at: offset, size: size) {
+            blocks.append(block)
+        } else {
+            problems.append(JournalProblem(
+                kind: .corruptBlock, offset: offset, length: size,
+                detail: "records do not decode (checksum held: written by a different format?)"))
+        }
+        return offset + size
+    }
+
+    /// Bytes that start neither a session nor a block: skips to the next start, or
+    /// returns nil at the end.
+    private mutating func scanUnknown(at offset: Int) -> Int? {
+        let remaining = bytes.count - offset
+        if let next = nextStart(after: offset) {
+            problems.append(JournalProblem(kind: .garbage, offset: offset, length: next - offset, detail: "not a block"))
+            return next
+        }
+        if remaining < 8 && isMagicPrefix(at: offset) {
+            problems.append(JournalProblem(
+                kind: .cutTail, offset: offset, length: remaining, detail: "an unfinished block header"))
+        } else {
+            problems.append(JournalProblem(kind: .garbage, offset: offset, length: remaining, detail: "not a block"))
+        }
+        return nil
     }
 
     private func isMagicPrefix(at offset: Int) -> Bool {

@@ -39,13 +39,14 @@ public struct TrapViolationHandler: ViolationHandler {
                 + "ctxdebug: stopping with SIGTRAP in ctxdebug_violation_trap (set CTXDEBUG_ON_VIOLATION=report or log to go on instead)\n"
         )
         ConcurrencyDebug.flushJournal()
+        Checker.shared.writeToReportDirectory(
+            ConcurrencyDebug.recordedViolations.map { $0.symbolicated() }, handler: self)
         ConcurrencyDebug.trap()
     }
 }
 
 /// Records and goes on. At exit, when at least one violation was recorded: prints a
-/// summary to stderr, writes the JSON report to `reportPath` (when set) and to a file
-/// of its own in `reportDirectory` (when set), and ends the process with `exitCode`
+/// summary to stderr, writes the JSON report to `reportPath` (when set), and ends the process with `exitCode`
 /// (66 by default), after flushing stdout and stderr.
 ///
 /// An `exitCode` of 0 means "leave the exit status alone": the process is not ended
@@ -54,6 +55,8 @@ public struct TrapViolationHandler: ViolationHandler {
 public struct ReportViolationHandler: ViolationHandler {
     public var reportPath: String?
     public var exitCode: Int32
+    /// A directory that also receives this process's report at exit (the checker writes
+    /// it, as it does for `CTXDEBUG_REPORT_DIR` whatever the handler).
     public var reportDirectory: String?
 
     public init(
@@ -85,14 +88,6 @@ public struct ReportViolationHandler: ViolationHandler {
                 text += "\nctxdebug: wrote the JSON report to \(reportPath)\n"
             } catch {
                 text += "\nctxdebug: warning: could not write the JSON report to \(reportPath): \(error)\n"
-            }
-        }
-        if let reportDirectory {
-            do {
-                let path = try ReportDirectory.write(file, to: reportDirectory)
-                text += "ctxdebug: wrote the JSON report to \(path)\n"
-            } catch {
-                text += "ctxdebug: warning: could not write a JSON report into \(reportDirectory): \(error)\n"
             }
         }
         if exitCode == 0 {

@@ -13,7 +13,7 @@ extension ViolationKind {
 /// Used only when checking is on, and only on synchronous cross-queue waits, so it
 /// costs nothing on the per-access hot path.
 public enum WaitForGraph {
-    struct Edge {
+    struct Edge: Sendable {
         let target: QueueIdentity
         let stack: [UInt]
         let thread: UInt64
@@ -21,38 +21,62 @@ public enum WaitForGraph {
 
     private static let edges = Mutex<[UInt: Edge]>([:])
 
-    /// Records that the code running now is about to block until `target`'s queue
-    /// runs a block for it. If that closes a cycle, reports a `deadlock` violation
-    /// with both stacks: the trap handler stops the process; in report or log mode
-    /// the process ends with the report, since going on would hang forever.
+    /// The edges one `beginWait` recorded, to be taken back by `endWait`.
+    public struct Wait: Sendable {
+        fileprivate let replaced: [(waiter: UInt, previous: Edge?)]
+    }
+
+    /// Records that the call chain running now is about to block until `target`'s
+    /// queue runs a block for it: every queue the chain holds (its perform blocks,
+    /// and the main queue for main-queue code) now waits for `target`. If `target`
+    /// is, directly or through other waits, waiting for one of those queues, the
+    /// chains can never proceed: reports a `deadlock` violation with both stacks.
+    /// The trap handler stops the process; in report or log mode the process ends
+    /// with the report, since going on would hang forever.
     ///
-    /// Returns the waiter to pass to `endWait`, or nil when nothing was recorded.
-    public static func beginWait(for target: QueueIdentity, operation: String) -> QueueIdentity? {
+    /// Returns the wait to pass to `endWait`, or nil when nothing was recorded.
+    public static func beginWait(for target: QueueIdentity, operation: String) -> Wait? {
         guard ctxdebug_access_mode() > 0 else { return nil }
-        var waiter = ConcurrencyDebug.currentOwner
-        if waiter == .none && ConcurrencyDebug.isOnMainQueue { waiter = .main }
-        guard waiter != .none, waiter != target else { return nil }
+        var waiters = Set(HeldQueues.current().queues)
+        let owner = ConcurrencyDebug.currentOwner
+        if owner != .none { waiters.insert(owner.rawValue) }
+        if owner == .none && ConcurrencyDebug.isOnMainQueue { waiters.insert(QueueIdentity.main.rawValue) }
+        waiters.remove(target.rawValue)
+        guard !waiters.isEmpty else { return nil }
         let stack = StackTrace.capture()
-        let cycle: [(QueueIdentity, Edge)]? = edges.withLock { edges in
-            // Follow who `target` is waiting for; reaching `waiter` closes a cycle.
+        let thread = ctxdebug_thread_id()
+        var replaced: [(waiter: UInt, previous: Edge?)] = []
+        let cycle: (waiter: QueueIdentity, chain: [(QueueIdentity, Edge)])? = edges.withLock { edges in
+            // Follow who `target` is waiting for; reaching one of `waiters` closes a cycle.
             var chain: [(QueueIdentity, Edge)] = []
             var at = target
             while let edge = edges[at.rawValue], chain.count < 64 {
                 chain.append((at, edge))
-                if edge.target == waiter { return chain }
+                if waiters.contains(edge.target.rawValue) { return (edge.target, chain) }
                 at = edge.target
             }
-            edges[waiter.rawValue] = Edge(target: target, stack: stack, thread: ctxdebug_thread_id())
+            for waiter in waiters {
+                replaced.append((waiter, edges[waiter]))
+                edges[waiter] = Edge(target: target, stack: stack, thread: thread)
+            }
             return nil
         }
-        if let cycle { reportDeadlock(waiter: waiter, target: target, operation: operation, cycle: cycle) }
-        return waiter
+        if let cycle { reportDeadlock(waiter: cycle.waiter, target: target, operation: operation, cycle: cycle.chain) }
+        return Wait(replaced: replaced)
+    }
+
+    /// True while `queue`'s chain is recorded as waiting for another queue. For tests
+    /// that must order a wait before the next step without sleeping.
+    package static func isWaiting(_ queue: QueueIdentity) -> Bool {
+        edges.withLock { $0[queue.rawValue] != nil }
     }
 
     /// The wait that `beginWait` recorded is over.
-    public static func endWait(_ waiter: QueueIdentity?) {
-        guard let waiter else { return }
-        _ = edges.withLock { $0.removeValue(forKey: waiter.rawValue) }
+    public static func endWait(_ wait: Wait?) {
+        guard let wait else { return }
+        edges.withLock { edges in
+            for (waiter, previous) in wait.replaced { edges[waiter] = previous }
+        }
     }
 
     private static func reportDeadlock(waiter: QueueIdentity, target: QueueIdentity, operation: String, cycle: [(QueueIdentity, Edge)]) {

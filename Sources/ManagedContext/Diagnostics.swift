@@ -254,7 +254,7 @@ extension ManagedObjectContext {
     /// Reports the objects of a save that were inserted and never given a value.
     func diagnoseAbandonedInserts(_ inserted: Set<ManagedObject>) {
         guard Diagnostics.isOn(.abandonedInsert) else { return }
-        for o in inserted where o.changedAttributes == 0 && o.changedToOne == 0 {
+        for o in inserted where o.changedAttributes.isEmpty && o.changedToOne.isEmpty {
             Diagnostics.report(
                 .abandonedInsert,
                 Diagnostics.describe(o, operation: "save", hint: "insert new objects into a child scratchpad context and drop it on cancel, or delete the object when the user cancels"),
@@ -265,7 +265,7 @@ extension ManagedObjectContext {
     func diagnoseMainQueueIO(_ operation: String, rows: Int, started: UInt64) {
         guard concurrencyType == .mainQueue, Diagnostics.isOn(.mainQueueIO) else { return }
         let s = Diagnostics.settings
-        let ms = Double(ctxdebug_now_ns() &- started) / 1e6
+        let ms = Double(DiagnosticsClock.now() &- started) / 1e6
         guard rows > s.mainQueueIORows || ms > s.mainQueueIOMilliseconds else { return }
         Diagnostics.report(
             .mainQueueIO,

@@ -3,7 +3,8 @@ public import Foundation
 /// An error of the runtime: a code, a message that says what went wrong and what
 /// to do, the file involved, and the underlying cause.
 ///
-/// Match on the code: `catch let e as ManagedContextError where e.code == .schemaMismatch`.
+/// Match on the code: `catch ManagedContextError.Code.schemaMismatch { }`, or
+/// `catch let e as ManagedContextError where e.code == .schemaMismatch`.
 public struct ManagedContextError: Error, CustomStringConvertible, Sendable {
     /// An extensible set of codes: new ones don't break a `switch` with `default`.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
@@ -49,6 +50,12 @@ public struct ManagedContextError: Error, CustomStringConvertible, Sendable {
         public static let seedFailed = Code(.seedFailed)
 
         public var description: String { base.rawValue }
+
+        /// `catch ManagedContextError.Code.mergeConflict { }`, as GRDB's
+        /// `catch DatabaseError.SQLITE_CONSTRAINT`.
+        public static func ~= (code: Code, error: any Error) -> Bool {
+            (error as? ManagedContextError)?.code == code
+        }
     }
 
     public let code: Code

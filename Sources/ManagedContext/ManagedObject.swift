@@ -27,8 +27,8 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
     var isFaultFlag = false
     var isRecordingPrototype = false
     var recordedProperty: PropertyReference?
-    var changedAttributes: UInt64 = 0
-    var changedToOne: UInt64 = 0
+    var changedAttributes = ChangeMask()
+    var changedToOne = ChangeMask()
     var insertedFlag = false
     var deletedFlag = false
     var updatedFlag = false
@@ -74,7 +74,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
     public func changedValues() -> [String: StoredValue] {
         check(.hasChanges)
         var result: [String: StoredValue] = [:]
-        for a in entity.attributes where changedAttributes & (1 << UInt64(a.index)) != 0 {
+        for a in entity.attributes where changedAttributes.contains(a.index) {
             result[a.name] = values[a.index]
         }
         return result
@@ -123,7 +123,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
             fireFaultIfNeeded()
         }
         values[index] = value
-        changedAttributes |= 1 << UInt64(index)
+        changedAttributes.insert(index)
         if !updatedFlag && !insertedFlag { managedObjectContext?.objectDidChange(self) }
     }
 
@@ -189,7 +189,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
         let new = destination?.objectID
         if old == new { return }
         toOne[r.toOneIndex] = new
-        changedToOne |= 1 << UInt64(r.toOneIndex)
+        changedToOne.insert(r.toOneIndex)
         if !updatedFlag && !insertedFlag { managedObjectContext?.objectDidChange(self) }
         guard maintainInverse, let inverse = r.inverseRelationship, !inverse.isToMany else { return }
         if let old, let context = managedObjectContext, let oldObject = context.registeredObject(for: old) ?? (try? context.existingObject(with: old)) {
@@ -227,8 +227,8 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
         isFaultFlag = true
         values = entity.defaultValues
         toOne = Array(repeating: nil, count: entity.toOneRelationships.count)
-        changedAttributes = 0
-        changedToOne = 0
+        changedAttributes = ChangeMask()
+        changedToOne = ChangeMask()
     }
 
     // MARK: Checks

@@ -1,5 +1,4 @@
 import ConcurrencyDebug
-import CUnwind
 import Foundation
 
 extension ManagedObjectContext {
@@ -12,7 +11,7 @@ extension ManagedObjectContext {
         defer { span.end() }
         let f = try PredicateResolution.resolve(request, entity: model.entity(for: T.self))
         let eager = request.fetchBatchSize == 0
-        let started = concurrencyType == .mainQueue ? ctxdebug_now_ns() : 0
+        let started = concurrencyType == .mainQueue ? DiagnosticsClock.now() : 0
         let rows = try matchingRows(f, applyWindow: true, loadValues: eager, includePending: request.includesPendingChanges)
         diagnoseMainQueueIO("fetch of \(f.entity.name)", rows: rows.count, started: started)
         return FetchedResults(context: self, rows: rows, batchSize: request.fetchBatchSize)
@@ -25,7 +24,7 @@ extension ManagedObjectContext {
         let span = ContextInstrumentation.begin(.fetchObjectIDs, self)
         defer { span.end() }
         let f = try PredicateResolution.resolve(request, entity: model.entity(for: T.self))
-        let started = concurrencyType == .mainQueue ? ctxdebug_now_ns() : 0
+        let started = concurrencyType == .mainQueue ? DiagnosticsClock.now() : 0
         let ids = try matchingRows(f, applyWindow: true, loadValues: false, includePending: request.includesPendingChanges).map(\.id)
         diagnoseMainQueueIO("fetch of \(f.entity.name) objectIDs", rows: ids.count, started: started)
         return ids

@@ -1,5 +1,4 @@
 import ConcurrencyDebug
-import CUnwind
 public import Foundation
 
 /// A child's save, in values only: what crosses to the parent's queue.
@@ -8,8 +7,8 @@ struct ChildSavePayload: Sendable {
         let id: ManagedObjectID
         let values: [StoredValue]
         let toOne: [ManagedObjectID?]
-        let changedAttributes: UInt64
-        let changedToOne: UInt64
+        let changedAttributes: ChangeMask
+        let changedToOne: ChangeMask
     }
     var inserts: [Object] = []
     var updates: [Object] = []
@@ -28,7 +27,7 @@ extension ManagedObjectContext {
         processPendingChanges()
         guard !insertedObjectsSet.isEmpty || !updatedObjectsSet.isEmpty || !deletedObjectsSet.isEmpty else { return }
         NotificationCenter.default.post(name: Self.willSaveObjectsNotification, object: self)
-        let started = concurrencyType == .mainQueue ? ctxdebug_now_ns() : 0
+        let started = concurrencyType == .mainQueue ? DiagnosticsClock.now() : 0
         let rows = insertedObjectsSet.count + updatedObjectsSet.count + deletedObjectsSet.count
         diagnoseAbandonedInserts(insertedObjectsSet)
         switch parentStore {
@@ -74,8 +73,8 @@ extension ManagedObjectContext {
             let written = result.written[o.objectID]
             if let permanent = result.permanentIDs[o.objectID], permanent != o.objectID { reKey(o, to: permanent) }
             o.insertedFlag = false
-            o.changedAttributes = 0
-            o.changedToOne = 0
+            o.changedAttributes = ChangeMask()
+            o.changedToOne = ChangeMask()
             if let written {
                 o.toOne = written.toOne
                 o.snapshot = written
@@ -85,8 +84,8 @@ extension ManagedObjectContext {
         for o in updated {
             let id = c.permanent(o.objectID)
             o.updatedFlag = false
-            o.changedAttributes = 0
-            o.changedToOne = 0
+            o.changedAttributes = ChangeMask()
+            o.changedToOne = ChangeMask()
             if let written = result.written[id] {
                 o.values = written.values
                 o.toOne = written.toOne
@@ -142,14 +141,14 @@ extension ManagedObjectContext {
         for o in inserted {
             o.insertedFlag = false
             o.snapshot = RowSnapshot(values: o.values, toOne: o.toOne, version: 0)
-            o.changedAttributes = 0
-            o.changedToOne = 0
+            o.changedAttributes = ChangeMask()
+            o.changedToOne = ChangeMask()
         }
         for o in updated {
             o.updatedFlag = false
             o.snapshot = RowSnapshot(values: o.values, toOne: o.toOne, version: o.snapshot?.version ?? 0)
-            o.changedAttributes = 0
-            o.changedToOne = 0
+            o.changedAttributes = ChangeMask()
+            o.changedToOne = ChangeMask()
         }
         for o in deleted {
             registry.removeValue(forKey: o.objectID)
@@ -196,14 +195,14 @@ extension ManagedObjectContext {
 
     private func apply(_ item: ChildSavePayload.Object, to o: ManagedObject, all: Bool) {
         o.fireFaultIfNeeded()
-        for i in 0..<o.values.count where all || item.changedAttributes & (1 << UInt64(i)) != 0 {
+        for i in 0..<o.values.count where all || item.changedAttributes.contains(i) {
             o.values[i] = item.values[i]
         }
-        for i in 0..<o.toOne.count where all || item.changedToOne & (1 << UInt64(i)) != 0 {
+        for i in 0..<o.toOne.count where all || item.changedToOne.contains(i) {
             o.toOne[i] = item.toOne[i]
         }
-        o.changedAttributes |= item.changedAttributes
-        o.changedToOne |= item.changedToOne
+        o.changedAttributes.formUnion(item.changedAttributes)
+        o.changedToOne.formUnion(item.changedToOne)
         objectDidChange(o)
     }
 

@@ -1,5 +1,4 @@
 public import ConcurrencyDebug
-import CUnwind
 public import Dispatch
 public import Foundation
 import Synchronization
@@ -171,14 +170,12 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
         queue.async { [self] in
             ConcurrencyDebug.withOwner(queueIdentity) {
                 let span = ContextInstrumentation.begin(.perform, self)
-                ctxdebug_held_push(queueIdentity.rawValue)
-                defer {
-                    ctxdebug_held_pop()
-                    span.end()
+                defer { span.end() }
+                HeldQueues.holding(queueIdentity) {
+                    assertOnQueueIfAsked()
+                    block()
+                    processPendingChanges()
                 }
-                assertOnQueueIfAsked()
-                block()
-                processPendingChanges()
             }
         }
     }
@@ -190,32 +187,48 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
         }
     }
 
-    /// Runs `block` on the context's queue and waits for it. Reentrant: called from
-    /// inside one of this context's blocks, it runs `block` at once. A private
-    /// context runs the block on the calling thread, holding its queue.
+    /// Runs `block` on the context's queue and waits for it, as Core Data does:
+    /// a private context runs the block on the calling thread, holding its queue,
+    /// and the block may re-enter every queue its call chain already holds (an
+    /// outer perform block of this context, or the main queue for main-queue code
+    /// that called it) at once, where `dispatch_sync` would deadlock.
     public func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
-        if ConcurrencyDebug.currentOwner == queueIdentity {
+        let owner = ConcurrencyDebug.currentOwner
+        if owner == queueIdentity {
             return try block()
         }
-        // This thread already holds the queue (an outer block of this context is
-        // running further down the stack): run now, as dispatch_sync would deadlock.
-        if ctxdebug_held_contains(queueIdentity.rawValue) != 0 {
+        if HeldQueues.contains(queueIdentity) {
             // Dispatch sees the innermost queue, not this one: skip the level-2 check.
             return try runAsOwner(block, checkQueue: false)
         }
-        if concurrencyType == .mainQueue && ConcurrencyDebug.isOnMainQueue {
+        // Main-queue code outside any perform block holds the main queue too. (Inside
+        // a block, the chain's stack says so already: no queue-specific lookup then.)
+        let callerOnMainQueue = owner == .main || (owner == .none && ConcurrencyDebug.isOnMainQueue)
+        if concurrencyType == .mainQueue && callerOnMainQueue {
             return try runAsOwner(block)
         }
-        let waiter = WaitForGraph.beginWait(for: queueIdentity, operation: "performAndWait on \(debugName)")
-        defer { WaitForGraph.endWait(waiter) }
-        guard concurrencyType == .privateQueue, Diagnostics.isOn(.mainQueueWait), ConcurrencyDebug.isOnMainQueue else {
-            return try queue.sync { try runAsOwner(block) }
+        if callerOnMainQueue && !HeldQueues.contains(.main) {
+            return try HeldQueues.holding(.main) { try waitForQueue(block, callerOnMainQueue: true) }
         }
-        let asked = ctxdebug_now_ns()
+        return try waitForQueue(block, callerOnMainQueue: callerOnMainQueue)
+    }
+
+    /// Blocks until the context's queue runs `block`. The block inherits the caller's
+    /// chain of held queues when it runs on another thread (the main queue's).
+    private func waitForQueue<T>(_ block: () throws -> T, callerOnMainQueue: Bool) rethrows -> T {
+        let chain = HeldQueues.current()
+        let timed = concurrencyType == .privateQueue && callerOnMainQueue && Diagnostics.isOn(.mainQueueWait)
+        // Read before the wait is recorded: a test that sees the wait may move the clock.
+        let asked = timed ? DiagnosticsClock.now() : 0
+        let wait = WaitForGraph.beginWait(for: queueIdentity, operation: "performAndWait on \(debugName)")
+        defer { WaitForGraph.endWait(wait) }
+        guard timed else {
+            return try queue.sync { try HeldQueues.inheriting(chain) { try runAsOwner(block) } }
+        }
         var running: UInt64 = 0
         defer { diagnoseMainQueueWait(on: self, waited: running &- asked) }
         return try queue.sync {
-            running = ctxdebug_now_ns()
+            running = DiagnosticsClock.now()
             return try runAsOwner(block)
         }
     }
@@ -234,16 +247,13 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     private func runAsOwner<T>(_ block: () throws -> T, checkQueue: Bool = true) rethrows -> T {
         let span = ContextInstrumentation.begin(.performAndWait, self)
         defer { span.end() }
-        let previous = ConcurrencyDebug.currentOwner
-        ConcurrencyDebug.setCurrentOwner(queueIdentity)
-        ctxdebug_held_push(queueIdentity.rawValue)
-        defer {
-            processPendingChanges()
-            ctxdebug_held_pop()
-            ConcurrencyDebug.setCurrentOwner(previous)
+        return try ConcurrencyDebug.withOwner(queueIdentity) {
+            try HeldQueues.holding(queueIdentity) {
+                defer { processPendingChanges() }
+                if checkQueue { assertOnQueueIfAsked() }
+                return try block()
+            }
         }
-        if checkQueue { assertOnQueueIfAsked() }
-        return try block()
     }
 
     private func assertOnQueueIfAsked() {
@@ -416,8 +426,8 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
         if let s = o.snapshot {
             o.values = s.values
             o.toOne = s.toOne
-            o.changedAttributes = 0
-            o.changedToOne = 0
+            o.changedAttributes = ChangeMask()
+            o.changedToOne = ChangeMask()
         } else {
             o.turnIntoFault()
         }
@@ -470,8 +480,8 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     func reapply(_ o: ManagedObject, onto fresh: RowSnapshot) {
         var values = fresh.values
         var toOne = fresh.toOne
-        for i in 0..<values.count where o.changedAttributes & (1 << UInt64(i)) != 0 { values[i] = o.values[i] }
-        for i in 0..<toOne.count where o.changedToOne & (1 << UInt64(i)) != 0 { toOne[i] = o.toOne[i] }
+        for i in 0..<values.count where o.changedAttributes.contains(i) { values[i] = o.values[i] }
+        for i in 0..<toOne.count where o.changedToOne.contains(i) { toOne[i] = o.toOne[i] }
         o.values = values
         o.toOne = toOne
         o.snapshot = fresh

@@ -1,4 +1,5 @@
 public import Foundation
+import ConcurrencyDebug
 
 /// An attribute of an entity: its name, type and default.
 public struct AttributeDescription: Sendable, Hashable {

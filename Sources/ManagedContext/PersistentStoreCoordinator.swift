@@ -1,5 +1,5 @@
 public import Foundation
-import CUnwind
+import ConcurrencyDebug
 
 /// Options for opening a store.
 public struct StoreOptions: Sendable, Hashable {

@@ -4,29 +4,7 @@ import Foundation
 import Histogram
 import Synchronization
 
-@_silgen_name("ctxdebug_sampler_install")
-private func ctxdebug_sampler_install() -> Int32
-@_silgen_name("ctxdebug_sampler_self")
-private func ctxdebug_sampler_self() -> UInt
-@_silgen_name("ctxdebug_sampler_sample")
-private func ctxdebug_sampler_sample(_ thread: UInt, _ addresses: UnsafeMutablePointer<UnsafeMutableRawPointer?>, _ max: Int32, _ timeoutMs: Int32) -> Int32
-
 @inline(__always) func nowNanoseconds() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
-
-/// Samples the stack of another thread (the one running main-queue work) with a
-/// signal whose handler calls `unw_backtrace` (see Sources/CUnwind/sampler.c).
-enum StackSampler {
-    static func install() { _ = ctxdebug_sampler_install() }
-    static var currentThread: UInt { ctxdebug_sampler_self() }
-
-    static func sample(_ thread: UInt, timeoutMs: Int32 = 50) -> [UInt] {
-        withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 256) { buffer in
-            let n = Int(ctxdebug_sampler_sample(thread, buffer.baseAddress!, 256, timeoutMs))
-            guard n > 0 else { return [] }
-            return (0..<n).map { UInt(bitPattern: buffer[$0]) }
-        }
-    }
-}
 
 /// One hang: the main queue did not answer for at least the threshold.
 struct HangRecord: Sendable {

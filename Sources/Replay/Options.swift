@@ -112,16 +112,37 @@ public enum ReplayProgress: Sendable {
     case finished
 }
 
-/// A replay that could not run: what went wrong, how to fix it, and the exit
-/// status the CLI uses.
+/// A replay that could not run: what went wrong and how to fix it, with a code to
+/// match on (`catch ReplayError.Code.badInput`).
 public struct ReplayError: Error, CustomStringConvertible, Sendable {
-    public let message: String
-    /// 64 bad usage, 65 bad input (store, workload), 73 cannot write, 1 other.
-    public let exitStatus: Int32
+    /// An extensible set of codes: new ones don't break a `switch` with `default`.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
 
-    public init(_ message: String, exitStatus: Int32 = 1) {
+        /// The options ask for something impossible (a frame rate of 0, say).
+        public static let invalidOptions = Code("invalid-options")
+        /// The store or the workload file cannot be read or is malformed.
+        public static let badInput = Code("bad-input")
+        /// A working copy, the data directory or an output cannot be written.
+        public static let cannotWrite = Code("cannot-write")
+        /// Anything else.
+        public static let failed = Code("failed")
+
+        public var description: String { name }
+
+        /// `catch ReplayError.Code.badInput { }`.
+        public static func ~= (code: Code, error: any Error) -> Bool {
+            (error as? ReplayError)?.code == code
+        }
+    }
+
+    public let code: Code
+    public let message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
         self.message = message
-        self.exitStatus = exitStatus
     }
 
     public var description: String { message }

@@ -9,17 +9,17 @@ public enum Replayer {
     /// Runs `options`. Call it off the main queue, while the main queue is
     /// serviced (`dispatchMain()` or a run loop): the replay measures the real one.
     public static func run(_ options: ReplayOptions) throws -> ReplayReport {
-        guard options.fps >= 1 && options.fps <= 1_000 else { throw ReplayError("--fps must be between 1 and 1000.", exitStatus: 64) }
-        guard options.duration > 0 && options.duration <= 3_600 else { throw ReplayError("--duration must be between 0 and 3600 seconds.", exitStatus: 64) }
-        guard options.hangThresholdMs >= 10 else { throw ReplayError("--hang-threshold must be at least 10 ms.", exitStatus: 64) }
-        guard options.entries >= 0 else { throw ReplayError("--entries must be 0 or more.", exitStatus: 64) }
+        guard options.fps >= 1 && options.fps <= 1_000 else { throw ReplayError(.invalidOptions, "The frame rate must be between 1 and 1000 frames per second (got \(options.fps)).") }
+        guard options.duration > 0 && options.duration <= 3_600 else { throw ReplayError(.invalidOptions, "The duration must be more than 0 and at most 3600 seconds (got \(options.duration)).") }
+        guard options.hangThresholdMs >= 10 else { throw ReplayError(.invalidOptions, "The hang threshold must be at least 10 ms (got \(options.hangThresholdMs)).") }
+        guard options.entries >= 0 else { throw ReplayError(.invalidOptions, "The number of entries must be 0 or more (got \(options.entries)).") }
 
         let source = try prepareStore(options)
         let scratch = options.workDirectory.appendingPathComponent("ctxdebug-replay-\(getpid())-\(UUID().uuidString.prefix(6))")
         do {
             try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         } catch {
-            throw ReplayError("Cannot create a working directory in \(options.workDirectory.path): \(error.localizedDescription). Set TMPDIR to a writable directory.", exitStatus: 73)
+            throw ReplayError(.cannotWrite, "Cannot create a working directory in \(options.workDirectory.path): \(error.localizedDescription). Set TMPDIR to a writable directory.")
         }
         defer { try? FileManager.default.removeItem(at: scratch) }
 
@@ -36,13 +36,13 @@ public enum Replayer {
             do {
                 try PersistentContainer.seedStoreIfNeeded(from: source, to: working)
             } catch {
-                throw ReplayError("Cannot copy the store \(source.path) to \(working.path): \(error). Check free space in \(scratch.path).", exitStatus: 73)
+                throw ReplayError(.cannotWrite, "Cannot copy the store \(source.path) to \(working.path): \(error). Check free space in \(scratch.path).")
             }
             let container: PersistentContainer
             do {
                 container = try SurfJournal.openContainer(at: working)
             } catch {
-                throw ReplayError("Cannot open the store \(source.path): \(error)", exitStatus: 65)
+                throw ReplayError(.badInput, "Cannot open the store \(source.path): \(error)")
             }
             let expected = max(options.duration, run.workload.timelineSeconds)
             let runner = ScenarioRunner(
@@ -85,13 +85,13 @@ public enum Replayer {
         if options.storeURL != nil {
             var isDir: ObjCBool = false
             guard FileManager.default.fileExists(atPath: dir.path, isDirectory: &isDir), isDir.boolValue else {
-                throw ReplayError("The store's directory \(dir.path) does not exist. Create it (mkdir -p \(dir.path)) or choose another --store.", exitStatus: 65)
+                throw ReplayError(.badInput, "The store's directory \(dir.path) does not exist. Create it (mkdir -p \(dir.path)) or choose another store path.")
             }
         } else {
             do {
                 try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             } catch {
-                throw ReplayError("Cannot create the data directory \(dir.path): \(error.localizedDescription). Set XDG_DATA_HOME to a writable directory, or pass --store.", exitStatus: 73)
+                throw ReplayError(.cannotWrite, "Cannot create the data directory \(dir.path): \(error.localizedDescription). Set XDG_DATA_HOME to a writable directory, or choose a store path elsewhere.")
             }
         }
         // The seed store is built once per entry count, then copied with its -wal
@@ -104,7 +104,7 @@ public enum Replayer {
                 progress?(.seeding(done: done, total: total))
             }
         } catch {
-            throw ReplayError("Cannot seed the store at \(target.path): \(error)", exitStatus: 73)
+            throw ReplayError(.cannotWrite, "Cannot seed the store at \(target.path): \(error)")
         }
         for f in PersistentContainer.storeFiles(seedURL) { try? FileManager.default.removeItem(at: f) }
         return target

@@ -85,8 +85,61 @@ public struct TraceData: Sendable {
     /// The scenario's own spans that sit on one queue (the export, sync bursts).
     public var spans: [Slice]
     /// Perform blocks, fetches, saves and merges of every context, from `ContextInstrumentation`.
-    public var runtime: [ContextInstrumentation.Event]
+    public var runtime: [RuntimeSpan]
     public var violations: [ViolationInstant]
+
+    /// One piece of the runtime's work: a perform block, a fetch, a save or a merge
+    /// of a context.
+    public struct RuntimeSpan: Sendable, Hashable {
+        /// Unique in the run. For a save, also its save id.
+        public var id: UInt64
+        public enum Kind: String, Sendable, Hashable {
+            case perform, performAndWait, fetch, fetchObjectIDs, count, save, merge
+
+            init(_ kind: ContextInstrumentation.Kind) {
+                switch kind {
+                case .perform: self = .perform
+                case .performAndWait: self = .performAndWait
+                case .fetch: self = .fetch
+                case .fetchObjectIDs: self = .fetchObjectIDs
+                case .count: self = .count
+                case .save: self = .save
+                case .merge: self = .merge
+                }
+            }
+        }
+        public var kind: Kind
+        public var contextNumber: UInt32
+        public var contextName: String?
+        /// The label of the context's queue (`com.apple.main-thread` for the main queue).
+        public var queueLabel: String
+        public var isMainQueue: Bool
+        public var start: UInt64
+        public var end: UInt64
+        /// For a merge: the id of the save whose changes it merges, when known.
+        public var saveID: UInt64?
+
+        public init(
+            id: UInt64, kind: Kind, contextNumber: UInt32, contextName: String?, queueLabel: String, isMainQueue: Bool,
+            start: UInt64, end: UInt64, saveID: UInt64?
+        ) {
+            self.id = id
+            self.kind = kind
+            self.contextNumber = contextNumber
+            self.contextName = contextName
+            self.queueLabel = queueLabel
+            self.isMainQueue = isMainQueue
+            self.start = start
+            self.end = end
+            self.saveID = saveID
+        }
+
+        init(_ e: ContextInstrumentation.Event) {
+            self.init(
+                id: e.id, kind: Kind(e.kind), contextNumber: e.contextNumber, contextName: e.contextName,
+                queueLabel: e.queueLabel, isMainQueue: e.isMainQueue, start: e.start, end: e.end, saveID: e.saveID)
+        }
+    }
 }
 
 /// Collects the runtime's events while a scenario runs with `--trace`.
@@ -100,7 +153,7 @@ final class RuntimeRecorder: ContextInstrumentationObserver {
         events.withLock { if $0.count < Self.limit { $0.append(event) } }
     }
 
-    var recorded: [ContextInstrumentation.Event] { events.withLock { $0 } }
+    var recorded: [TraceData.RuntimeSpan] { events.withLock { $0.map(TraceData.RuntimeSpan.init) } }
 }
 
 /// Wraps the built-in handler chosen by `CTXDEBUG_ON_VIOLATION` (report or log) to

@@ -125,14 +125,14 @@ public struct Workload: Sendable {
 
     // MARK: Reading a file
 
-    /// Reads a workload file. Throws a `ReplayError` (exit status 65) naming the
+    /// Reads a workload file. Throws a `ReplayError` (`.badInput`) naming the
     /// file, line and column of the first problem.
     public static func load(contentsOf url: URL) throws -> Workload {
         let data: Data
         do {
             data = try Data(contentsOf: url)
         } catch {
-            throw ReplayError("Cannot read the workload file \(url.path): \((error as NSError).localizedDescription). Check the path.", exitStatus: 65)
+            throw ReplayError(.badInput, "Cannot read the workload file \(url.path): \((error as NSError).localizedDescription). Check the path.")
         }
         return try parse(Array(data), fileName: url.path)
     }
@@ -140,7 +140,7 @@ public struct Workload: Sendable {
     /// Parses a workload from JSON bytes.
     public static func parse(_ bytes: [UInt8], fileName: String = "workload") throws -> Workload {
         func fail(_ line: Int, _ column: Int, _ message: String) -> ReplayError {
-            ReplayError("\(fileName):\(line):\(column): \(message). See docs/workload-format.md.", exitStatus: 65)
+            ReplayError(.badInput, "\(fileName):\(line):\(column): \(message). See docs/workload-format.md.")
         }
         var parser = JSONParser(bytes: bytes)
         let root: JSONValue

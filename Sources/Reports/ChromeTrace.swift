@@ -1,6 +1,5 @@
 public import ConcurrencyDebug
 public import Foundation
-import ManagedContext
 public import Replay
 
 /// Timelines in the Chrome Trace Event Format (the JSON that ui.perfetto.dev and

@@ -227,7 +227,27 @@ public enum HTMLReport {
         h += "<text class=\"axis\" x=\"\(f1(p.left + p.innerW / 2))\" y=\"\(f1(p.height - 2))\" text-anchor=\"middle\">time in run</text>"
         h += "<text class=\"axis\" transform=\"translate(12 \(f1(p.top + p.innerH / 2))) rotate(-90)\" text-anchor=\"middle\">late (ms, log)</text>"
         h += "<line class=\"hitchline\" x1=\"\(f1(p.left))\" x2=\"\(f1(p.width - p.right))\" y1=\"\(f1(y(frameMs)))\" y2=\"\(f1(y(frameMs)))\"><title>one frame interval: later is a hitch</title></line>"
-        // The frames: one point per pixel column (the latest frame of the column).
+        h += frameMarks(t, plot: p, x: x, y: y, index: index, frameMs: frameMs)
+        // Hangs: a red band on top, and a marker.
+        for (i, hang) in r.hangs.enumerated() {
+            let x0 = x(hang.startMs), x1 = max(x(hang.startMs + hang.durationMs), x0 + 2)
+            h += "<g class=\"hang-mark\"><rect x=\"\(f1(x0))\" y=\"\(f1(p.top))\" width=\"\(f1(x1 - x0))\" height=\"6\"/>"
+            h += "<path d=\"M\(f1(x0 - 5)) \(f1(p.top - 8))L\(f1(x0 + 5)) \(f1(p.top - 8))L\(f1(x0)) \(f1(p.top))Z\"/>"
+            h += "<text x=\"\(f1(x0 + 7))\" y=\"\(f1(p.top + 18))\">hang \(i + 1): \(fmt0(hang.durationMs)) ms</text>"
+            h += "<title>hang \(i + 1): '\(esc(hang.label))' \(fmt0(hang.durationMs)) ms from \(fmt0(hang.startMs)) ms</title></g>"
+        }
+        h += "<rect class=\"frame\" x=\"\(f1(p.left))\" y=\"\(f1(p.top))\" width=\"\(f1(p.innerW))\" height=\"\(f1(p.innerH))\"/>"
+        h += "</svg>"
+        h += frameLegend(r, index: index)
+        return h
+    }
+
+    /// The frames: one stem per pixel column (the latest frame of the column), and
+    /// a dot on each hitch.
+    static func frameMarks(
+        _ t: Timeline, plot p: Plot, x: (Double) -> Double, y: (Double) -> Double, index: Int, frameMs: Double
+    ) -> String {
+        var h = ""
         let n = min(t.frameStartMs.count, t.frameLatencyMs.count)
         if n > 0 {
             var columns: [Int: (Double, Double)] = [:]
@@ -259,17 +279,12 @@ public enum HTMLReport {
         } else {
             h += "<text class=\"tick\" x=\"\(f1(p.left + 10))\" y=\"\(f1(p.top + 20))\">no frames</text>"
         }
-        // Hangs: a red band on top, and a marker.
-        for (i, hang) in r.hangs.enumerated() {
-            let x0 = x(hang.startMs), x1 = max(x(hang.startMs + hang.durationMs), x0 + 2)
-            h += "<g class=\"hang-mark\"><rect x=\"\(f1(x0))\" y=\"\(f1(p.top))\" width=\"\(f1(x1 - x0))\" height=\"6\"/>"
-            h += "<path d=\"M\(f1(x0 - 5)) \(f1(p.top - 8))L\(f1(x0 + 5)) \(f1(p.top - 8))L\(f1(x0)) \(f1(p.top))Z\"/>"
-            h += "<text x=\"\(f1(x0 + 7))\" y=\"\(f1(p.top + 18))\">hang \(i + 1): \(fmt0(hang.durationMs)) ms</text>"
-            h += "<title>hang \(i + 1): '\(esc(hang.label))' \(fmt0(hang.durationMs)) ms from \(fmt0(hang.startMs)) ms</title></g>"
-        }
-        h += "<rect class=\"frame\" x=\"\(f1(p.left))\" y=\"\(f1(p.top))\" width=\"\(f1(p.innerW))\" height=\"\(f1(p.innerH))\"/>"
-        h += "</svg>"
-        // Legend.
+        return h
+    }
+
+    static func frameLegend(_ r: ScenarioResult, index: Int) -> String {
+        let t = r.timeline ?? Timeline()
+        var h = ""
         let kinds = Array(Set(t.spans.map(\.kind))).sorted()
         h += "<p class=\"legend\"><span class=\"key\" style=\"background:\(color(index))\"></span>frame lateness "
         h += "<span class=\"key dot\"></span>hitch (more than one frame late) "

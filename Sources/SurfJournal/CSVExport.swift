@@ -229,7 +229,7 @@ struct CSVFileWriter {
             let dir = (finalPath as NSString).deletingLastPathComponent
             throw SurfJournalError(
                 .outputUnwritable,
-                "Cannot write the export to \(finalPath): \(reason). Check that \(dir.isEmpty ? "." : dir) exists and is writable, or choose another --output.")
+                "Cannot write the export to \(finalPath): \(reason). Check that \(dir.isEmpty ? "." : dir) exists and is writable, or choose another output path.")
         }
         self.path = path
         buffer.bytes.reserveCapacity(Self.chunk + 4096)
@@ -263,7 +263,7 @@ struct CSVFileWriter {
                 let n = write(fd, raw.baseAddress! + offset, count - offset)
                 if n < 0 {
                     if errno == EINTR { continue }
-                    throw SurfJournalError(.outputUnwritable, "Writing the export failed: \(String(cString: strerror(errno))). Free some disk space or choose another --output.")
+                    throw SurfJournalError(.outputUnwritable, "Writing the export failed: \(String(cString: strerror(errno))). Free some disk space or choose another output path.")
                 }
                 offset += n
             }

@@ -61,3 +61,10 @@ public struct SurfJournalError: Error, CustomStringConvertible, Sendable {
 
     public var description: String { message }
 }
+
+extension SurfJournalError.Code {
+    /// `catch SurfJournalError.Code.outputUnwritable { }`.
+    public static func ~= (code: Self, error: any Error) -> Bool {
+        (error as? SurfJournalError)?.code == code
+    }
+}

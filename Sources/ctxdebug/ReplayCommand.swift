@@ -105,6 +105,17 @@ struct ReplayCommand: ParsableCommand {
         if workload != nil && !scenarios.isEmpty {
             throw ValidationError("--workload replaces the scenarios; give either --workload or --scenario, not both.")
         }
+        if let injectBug {
+            // A bug lives in one built-in scenario; anywhere else it would inject
+            // nothing and report a clean run.
+            let host = injectBug.hostScenario.rawValue
+            if workload != nil {
+                throw ValidationError("--inject-bug \(injectBug.rawValue) runs in the built-in \(host) scenario, not in a workload file: leave out --workload.")
+            }
+            if !scenarios.isEmpty && !scenarios.contains(injectBug.hostScenario) {
+                throw ValidationError("--inject-bug \(injectBug.rawValue) lives in the \(host) scenario, which --scenario leaves out: add --scenario \(host), or leave out --scenario.")
+            }
+        }
     }
 
     func run() throws {
@@ -216,11 +227,11 @@ struct ReplayCommand: ParsableCommand {
         do {
             try data.write(to: temporary)
         } catch {
-            throw ReplayError("Cannot write \(url.path): \(error.localizedDescription)", exitStatus: 73)
+            throw ReplayError(.cannotWrite, "Cannot write \(url.path): \(error.localizedDescription)")
         }
         guard rename(temporary.path, url.path) == 0 else {
             try? FileManager.default.removeItem(at: temporary)
-            throw ReplayError("Cannot move the report into place at \(url.path).", exitStatus: 73)
+            throw ReplayError(.cannotWrite, "Cannot move the report into place at \(url.path).")
         }
     }
 }

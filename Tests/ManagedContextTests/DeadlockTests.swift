@@ -68,7 +68,6 @@ func twoContextsWaitingOnEachOther() {
     b.perform {
         bInside.signal()
         aInside.wait()
-        usleep(100_000)
         a.performAndWait { _ = a.hasChanges }  // WAIT-B-ON-A
     }
     sleep(30)
@@ -83,7 +82,8 @@ func childAndParentThroughTheMainQueue() {
     let parentInside = DispatchSemaphore(value: 0)
     parent.perform {
         parentInside.signal()
-        usleep(200_000)  // the main queue is blocked on the parent by now
+        // Wait until the main queue is blocked on the parent, then close the cycle.
+        while !WaitForGraph.isWaiting(.main) { sched_yield() }
         child.performAndWait { _ = child.hasChanges }
     }
     parentInside.wait()

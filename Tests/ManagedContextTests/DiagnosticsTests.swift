@@ -28,6 +28,8 @@ import ManagedContext
         ("main-queue-wait-twin", nil, ""),
         ("main-queue-io", "main-queue-io", "on the main-queue"),
         ("main-queue-io-twin", nil, ""),
+        ("main-queue-io-slow", "main-queue-io", "on the main-queue"),
+        ("main-queue-io-slow-twin", nil, ""),
     ]
 
     @Test(arguments: Self.cases.map(\.scenario))
@@ -165,19 +167,38 @@ func runDiagnosticScenario(_ scenario: String) {
             try! b.save()
         }
     case "main-queue-wait", "main-queue-wait-twin":
+        // The diagnostics' clock moves only when told: the wait is 500 ms because the
+        // test says so, however loaded the machine.
+        DiagnosticsClock.useManualClock()
+        let started = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
         if !scenario.hasSuffix("twin") {
-            a.perform { usleep(400_000) }
-            usleep(50_000)
+            a.perform {
+                started.signal()
+                release.wait()
+            }
+            started.wait()
         }
         let done = DispatchSemaphore(value: 0)
         DispatchQueue.main.async {
             a.performAndWait { _ = a.hasChanges }
             done.signal()
         }
-        precondition(done.wait(timeout: .now() + 20) == .success, "the main queue is not serviced")
-    case "main-queue-io", "main-queue-io-twin":
+        if !scenario.hasSuffix("twin") {
+            // Once the main queue is blocked on A, 500 ms pass; then A's block ends.
+            while !WaitForGraph.isWaiting(.main) { sched_yield() }
+            DiagnosticsClock.advance(by: 500_000_000)
+            release.signal()
+        }
+        precondition(done.wait(timeout: .now() + 60) == .success, "the main queue is not serviced")
+    case "main-queue-io", "main-queue-io-twin", "main-queue-io-slow", "main-queue-io-slow-twin":
+        // Rows: a clock that never moves keeps the time threshold (16 ms) out of reach.
+        // Time: every clock read moves it by 20 ms (over the threshold) or 5 ms (under),
+        // so a fetch of a few rows takes exactly that long.
+        let slow = scenario.contains("slow")
+        let step: UInt64 = !slow ? 0 : scenario.hasSuffix("twin") ? 5_000_000 : 20_000_000
+        DiagnosticsClock.useManualClock(advancingEachReadBy: step)
         a.performAndWait {
-            for i in 0..<(scenario.hasSuffix("twin") ? 10 : 3000) { Sample(context: a).large = Int64(i) }
+            for i in 0..<(slow || scenario.hasSuffix("twin") ? 10 : 3000) { Sample(context: a).large = Int64(i) }
             try! a.save()
         }
         let view = ManagedObjectContext(concurrencyType: .mainQueue)
@@ -187,7 +208,7 @@ func runDiagnosticScenario(_ scenario: String) {
             _ = try! view.fetch(FetchRequest<Sample>()).count
             done.signal()
         }
-        precondition(done.wait(timeout: .now() + 20) == .success, "the main queue is not serviced")
+        precondition(done.wait(timeout: .now() + 60) == .success, "the main queue is not serviced")
     default:
         preconditionFailure("unknown scenario \(scenario)")
     }

@@ -79,12 +79,9 @@ import ManagedContext
             (background.object(with: id) as! Sample).name = "synced"
             try background.save()
         }
-        var merged: String? = nil
-        for _ in 0..<200 {
-            merged = try await view.perform { (view.object(with: id) as! Sample).name }
-            if merged == "synced" { break }
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        // The did-save observer enqueued the merge on the view's queue before the save
+        // returned; perform blocks run in FIFO order, so the next one sees it merged.
+        let merged = try await view.perform { (view.object(with: id) as! Sample).name }
         #expect(merged == "synced")
     }
 
@@ -110,12 +107,19 @@ import ManagedContext
             try first.save()
         }
         var secondError: ManagedContextError?
+        var matchedByCode = false
         second.performAndWait {
             let s = secondObject
             s.name = "second"
             s.small = 2
-            do { try second.save() } catch { secondError = error as? ManagedContextError }
+            do {
+                try second.save()
+            } catch {
+                secondError = error as? ManagedContextError
+                if case ManagedContextError.Code.mergeConflict = error { matchedByCode = true }
+            }
         }
+        #expect(matchedByCode == (policy == .error), "catch ManagedContextError.Code.mergeConflict matches the conflict")
         let row = try stack.rawRead { db in try Row.fetchOne(db, sql: "SELECT ZNAME, ZSMALL, ZRATIO, Z_OPT FROM ZSAMPLE")! }
         let name: String = row["ZNAME"], small: Int = row["ZSMALL"], ratio: Double? = row["ZRATIO"], version: Int = row["Z_OPT"]
         switch policy {

@@ -55,8 +55,23 @@ struct WorkloadTests {
         } catch let e as ReplayError {
             #expect(e.message.hasPrefix("w.json:\(line):\(column): "), "\(e.message)")
             #expect(e.message.contains(words), "\(e.message)")
-            #expect(e.exitStatus == 65)
+            #expect(e.code == .badInput)
         }
+    }
+
+    /// Callers match on the code alone, as GRDB's `catch DatabaseError.SQLITE_CONSTRAINT`.
+    @Test func errorsMatchOnTheirCode() {
+        var matched = false
+        do {
+            _ = try parse("{\"version\": 2, \"timeline\": []}")
+        } catch ReplayError.Code.invalidOptions {
+            Issue.record("a malformed file is bad input, not bad options")
+        } catch ReplayError.Code.badInput {
+            matched = true
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+        #expect(matched)
     }
 
     @Test func everyScenarioHasABuiltInWorkload() {

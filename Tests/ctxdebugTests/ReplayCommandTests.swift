@@ -178,6 +178,29 @@ struct ReplayCommandTests {
         #expect(violations.compactMap { $0["kind"] as? String } == [kind], "\(r.stderr)")
     }
 
+    /// `no-perform` lives in sync-background: asked for in another scenario it would
+    /// inject nothing and report a clean run, so the command refuses (status 64).
+    @Test func anInjectedBugOutsideItsScenarioIsRefused() throws {
+        let r = try Binary.run(["replay", "--scenario", "export-background", "--inject-bug", "no-perform"])
+        #expect(r.status == 64, "\(r.stderr)")
+        #expect(r.stderr.contains("--scenario sync-background"), "\(r.stderr)")
+        let workload = try Binary.run(["replay", "--workload", "/dev/null", "--inject-bug", "no-perform"])
+        #expect(workload.status == 64, "\(workload.stderr)")
+        #expect(workload.stderr.contains("--workload"), "\(workload.stderr)")
+    }
+
+    /// The replay installs a handler of its own (to time violations); its violations
+    /// must still reach `ctxdebug check` through CTXDEBUG_REPORT_DIR.
+    @Test(arguments: ["no-perform", "object-across-queues", "missing-merge"])
+    func checkFailsAReplayWithAnInjectedBug(bug: String) throws {
+        let dir = try Binary.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir.path) }
+        let store = try Binary.seededStore(2_000, in: dir)
+        let r = try Binary.run(["check", "--", Binary.path, "replay", "--store", store, "--duration", "0.5", "--inject-bug", bug])
+        #expect(!r.signaled && r.status == 66, "status \(r.status)\n\(r.stdout)\n\(r.stderr)")
+        #expect(!(r.stdout + r.stderr).contains("no concurrency violations"), "\(r.stdout)\n\(r.stderr)")
+    }
+
     @Test func aMalformedWorkloadNamesItsLineAndColumn() throws {
         let dir = try Binary.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir.path) }

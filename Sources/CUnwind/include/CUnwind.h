@@ -53,6 +53,18 @@ static inline int ctxdebug_held_contains(uintptr_t queue) {
     for (int i = n - 1; i >= 0; i--) if (ctxdebug_held_tls[i] == queue) return 1;
     return 0;
 }
+// Copies the held queues (outermost first) into `out`; returns how many.
+static inline int ctxdebug_held_copy(uintptr_t *out, int max) {
+    int n = ctxdebug_held_count_tls < CTXDEBUG_HELD_MAX ? ctxdebug_held_count_tls : CTXDEBUG_HELD_MAX;
+    if (n > max) n = max;
+    for (int i = 0; i < n; i++) out[i] = ctxdebug_held_tls[i];
+    return n;
+}
+static inline int ctxdebug_held_count(void) { return ctxdebug_held_count_tls; }
+// Drops entries down to `count` (undoes pushes made since `ctxdebug_held_count()`).
+static inline void ctxdebug_held_truncate(int count) {
+    if (count >= 0 && count < ctxdebug_held_count_tls) ctxdebug_held_count_tls = count;
+}
 
 // ThreadSanitizer annotations. Synchronization.Mutex on Linux waits on futexes, which
 // ThreadSanitizer does not see, so every access under such a lock would look like a
@@ -85,8 +97,6 @@ static inline uint64_t ctxdebug_ticks(void) {
     return __builtin_ia32_rdtsc();
 #else
     return ctxdebug_now_ns();
-#include "CUnwindSampler.h"
-
 #endif
 }
 

@@ -7,8 +7,7 @@
 // signal to the thread that runs main-queue work, whose handler captures that
 // thread's stack with unw_backtrace (async-signal-safe) into a static buffer.
 //
-// Not included from CUnwind.h on purpose (the replay declares these with
-// @_silgen_name); include it from the umbrella to import them as a module.
+// Included from CUnwind.h; Swift reaches it through ConcurrencyDebug's StackSampler.
 
 // Installs the signal handler once. Returns the signal number used.
 int ctxdebug_sampler_install(void);

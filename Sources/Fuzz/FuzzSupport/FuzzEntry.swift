@@ -63,7 +63,7 @@ public enum FuzzEntry {
             for step in w.steps { precondition(step.line >= 1 && step.column >= 1, "a step without a position") }
             precondition(w.timelineSeconds >= 0 && w.timelineSeconds.isFinite, "timeline of \(w.timelineSeconds) s")
         } catch let e as ReplayError {
-            precondition(e.exitStatus == 65, "exit status \(e.exitStatus)")
+            precondition(e.code == .badInput, "code \(e.code)")
             let parts = e.message.split(separator: ":", maxSplits: 3)
             precondition(parts.count >= 3 && parts[0] == "fuzz", "no position: \(e.message)")
             let lines = data.reduce(1) { $0 + ($1 == 0x0A ? 1 : 0) }

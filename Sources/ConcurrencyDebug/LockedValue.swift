@@ -2,15 +2,16 @@ import CUnwind
 import Synchronization
 
 /// A value behind a `Mutex`, held in a class so it can be shared and stored in
-/// `Sendable` classes without `~Copyable` rules spreading.
+/// `Sendable` classes without `~Copyable` rules spreading. For this package's
+/// modules (`package`), not part of the checker's API.
 ///
 /// It also tells ThreadSanitizer about the lock: `Mutex` waits on futexes, which
 /// ThreadSanitizer does not see (`ctxdebug_tsan_acquire` is a no-op without it).
-final class LockedValue<Value: ~Copyable>: Sendable where Value: Sendable {
+package final class LockedValue<Value: ~Copyable>: Sendable where Value: Sendable {
     private let mutex: Mutex<Value>
-    init(_ value: consuming sending Value) { mutex = Mutex(value) }
+    package init(_ value: consuming sending Value) { mutex = Mutex(value) }
     @discardableResult
-    func withLock<R, E: Error>(_ body: (inout sending Value) throws(E) -> sending R) throws(E) -> sending R {
+    package func withLock<R, E: Error>(_ body: (inout sending Value) throws(E) -> sending R) throws(E) -> sending R {
         let token = Unmanaged.passUnretained(self).toOpaque()
         return try mutex.withLock { (value: inout sending Value) throws(E) -> sending R in
             ctxdebug_tsan_acquire(token)

@@ -1,0 +1,55 @@
+public import CUnwind
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The queues a logical call chain holds right now, innermost last.
+///
+/// Core Data runs `performAndWait` on the calling thread and lets the block re-enter
+/// any queue the chain already holds: main-queue code that calls
+/// `child.performAndWait { try child.save() }` still holds the main queue inside the
+/// block, so the save into the main-queue parent runs at once instead of waiting for
+/// a queue that can never come free. The chain lives in a thread-local stack; when a
+/// synchronous wait runs its block on another thread (`DispatchQueue.main.sync` from a
+/// worker), the block inherits the waiting chain's queues for its duration.
+public enum HeldQueues {
+    /// A chain's queues, taken on one thread to be inherited on another.
+    public struct Chain: @unchecked Sendable {  // plain integers; handed to the thread that runs the block
+        let queues: [UInt]
+        let thread: pthread_t
+        public var identities: [QueueIdentity] { queues.map(QueueIdentity.init(rawValue:)) }
+    }
+
+    /// True when the chain running on this thread holds `queue`.
+    @inlinable
+    public static func contains(_ queue: QueueIdentity) -> Bool {
+        ctxdebug_held_contains(queue.rawValue) != 0
+    }
+
+    /// Runs `body` holding `queue`.
+    @inlinable
+    public static func holding<T, E: Error>(_ queue: QueueIdentity, _ body: () throws(E) -> T) throws(E) -> T {
+        ctxdebug_held_push(queue.rawValue)
+        defer { ctxdebug_held_pop() }
+        return try body()
+    }
+
+    /// The chain running on this thread now.
+    public static func current() -> Chain {
+        let count = Int(min(ctxdebug_held_count(), CTXDEBUG_HELD_MAX))
+        let queues = [UInt](unsafeUninitializedCapacity: count) { buffer, initialized in
+            initialized = Int(ctxdebug_held_copy(buffer.baseAddress, Int32(count)))
+        }
+        return Chain(queues: queues, thread: pthread_self())
+    }
+
+    /// Runs `body` holding `chain`'s queues too, when it runs on another thread than
+    /// the one that took `chain` (on the same thread it holds them already).
+    public static func inheriting<T, E: Error>(_ chain: Chain, _ body: () throws(E) -> T) throws(E) -> T {
+        if chain.queues.isEmpty || pthread_equal(chain.thread, pthread_self()) != 0 { return try body() }
+        let mark = ctxdebug_held_count()
+        for q in chain.queues { ctxdebug_held_push(q) }
+        defer { ctxdebug_held_truncate(mark) }
+        return try body()
+    }
+}

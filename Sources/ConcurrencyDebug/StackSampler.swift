@@ -1,0 +1,23 @@
+import CUnwind
+
+/// Samples the stack of another thread (the one running main-queue work) with a
+/// signal whose handler calls `unw_backtrace` (Sources/CUnwind/sampler.c). For the
+/// replay's hang watchdog; `package`, not part of the checker's API.
+package enum StackSampler {
+    /// Installs the sampling signal's handler, once per process.
+    package static func install() { _ = ctxdebug_sampler_install() }
+
+    /// The calling thread, as `sample(_:)` takes it. Also unblocks the sampling
+    /// signal on this thread (libdispatch workers block signals).
+    package static var currentThread: UInt { ctxdebug_sampler_self() }
+
+    /// Up to 256 return addresses of `thread`, innermost first; empty when it did
+    /// not answer within `timeoutMs` or is gone.
+    package static func sample(_ thread: UInt, timeoutMs: Int32 = 50) -> [UInt] {
+        withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 256) { buffer in
+            let n = Int(ctxdebug_sampler_sample(thread, buffer.baseAddress!, 256, timeoutMs))
+            guard n > 0 else { return [] }
+            return (0..<n).map { UInt(bitPattern: buffer[$0]) }
+        }
+    }
+}

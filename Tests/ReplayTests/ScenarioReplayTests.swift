@@ -1,0 +1,41 @@
+import ConcurrencyDebug
+import Foundation
+import Replay
+import Testing
+
+/// Every built-in scenario, replayed for real on a small seeded store: the view
+/// context on the real main queue, the background work on private contexts. Each runs
+/// in a child process with checking on (level 1, report mode) unless the environment
+/// already chose (`Scripts/test` runs this suite again under `ctxdebug check`, which
+/// collects the child's report), and must record no violation.
+@Suite struct ScenarioReplayTests {
+    @Test("a short replay of each built-in scenario records no violation", arguments: ScenarioName.allCases.map(\.rawValue))
+    func scenarioRunsClean(name: String) async {
+        await #expect(processExitsWith: .success) { [name] in
+            if getenv("CTXDEBUG_CONCURRENCY") == nil {
+                setenv("CTXDEBUG_CONCURRENCY", "1", 1)
+                setenv("CTXDEBUG_ON_VIOLATION", "report", 1)
+            }
+            let dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("ctxdebug-replay-test-\(getpid())")
+            try! FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: dir) }
+            var options = ReplayOptions()
+            options.scenarios = [ScenarioName(rawValue: name)!]
+            options.entries = 400
+            options.duration = 0.3
+            options.storeURL = dir.appendingPathComponent("SurfJournal.sqlite")
+            options.workDirectory = dir
+            // The replay drives the real main queue: run it off the main queue.
+            let outcome = DispatchSemaphore(value: 0)
+            nonisolated(unsafe) var report: ReplayReport?
+            Thread.detachNewThread { [options] in
+                report = try! Replayer.run(options)
+                outcome.signal()
+            }
+            outcome.wait()
+            precondition(report?.scenarios.map(\.name) == [name], "\(String(describing: report?.scenarios.map(\.name)))")
+            let violations = ConcurrencyDebug.recordedViolations
+            precondition(violations.isEmpty, "\(name): \(violations.map { $0.symbolicated().report })")
+        }
+    }
+}
