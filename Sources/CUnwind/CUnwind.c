@@ -17,6 +17,7 @@
 
 _Thread_local uintptr_t ctxdebug_current_owner_tls = 0;
 int ctxdebug_access_mode_value = -1;
+uint64_t ctxdebug_save_count_value = 0;
 _Thread_local uintptr_t ctxdebug_held_tls[CTXDEBUG_HELD_MAX];
 _Thread_local int ctxdebug_held_count_tls = 0;
 

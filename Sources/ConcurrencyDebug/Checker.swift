@@ -347,6 +347,16 @@ extension ConcurrencyDebug {
         Checker.shared.raise(kind: kind, access: description, message: message, addresses: addresses)
     }
 
+    /// The same, with a stack captured earlier: the code that caused what is found
+    /// now (for a diagnostic found at exit, the stack of the call that left it).
+    public static func reportViolation(kind: ViolationKind, description: AccessDescription, message: String?, addresses: [UInt]) {
+        configureIfNeeded()
+        guard ctxdebug_access_mode() > 0, ctxdebug_in_checker() == 0 else { return }
+        ctxdebug_set_in_checker(1)
+        defer { ctxdebug_set_in_checker(0) }
+        Checker.shared.raise(kind: kind, access: description, message: message, addresses: addresses.isEmpty ? StackTrace.capture() : addresses)
+    }
+
     /// Level 2: asserts that the perform block starting now runs on the queue of its
     /// context. The runtime calls it first thing in each block it dispatched onto a
     /// context's queue (not in a `performAndWait` it runs inline on the caller's

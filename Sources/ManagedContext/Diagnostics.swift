@@ -29,8 +29,14 @@ extension ViolationKind {
 /// log handlers as wrong-queue accesses.
 ///
 /// `CTXDEBUG_DIAGNOSTICS` chooses them: a comma-separated list of kind names,
-/// `default`, `all` or `none`, where `-name` removes one. The default is every kind
-/// but `main-queue-wait` and `main-queue-io`, which flag slowness, not bugs.
+/// `default`, `all` or `none`, where `-name` removes one.
+///
+/// The default set follows one rule, so that checking can stay on in an app that
+/// works: a kind is on by default only if what it flags is a bug in every program
+/// (`temporary-id`, `cross-context-relationship`, `stale-object`, `unsaved-ancestor`
+/// at exit). A kind that flags something a correct program may do on purpose is
+/// opt-in by name (`abandoned-insert`, `missing-merge`, `lost-update`,
+/// `main-queue-wait`, `main-queue-io`); docs/diagnostics.md says why for each.
 /// Thresholds: `CTXDEBUG_MAIN_QUEUE_WAIT_MS` (default 100), `CTXDEBUG_MISSING_MERGE_GRACE_MS` (default 250),
 /// `CTXDEBUG_MAIN_QUEUE_IO_ROWS` (default 1000), `CTXDEBUG_MAIN_QUEUE_IO_MS` (default 16).
 public enum Diagnostics {
@@ -38,7 +44,21 @@ public enum Diagnostics {
         .temporaryID, .crossContextRelationship, .staleObject, .unsavedAncestor, .abandonedInsert,
         .missingMerge, .lostUpdate, .mainQueueWait, .mainQueueIO,
     ]
-    public static let defaultKinds: Set<ViolationKind> = Set(allKinds).subtracting([.mainQueueWait, .mainQueueIO])
+    /// Kinds that flag a choice a correct program may make on purpose: off unless
+    /// named in `CTXDEBUG_DIAGNOSTICS` (or `all`).
+    /// - `abandoned-insert`: an object saved with its default values only is a
+    ///   legitimate object in many models (a counter, a flag, a placeholder row).
+    /// - `missing-merge`: Core Data contexts are isolated on purpose; a context that
+    ///   does not merge (pinned to a query generation, an editor working on a
+    ///   snapshot, one that refreshes at moments of its choosing) reads old values by
+    ///   design, and the check can only guess, with a grace period, that a merge is
+    ///   not on its way.
+    /// - `lost-update`: it fires only under `mergeByPropertyObjectTrump` or
+    ///   `overwrite`, policies an app sets to say "the last writer wins".
+    /// - `main-queue-wait`, `main-queue-io`: slowness, not incorrect data.
+    public static let optInKinds: Set<ViolationKind> = [.abandonedInsert, .missingMerge, .lostUpdate, .mainQueueWait, .mainQueueIO]
+    /// On by default: what these flag is a bug in every program.
+    public static let defaultKinds: Set<ViolationKind> = Set(allKinds).subtracting(optInKinds)
 
     public struct Settings: Sendable, Equatable {
         public var enabled: Set<ViolationKind>
@@ -114,6 +134,15 @@ public enum Diagnostics {
         return s
     }
 
+    /// missing-merge's process-wide save count (a C global, CUnwind.h): moved by each
+    /// store save while missing-merge is on. A read compares it with the count its
+    /// object last checked: one load and a compare.
+    @inline(__always)
+    static var saveCount: UInt64 { ctxdebug_save_count() }
+
+    /// Moves the save count on, after the save's rows are recorded.
+    static func countSave() { ctxdebug_save_count_increment() }
+
     /// Replaces the settings (tests, tools).
     public static func configure(_ settings: Settings) {
         current.withLock { $0 = settings }
@@ -148,50 +177,59 @@ public enum Diagnostics {
 
     // MARK: unsaved-ancestor
 
-    /// Contexts holding changes their children saved into them, by context number.
-    private static let pendingAncestors = LockedValue<[UInt32: String]>([:])
-    private static let exitHookInstalled = Atomic<Bool>(false)
-
-    static func ancestorHoldsChildChanges(_ c: ManagedObjectContext) {
-        let name = c.debugName
-        pendingAncestors.withLock { $0[c.number] = name }
-        if !exitHookInstalled.exchange(true, ordering: .relaxed) {
-            atexit { Diagnostics.reportUnsavedAncestorsAtExit() }
-        }
+    /// Changes a child saved into an ancestor that has not saved them since.
+    struct PendingAncestor: Sendable {
+        let name: String
+        let shortName: String
+        let queueLabel: String
+        /// The child that pushed first since the ancestor last saved, and the stack of that save.
+        let child: String
+        let stack: [UInt]
+        var pushes: Int
     }
 
-    static func holdsChildChanges(_ c: ManagedObjectContext) -> Bool {
-        pendingAncestors.withLock { $0[c.number] != nil }
+    /// Ancestors holding changes their children saved into them, by context number.
+    /// An entry goes when the ancestor saves, rolls back, resets, or is released:
+    /// releasing a context with changes is how an app cancels (a dropped editor),
+    /// so only the ancestors still alive when the process ends are reported.
+    private static let pendingAncestors = LockedValue<[UInt32: PendingAncestor]>([:])
+    private static let exitHookInstalled = Atomic<Bool>(false)
+
+    static func ancestorHoldsChildChanges(_ c: ManagedObjectContext, child: String, stack: [UInt]) {
+        let pending = PendingAncestor(name: c.debugName, shortName: c.shortName, queueLabel: c.queueIdentity.label, child: child, stack: stack, pushes: 1)
+        pendingAncestors.withLock { p in
+            if p[c.number] != nil { p[c.number]!.pushes += 1 } else { p[c.number] = pending }
+        }
+        if !exitHookInstalled.exchange(true, ordering: .relaxed) {
+            // Registered after the checker's own exit hook (the checker is configured by
+            // the first context), so it runs first: what it reports is in the summary.
+            atexit { Diagnostics.reportUnsavedAncestorsAtExit() }
+        }
     }
 
     static func ancestorSaved(_ c: ManagedObjectContext) {
         _ = pendingAncestors.withLock { $0.removeValue(forKey: c.number) }
     }
 
-    static func reportUnsavedAncestor(_ c: ManagedObjectContext, when: String) {
-        ancestorSaved(c)
-        guard isOn(.unsavedAncestor) else { return }
-        report(
-            .unsavedAncestor,
-            describe(c, operation: "save into a parent", hint: "save every ancestor in turn (child, then parent, up to the root on the coordinator), or put the context on the coordinator"),
-            "\(c.debugName) holds changes its child contexts saved into it, and \(when) without saving them: they never reached the store.")
-    }
-
-    private static func reportUnsavedAncestorsAtExit() {
+    /// At exit: every ancestor still alive that holds changes its children pushed
+    /// into it and never saved. The report's stack is the child's save that pushed them.
+    static func reportUnsavedAncestorsAtExit() {
         let left = pendingAncestors.withLock { p in
             let all = p
             p = [:]
             return all
         }
         guard !left.isEmpty, isOn(.unsavedAncestor) else { return }
-        for (_, name) in left.sorted(by: { $0.key < $1.key }) {
-            report(
-                .unsavedAncestor,
-                AccessDescription(
-                    operation: "save into a parent", entity: nil, attribute: nil, objectID: nil, contextName: name,
-                    ownerQueueLabel: "(at exit)",
-                    fixHint: "save every ancestor in turn (child, then parent, up to the root on the coordinator), or put the context on the coordinator"),
-                "\(name) holds changes its child contexts saved into it, and the process is ending without saving them: they never reached the store.")
+        for (_, a) in left.sorted(by: { $0.key < $1.key }) {
+            let more = a.pushes > 1 ? " (and \(a.pushes - 1) later save\(a.pushes == 2 ? "" : "s") of its children)" : ""
+            ConcurrencyDebug.reportViolation(
+                kind: .unsavedAncestor,
+                description: AccessDescription(
+                    operation: "save into a parent", entity: nil, attribute: nil, objectID: nil, contextName: a.shortName,
+                    ownerQueueLabel: a.queueLabel,
+                    fixHint: "save every ancestor in turn (child, then parent, up to the root on the coordinator), or put the context on the coordinator; to cancel on purpose, call rollback() or reset() on it, or release it"),
+                message: "BUG DETECTED: \(a.name) holds changes that \(a.child) saved into it\(more), and the process is ending without saving them: they never reached the store. The stack is the child's save that pushed them.",
+                addresses: a.stack)
         }
     }
 }
@@ -258,25 +296,38 @@ extension ManagedObjectContext {
             "\(o.entity.name) \(o.objectID) was used after \(why); Core Data would raise \"could not fulfill a fault\". Its values read as nil.")
     }
 
-    /// A registered object whose row a fetch found at a newer version than the
-    /// object shows, in a context that never merges: the UI shows stale values.
-    func diagnoseMissingMerge(_ o: ManagedObject, fresh: RowSnapshot) {
-        guard !hasMerged, !automaticallyMergesChangesFromParent, !o.updatedFlag, !o.insertedFlag,
-            let old = o.snapshot, fresh.version > old.version, Diagnostics.isOn(.missingMerge),
-            let coordinator = persistentStoreCoordinator
-        else { return }
-        // Only saves this process made, old enough that a merge on its way would have landed.
-        guard let save = coordinator.lastSave(of: o.objectID),
-            Double(ctxdebug_now_ns() &- save.time) / 1e6 >= Diagnostics.settings.missingMergeGraceMilliseconds
-        else { return }
-        var headline = "\(debugName) reads \(o.entity.name) \(o.objectID) at version \(old.version), but the store has version \(fresh.version)"
+    /// missing-merge: `o`, registered here, shows values older than a save this
+    /// process made of its row, and this context never merges. Called when the
+    /// process's save count moved since `o` was last checked:
+    /// - on an attribute read (`ManagedObject.readAfterSave`), the common form: the
+    ///   UI reads the old value with no refetch;
+    /// - when a fetch finds the object already registered (`storeVersion`: the row's
+    ///   version it found), or a batch of a `fetchBatchSize` fetch reaches it.
+    ///
+    /// The object is marked checked unless the save is still inside the grace period
+    /// (a merge may be on its way): the next read looks again.
+    func diagnoseMissingMerge(_ o: ManagedObject, storeVersion: Int64?, operation: String, attribute: String? = nil) {
+        let count = Diagnostics.saveCount
+        guard Diagnostics.isOn(.missingMerge), case .coordinator(let coordinator) = parentStore,
+            !hasMerged, !automaticallyMergesChangesFromParent,
+            !o.updatedFlag, !o.insertedFlag, !o.deletedFlag, !o.isFaultFlag, !o.isStale, let old = o.snapshot,
+            let save = coordinator.lastSave(of: o.objectID), save.version > old.version,
+            storeVersion.map({ $0 > old.version }) ?? true
+        else {
+            o.checkedSaveCount = count
+            return
+        }
+        // Only saves old enough that a merge on its way would have landed.
+        guard Double(DiagnosticsClock.now() &- save.time) / 1e6 >= Diagnostics.settings.missingMergeGraceMilliseconds else { return }
+        o.checkedSaveCount = count
+        let newest = max(storeVersion ?? save.version, save.version)
+        var headline = "\(debugName) reads \(o.entity.name) \(o.objectID) at version \(old.version), but the store has version \(newest)"
         headline += ", saved by \(save.saver); no merge of that save was applied to this context."
         let frames = StackTrace.symbolicate(save.stack).prefix(12)
         if !frames.isEmpty { headline += "\n  the save's stack:\n" + frames.map { "    " + $0 }.joined(separator: "\n") }
-        Diagnostics.report(
-            .missingMerge,
-            Diagnostics.describe(o, operation: "read", hint: "observe didSaveObjectsNotification and call mergeChanges(fromContextDidSave:) on this context's queue, or set automaticallyMergesChangesFromParent = true"),
-            headline)
+        var description = Diagnostics.describe(o, operation: operation, hint: "observe didSaveObjectsNotification and call mergeChanges(fromContextDidSave:) on this context's queue, or set automaticallyMergesChangesFromParent = true")
+        description.attribute = attribute
+        Diagnostics.report(.missingMerge, description, headline)
     }
 
     func diagnoseLostUpdates(_ result: StoreSaveResult) {

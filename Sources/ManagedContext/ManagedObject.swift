@@ -36,6 +36,9 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
     var isStale = false
     /// True once its context was reset: it can never load values again.
     var isInvalidated = false
+    /// The process's save count (`Diagnostics.saveCount`) when missing-merge last
+    /// looked at this object; a read looks again only after another save.
+    var checkedSaveCount: UInt64 = 0
 
     /// Core Data's designated initializer. With a context, the object is inserted
     /// into it; without one, it stays unregistered until `context.insert(_:)`.
@@ -97,7 +100,19 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
             }
             fireFaultIfNeeded()
         }
+        // missing-merge's fast path: one load and a compare until a save happens.
+        if _slowPath(Diagnostics.saveCount != checkedSaveCount) { readAfterSave(index) }
         return values[index]
+    }
+
+    /// A read after some context saved: does this object show values older than that save?
+    @inline(never)
+    final func readAfterSave(_ attribute: Int) {
+        guard let context = managedObjectContext else {
+            checkedSaveCount = Diagnostics.saveCount
+            return
+        }
+        context.diagnoseMissingMerge(self, storeVersion: nil, operation: "read", attribute: entity.attributes[attribute].name)
     }
 
     public final func setStoredValue(_ value: StoredValue, forAttributeNamed name: String) {

@@ -209,6 +209,11 @@ public final class FetchedResults<Element: ManagedObject>: RandomAccessCollectio
         let unregistered = ids.filter { context.registered($0).map { $0.isFaultFlag } ?? true }
         let loaded = (try? context.loadSnapshots(unregistered)) ?? [:]
         batch = ids.map { id in context.materialize(id, loaded[id]) as! Element }
+        // The objects already loaded were skipped above: missing-merge looks at them here.
+        let saves = Diagnostics.saveCount
+        for o in batch where loaded[o.objectID] == nil && o.checkedSaveCount != saves {
+            context.diagnoseMissingMerge(o, storeVersion: nil, operation: "fetch (batch)")
+        }
         batchStart = start
     }
 }

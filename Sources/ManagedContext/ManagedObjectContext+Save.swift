@@ -62,7 +62,8 @@ extension ManagedObjectContext {
         let result = try store.save(changes)
         diagnoseLostUpdates(result)
         if !result.written.isEmpty, Diagnostics.isOn(.missingMerge) {
-            c.recordSave(Array(result.written.keys), by: debugName, stack: StackTrace.capture())
+            let rows = result.written.map { (id: result.permanentIDs[$0.key] ?? $0.key, version: $0.value.version) }
+            c.recordSave(rows, by: debugName, stack: StackTrace.capture())
         }
 
         // The transaction committed: bring the objects in step.
@@ -133,7 +134,9 @@ extension ManagedObjectContext {
         let finalPayload = payload
         // Runs on the parent's queue, as Core Data does: a heavy child save holds
         // the parent's queue (the main queue, for a child of the view context).
-        p.performAndWait { p.absorbChildSave(finalPayload) }
+        let pushedBy = Diagnostics.isOn(.unsavedAncestor) ? StackTrace.capture() : []
+        let child = debugName
+        p.performAndWait { p.absorbChildSave(finalPayload, from: child, stack: pushedBy) }
 
         for o in inserted {
             o.insertedFlag = false
@@ -162,8 +165,8 @@ extension ManagedObjectContext {
 
     /// Takes a child's save as this context's own unsaved changes. A child never
     /// conflicts with its parent: its values overwrite the parent's.
-    func absorbChildSave(_ payload: ChildSavePayload) {
-        if Diagnostics.isOn(.unsavedAncestor) { Diagnostics.ancestorHoldsChildChanges(self) }
+    func absorbChildSave(_ payload: ChildSavePayload, from child: String = "a child context", stack: [UInt] = []) {
+        if Diagnostics.isOn(.unsavedAncestor) { Diagnostics.ancestorHoldsChildChanges(self, child: child, stack: stack) }
         for item in payload.inserts {
             if let existing = registered(item.id) {
                 apply(item, to: existing, all: true)

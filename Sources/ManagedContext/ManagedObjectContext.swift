@@ -83,7 +83,8 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     }
 
     deinit {
-        if Diagnostics.holdsChildChanges(self) { Diagnostics.reportUnsavedAncestor(self, when: "was released") }
+        // Releasing a context with changes is how an app cancels: not reported (see unsaved-ancestor).
+        Diagnostics.ancestorSaved(self)
         for o in observers.withLock({ $0 }) { NotificationCenter.default.removeObserver(o.token) }
         if concurrencyType == .privateQueue { QueueIdentity.unregister(queueIdentity) }
     }
@@ -536,7 +537,9 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
 
     func materialize(_ id: ManagedObjectID, _ snapshot: RowSnapshot?) -> ManagedObject {
         if let o = registered(id) {
-            if let snapshot, !o.isFaultFlag { diagnoseMissingMerge(o, fresh: snapshot) }
+            if let snapshot, !o.isFaultFlag, o.checkedSaveCount != Diagnostics.saveCount {
+                diagnoseMissingMerge(o, storeVersion: snapshot.version, operation: "fetch")
+            }
             if o.isFaultFlag, !o.isInvalidated, let snapshot {
                 o.values = snapshot.values
                 o.toOne = snapshot.toOne

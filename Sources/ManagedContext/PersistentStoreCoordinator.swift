@@ -22,16 +22,22 @@ public final class PersistentStoreCoordinator: Sendable {
     struct SaveRecord: Sendable {
         let saver: String
         let stack: [UInt]
+        /// When, by `DiagnosticsClock.now()`.
         let time: UInt64
+        /// The row version (`Z_OPT`) the save wrote.
+        let version: Int64
     }
     private let saves = LockedValue<[ManagedObjectID: SaveRecord]>([:])
 
-    func recordSave(_ ids: [ManagedObjectID], by saver: String, stack: [UInt]) {
-        let record = SaveRecord(saver: saver, stack: stack, time: MonotonicClock.now())
+    /// Records a save's rows (permanent IDs and the versions written), then moves the
+    /// process's save count, so a read that sees the new count finds the record.
+    func recordSave(_ rows: [(id: ManagedObjectID, version: Int64)], by saver: String, stack: [UInt]) {
+        let time = DiagnosticsClock.now()
         saves.withLock { s in
-            if s.count + ids.count > 200_000 { s = [:] }
-            for id in ids { s[id] = record }
+            if s.count + rows.count > 200_000 { s = [:] }
+            for row in rows { s[row.id] = SaveRecord(saver: saver, stack: stack, time: time, version: row.version) }
         }
+        Diagnostics.countSave()
     }
 
     func lastSave(of id: ManagedObjectID) -> SaveRecord? {

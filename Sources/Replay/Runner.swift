@@ -65,6 +65,11 @@ private struct Smuggled<T>: @unchecked Sendable {
     let value: T
 }
 
+/// The stacks of the injected unsaved-ancestor bug, kept until the process exits as
+/// an app keeps its stack: unsaved-ancestor is reported at exit, for ancestors still
+/// alive (releasing a context with changes is how an app cancels).
+private let stacksKeptUntilExit = Mutex<[NestedStack]>([])
+
 /// Runs one workload on one store, with the frame clock, the monitor and the
 /// watchdog, and turns what they saw into a `ScenarioResult`.
 final class ScenarioRunner: Sendable {
@@ -94,6 +99,7 @@ final class ScenarioRunner: Sendable {
         self.scratch = scratch
         monitor = MainQueueMonitor(fps: options.fps, hangThresholdMs: options.hangThresholdMs, recordItems: options.recordTrace)
         nested = workload.stack == .nested ? NestedStack(container: container) : nil
+        if bug == .unsavedAncestor, let nested { stacksKeptUntilExit.withLock { $0.append(nested) } }
     }
 
     private var mainContext: ManagedObjectContext { nested?.main ?? container.viewContext }

@@ -13,7 +13,7 @@ struct CtxDebug: ParsableCommand {
               CTXDEBUG_EXITCODE=N           exit status in report mode
               CTXDEBUG_SUPPRESSIONS=FILE    frame patterns to ignore
               CTXDEBUG_JOURNAL=FILE         access journal
-              CTXDEBUG_DIAGNOSTICS=LIST     more bug kinds (docs/diagnostics.md)
+              CTXDEBUG_DIAGNOSTICS=LIST     bug kinds beyond queues; opt-in ones by name, or all (docs/diagnostics.md)
 
             Start with `ctxdebug replay`: it seeds a SurfJournal store on first run and shows \
             what a main-queue export costs the UI.

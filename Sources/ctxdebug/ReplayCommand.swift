@@ -1,6 +1,7 @@
 import ArgumentParser
 import ConcurrencyDebug
 import Foundation
+import ManagedContext
 import Replay
 import Reports
 import SurfJournal
@@ -27,8 +28,16 @@ struct ReplayCommand: ParsableCommand {
             Scenarios:
             \(ScenarioName.allCases.map { "  \($0.rawValue): \($0.summary)" }.joined(separator: "\n"))
 
-            Bugs for --inject-bug (turns on CTXDEBUG_CONCURRENCY=1 unless it is set):
+            Bugs for --inject-bug (turns on CTXDEBUG_CONCURRENCY=1 unless it is set, and the \
+            opt-in diagnostic the bug is caught as unless CTXDEBUG_DIAGNOSTICS is set):
             \(InjectedBug.allCases.map { "  \($0.rawValue): \($0.summary)" }.joined(separator: "\n"))
+
+            Diagnostics (docs/diagnostics.md): at CTXDEBUG_CONCURRENCY=1 the default set runs: \
+            \(Diagnostics.allKinds.filter { Diagnostics.defaultKinds.contains($0) }.map(\.rawValue).joined(separator: ", ")), \
+            bugs in every program. The opt-in kinds flag choices a correct program may make on \
+            purpose: \(Diagnostics.allKinds.filter { Diagnostics.optInKinds.contains($0) }.map(\.rawValue).joined(separator: ", ")). \
+            Turn them on by name or all at once: CTXDEBUG_DIAGNOSTICS=default,missing-merge or \
+            CTXDEBUG_DIAGNOSTICS=all (and all,-name to leave one out).
 
             Each scenario runs on a fresh copy of the store; the store itself is never changed.
 
@@ -158,6 +167,7 @@ struct ReplayCommand: ParsableCommand {
             } else if env[ConcurrencyDebug.Configuration.levelVariable] == "0" {
                 FileHandle.standardError.write(Data("ctxdebug: warning: CTXDEBUG_CONCURRENCY=0, so the injected bug will not be caught (it is a real data race).\n".utf8))
             }
+            InjectedBugDiagnostics.enable(for: injectBug, environment: env)
         }
         let bar = ProgressBar(label: "replay")
         options.progress = { p in

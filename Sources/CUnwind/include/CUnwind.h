@@ -23,6 +23,17 @@ static inline void ctxdebug_set_access_mode(int mode) {
     __atomic_store_n(&ctxdebug_access_mode_value, mode, __ATOMIC_RELAXED);
 }
 
+// How many store saves this process has made while the missing-merge diagnostic was
+// on. An attribute read compares it with the count its object last checked: one load
+// and a compare while nothing is saved, and the diagnostic's lookup only after a save.
+extern uint64_t ctxdebug_save_count_value;
+static inline uint64_t ctxdebug_save_count(void) {
+    return __atomic_load_n(&ctxdebug_save_count_value, __ATOMIC_ACQUIRE);
+}
+static inline uint64_t ctxdebug_save_count_increment(void) {
+    return __atomic_add_fetch(&ctxdebug_save_count_value, 1, __ATOMIC_ACQ_REL);
+}
+
 // The queues this thread holds right now, innermost last: every perform block
 // running on it (a `performAndWait` on a private queue runs on the caller's thread
 // while that thread may already hold another queue). A `performAndWait` on a queue

@@ -101,6 +101,12 @@ enum AccessBench {
         var managed: [Int: [Double]] = [0: [], 1: [], 3: []]
         var check: [Int: [Double]] = [0: [], 1: [], 3: []]
         var journaledReads = 0
+        // Level 1 with missing-merge on: a read compares the process's save count with
+        // the count its object last checked (no save happens in the loop).
+        var missingMergeOn: [Double] = []
+        let diagnostics = Diagnostics.settings
+        var withMissingMerge = diagnostics
+        withMissingMerge.enabled.insert(.missingMerge)
         // Warm up every path once.
         configure(0)
         _ = overhead(); _ = plainRead(); _ = managedRead(); _ = checkOnly()
@@ -113,6 +119,10 @@ enum AccessBench {
                 check[level]!.append(best(checkOnly))
                 if level == 3 { journaledReads += 2 * n * chunks }
             }
+            configure(1)
+            Diagnostics.configure(withMissingMerge)
+            missingMergeOn.append(best(managedRead))
+            Diagnostics.configure(diagnostics)
             configure(0)
         }
         // Bytes per journaled event: the journal of the level-3 loops above.
@@ -157,6 +167,8 @@ enum AccessBench {
             BenchFigure("managed read off ÷ plain read (whole loops)", unit: "×", samples: zip(managed[0]!, plainNs).map { $0 / $1 }),
             BenchFigure("journal bytes per event (file size ÷ events)", unit: "bytes", samples: [stats.fileBytesPerEvent]),
             BenchFigure("journal bytes per event (records only)", unit: "bytes", samples: [stats.recordBytesPerEvent]),
+            BenchFigure("managed read, level 1 with missing-merge on", unit: "ns/access", samples: minus(missingMergeOn, loop), signed: true),
+            BenchFigure("missing-merge added at level 1 (on − default set)", unit: "ns/access", samples: minus(missingMergeOn, managed[1]!), signed: true),
         ]
         let off = figures[7].median, l1 = figures[5].median, l3 = figures[6].median, bytes = stats.fileBytesPerEvent
         let targets = [
@@ -171,6 +183,7 @@ enum AccessBench {
                 "One `JournalEntry` (SurfJournal) fetched on a private context; `entry.rating` read in loops of \(n.formattedCount) inside `context.performAndWait`, against the same read of a plain Swift class (`PlainEntry`, not final). Each read goes to an opaque sink (a closure in a mutable global), so no read can be hoisted or deleted; the same loop with only the sink call is the loop overhead, subtracted from each figure.",
                 "Levels switched in this process with `ConcurrencyDebug.configure(_:)` between loops; level 3 journals to a temporary file. \(repetitions) rounds, each round measuring every variant in turn; each sample is the fastest of \(chunks) loops (so that a preemption by another process lands in one loop, not in the figure).",
                 "\"The check alone\" calls `ConcurrencyDebug.check` (inlined, as in the runtime's getters) on a bare subject: the cost a build without checks would not pay.",
+                "missing-merge (opt-in): level 1 with `missing-merge` added to the default diagnostics, same loop. No save happens while it runs, so each read takes the fast path: the process's save count compared with the one the object last checked. The compare is in the getter at every level; the lookup of the row's last save runs only on the first read of an object after a save.",
                 "Journal: \(stats.events.formattedCount) events from the level-3 loops (\(journaledReads.formattedCount) accesses), \(stats.fileBytes.formattedCount) bytes.",
             ],
             figures: figures, targets: targets, detections: nil, skipped: nil,
