@@ -24,8 +24,8 @@ let package = Package(
             pkgConfig: "libunwind",
             providers: [.apt(["libunwind-dev"])]
         ),
-        .target(name: "CUnwind", dependencies: ["CLibunwind"]),
-        .target(name: "ConcurrencyDebug", dependencies: ["CUnwind"]),
+        .target(name: "CConcurrencyDebug", dependencies: ["CLibunwind"]),
+        .target(name: "ConcurrencyDebug", dependencies: ["CConcurrencyDebug"]),
         .target(
             name: "ManagedContext",
             dependencies: ["ConcurrencyDebug", .product(name: "GRDB", package: "GRDB.swift")]
@@ -57,7 +57,7 @@ let package = Package(
 // smoke main over regression inputs otherwise (Scripts/fuzz-smoke, docs/reliability.md).
 package.targets += [
     .target(
-        name: "FuzzSupport", dependencies: ["ConcurrencyDebug", "CUnwind", "ManagedContext", "SurfJournal", "Replay"],
+        name: "FuzzSupport", dependencies: ["ConcurrencyDebug", "ManagedContext", "SurfJournal", "Replay"],
         path: "Sources/Fuzz/FuzzSupport"),
     .executableTarget(name: "FuzzJournalReader", dependencies: ["FuzzSupport"], path: "Sources/Fuzz/FuzzJournalReader"),
     .executableTarget(name: "FuzzWorkload", dependencies: ["FuzzSupport"], path: "Sources/Fuzz/FuzzWorkload"),
@@ -66,7 +66,7 @@ package.targets += [
 ]
 
 // One place for the settings every Swift target shares.
-for target in package.targets where target.type != .system && target.name != "CUnwind" {
+for target in package.targets where target.type != .system && target.name != "CConcurrencyDebug" {
     target.swiftSettings = (target.swiftSettings ?? []) + [
         .swiftLanguageMode(.v6),
         .enableUpcomingFeature("ExistentialAny"),

@@ -1,4 +1,4 @@
-public import CUnwind
+public import CConcurrencyDebug
 import Dispatch
 import Foundation
 

@@ -1,4 +1,4 @@
-import CUnwind
+import CConcurrencyDebug
 public import Dispatch
 import Synchronization
 #if canImport(Glibc)

@@ -1,4 +1,4 @@
-public import CUnwind
+public import CConcurrencyDebug
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,11 +1,11 @@
-import CUnwind
+import CConcurrencyDebug
 
 /// The journal's on-disk format; `docs/journal-format.md` describes it byte by byte.
 ///
 /// A file is a sequence of session headers (one per process that opened it) and
 /// blocks. All integers are little-endian. Each block carries a CRC-32C of its body;
 /// a reader keeps every block whose checksum holds and reports the rest.
-enum JournalFormat {
+package enum JournalFormat {
     /// "CTXDJRNL": the first 8 bytes of a session header.
     static let sessionMagic: [UInt8] = Array("CTXDJRNL".utf8)
     static let version: UInt16 = 1
@@ -37,8 +37,8 @@ enum JournalFormat {
     /// Longest name or label stored.
     static let maximumNameLength = 200
 
-    static func crc32c(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
-        ctxdebug_crc32c(0, bytes.baseAddress, bytes.count)
+    package static func crc32c(_ bytes: UnsafeRawBufferPointer, continuing crc: UInt32 = 0) -> UInt32 {
+        ctxdebug_crc32c(crc, bytes.baseAddress, bytes.count)
     }
 
     @inline(__always)

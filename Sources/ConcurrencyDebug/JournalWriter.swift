@@ -1,4 +1,4 @@
-import CUnwind
+import CConcurrencyDebug
 import Synchronization
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,4 @@
-import CUnwind
+import CConcurrencyDebug
 import Synchronization
 
 /// A value behind a `Mutex`, held in a class so it can be shared and stored in

@@ -1,4 +1,4 @@
-import CUnwind
+import CConcurrencyDebug
 
 /// The monotonic clock (`CLOCK_MONOTONIC`) in nanoseconds, for this package's
 /// modules: one C call, no Foundation.

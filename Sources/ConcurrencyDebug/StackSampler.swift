@@ -1,7 +1,7 @@
-import CUnwind
+import CConcurrencyDebug
 
 /// Samples the stack of another thread (the one running main-queue work) with a
-/// signal whose handler calls `unw_backtrace` (Sources/CUnwind/sampler.c). For the
+/// signal whose handler calls `unw_backtrace` (Sources/CConcurrencyDebug/StackSampler.c). For the
 /// replay's hang watchdog; `package`, not part of the checker's API.
 package enum StackSampler {
     /// Installs the sampling signal's handler, once per process.

@@ -1,4 +1,4 @@
-import CUnwind
+import CConcurrencyDebug
 
 /// Stack capture at a violation: return addresses only, through libunwind's
 /// `unw_backtrace` (a few microseconds). Symbolication happens later, in `Symbolicator`.

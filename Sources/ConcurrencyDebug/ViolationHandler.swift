@@ -1,4 +1,4 @@
-import CUnwind
+import CConcurrencyDebug
 import Foundation
 #if canImport(Glibc)
 import Glibc

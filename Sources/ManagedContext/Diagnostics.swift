@@ -1,5 +1,4 @@
 public import ConcurrencyDebug
-import CUnwind
 import Foundation
 import Synchronization
 
@@ -134,14 +133,14 @@ public enum Diagnostics {
         return s
     }
 
-    /// missing-merge's process-wide save count (a C global, CUnwind.h): moved by each
+    /// missing-merge's process-wide save count (ConcurrencyDebug's `ProcessGeneration`): moved by each
     /// store save while missing-merge is on. A read compares it with the count its
     /// object last checked: one load and a compare.
     @inline(__always)
-    static var saveCount: UInt64 { ctxdebug_save_count() }
+    static var saveCount: UInt64 { ProcessGeneration.current }
 
     /// Moves the save count on, after the save's rows are recorded.
-    static func countSave() { ctxdebug_save_count_increment() }
+    static func countSave() { ProcessGeneration.advance() }
 
     /// Replaces the settings (tests, tools).
     public static func configure(_ settings: Settings) {
@@ -153,7 +152,7 @@ public enum Diagnostics {
 
     /// Whether `kind` is checked now: checking is on and the kind is enabled.
     static func isOn(_ kind: ViolationKind) -> Bool {
-        guard ctxdebug_access_mode() != 0, ConcurrencyDebug.level >= 1 else { return false }
+        guard ConcurrencyDebug.mayBeChecking, ConcurrencyDebug.level >= 1 else { return false }
         if enabledBits.load(ordering: .relaxed) == UInt32.max { _ = settings }
         guard let i = allKinds.firstIndex(of: kind) else { return false }
         return enabledBits.load(ordering: .relaxed) & (1 << UInt32(i)) != 0

@@ -67,7 +67,7 @@ struct MergedRun {
 /// code, skipping the checker's and the runtime's own frames.
 enum SourceLocator {
     /// Source directories whose frames are the runtime's, not the user's.
-    static let runtimeDirectories = ["/Sources/ConcurrencyDebug/", "/Sources/ManagedContext/", "/Sources/CUnwind/"]
+    static let runtimeDirectories = ["/Sources/ConcurrencyDebug/", "/Sources/ManagedContext/", "/Sources/CConcurrencyDebug/"]
 
     static func isRuntime(_ file: String) -> Bool {
         runtimeDirectories.contains { file.contains($0) }

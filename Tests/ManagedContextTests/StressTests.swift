@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import ManagedContext
-import CUnwind
+import ConcurrencyDebug
 import Synchronization
 import Testing
 
@@ -314,17 +314,6 @@ struct StressTests {
     }
 }
 
-/// A `Mutex` that tells ThreadSanitizer about itself (Mutex waits on futexes, which
-/// ThreadSanitizer does not see), so the test's own counters are not reported.
-final class AnnotatedMutex<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
-    init(_ value: Value) { mutex = Mutex(value) }
-    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
-        let token = Unmanaged.passUnretained(self).toOpaque()
-        return try mutex.withLock { value in
-            ctxdebug_tsan_acquire(token)
-            defer { ctxdebug_tsan_release(token) }
-            return try body(&value)
-        }
-    }
-}
+/// The runtime's own lock, which tells ThreadSanitizer about itself (Mutex waits on
+/// futexes, which ThreadSanitizer does not see), so the test's counters are not reported.
+typealias AnnotatedMutex = LockedValue

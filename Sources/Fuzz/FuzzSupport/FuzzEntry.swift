@@ -1,4 +1,3 @@
-import CUnwind
 import ConcurrencyDebug
 import Foundation
 import ManagedContext
@@ -47,7 +46,7 @@ public enum FuzzEntry {
     /// A valid session header (pid 1, start time 0), for inputs that lack one.
     static let sessionHeader: [UInt8] = {
         var h: [UInt8] = Array("CTXDJRNL".utf8) + [1, 0, 32, 0, 1, 0, 0, 0] + [UInt8](repeating: 0, count: 8)
-        let crc = h.withUnsafeBytes { ctxdebug_crc32c(0, $0.baseAddress, $0.count) }
+        let crc = h.withUnsafeBytes { JournalFormat.crc32c($0) }
         h += withUnsafeBytes(of: crc.littleEndian, Array.init)
         h += [0, 0, 0, 0]
         return h

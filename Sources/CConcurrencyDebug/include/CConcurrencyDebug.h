@@ -1,5 +1,5 @@
-#ifndef CUNWIND_H
-#define CUNWIND_H
+#ifndef CCONCURRENCYDEBUG_H
+#define CCONCURRENCYDEBUG_H
 
 #include <stdint.h>
 #include <stddef.h>
@@ -23,15 +23,15 @@ static inline void ctxdebug_set_access_mode(int mode) {
     __atomic_store_n(&ctxdebug_access_mode_value, mode, __ATOMIC_RELAXED);
 }
 
-// How many store saves this process has made while the missing-merge diagnostic was
-// on. An attribute read compares it with the count its object last checked: one load
-// and a compare while nothing is saved, and the diagnostic's lookup only after a save.
-extern uint64_t ctxdebug_save_count_value;
-static inline uint64_t ctxdebug_save_count(void) {
-    return __atomic_load_n(&ctxdebug_save_count_value, __ATOMIC_ACQUIRE);
+// A process-wide generation a client moves on when shared state changes (the runtime:
+// a store save while missing-merge is on). A hot path compares it with the generation
+// it last looked at: one load and a compare while nothing changed.
+extern uint64_t ctxdebug_generation_value;
+static inline uint64_t ctxdebug_generation(void) {
+    return __atomic_load_n(&ctxdebug_generation_value, __ATOMIC_ACQUIRE);
 }
-static inline uint64_t ctxdebug_save_count_increment(void) {
-    return __atomic_add_fetch(&ctxdebug_save_count_value, 1, __ATOMIC_ACQ_REL);
+static inline uint64_t ctxdebug_generation_advance(void) {
+    return __atomic_add_fetch(&ctxdebug_generation_value, 1, __ATOMIC_ACQ_REL);
 }
 
 // The queues this thread holds right now, innermost last: every perform block
@@ -142,6 +142,6 @@ typedef struct ctxdebug_loaded_segment {
 // unmap, dlopen and dlclose.
 int ctxdebug_loaded_segments(ctxdebug_loaded_segment *segments, int max);
 
-#include "CUnwindSampler.h"
+#include "StackSampler.h"
 
 #endif

@@ -1,5 +1,5 @@
 #define _GNU_SOURCE
-#include "CUnwind.h"
+#include "CConcurrencyDebug.h"
 // libunwind directly (the CLibunwind module map is not on the C include path);
 // the CLibunwind dependency still links libunwind.
 #define UNW_LOCAL_ONLY
@@ -17,7 +17,7 @@
 
 _Thread_local uintptr_t ctxdebug_current_owner_tls = 0;
 int ctxdebug_access_mode_value = -1;
-uint64_t ctxdebug_save_count_value = 0;
+uint64_t ctxdebug_generation_value = 0;
 _Thread_local uintptr_t ctxdebug_held_tls[CTXDEBUG_HELD_MAX];
 _Thread_local int ctxdebug_held_count_tls = 0;
 

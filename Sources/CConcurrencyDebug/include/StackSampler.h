@@ -1,5 +1,5 @@
-#ifndef CUNWIND_SAMPLER_H
-#define CUNWIND_SAMPLER_H
+#ifndef CTXDEBUG_STACK_SAMPLER_H
+#define CTXDEBUG_STACK_SAMPLER_H
 
 #include <stdint.h>
 
@@ -7,7 +7,7 @@
 // signal to the thread that runs main-queue work, whose handler captures that
 // thread's stack with unw_backtrace (async-signal-safe) into a static buffer.
 //
-// Included from CUnwind.h; Swift reaches it through ConcurrencyDebug's StackSampler.
+// Included from CConcurrencyDebug.h; Swift reaches it through ConcurrencyDebug's StackSampler.
 
 // Installs the signal handler once. Returns the signal number used.
 int ctxdebug_sampler_install(void);

@@ -1,5 +1,5 @@
 #define _GNU_SOURCE
-#include "include/CUnwindSampler.h"
+#include "include/StackSampler.h"
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 #include <errno.h>
