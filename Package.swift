@@ -44,12 +44,14 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "ConcurrencyDebugTests", dependencies: ["ConcurrencyDebug"]),
+        // Shared by the tests and the fuzz targets; not a product.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "ConcurrencyDebugTests", dependencies: ["ConcurrencyDebug", "TestSupport"]),
         .testTarget(name: "ConcurrencyDebugTestingTests", dependencies: ["ConcurrencyDebugTesting", "ConcurrencyDebug"]),
-        .testTarget(name: "ManagedContextTests", dependencies: ["ManagedContext", "ConcurrencyDebug", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "ManagedContextTests", dependencies: ["ManagedContext", "ConcurrencyDebug", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "SurfJournalTests", dependencies: ["SurfJournal", "ManagedContext"]),
         .testTarget(name: "ReplayTests", dependencies: ["Replay", "SurfJournal", "ManagedContext", "ConcurrencyDebug"]),
-        .testTarget(name: "ctxdebugTests", dependencies: ["ctxdebug", "ConcurrencyDebug", "Reports", "Replay"]),
+        .testTarget(name: "ctxdebugTests", dependencies: ["ctxdebug", "ConcurrencyDebug", "Reports", "Replay", "TestSupport"]),
     ]
 )
 
@@ -57,7 +59,7 @@ let package = Package(
 // smoke main over regression inputs otherwise (Scripts/fuzz-smoke, docs/reliability.md).
 package.targets += [
     .target(
-        name: "FuzzSupport", dependencies: ["ConcurrencyDebug", "ManagedContext", "SurfJournal", "Replay"],
+        name: "FuzzSupport", dependencies: ["ConcurrencyDebug", "ManagedContext", "SurfJournal", "Replay", "TestSupport"],
         path: "Sources/Fuzz/FuzzSupport"),
     .executableTarget(name: "FuzzJournalReader", dependencies: ["FuzzSupport"], path: "Sources/Fuzz/FuzzJournalReader"),
     .executableTarget(name: "FuzzWorkload", dependencies: ["FuzzSupport"], path: "Sources/Fuzz/FuzzWorkload"),

@@ -1,24 +1,13 @@
 import ConcurrencyDebug
 import Foundation
 import Testing
+import TestSupport
 
 /// Crash safety of the journal beyond JournalTests (issue 9, docs/reliability.md):
 /// many SIGKILLs at random moments with random block sizes and thread counts, and
 /// damage at many random offsets, which is always detected and never misread.
 @Suite("Reliability: crash safety of the journal")
 struct JournalCrashTests {
-    /// A small deterministic generator, so a failing run repeats from its seed.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static func seed() -> UInt64 {
         if let s = ProcessInfo.processInfo.environment["RELIABILITY_SEED"], let v = UInt64(s) { return v }
         return UInt64(Date().timeIntervalSince1970 * 1000)

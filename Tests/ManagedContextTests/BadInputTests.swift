@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 import ManagedContext
+import TestSupport
 
 @Suite struct BadInputTests {
     func open(_ url: URL, readOnly: Bool = false) throws(ManagedContextError) {

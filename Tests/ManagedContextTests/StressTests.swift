@@ -4,6 +4,7 @@ import ManagedContext
 import ConcurrencyDebug
 import Synchronization
 import Testing
+import TestSupport
 
 /// Stress (issue 9, docs/reliability.md): 36 contexts — a main-queue context, private
 /// contexts on the coordinator, and children of both — do random fetches, inserts,
@@ -300,17 +301,6 @@ struct StressTests {
                 + "; failed saves \(failed); \(store.count) rows in the store at the end; slowest operation by context kind "
                 + progress.slowest.withLock { $0 }.sorted { $0.key < $1.key }.map { "\($0.key) \(String(format: "%.2f", $0.value)) s" }.joined(separator: ", "))
         #expect(total > actors.count * 10, "too little work done: \(total) operations")
-    }
-
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 }
 

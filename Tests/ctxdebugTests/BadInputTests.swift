@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// The bad-input catalogue of issue 9 (docs/reliability.md), through the BUILT CLI:
 /// each case gives one clear error line, its documented exit status, no crash, and
@@ -49,7 +50,7 @@ struct BadInputCLITests {
     }
 
     static func randomBytes(_ count: Int, seed: UInt64) -> Data {
-        var rng = R.SplitMix(seed: seed)
+        var rng = SplitMix(seed: seed)
         return Data((0..<count).map { _ in UInt8(truncatingIfNeeded: rng.next()) })
     }
 

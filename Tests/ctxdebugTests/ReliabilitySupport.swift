@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 
 /// Helpers for the reliability tests (docs/reliability.md): the built binary, child
 /// processes with their output, temporary directories, and the sqlite3 CLI as an
@@ -108,19 +109,6 @@ enum Reliability {
 
     /// The bytes of a file, or nil when it does not exist.
     static func bytes(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
-
-    /// A small deterministic generator, so a failing run can be repeated from its seed.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
     /// The seed for a randomized test: `RELIABILITY_SEED` if set, else the clock.
     static func seed() -> UInt64 {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Crash safety of saves (issue 9, docs/reliability.md): `ctxdebug stress-writer`
 /// saves continuously and acknowledges each save on stdout after `save()` returns;
@@ -47,7 +48,7 @@ struct SaveCrashTests {
     func killedWhileSaving() throws {
         let cycles = Int(ProcessInfo.processInfo.environment["RELIABILITY_SAVE_CRASH_CYCLES"] ?? "") ?? 120
         let seed = Reliability.seed()
-        var rng = Reliability.SplitMix(seed: seed)
+        var rng = SplitMix(seed: seed)
         let dir = try Reliability.temporaryDirectory("save-crash")
         defer { Reliability.remove(dir) }
         let store = dir.appendingPathComponent("Crash.sqlite").path

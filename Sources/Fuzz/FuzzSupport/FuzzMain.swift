@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// The `main` of a fuzz target in an ordinary build (no `-D CTXDEBUG_FUZZ`): runs the
 /// entry point over files and directories of inputs (the regression inputs), then
@@ -70,17 +71,6 @@ public enum FuzzMain {
     private static func usage(_ name: String) -> Never {
         FileHandle.standardError.write(Data("usage: \(name) [--random N] [--seed S] PATH...\n".utf8))
         exit(64)
-    }
-
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 }
 
