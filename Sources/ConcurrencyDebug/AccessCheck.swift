@@ -87,6 +87,14 @@ public struct AccessDescription: Sendable, Hashable, Codable {
         self.ownerQueueLabel = ownerQueueLabel
         self.fixHint = fixHint
     }
+
+    /// "operation of Entity.attribute" (or "operation of attribute", or the operation
+    /// alone): how every report names the access.
+    public var summary: String {
+        if let entity { return operation + " of " + entity + (attribute.map { "." + $0 } ?? "") }
+        if let attribute { return operation + " of " + attribute }
+        return operation
+    }
 }
 
 /// Something confined to a queue that can say, in words, what an access to it was.

@@ -175,14 +175,8 @@ public struct Violation: Sendable, Hashable, Codable {
         var lines: [String] = []
         lines.append("ctxdebug: " + message)
         let a = access
-        var what = a.operation
-        if let entity = a.entity {
-            what += " of " + entity + (a.attribute.map { "." + $0 } ?? "")
-        } else if let attribute = a.attribute {
-            what += " of " + attribute
-        }
         lines.append("  kind:      \(kind)")
-        lines.append("  access:    \(what)")
+        lines.append("  access:    \(a.summary)")
         if a.objectID != nil || a.entity != nil {
             var object = a.objectID ?? "(no objectID)"
             if let entity = a.entity { object += " (entity \(entity))" }
@@ -209,10 +203,7 @@ public struct Violation: Sendable, Hashable, Codable {
 
     /// The headline for an access from the wrong queue.
     static func headline(kind: ViolationKind, access a: AccessDescription, toucher: String) -> String {
-        var subject = a.operation
-        if let entity = a.entity {
-            subject += " of " + entity + (a.attribute.map { "." + $0 } ?? "")
-        }
+        var subject = a.summary
         if let objectID = a.objectID { subject += " (\(objectID))" }
         let owner =
             a.contextName.map { "queue '\(a.ownerQueueLabel)' of context '\($0)'" } ?? "queue '\(a.ownerQueueLabel)'"

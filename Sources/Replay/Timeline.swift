@@ -225,12 +225,7 @@ final class TimedViolationHandler: ViolationHandler {
             guard let g = groups[key] else { return nil }
             let v = g.first.violation.symbolicated()
             let a = v.access
-            var what = a.operation
-            if let entity = a.entity {
-                what += " of " + entity + (a.attribute.map { "." + $0 } ?? "")
-            } else if let attribute = a.attribute {
-                what += " of " + attribute
-            }
+            let what = a.summary
             var thread = "\(v.threadID)"
             if !v.threadName.isEmpty { thread += " '\(v.threadName)'" }
             return ViolationRecord(

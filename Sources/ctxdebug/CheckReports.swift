@@ -142,7 +142,7 @@ enum JUnitRenderer {
             violation.count = merged.count
             let frame = SourceLocator.userFrame(violation.frames, root: root)
             let site = SourceLocator.describe(frame, root: root)
-            let name = "#\(index + 1) \(accessSummary(violation.access))" + (site.map { " at \($0)" } ?? "")
+            let name = "#\(index + 1) \(violation.access.summary)" + (site.map { " at \($0)" } ?? "")
             var attributes = #"classname="ctxdebug.\#(escape(merged.kind.rawValue))" name="\#(escape(name))" time="0""#
             if let frame, let file = frame.file {
                 attributes += #" file="\#(escape(SourceLocator.relative(file, to: root) ?? file))" line="\#(frame.line ?? 0)""#
@@ -155,12 +155,6 @@ enum JUnitRenderer {
         }
         xml += "  </testsuite>\n</testsuites>\n"
         return xml
-    }
-
-    static func accessSummary(_ a: AccessDescription) -> String {
-        var text = a.operation
-        if let entity = a.entity { text += " of " + entity + (a.attribute.map { "." + $0 } ?? "") }
-        return text
     }
 
     /// XML text and attribute escaping; drops characters XML 1.0 cannot hold.
