@@ -25,15 +25,8 @@ public enum ReportDirectory {
         clock_gettime(CLOCK_REALTIME, &time)
         let stamp = Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
         let name = "\(filePrefix)\(getpid())-\(stamp)-\(UInt32.random(in: 0...UInt32.max))\(fileSuffix)"
-        let base = URL(fileURLWithPath: directory)
-        let final = base.appendingPathComponent(name).path
-        let temporary = base.appendingPathComponent("." + name + ".partial").path
-        try file.write(to: temporary)
-        guard rename(temporary, final) == 0 else {
-            let code = errno
-            unlink(temporary)
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: String(cString: strerror(code))])
-        }
+        let final = URL(fileURLWithPath: directory).appendingPathComponent(name).path
+        try WholeFile.write(to: final, suffix: ".partial") { try file.write(to: $0) }
         return final
     }
 

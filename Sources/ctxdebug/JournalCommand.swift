@@ -137,13 +137,9 @@ struct JournalCommand: ParsableCommand {
     /// Writes the trace of `reader` to `path` (under a temporary name, then renamed).
     static func writeTrace(_ reader: JournalReader, to path: String?) throws {
         guard let path else { return }
-        let url = URL(fileURLWithPath: path)
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).partial-\(getpid())")
         do {
-            try ChromeTrace.render(journal: reader).write(to: temporary)
-            guard rename(temporary.path, url.path) == 0 else { throw CocoaError(.fileWriteUnknown) }
+            try WholeFile.write(ChromeTrace.render(journal: reader), to: path)
         } catch {
-            try? FileManager.default.removeItem(at: temporary)
             printError("error: cannot write the trace to \(path): \(error.localizedDescription)")
             throw cannotWrite
         }

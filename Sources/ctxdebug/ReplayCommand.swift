@@ -223,15 +223,12 @@ struct ReplayCommand: ParsableCommand {
     /// Writes under a temporary name in the same directory, then renames: an
     /// existing FILE is replaced whole or left as it was.
     static func writeAtomically(_ data: Data, to url: URL) throws {
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).partial-\(getpid())")
         do {
-            try data.write(to: temporary)
+            try WholeFile.write(data, to: url.path)
+        } catch let error as WholeFile.MoveError {
+            throw ReplayError(.cannotWrite, "Cannot move the report into place at \(url.path): \(error.reason).")
         } catch {
             throw ReplayError(.cannotWrite, "Cannot write \(url.path): \(error.localizedDescription)")
-        }
-        guard rename(temporary.path, url.path) == 0 else {
-            try? FileManager.default.removeItem(at: temporary)
-            throw ReplayError(.cannotWrite, "Cannot move the report into place at \(url.path).")
         }
     }
 }
