@@ -36,10 +36,10 @@ final class Checker: Sendable {
     private let state = Mutex(State())
     private let recorded = Mutex(Recorded())
     private let currentLevel = Atomic<Int>(0)
-    /// The process journal: an unmanaged, retained `JournalWriter`, or 0. A journal that
+    /// The process journal: an unmanaged, retained `AccessLogWriter`, or 0. A journal that
     /// is replaced is flushed and closed but never released, so a pointer loaded here
     /// stays valid.
-    private let journalBits = Atomic<UInt>(0)
+    private let accessLogBits = Atomic<UInt>(0)
 
     // MARK: The slow path
 
@@ -62,10 +62,10 @@ final class Checker: Sendable {
             current = QueueIdentity.main.rawValue
         }
         if mode == 2 {
-            let bits = journalBits.load(ordering: .acquiring)
+            let bits = accessLogBits.load(ordering: .acquiring)
             if bits != 0, let pointer = UnsafeRawPointer(bitPattern: bits) {
-                // Never released (see journalBits): no retain needed.
-                Unmanaged<JournalWriter>.fromOpaque(pointer)._withUnsafeGuaranteedRef { journal in
+                // Never released (see accessLogBits): no retain needed.
+                Unmanaged<AccessLogWriter>.fromOpaque(pointer)._withUnsafeGuaranteedRef { journal in
                     journal.record(event, current: QueueIdentity(rawValue: current), allowed: allowed)
                 }
             }
@@ -137,8 +137,8 @@ final class Checker: Sendable {
 
     func configure(_ configuration: ConcurrencyDebug.Configuration, warnings: [String], onlyIfUnconfigured: Bool) {
         var messages = warnings
-        var newJournal: JournalWriter?
-        var journalPath = configuration.journalPath
+        var newJournal: AccessLogWriter?
+        var accessLogPath = configuration.accessLogPath
         let applied: Bool = state.withLock { state in
             if onlyIfUnconfigured && state.configured { return false }
             state.configured = true
@@ -159,18 +159,18 @@ final class Checker: Sendable {
                 state.suppressions = suppressions
                 messages += suppressionWarnings
             }
-            if let path = journalPath, configuration.level > 0 {
+            if let path = accessLogPath, configuration.level > 0 {
                 if journal?.path != path {
                     do {
-                        newJournal = try JournalWriter(path: path)
+                        newJournal = try AccessLogWriter(path: path)
                     } catch {
                         messages.append(
                             "ctxdebug: warning: CTXDEBUG_JOURNAL=\"\(path)\" cannot be opened (\(error)); using no journal.")
-                        journalPath = nil
+                        accessLogPath = nil
                     }
                 }
             } else {
-                journalPath = nil
+                accessLogPath = nil
             }
             if !state.exitHookInstalled {
                 state.exitHookInstalled = true
@@ -180,16 +180,16 @@ final class Checker: Sendable {
         }
         guard applied else { return }
         if let newJournal {
-            let old = journalBits.exchange(UInt(bitPattern: Unmanaged.passRetained(newJournal).toOpaque()), ordering: .acquiringAndReleasing)
-            if old != 0 { Unmanaged<JournalWriter>.fromOpaque(UnsafeRawPointer(bitPattern: old)!).takeUnretainedValue().close() }
-        } else if journalPath == nil {
-            let old = journalBits.exchange(0, ordering: .acquiringAndReleasing)
-            if old != 0 { Unmanaged<JournalWriter>.fromOpaque(UnsafeRawPointer(bitPattern: old)!).takeUnretainedValue().close() }
+            let old = accessLogBits.exchange(UInt(bitPattern: Unmanaged.passRetained(newJournal).toOpaque()), ordering: .acquiringAndReleasing)
+            if old != 0 { Unmanaged<AccessLogWriter>.fromOpaque(UnsafeRawPointer(bitPattern: old)!).takeUnretainedValue().close() }
+        } else if accessLogPath == nil {
+            let old = accessLogBits.exchange(0, ordering: .acquiringAndReleasing)
+            if old != 0 { Unmanaged<AccessLogWriter>.fromOpaque(UnsafeRawPointer(bitPattern: old)!).takeUnretainedValue().close() }
         }
         currentLevel.store(configuration.level, ordering: .relaxed)
-        ctxdebug_set_access_mode(configuration.level == 0 ? 0 : (journalPath != nil ? 2 : 1))
+        ctxdebug_set_access_mode(configuration.level == 0 ? 0 : (accessLogPath != nil ? 2 : 1))
         var effective = configuration
-        effective.journalPath = journalPath
+        effective.accessLogPath = accessLogPath
         if configuration.level > 0 { messages.append(effective.banner) }
         if !messages.isEmpty { writeToStandardError(messages.joined(separator: "\n") + "\n") }
     }
@@ -200,10 +200,10 @@ final class Checker: Sendable {
 
     var level: Int { currentLevel.load(ordering: .relaxed) }
 
-    var journal: JournalWriter? {
-        let bits = journalBits.load(ordering: .acquiring)
+    var journal: AccessLogWriter? {
+        let bits = accessLogBits.load(ordering: .acquiring)
         guard bits != 0, let pointer = UnsafeRawPointer(bitPattern: bits) else { return nil }
-        return Unmanaged<JournalWriter>.fromOpaque(pointer).takeUnretainedValue()
+        return Unmanaged<AccessLogWriter>.fromOpaque(pointer).takeUnretainedValue()
     }
 
     func setInterceptor(_ interceptor: (@Sendable (Violation) -> Bool)?) {
@@ -423,10 +423,10 @@ extension ConcurrencyDebug {
     public static func resetRecordedViolations() { Checker.shared.resetRecorded() }
 
     /// Writes every thread's unflushed journal events to the journal file.
-    public static func flushJournal() { Checker.shared.journal?.flush() }
+    public static func flushAccessLog() { Checker.shared.journal?.flush() }
 
     /// The file the process journal is written to, or nil.
-    public static var journalPath: String? { Checker.shared.journal?.path }
+    public static var accessLogPath: String? { Checker.shared.journal?.path }
 
     /// Stops the process with SIGTRAP in `ctxdebug_violation_trap`, the stable name a
     /// debugger breaks on. Restores the default SIGTRAP action first, and unblocks the

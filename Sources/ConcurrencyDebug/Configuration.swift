@@ -32,7 +32,7 @@ extension ConcurrencyDebug {
         /// A file of frame patterns; matching violations are not reported.
         public var suppressionsPath: String?
         /// Where every checked access is journaled; nil for no journal.
-        public var journalPath: String?
+        public var accessLogPath: String?
         /// A directory where report mode also writes its JSON at exit, as a file of its
         /// own (`CTXDEBUG_REPORT_DIR`): how `ctxdebug check` collects the reports of
         /// every process a command starts.
@@ -47,7 +47,7 @@ extension ConcurrencyDebug {
         public static let reportVariable = "CTXDEBUG_REPORT"
         public static let exitCodeVariable = "CTXDEBUG_EXITCODE"
         public static let suppressionsVariable = "CTXDEBUG_SUPPRESSIONS"
-        public static let journalVariable = "CTXDEBUG_JOURNAL"
+        public static let accessLogVariable = "CTXDEBUG_JOURNAL"
         public static let reportDirectoryVariable = "CTXDEBUG_REPORT_DIR"
         /// Core Data's launch argument, honoured as an alternative to the level variable.
         public static let launchArgument = "-com.apple.CoreData.ConcurrencyDebug"
@@ -55,14 +55,14 @@ extension ConcurrencyDebug {
         public init(
             level: Int = 0, onViolation: OnViolation = .trap, reportPath: String? = nil,
             exitCode: Int32 = Configuration.defaultExitCode, suppressionsPath: String? = nil,
-            journalPath: String? = nil, reportDirectory: String? = nil
+            accessLogPath: String? = nil, reportDirectory: String? = nil
         ) {
             self.level = level
             self.onViolation = onViolation
             self.reportPath = reportPath
             self.exitCode = exitCode
             self.suppressionsPath = suppressionsPath
-            self.journalPath = journalPath
+            self.accessLogPath = accessLogPath
             self.reportDirectory = reportDirectory
         }
 
@@ -154,30 +154,30 @@ extension ConcurrencyDebug {
                 }
             }
 
-            if let raw = environment[journalVariable] {
+            if let raw = environment[accessLogVariable] {
                 if raw.trimmingSpaces.isEmpty {
-                    warn(journalVariable, raw, accepted: "a file path (%p is replaced by the process id)",
+                    warn(accessLogVariable, raw, accepted: "a file path (%p is replaced by the process id)",
                          fallback: configuration.level == 3 ? "the default journal" : "no journal")
                 } else if levelWasSet && configuration.level == 0 {
                     warnings.append(
-                        "ctxdebug: warning: \(journalVariable) is set but checking is off (level 0); no journal is written."
+                        "ctxdebug: warning: \(accessLogVariable) is set but checking is off (level 0); no journal is written."
                     )
                 } else {
-                    configuration.journalPath = raw.replacingPercentP(with: pid)
+                    configuration.accessLogPath = raw.replacingPercentP(with: pid)
                     if !levelWasSet { configuration.level = 3 }
                 }
             }
-            if configuration.level == 3 && configuration.journalPath == nil {
-                configuration.journalPath = defaultJournalPath(environment: environment, pid: pid)
+            if configuration.level == 3 && configuration.accessLogPath == nil {
+                configuration.accessLogPath = defaultJournalPath(environment: environment, pid: pid)
             }
-            if configuration.level == 0 { configuration.journalPath = nil }
+            if configuration.level == 0 { configuration.accessLogPath = nil }
             return (configuration, warnings)
         }
 
         /// The one-line banner printed at the first context when checking is on.
         public var banner: String {
             var text = "ctxdebug: concurrency checking on (level \(level), on violation: \(onViolation)"
-            if let journalPath { text += ", journal: \(journalPath)" }
+            if let accessLogPath { text += ", journal: \(accessLogPath)" }
             return text + ")"
         }
 
@@ -186,7 +186,7 @@ extension ConcurrencyDebug {
             var environment: [String: String] = [:]
             for name in [
                 levelVariable, onViolationVariable, reportVariable, exitCodeVariable,
-                suppressionsVariable, journalVariable, reportDirectoryVariable, "TMPDIR",
+                suppressionsVariable, accessLogVariable, reportDirectoryVariable, "TMPDIR",
             ] {
                 if let value = getenv(name) { environment[name] = String(cString: value) }
             }

@@ -126,7 +126,7 @@ enum ScopeRegistry {
             if wasOff {
                 // .log only for the instant until the handler below replaces it.
                 raised.onViolation = .log
-                raised.journalPath = nil
+                raised.accessLogPath = nil
             }
             ConcurrencyDebug.configure(raised)
             if wasOff {

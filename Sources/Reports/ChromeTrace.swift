@@ -223,7 +223,7 @@ public enum ChromeTrace {
     /// Each run of accesses a thread made on one queue (with gaps under 100 µs) is a
     /// slice named after the queue; each access is an instant in it (up to
     /// `journalAccessLimit`), and each violation an instant in the "violation" category.
-    public static func events(journal reader: JournalReader) -> [Event] {
+    public static func events(journal reader: AccessLogReader) -> [Event] {
         let labels = reader.queueLabels
         let names = reader.threadNames
         func label(_ q: QueueIdentity) -> String {
@@ -232,7 +232,7 @@ public enum ChromeTrace {
             return labels[q] ?? "queue \(q.rawValue)"
         }
         // Events by (pid, thread), in time order.
-        var byThread: [UInt64: [JournalEvent]] = [:]
+        var byThread: [UInt64: [AccessLogEvent]] = [:]
         reader.forEachEvent { e in byThread[UInt64(e.pid) << 32 | UInt64(e.thread), default: []].append(e) }
         let origin = byThread.values.compactMap { $0.map(\.time).min() }.min() ?? 0
         var builders: [UInt32: Builder] = [:]
@@ -281,7 +281,7 @@ public enum ChromeTrace {
         return all
     }
 
-    public static func render(journal reader: JournalReader) -> Data {
+    public static func render(journal reader: AccessLogReader) -> Data {
         encode(events(journal: reader), otherData: [("tool", "ctxdebug journal"), ("journal", reader.path)])
     }
 

@@ -103,7 +103,7 @@ struct BenchCommand: ParsableCommand {
         items.append(try UIBench.run(store: replayStore, entries: replayEntries, duration: quick ? 0.5 : 3, repetitions: reps, work: work))
         if let journal {
             progress("7/7 journal reading")
-            items.append(try JournalBench.run(journal: journal, repetitions: reps, work: work))
+            items.append(try AccessLogBench.run(journal: journal, repetitions: reps, work: work))
             try? FileManager.default.removeItem(at: journal)
         }
         items.sort { $0.id < $1.id }

@@ -122,9 +122,9 @@ struct JournalCommand: ParsableCommand {
 
     // MARK: Shared
 
-    static func open(_ path: String) throws -> JournalReader {
+    static func open(_ path: String) throws -> AccessLogReader {
         do {
-            return try JournalReader(path: path)
+            return try AccessLogReader(path: path)
         } catch {
             printError("error: \(error.description)")
             switch error.code {
@@ -135,7 +135,7 @@ struct JournalCommand: ParsableCommand {
     }
 
     /// Writes the trace of `reader` to `path` (under a temporary name, then renamed).
-    static func writeTrace(_ reader: JournalReader, to path: String?) throws {
+    static func writeTrace(_ reader: AccessLogReader, to path: String?) throws {
         guard let path else { return }
         do {
             try WholeFile.write(ChromeTrace.render(journal: reader), to: path)
@@ -148,7 +148,7 @@ struct JournalCommand: ParsableCommand {
     static let cannotWrite = ExitCode(73)
 
     /// Reports the problems on stderr, and exits 3 when a block was corrupt.
-    static func finish(_ reader: JournalReader) throws {
+    static func finish(_ reader: AccessLogReader) throws {
         for problem in reader.problems {
             let severity = problem.kind == .cutTail ? "note" : "error"
             printError("\(severity): \(reader.path): \(problem)")
@@ -160,7 +160,7 @@ struct JournalCommand: ParsableCommand {
         FileHandle.standardError.write(Data("ctxdebug journal: \(message)\n".utf8))
     }
 
-    static func printEvents(_ reader: JournalReader, format: Format, violationsOnly: Bool) throws {
+    static func printEvents(_ reader: AccessLogReader, format: Format, violationsOnly: Bool) throws {
         let labels = reader.queueLabels
         switch format {
         case .json:
@@ -189,7 +189,7 @@ struct JournalCommand: ParsableCommand {
         }
     }
 
-    static func line(_ event: JournalEvent, labels: [QueueIdentity: String]) -> String {
+    static func line(_ event: AccessLogEvent, labels: [QueueIdentity: String]) -> String {
         func queue(_ id: QueueIdentity) -> String {
             if id == .none { return "0 (no queue)" }
             if let label = labels[id] { return "\(id.rawValue) '\(label)'" }
@@ -228,7 +228,7 @@ struct JournalCommand: ParsableCommand {
         var length: Int
         var detail: String
 
-        init(_ problem: JournalProblem) {
+        init(_ problem: AccessLogProblem) {
             kind = problem.kind.rawValue
             offset = problem.offset
             length = problem.length
@@ -251,7 +251,7 @@ struct JournalCommand: ParsableCommand {
         var attribute: UInt16?
         var object: Int64
 
-        init(_ event: JournalEvent, labels: [QueueIdentity: String]) {
+        init(_ event: AccessLogEvent, labels: [QueueIdentity: String]) {
             timeNanos = event.time
             pid = event.pid
             thread = event.thread
@@ -291,7 +291,7 @@ struct JournalCommand: ParsableCommand {
         var cutTailBytes: Int
         var problems: [ProblemOutput]
 
-        init(reader: JournalReader, stats: JournalStats) {
+        init(reader: AccessLogReader, stats: AccessLogStats) {
             file = reader.path
             fileBytes = stats.fileBytes
             sessions = stats.sessions

@@ -59,10 +59,10 @@ import ManagedContext
             runCorrectPatterns()
             precondition(ConcurrencyDebug.level == level, "level \(ConcurrencyDebug.level)")
             precondition(ConcurrencyDebug.recordedViolations.isEmpty, "violations: \(ConcurrencyDebug.recordedViolations.map { "\($0.access.operation)" })")
-            ConcurrencyDebug.flushJournal()
+            ConcurrencyDebug.flushAccessLog()
         }
         if level == 3 {
-            let reader = try JournalReader(path: journal)
+            let reader = try AccessLogReader(path: journal)
             var events = 0
             var refused = 0
             reader.forEachEvent { e in

@@ -57,7 +57,7 @@ struct JournalCommandTests {
     static func makeJournal() throws -> String {
         let path = temporaryPath("sample.journal")
         let owner = QueueIdentity.makePrivate(label: "cli.owner")
-        let writer = try JournalWriter(path: path, blockCapacity: 1024)
+        let writer = try AccessLogWriter(path: path, blockCapacity: 1024)
         for n in 1...2000 {
             let violation = n % 100 == 0
             writer.record(
@@ -141,7 +141,7 @@ struct JournalCommandTests {
         let path = try Self.makeJournal()
         defer { unlink(path) }
         var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
-        let original = try JournalReader(bytes: bytes)
+        let original = try AccessLogReader(bytes: bytes)
         let block = original.blocks[1]
         bytes[block.offset + 50] ^= 0xFF
         try Data(bytes).write(to: URL(fileURLWithPath: path))
@@ -159,7 +159,7 @@ struct JournalCommandTests {
         let path = try Self.makeJournal()
         defer { unlink(path) }
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
-        let last = try #require(try JournalReader(bytes: bytes).blocks.last)
+        let last = try #require(try AccessLogReader(bytes: bytes).blocks.last)
         try Data(bytes[..<(last.offset + 40)]).write(to: URL(fileURLWithPath: path))
 
         let run = try ctxdebug("journal", "dump", path)

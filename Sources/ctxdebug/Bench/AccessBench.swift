@@ -63,7 +63,7 @@ enum AccessBench {
 
         func configure(_ level: Int) {
             BenchSupport.quietly {
-                ConcurrencyDebug.configure(.init(level: level, journalPath: level == 3 ? journalURL.path : nil))
+                ConcurrencyDebug.configure(.init(level: level, accessLogPath: level == 3 ? journalURL.path : nil))
             }
         }
 
@@ -127,7 +127,7 @@ enum AccessBench {
         }
         // Bytes per journaled event: the journal of the level-3 loops above.
         configure(0)  // closes and flushes the journal
-        let reader = try JournalReader(path: journalURL.path)
+        let reader = try AccessLogReader(path: journalURL.path)
         let stats = reader.stats
 
         // A large journal for item 7, written the same way (checked accesses at level 3).
@@ -135,7 +135,7 @@ enum AccessBench {
         if journalEvents > 0 {
             let url = work.appendingPathComponent("large.journal")
             try? FileManager.default.removeItem(at: url)
-            BenchSupport.quietly { ConcurrencyDebug.configure(.init(level: 3, journalPath: url.path)) }
+            BenchSupport.quietly { ConcurrencyDebug.configure(.init(level: 3, accessLogPath: url.path)) }
             ConcurrencyDebug.withOwner(owner) {
                 for i in 0..<journalEvents {
                     ConcurrencyDebug.check(

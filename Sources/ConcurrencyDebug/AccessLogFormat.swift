@@ -5,7 +5,7 @@ import CConcurrencyDebug
 /// A file is a sequence of session headers (one per process that opened it) and
 /// blocks. All integers are little-endian. Each block carries a CRC-32C of its body;
 /// a reader keeps every block whose checksum holds and reports the rest.
-package enum JournalFormat {
+package enum AccessLogFormat {
     /// "CTXDJRNL": the first 8 bytes of a session header.
     static let sessionMagic: [UInt8] = Array("CTXDJRNL".utf8)
     static let version: UInt16 = 1
@@ -129,7 +129,7 @@ struct ByteReader {
 
     mutating func string() throws(Malformed) -> String {
         let count = Int(try varint())
-        guard count <= JournalFormat.maximumNameLength, offset + count <= bytes.count else { throw Malformed() }
+        guard count <= AccessLogFormat.maximumNameLength, offset + count <= bytes.count else { throw Malformed() }
         let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)]), as: UTF8.self)
         offset += count
         return text

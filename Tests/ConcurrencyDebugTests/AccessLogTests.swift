@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 @Suite("Journal")
-struct JournalTests {
+struct AccessLogTests {
     static let owner = QueueIdentity(rawValue: 5)
     static let other = QueueIdentity(rawValue: 6)
 
@@ -17,16 +17,16 @@ struct JournalTests {
     @Test("CRC-32C gives the standard check value")
     func crc() {
         let bytes = Array("123456789".utf8)
-        #expect(bytes.withUnsafeBytes { JournalFormat.crc32c($0) } == 0xE306_9283)
-        let head = bytes.prefix(4).withUnsafeBytes { JournalFormat.crc32c($0) }
-        #expect(bytes[4...].withUnsafeBytes { JournalFormat.crc32c($0, continuing: head) } == 0xE306_9283)
+        #expect(bytes.withUnsafeBytes { AccessLogFormat.crc32c($0) } == 0xE306_9283)
+        let head = bytes.prefix(4).withUnsafeBytes { AccessLogFormat.crc32c($0) }
+        #expect(bytes[4...].withUnsafeBytes { AccessLogFormat.crc32c($0, continuing: head) } == 0xE306_9283)
     }
 
     @Test("Round trip: every event comes back, in order per thread, in about 4 bytes each")
     func roundTrip() throws {
         let path = temporaryPath("roundtrip.journal")
         defer { unlink(path) }
-        let writer = try JournalWriter(path: path, blockCapacity: 4096)
+        let writer = try AccessLogWriter(path: path, blockCapacity: 4096)
         let perThread = 20_000
         let threads = 3
         DispatchQueue.concurrentPerform(iterations: threads) { thread in
@@ -38,13 +38,13 @@ struct JournalTests {
         }
         writer.close()
 
-        let reader = try JournalReader(path: path)
+        let reader = try AccessLogReader(path: path)
         #expect(reader.problems.isEmpty)
         #expect(reader.sessions.count == 1)
         #expect(reader.sessions.first?.pid == UInt32(getpid()))
         let events = reader.events
         #expect(events.count == perThread * threads)
-        var byThread: [UInt32: [JournalEvent]] = [:]
+        var byThread: [UInt32: [AccessLogEvent]] = [:]
         for event in events { byThread[event.thread, default: []].append(event) }
         #expect(byThread.count <= threads)
         var seen = Set<Int64>()
@@ -75,10 +75,10 @@ struct JournalTests {
     func flippedBytes() throws {
         let path = temporaryPath("flipped.journal")
         defer { unlink(path) }
-        let writer = try JournalWriter(path: path, blockCapacity: 1024)
+        let writer = try AccessLogWriter(path: path, blockCapacity: 1024)
         for n in 1...5000 { writer.record(Self.event(Int64(n)), current: Self.owner, allowed: true) }
         writer.close()
-        let original = try JournalReader(path: path)
+        let original = try AccessLogReader(path: path)
         try #require(original.blocks.count >= 10)
         #expect(original.problems.isEmpty)
 
@@ -86,7 +86,7 @@ struct JournalTests {
             var bytes = original.bytes
             let block = original.blocks[blockIndex]
             bytes[block.offset + offsetInBlock] ^= 0x10
-            let damaged = try JournalReader(bytes: bytes)
+            let damaged = try AccessLogReader(bytes: bytes)
             #expect(!damaged.isIntact)
             #expect(damaged.problems.count == 1, "\(damaged.problems)")
             #expect(damaged.problems.first?.offset == block.offset)
@@ -103,13 +103,13 @@ struct JournalTests {
     func cutTail() throws {
         let path = temporaryPath("cut.journal")
         defer { unlink(path) }
-        let writer = try JournalWriter(path: path, blockCapacity: 1024)
+        let writer = try AccessLogWriter(path: path, blockCapacity: 1024)
         for n in 1...3000 { writer.record(Self.event(Int64(n)), current: Self.owner, allowed: true) }
         writer.close()
-        let whole = try JournalReader(path: path)
+        let whole = try AccessLogReader(path: path)
         let last = try #require(whole.blocks.last)
         for cut in [last.offset + 3, last.offset + 20, last.offset + last.size - 1] {
-            let reader = try JournalReader(bytes: Array(whole.bytes[..<cut]))
+            let reader = try AccessLogReader(bytes: Array(whole.bytes[..<cut]))
             #expect(reader.isIntact)
             #expect(reader.cutTail?.offset == last.offset)
             #expect(reader.cutTail?.length == cut - last.offset)
@@ -120,10 +120,10 @@ struct JournalTests {
 
     @Test("Not a journal, an empty file and a missing file are errors")
     func notAJournal() throws {
-        #expect(throws: JournalError.self) { try JournalReader(bytes: Array("hello, world".utf8)) }
-        #expect(throws: JournalError.self) { try JournalReader(bytes: []) }
+        #expect(throws: AccessLogError.self) { try AccessLogReader(bytes: Array("hello, world".utf8)) }
+        #expect(throws: AccessLogError.self) { try AccessLogReader(bytes: []) }
         do {
-            _ = try JournalReader(path: "/nonexistent/x.journal")
+            _ = try AccessLogReader(path: "/nonexistent/x.journal")
             Issue.record("expected an error")
         } catch {
             #expect(error.code == .cannotAccess)
@@ -135,7 +135,7 @@ struct JournalTests {
         let path = temporaryPath("killed.journal")
         defer { unlink(path) }
         await #expect(processExitsWith: .signal(SIGKILL)) { [path = path as String] in
-            let writer = try JournalWriter(path: path, blockCapacity: 2048)
+            let writer = try AccessLogWriter(path: path, blockCapacity: 2048)
             let killer = Thread {
                 // Kill the process once some blocks are on disk, while the writer goes on.
                 while (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0 < 40_000 {
@@ -147,10 +147,10 @@ struct JournalTests {
             var n: Int64 = 0
             while true {
                 n += 1
-                writer.record(JournalTests.event(n), current: JournalTests.owner, allowed: true)
+                writer.record(AccessLogTests.event(n), current: AccessLogTests.owner, allowed: true)
             }
         }
-        let reader = try JournalReader(path: path)
+        let reader = try AccessLogReader(path: path)
         #expect(reader.isIntact, "\(reader.problems)")
         let objects = reader.events.map(\.object)
         #expect(objects.count > 1000)
@@ -174,7 +174,7 @@ struct JournalTests {
         }
         let stderr = utf8(try #require(result).standardErrorContent)
         #expect(stderr.contains("level 3, on violation: log, journal: \(path)"))
-        let reader = try JournalReader(path: path)
+        let reader = try AccessLogReader(path: path)
         #expect(reader.isIntact)
         let events = reader.events
         #expect(events.count == 11)

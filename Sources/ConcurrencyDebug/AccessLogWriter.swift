@@ -5,7 +5,7 @@ import Glibc
 #endif
 
 /// What went wrong opening or reading a journal.
-public struct JournalError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct AccessLogError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Code: String, Sendable {
         /// The file could not be opened, read or written.
         case cannotAccess = "cannot-access"
@@ -30,53 +30,53 @@ public struct JournalError: Error, Sendable, Equatable, CustomStringConvertible 
 ///
 /// A crash loses only the events still in the buffers: at most one block's worth
 /// per thread (`blockCapacity` bytes, ~2,000-5,000 events).
-public final class JournalWriter: Sendable {
+public final class AccessLogWriter: Sendable {
     public let path: String
     /// The payload bytes of a block; a buffer is written out when it fills.
     public let blockCapacity: Int
-    private let file: JournalFile
+    private let file: AccessLogFile
     private let startNanos: UInt64
     private let pid: UInt32
     private let key: pthread_key_t
     /// Every thread's buffer, for flush() and close(). Keyed by identity.
-    private let buffers = Mutex<[ObjectIdentifier: JournalThreadBuffer]>([:])
+    private let buffers = Mutex<[ObjectIdentifier: AccessLogThreadBuffer]>([:])
 
     /// Room kept free for one event plus a thread name and two queue labels.
-    static let recordReserve = 64 + 2 * (JournalFormat.maximumNameLength + 16) + 80
+    static let recordReserve = 64 + 2 * (AccessLogFormat.maximumNameLength + 16) + 80
 
     /// Opens `path` for appending (creating it) and writes a session header.
-    public init(path: String, blockCapacity: Int = 16 * 1024) throws(JournalError) {
+    public init(path: String, blockCapacity: Int = 16 * 1024) throws(AccessLogError) {
         self.path = path
-        self.blockCapacity = max(1024, min(blockCapacity, JournalFormat.maximumBlockBody / 2))
+        self.blockCapacity = max(1024, min(blockCapacity, AccessLogFormat.maximumBlockBody / 2))
         let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
-            throw JournalError(code: .cannotAccess, path: path, message: String(cString: strerror(errno)))
+            throw AccessLogError(code: .cannotAccess, path: path, message: String(cString: strerror(errno)))
         }
-        self.file = JournalFile(fd: fd)
+        self.file = AccessLogFile(fd: fd)
         self.startNanos = ctxdebug_now_ns()
         self.pid = UInt32(truncatingIfNeeded: getpid())
         var key = pthread_key_t()
-        pthread_key_create(&key, journalThreadDidExit)
+        pthread_key_create(&key, accessLogThreadDidExit)
         self.key = key
 
-        var header = [UInt8](repeating: 0, count: JournalFormat.sessionHeaderSize)
+        var header = [UInt8](repeating: 0, count: AccessLogFormat.sessionHeaderSize)
         var wall = timespec()
         clock_gettime(CLOCK_REALTIME, &wall)
         let wallNanos = UInt64(wall.tv_sec) &* 1_000_000_000 &+ UInt64(wall.tv_nsec)
         header.withUnsafeMutableBufferPointer { buffer in
             let writer = ByteWriter(base: buffer.baseAddress!, offset: 0)
-            for (index, byte) in JournalFormat.sessionMagic.enumerated() { buffer[index] = byte }
-            writer.store(JournalFormat.version, at: 8)
-            writer.store(UInt16(JournalFormat.sessionHeaderSize), at: 10)
+            for (index, byte) in AccessLogFormat.sessionMagic.enumerated() { buffer[index] = byte }
+            writer.store(AccessLogFormat.version, at: 8)
+            writer.store(UInt16(AccessLogFormat.sessionHeaderSize), at: 10)
             writer.store(pid, at: 12)
             writer.store(wallNanos, at: 16)
-            let crc = JournalFormat.crc32c(UnsafeRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(buffer)[0..<24]))
+            let crc = AccessLogFormat.crc32c(UnsafeRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(buffer)[0..<24]))
             writer.store(crc, at: 24)
         }
         guard ctxdebug_write_all(fd, header, header.count) == 0 else {
             let message = String(cString: strerror(errno))
             Glibc.close(fd)
-            throw JournalError(code: .cannotAccess, path: path, message: message)
+            throw AccessLogError(code: .cannotAccess, path: path, message: message)
         }
     }
 
@@ -85,7 +85,7 @@ public final class JournalWriter: Sendable {
         let ticks = ctxdebug_ticks()
         if let raw = pthread_getspecific(key) {
             // The thread's slot holds a reference until the thread exits: no retain here.
-            Unmanaged<JournalThreadBuffer>.fromOpaque(raw)._withUnsafeGuaranteedRef { buffer in
+            Unmanaged<AccessLogThreadBuffer>.fromOpaque(raw)._withUnsafeGuaranteedRef { buffer in
                 buffer.append(event, current: current.rawValue, allowed: allowed, ticks: ticks)
             }
         } else {
@@ -93,8 +93,8 @@ public final class JournalWriter: Sendable {
         }
     }
 
-    private func makeThreadBuffer() -> JournalThreadBuffer {
-        let buffer = JournalThreadBuffer(
+    private func makeThreadBuffer() -> AccessLogThreadBuffer {
+        let buffer = AccessLogThreadBuffer(
             capacity: blockCapacity, pid: pid, thread: UInt32(truncatingIfNeeded: ctxdebug_thread_id()),
             threadName: Checker.currentThreadName(), file: file, sessionStart: startNanos)
         buffers.withLock { $0[ObjectIdentifier(buffer)] = buffer }
@@ -126,7 +126,7 @@ public final class JournalWriter: Sendable {
 
 /// The journal's file descriptor. Shared by the writer and every thread buffer, so a
 /// buffer can flush at thread exit whatever became of the writer.
-final class JournalFile: Sendable {
+final class AccessLogFile: Sendable {
     private let fd: Mutex<Int32>
 
     init(fd: Int32) { self.fd = Mutex(fd) }
@@ -152,16 +152,16 @@ final class JournalFile: Sendable {
 }
 
 /// Called by pthreads when a thread that journaled exits.
-private func journalThreadDidExit(_ raw: UnsafeMutableRawPointer?) {
+private func accessLogThreadDidExit(_ raw: UnsafeMutableRawPointer?) {
     guard let raw else { return }
-    let buffer = Unmanaged<JournalThreadBuffer>.fromOpaque(raw).takeRetainedValue()
+    let buffer = Unmanaged<AccessLogThreadBuffer>.fromOpaque(raw).takeRetainedValue()
     buffer.close()
 }
 
 /// One thread's block under construction. The thread that owns it appends; flush()
 /// and close() from other threads take the same (uncontended the rest of the time)
 /// lock.
-final class JournalThreadBuffer: Sendable {
+final class AccessLogThreadBuffer: Sendable {
     struct State: ~Copyable {
         /// Block header space, then the body.
         var storage: UnsafeMutablePointer<UInt8>?
@@ -183,7 +183,7 @@ final class JournalThreadBuffer: Sendable {
 
         init(capacity: Int) {
             self.capacity = capacity
-            storage = .allocate(capacity: JournalFormat.blockHeaderSize + capacity + JournalWriter.recordReserve)
+            storage = .allocate(capacity: AccessLogFormat.blockHeaderSize + capacity + AccessLogWriter.recordReserve)
         }
 
         deinit { storage?.deallocate() }
@@ -193,13 +193,13 @@ final class JournalThreadBuffer: Sendable {
     let pid: UInt32
     let thread: UInt32
     let threadName: String
-    let file: JournalFile
+    let file: AccessLogFile
     let sessionStart: UInt64
     private let closed = Atomic<Bool>(false)
 
     var isClosed: Bool { closed.load(ordering: .relaxed) }
 
-    init(capacity: Int, pid: UInt32, thread: UInt32, threadName: String, file: JournalFile, sessionStart: UInt64) {
+    init(capacity: Int, pid: UInt32, thread: UInt32, threadName: String, file: AccessLogFile, sessionStart: UInt64) {
         self.state = Mutex(State(capacity: capacity))
         self.file = file
         self.sessionStart = sessionStart
@@ -211,44 +211,44 @@ final class JournalThreadBuffer: Sendable {
     func append(_ event: AccessEvent, current: UInt, allowed: Bool, ticks: UInt64) {
         state.withLock { state in
             guard let storage = state.storage else { return }
-            if state.used + JournalWriter.recordReserve > state.capacity {
+            if state.used + AccessLogWriter.recordReserve > state.capacity {
                 write(&state)
             }
-            var out = ByteWriter(base: storage + JournalFormat.blockHeaderSize, offset: state.used)
+            var out = ByteWriter(base: storage + AccessLogFormat.blockHeaderSize, offset: state.used)
             if state.count == 0 {
                 // One clock reading per block; events carry tick deltas.
                 state.baseTime = ctxdebug_now_ns() &- sessionStart
                 state.baseTicks = ticks
                 state.lastTicks = ticks
                 out.byte(0)
-                out.byte(JournalFormat.threadNameRecord)
-                out.bytes(threadName, limit: JournalFormat.maximumNameLength)
+                out.byte(AccessLogFormat.threadNameRecord)
+                out.bytes(threadName, limit: AccessLogFormat.maximumNameLength)
             }
             let owner = event.owner.rawValue
             var flags: UInt8 = 0
             if owner != state.lastOwner {
-                flags |= JournalFormat.ownerChanged
+                flags |= AccessLogFormat.ownerChanged
                 if !state.labeled.contains(owner) { label(owner, into: &out, state: &state) }
             }
             if current != state.lastCurrent {
-                flags |= JournalFormat.currentChanged
+                flags |= AccessLogFormat.currentChanged
                 if !state.labeled.contains(current) { label(current, into: &out, state: &state) }
             }
-            if event.context != state.lastContext { flags |= JournalFormat.contextChanged }
-            if event.entity != state.lastEntity { flags |= JournalFormat.entityChanged }
-            if event.attribute != state.lastAttribute { flags |= JournalFormat.attributeChanged }
-            if event.object != state.lastObject { flags |= JournalFormat.objectChanged }
+            if event.context != state.lastContext { flags |= AccessLogFormat.contextChanged }
+            if event.entity != state.lastEntity { flags |= AccessLogFormat.entityChanged }
+            if event.attribute != state.lastAttribute { flags |= AccessLogFormat.attributeChanged }
+            if event.object != state.lastObject { flags |= AccessLogFormat.objectChanged }
 
-            out.byte(event.operation.rawValue | (allowed ? JournalFormat.allowedBit : 0))
+            out.byte(event.operation.rawValue | (allowed ? AccessLogFormat.allowedBit : 0))
             out.byte(flags)
             out.varint(ticks > state.lastTicks ? ticks &- state.lastTicks : 0)
-            if flags & JournalFormat.ownerChanged != 0 { out.varint(owner) }
-            if flags & JournalFormat.currentChanged != 0 { out.varint(current) }
-            if flags & JournalFormat.contextChanged != 0 { out.varint(UInt64(event.context)) }
-            if flags & JournalFormat.entityChanged != 0 { out.varint(UInt64(event.entity)) }
-            if flags & JournalFormat.attributeChanged != 0 { out.varint(UInt64(event.attribute &+ 1)) }
-            if flags & JournalFormat.objectChanged != 0 {
-                out.varint(JournalFormat.zigzag(event.object &- state.lastObject))
+            if flags & AccessLogFormat.ownerChanged != 0 { out.varint(owner) }
+            if flags & AccessLogFormat.currentChanged != 0 { out.varint(current) }
+            if flags & AccessLogFormat.contextChanged != 0 { out.varint(UInt64(event.context)) }
+            if flags & AccessLogFormat.entityChanged != 0 { out.varint(UInt64(event.entity)) }
+            if flags & AccessLogFormat.attributeChanged != 0 { out.varint(UInt64(event.attribute &+ 1)) }
+            if flags & AccessLogFormat.objectChanged != 0 {
+                out.varint(AccessLogFormat.zigzag(event.object &- state.lastObject))
             }
             state.used = out.offset
             state.count += 1
@@ -266,9 +266,9 @@ final class JournalThreadBuffer: Sendable {
         state.labeled.append(queue)
         guard queue != QueueIdentity.none.rawValue else { return }
         out.byte(0)
-        out.byte(JournalFormat.queueLabelRecord)
+        out.byte(AccessLogFormat.queueLabelRecord)
         out.varint(queue)
-        out.bytes(QueueIdentity(rawValue: queue).label, limit: JournalFormat.maximumNameLength)
+        out.bytes(QueueIdentity(rawValue: queue).label, limit: AccessLogFormat.maximumNameLength)
     }
 
     func flush() {
@@ -289,7 +289,7 @@ final class JournalThreadBuffer: Sendable {
     private func write(_ state: inout State) {
         guard state.count > 0, let storage = state.storage else { return }
         let header = ByteWriter(base: storage, offset: 0)
-        for (index, byte) in JournalFormat.blockMagic.enumerated() { storage[index] = byte }
+        for (index, byte) in AccessLogFormat.blockMagic.enumerated() { storage[index] = byte }
         header.store(UInt32(state.used), at: 4)
         header.store(state.count, at: 12)
         header.store(pid, at: 16)
@@ -300,9 +300,9 @@ final class JournalThreadBuffer: Sendable {
         let endTime = ctxdebug_now_ns() &- sessionStart
         header.store(max(endTime, state.baseTime), at: 32)
         header.store(endTicks > state.baseTicks ? endTicks &- state.baseTicks : 0, at: 40)
-        let checked = UnsafeRawBufferPointer(start: storage + 12, count: JournalFormat.blockHeaderSize - 12 + state.used)
-        header.store(JournalFormat.crc32c(checked), at: 8)
-        file.write(storage, count: JournalFormat.blockHeaderSize + state.used)
+        let checked = UnsafeRawBufferPointer(start: storage + 12, count: AccessLogFormat.blockHeaderSize - 12 + state.used)
+        header.store(AccessLogFormat.crc32c(checked), at: 8)
+        file.write(storage, count: AccessLogFormat.blockHeaderSize + state.used)
         state.used = 0
         state.count = 0
         state.lastOwner = 0

@@ -3,7 +3,7 @@ import Glibc
 #endif
 
 /// One journaled access.
-public struct JournalEvent: Sendable, Hashable {
+public struct AccessLogEvent: Sendable, Hashable {
     /// Nanoseconds since the writing process opened the journal (monotonic clock).
     public var time: UInt64
     public var pid: UInt32
@@ -25,7 +25,7 @@ public struct JournalEvent: Sendable, Hashable {
 }
 
 /// A session: one process that opened the journal.
-public struct JournalSession: Sendable, Hashable {
+public struct AccessLogSession: Sendable, Hashable {
     public var offset: Int
     public var pid: UInt32
     /// When the process opened the journal, in nanoseconds since 1970 (UTC).
@@ -33,7 +33,7 @@ public struct JournalSession: Sendable, Hashable {
 }
 
 /// A complete block, checksum verified.
-public struct JournalBlock: Sendable, Hashable {
+public struct AccessLogBlock: Sendable, Hashable {
     public var offset: Int
     /// The bytes of the block on disk, header included.
     public var size: Int
@@ -56,7 +56,7 @@ public struct JournalBlock: Sendable, Hashable {
 }
 
 /// Something wrong in a journal that the reader stepped over.
-public struct JournalProblem: Sendable, Hashable, CustomStringConvertible {
+public struct AccessLogProblem: Sendable, Hashable, CustomStringConvertible {
     public enum Kind: String, Sendable {
         /// A block whose checksum or structure is wrong: its events are dropped.
         case corruptBlock = "corrupt-block"
@@ -81,7 +81,7 @@ public struct JournalProblem: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// Numbers about a journal.
-public struct JournalStats: Sendable, Hashable {
+public struct AccessLogStats: Sendable, Hashable {
     public var fileBytes: Int
     public var sessions: Int
     public var blocks: Int
@@ -102,16 +102,16 @@ public struct JournalStats: Sendable, Hashable {
     public var duration: UInt64
 }
 
-/// Reads a journal written by `JournalWriter`: every complete block whose checksum
+/// Reads a journal written by `AccessLogWriter`: every complete block whose checksum
 /// holds, whatever else is in the file. Damage is never misread: a block with a bad
 /// checksum is dropped whole and listed in `problems`, and an unfinished block at the
 /// end is reported as a cut tail.
-public struct JournalReader: Sendable {
+public struct AccessLogReader: Sendable {
     public let path: String
     public let bytes: [UInt8]
-    public private(set) var sessions: [JournalSession] = []
-    public private(set) var blocks: [JournalBlock] = []
-    public private(set) var problems: [JournalProblem] = []
+    public private(set) var sessions: [AccessLogSession] = []
+    public private(set) var blocks: [AccessLogBlock] = []
+    public private(set) var problems: [AccessLogProblem] = []
     /// Queue labels recorded with the events.
     public private(set) var queueLabels: [QueueIdentity: String] = [:]
     private var operationCounts = [Int](repeating: 0, count: 32)
@@ -120,21 +120,21 @@ public struct JournalReader: Sendable {
     private var maximumTime: UInt64 = 0
 
     /// Reads the file at `path`.
-    public init(path: String) throws(JournalError) {
+    public init(path: String) throws(AccessLogError) {
         guard let bytes = readWholeFileBytes(path) else {
-            throw JournalError(code: .cannotAccess, path: path, message: String(cString: strerror(errno)))
+            throw AccessLogError(code: .cannotAccess, path: path, message: String(cString: strerror(errno)))
         }
         try self.init(bytes: bytes, path: path)
     }
 
     /// Reads a journal held in memory.
-    public init(bytes: [UInt8], path: String = "(memory)") throws(JournalError) {
+    public init(bytes: [UInt8], path: String = "(memory)") throws(AccessLogError) {
         self.path = path
         self.bytes = bytes
-        guard bytes.count >= JournalFormat.sessionMagic.count,
-            Array(bytes[0..<JournalFormat.sessionMagic.count]) == JournalFormat.sessionMagic
+        guard bytes.count >= AccessLogFormat.sessionMagic.count,
+            Array(bytes[0..<AccessLogFormat.sessionMagic.count]) == AccessLogFormat.sessionMagic
         else {
-            throw JournalError(
+            throw AccessLogError(
                 code: .notAJournal, path: path,
                 message: bytes.isEmpty
                     ? "not a ctxdebug journal (the file is empty)"
@@ -142,10 +142,10 @@ public struct JournalReader: Sendable {
         }
         if bytes.count >= 10 {
             let version = UInt16(bytes[8]) | UInt16(bytes[9]) << 8
-            if version > JournalFormat.version {
-                throw JournalError(
+            if version > AccessLogFormat.version {
+                throw AccessLogError(
                     code: .unsupportedVersion, path: path,
-                    message: "journal format version \(version) is newer than this reader (\(JournalFormat.version))")
+                    message: "journal format version \(version) is newer than this reader (\(AccessLogFormat.version))")
             }
         }
         scan()
@@ -156,8 +156,8 @@ public struct JournalReader: Sendable {
     private enum Found { case session, block, nothing }
 
     private func what(at offset: Int) -> Found {
-        if matches(JournalFormat.sessionMagic, at: offset) { return .session }
-        if matches(JournalFormat.blockMagic, at: offset) { return .block }
+        if matches(AccessLogFormat.sessionMagic, at: offset) { return .session }
+        if matches(AccessLogFormat.blockMagic, at: offset) { return .block }
         return .nothing
     }
 
@@ -175,7 +175,7 @@ public struct JournalReader: Sendable {
         var position = offset + 1
         while position + 4 <= bytes.count {
             if bytes[position] == 0x43,
-                matches(JournalFormat.blockMagic, at: position) || matches(JournalFormat.sessionMagic, at: position)
+                matches(AccessLogFormat.blockMagic, at: position) || matches(AccessLogFormat.sessionMagic, at: position)
             {
                 return position
             }
@@ -199,53 +199,53 @@ public struct JournalReader: Sendable {
     /// at a cut tail.
     private mutating func scanSession(at offset: Int) -> Int? {
         let remaining = bytes.count - offset
-        guard remaining >= JournalFormat.sessionHeaderSize else {
-            problems.append(JournalProblem(
+        guard remaining >= AccessLogFormat.sessionHeaderSize else {
+            problems.append(AccessLogProblem(
                 kind: .cutTail, offset: offset, length: remaining, detail: "an unfinished session header"))
             return nil
         }
         guard let session = readSession(at: offset) else {
-            return skipCorrupt(from: offset, length: JournalFormat.sessionHeaderSize, detail: "session header checksum mismatch")
+            return skipCorrupt(from: offset, length: AccessLogFormat.sessionHeaderSize, detail: "session header checksum mismatch")
         }
         sessions.append(session)
-        return offset + JournalFormat.sessionHeaderSize
+        return offset + AccessLogFormat.sessionHeaderSize
     }
 
     /// Reads the block at `offset`; returns where reading goes on, or nil at a cut tail.
     private mutating func scanBlock(at offset: Int) -> Int? {
         let remaining = bytes.count - offset
-        guard remaining >= JournalFormat.blockHeaderSize else {
-            problems.append(JournalProblem(
+        guard remaining >= AccessLogFormat.blockHeaderSize else {
+            problems.append(AccessLogProblem(
                 kind: .cutTail, offset: offset, length: remaining, detail: "an unfinished block header"))
             return nil
         }
         let body = Int(bytes.load(UInt32.self, at: offset + 4))
-        let size = JournalFormat.blockHeaderSize + body
-        if body > JournalFormat.maximumBlockBody {
+        let size = AccessLogFormat.blockHeaderSize + body
+        if body > AccessLogFormat.maximumBlockBody {
             return skipCorrupt(from: offset, length: nil, detail: "block length \(body) is not believable")
         }
         if size > remaining {
             guard let next = nextStart(after: offset) else {
-                problems.append(JournalProblem(
+                problems.append(AccessLogProblem(
                     kind: .cutTail, offset: offset, length: remaining,
                     detail: "a block of \(size) bytes, \(remaining) of them written"))
                 return nil
             }
-            problems.append(JournalProblem(
+            problems.append(AccessLogProblem(
                 kind: .corruptBlock, offset: offset, length: next - offset,
                 detail: "block length \(body) runs past the end of the file"))
             return next
         }
         let stored = bytes.load(UInt32.self, at: offset + 8)
         let computed = bytes.withUnsafeBytes { raw in
-            JournalFormat.crc32c(UnsafeRawBufferPointer(rebasing: raw[(offset + 12)..<(offset + size)]))
+            AccessLogFormat.crc32c(UnsafeRawBufferPointer(rebasing: raw[(offset + 12)..<(offset + size)]))
         }
         if stored != computed {
             let end = offset + size
             guard end == bytes.count || what(at: end) != .nothing else {
                 return skipCorrupt(from: offset, length: nil, detail: "checksum mismatch")
             }
-            problems.append(JournalProblem(
+            problems.append(AccessLogProblem(
                 kind: .corruptBlock, offset: offset, length: size,
                 detail: "checksum mismatch (stored \(hex32(stored)), computed \(hex32(computed)))"))
             return end
@@ -253,7 +253,7 @@ public struct JournalReader: Sendable {
         if let block = decodeBlock(at: offset, size: size) {
             blocks.append(block)
         } else {
-            problems.append(JournalProblem(
+            problems.append(AccessLogProblem(
                 kind: .corruptBlock, offset: offset, length: size,
                 detail: "records do not decode (checksum held: written by a different format?)"))
         }
@@ -265,45 +265,45 @@ public struct JournalReader: Sendable {
     private mutating func scanUnknown(at offset: Int) -> Int? {
         let remaining = bytes.count - offset
         if let next = nextStart(after: offset) {
-            problems.append(JournalProblem(kind: .garbage, offset: offset, length: next - offset, detail: "not a block"))
+            problems.append(AccessLogProblem(kind: .garbage, offset: offset, length: next - offset, detail: "not a block"))
             return next
         }
         if remaining < 8 && isMagicPrefix(at: offset) {
-            problems.append(JournalProblem(
+            problems.append(AccessLogProblem(
                 kind: .cutTail, offset: offset, length: remaining, detail: "an unfinished block header"))
         } else {
-            problems.append(JournalProblem(kind: .garbage, offset: offset, length: remaining, detail: "not a block"))
+            problems.append(AccessLogProblem(kind: .garbage, offset: offset, length: remaining, detail: "not a block"))
         }
         return nil
     }
 
     private func isMagicPrefix(at offset: Int) -> Bool {
         let tail = Array(bytes[offset...])
-        return JournalFormat.blockMagic.starts(with: tail) || JournalFormat.sessionMagic.starts(with: tail)
+        return AccessLogFormat.blockMagic.starts(with: tail) || AccessLogFormat.sessionMagic.starts(with: tail)
     }
 
     /// Records a corrupt region starting at `offset` and returns where reading goes on:
     /// the next session header or block magic (or the end).
     private mutating func skipCorrupt(from offset: Int, length: Int?, detail: String) -> Int {
         let next = nextStart(after: offset) ?? bytes.count
-        problems.append(JournalProblem(kind: .corruptBlock, offset: offset, length: length ?? (next - offset), detail: detail))
+        problems.append(AccessLogProblem(kind: .corruptBlock, offset: offset, length: length ?? (next - offset), detail: detail))
         return next
     }
 
-    private func readSession(at offset: Int) -> JournalSession? {
+    private func readSession(at offset: Int) -> AccessLogSession? {
         bytes.withUnsafeBytes { raw in
             let reader = ByteReader(bytes: raw, offset: 0)
-            let crc = JournalFormat.crc32c(UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + 24)]))
+            let crc = AccessLogFormat.crc32c(UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + 24)]))
             guard crc == reader.load(UInt32.self, at: offset + 24) else { return nil }
-            return JournalSession(
+            return AccessLogSession(
                 offset: offset, pid: reader.load(UInt32.self, at: offset + 12),
                 startWallNanos: reader.load(UInt64.self, at: offset + 16))
         }
     }
 
     /// Decodes a block once to check its structure and gather stats.
-    private mutating func decodeBlock(at offset: Int, size: Int) -> JournalBlock? {
-        var block = JournalBlock(
+    private mutating func decodeBlock(at offset: Int, size: Int) -> AccessLogBlock? {
+        var block = AccessLogBlock(
             offset: offset, size: size, pid: 0, thread: 0, eventCount: 0, violationCount: 0, baseTime: 0,
             endTime: 0, tickSpan: 0)
         var labels: [QueueIdentity: String] = [:]
@@ -318,12 +318,12 @@ public struct JournalReader: Sendable {
             block.endTime = max(block.baseTime, header.load(UInt64.self, at: offset + 32))
             block.tickSpan = header.load(UInt64.self, at: offset + 40)
             let expected = Int(header.load(UInt32.self, at: offset + 12))
-            let body = UnsafeRawBufferPointer(rebasing: raw[(offset + JournalFormat.blockHeaderSize)..<(offset + size)])
+            let body = UnsafeRawBufferPointer(rebasing: raw[(offset + AccessLogFormat.blockHeaderSize)..<(offset + size)])
             do {
                 try Self.decodeRecords(
                     body, block: block,
                     control: { kind, queue, text in
-                        if kind == JournalFormat.threadNameRecord {
+                        if kind == AccessLogFormat.threadNameRecord {
                             block.threadName = text
                         } else {
                             labels[QueueIdentity(rawValue: queue)] = text
@@ -344,7 +344,7 @@ public struct JournalReader: Sendable {
         guard decoded else { return nil }
         queueLabels.merge(labels) { $1 }
         for index in operations.indices { operationCounts[index] += operations[index] }
-        recordBytes += size - JournalFormat.blockHeaderSize
+        recordBytes += size - AccessLogFormat.blockHeaderSize
         if block.eventCount > 0 {
             minimumTime = min(minimumTime, first)
             maximumTime = max(maximumTime, last)
@@ -354,13 +354,13 @@ public struct JournalReader: Sendable {
 
     /// Decodes the records of one block body.
     static func decodeRecords(
-        _ body: UnsafeRawBufferPointer, block: JournalBlock,
-        control: (UInt8, UInt, String) -> Void, event: (JournalEvent) -> Void
+        _ body: UnsafeRawBufferPointer, block: AccessLogBlock,
+        control: (UInt8, UInt, String) -> Void, event: (AccessLogEvent) -> Void
     ) throws(ByteReader.Malformed) {
         var reader = ByteReader(bytes: body, offset: 0)
         let scale = block.nanosecondsPerTick
         var ticks: UInt64 = 0
-        var current = JournalEvent(
+        var current = AccessLogEvent(
             time: block.baseTime, pid: block.pid, thread: block.thread, current: .none, owner: .none, context: 0,
             entity: 0, attribute: .max, object: 0, operation: .get, allowed: true)
         while !reader.isAtEnd {
@@ -368,9 +368,9 @@ public struct JournalReader: Sendable {
             let second = try reader.byte()
             if head == 0 {
                 switch second {
-                case JournalFormat.threadNameRecord:
+                case AccessLogFormat.threadNameRecord:
                     control(second, 0, try reader.string())
-                case JournalFormat.queueLabelRecord:
+                case AccessLogFormat.queueLabelRecord:
                     let queue = UInt(try reader.varint())
                     control(second, queue, try reader.string())
                 default:
@@ -378,32 +378,32 @@ public struct JournalReader: Sendable {
                 }
                 continue
             }
-            guard head & JournalFormat.reservedBits0 == 0, second & JournalFormat.reservedBits1 == 0,
-                let operation = AccessOperation(rawValue: head & JournalFormat.operationMask)
+            guard head & AccessLogFormat.reservedBits0 == 0, second & AccessLogFormat.reservedBits1 == 0,
+                let operation = AccessOperation(rawValue: head & AccessLogFormat.operationMask)
             else { throw ByteReader.Malformed() }
             current.operation = operation
-            current.allowed = head & JournalFormat.allowedBit != 0
+            current.allowed = head & AccessLogFormat.allowedBit != 0
             ticks &+= try reader.varint()
             let nanoseconds = Double(ticks) * scale
             current.time = block.baseTime &+ (nanoseconds < 1.8e19 ? UInt64(nanoseconds) : 0)
-            if second & JournalFormat.ownerChanged != 0 { current.owner = QueueIdentity(rawValue: UInt(try reader.varint())) }
-            if second & JournalFormat.currentChanged != 0 {
+            if second & AccessLogFormat.ownerChanged != 0 { current.owner = QueueIdentity(rawValue: UInt(try reader.varint())) }
+            if second & AccessLogFormat.currentChanged != 0 {
                 current.current = QueueIdentity(rawValue: UInt(try reader.varint()))
             }
-            if second & JournalFormat.contextChanged != 0 {
+            if second & AccessLogFormat.contextChanged != 0 {
                 guard let value = UInt32(exactly: try reader.varint()) else { throw ByteReader.Malformed() }
                 current.context = value
             }
-            if second & JournalFormat.entityChanged != 0 {
+            if second & AccessLogFormat.entityChanged != 0 {
                 guard let value = UInt16(exactly: try reader.varint()) else { throw ByteReader.Malformed() }
                 current.entity = value
             }
-            if second & JournalFormat.attributeChanged != 0 {
+            if second & AccessLogFormat.attributeChanged != 0 {
                 guard let value = UInt16(exactly: try reader.varint()) else { throw ByteReader.Malformed() }
                 current.attribute = value &- 1
             }
-            if second & JournalFormat.objectChanged != 0 {
-                current.object &+= JournalFormat.unzigzag(try reader.varint())
+            if second & AccessLogFormat.objectChanged != 0 {
+                current.object &+= AccessLogFormat.unzigzag(try reader.varint())
             }
             event(current)
         }
@@ -414,12 +414,12 @@ public struct JournalReader: Sendable {
     /// Calls `body` with every event of every good block, in file order (each block
     /// holds one thread's events in time order; blocks of different threads interleave
     /// in the order they were written).
-    public func forEachEvent<E: Error>(_ body: (JournalEvent) throws(E) -> Void) throws(E) {
+    public func forEachEvent<E: Error>(_ body: (AccessLogEvent) throws(E) -> Void) throws(E) {
         var failure: E?
         bytes.withUnsafeBytes { raw in
             for block in blocks {
                 let bodyBytes = UnsafeRawBufferPointer(
-                    rebasing: raw[(block.offset + JournalFormat.blockHeaderSize)..<(block.offset + block.size)])
+                    rebasing: raw[(block.offset + AccessLogFormat.blockHeaderSize)..<(block.offset + block.size)])
                 var stop = false
                 try? Self.decodeRecords(
                     bodyBytes, block: block, control: { _, _, _ in },
@@ -437,16 +437,16 @@ public struct JournalReader: Sendable {
     }
 
     /// Every event of every good block, in file order.
-    public var events: [JournalEvent] {
-        var all: [JournalEvent] = []
+    public var events: [AccessLogEvent] {
+        var all: [AccessLogEvent] = []
         all.reserveCapacity(blocks.reduce(0) { $0 + $1.eventCount })
         forEachEvent { all.append($0) }
         return all
     }
 
     /// The events that were violations (not allowed).
-    public func violations() -> [JournalEvent] {
-        var found: [JournalEvent] = []
+    public func violations() -> [AccessLogEvent] {
+        var found: [AccessLogEvent] = []
         forEachEvent { event in if !event.allowed { found.append(event) } }
         return found
     }
@@ -462,9 +462,9 @@ public struct JournalReader: Sendable {
     public var isIntact: Bool { problems.allSatisfy { $0.kind == .cutTail } }
 
     /// The cut tail, if the writer stopped in the middle of a block.
-    public var cutTail: JournalProblem? { problems.first { $0.kind == .cutTail } }
+    public var cutTail: AccessLogProblem? { problems.first { $0.kind == .cutTail } }
 
-    public var stats: JournalStats {
+    public var stats: AccessLogStats {
         let events = blocks.reduce(0) { $0 + $1.eventCount }
         var threads = Set<UInt64>()
         for block in blocks { threads.insert(UInt64(block.pid) << 32 | UInt64(block.thread)) }
@@ -472,7 +472,7 @@ public struct JournalReader: Sendable {
         for (raw, count) in operationCounts.enumerated() where count > 0 {
             operations[AccessOperation(rawValue: UInt8(raw))?.description ?? "op \(raw)", default: 0] += count
         }
-        return JournalStats(
+        return AccessLogStats(
             fileBytes: bytes.count, sessions: sessions.count, blocks: blocks.count, events: events,
             violations: blocks.reduce(0) { $0 + $1.violationCount }, threads: threads.count,
             queues: Set(queueLabels.keys).count,
