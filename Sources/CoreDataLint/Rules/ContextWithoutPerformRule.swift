@@ -1,0 +1,97 @@
+import SwiftSyntax
+
+/// A private-queue context, or an object it owns, used outside its `perform`.
+final class ContextWithoutPerformRule: LintRule {
+    static let description = RuleDescription(
+        id: "context-without-perform",
+        name: "ContextWithoutPerform",
+        summary: "A private-queue context, or one of its objects, is used outside the context's perform or performAndWait.",
+        rationale: "A context made by newBackgroundContext() or with .privateQueueConcurrencyType owns a private queue, and only code inside its perform { } or performAndWait { } runs there. A fetch, save, insert, delete or object(with:) called straight from a function runs on the caller's queue instead, racing with whatever the context is doing. The same holds for performBackgroundTask's context once its block has returned, and for the properties of the context's objects.",
+        fix: "Wrap the access in context.perform { } (or performAndWait { } when the result is needed right away).",
+        triggeringExamples: [
+            """
+            func importEntries(container: NSPersistentContainer) throws {
+                let context = container.newBackgroundContext()
+                _ = ↓JournalEntry(context: context)
+                try context.↓save()
+            }
+            """,
+            """
+            func count(container: NSPersistentContainer) throws {
+                let context = container.newBackgroundContext()
+                var entries: [JournalEntry] = []
+                context.performAndWait { entries = try! context.fetch(JournalEntry.fetchRequest()) }
+                print(entries.first?.↓note ?? "")
+            }
+            """,
+        ],
+        nonTriggeringExamples: [
+            """
+            func importEntries(container: NSPersistentContainer) {
+                let context = container.newBackgroundContext()
+                context.perform {
+                    let entry = JournalEntry(context: context)
+                    entry.note = "imported"
+                    try? context.save()
+                }
+            }
+            """,
+        ])
+
+    /// Each object's properties are reported once per function.
+    private var reportedObjects: Set<String> = []
+
+    init() {}
+
+    func leaveFunction(_ walker: SemanticWalker) {
+        reportedObjects.removeAll()
+    }
+
+    func call(_ call: FunctionCallExprSyntax, _ walker: SemanticWalker) {
+        if let member = call.calledExpression.as(MemberAccessExprSyntax.self),
+            CoreDataAPI.contextMethods.contains(member.declName.baseName.text),
+            let context = walker.context(member.base), context.queue == .private, isOutside(context, walker)
+        {
+            report(walker, at: member.declName, what: "\(member.declName.baseName.text)()", on: context)
+            return
+        }
+        if case .managedObject(let object) = walker.resolve(ExprSyntax(call)), object.isInsertedHere,
+            let context = object.owner, context.queue == .private, isOutside(context, walker)
+        {
+            report(walker, at: call, what: "inserting \(Expressions.text(call.calledExpression))", on: context)
+        }
+    }
+
+    func memberAccess(_ access: MemberAccessExprSyntax, _ walker: SemanticWalker) {
+        guard let base = access.base else { return }
+        let member = access.declName.baseName.text
+        switch walker.resolve(base) {
+        case .context(let context) where CoreDataAPI.contextStateProperties.contains(member):
+            guard context.queue == .private, isOutside(context, walker) else { return }
+            report(walker, at: access.declName, what: member, on: context)
+        case .managedObject(let object) where !object.isCollection && !CoreDataAPI.queueFreeObjectMembers.contains(member):
+            // Only where no closure moved the object: object-across-queues reports those.
+            guard walker.queue == .caller, let context = object.owner, context.queue == .private,
+                walker.binding(named: base).map({ $0.queueDepth == walker.frame.queueDepth }) ?? true,
+                reportedObjects.insert(Expressions.text(base)).inserted
+            else { return }
+            report(walker, at: access.declName, what: "the property '\(member)' of an object of \(context.described),", on: context, isObject: true)
+        default:
+            return
+        }
+    }
+
+    /// Whether code here runs outside the context's queue: straight in a function, or
+    /// in a closure on another queue. A closure the linter cannot place stays silent.
+    private func isOutside(_ context: ContextRef, _ walker: SemanticWalker) -> Bool {
+        walker.queue == .caller || walker.queue.runs(on: context) == false
+    }
+
+    private func report(_ walker: SemanticWalker, at node: some SyntaxProtocol, what: String, on context: ContextRef, isObject: Bool = false) {
+        let subject = isObject ? what : "\(what) on \(context.described)"
+        report(
+            walker, at: node,
+            message: "\(subject) runs on \(walker.queue.described), outside \(context.name).perform { }",
+            fix: "Wrap it in \(context.name).perform { } (or performAndWait { } when the result is needed right away).")
+    }
+}

@@ -1,0 +1,121 @@
+import SwiftSyntax
+
+/// Where a closure runs, read from the call it is handed to:
+/// `DispatchQueue.main.async { }` runs on the main queue, `context.perform { }` on the
+/// context's queue, `entries.forEach { }` right here, and a closure handed to an API
+/// the linter does not know, on a queue it cannot tell.
+struct ClosurePlacement {
+    var frame: Frame
+    /// What the closure's first parameter holds: `performBackgroundTask`'s new
+    /// context, or an element of the managed objects `forEach` walks.
+    var firstParameter: Value?
+
+    init(_ closure: ClosureExprSyntax, walker: SemanticWalker) {
+        let outer = walker.frame
+        var frame = Frame(
+            queue: .unknown, functionName: outer.functionName, isActionHandler: false,
+            isDidSaveObserver: false, queueDepth: outer.queueDepth + 1, start: closure.position.utf8Offset)
+        self.frame = frame
+        guard let (call, label) = Self.call(receiving: closure) else {
+            if let call = closure.parent?.as(FunctionCallExprSyntax.self), call.calledExpression.id == closure.id {
+                self.frame = outer  // `{ ... }()`: runs right here.
+            }
+            return
+        }
+        let callee = call.calledExpression
+        if let reference = callee.as(DeclReferenceExprSyntax.self), reference.baseName.text == "Button" {
+            let isAction = label == "action" || (label == nil && Expressions.argument("action", of: call) == nil)
+            if isAction {
+                frame.queue = .main
+                frame.isActionHandler = true
+                frame.functionName = "a SwiftUI Button action"
+            }
+            self.frame = frame
+            return
+        }
+        guard let member = callee.as(MemberAccessExprSyntax.self) else { return }
+        let method = member.declName.baseName.text
+        let base = member.base.map(Expressions.unwrapped)
+        switch method {
+        case _ where CoreDataAPI.synchronousClosureMethods.contains(method):
+            self.frame = outer
+            if let base, case .managedObject(var object) = walker.resolve(base), object.isCollection {
+                object.isCollection = false
+                firstParameter = .managedObject(object)
+            }
+            return
+        case "async", "asyncAfter", "sync":
+            guard let base else { return }
+            if Self.isMainQueue(base) {
+                frame.queue = .main
+            } else if Expressions.lastName(Self.callee(of: base)) == "global" {
+                frame.queue = .background("DispatchQueue.global()")
+            }
+        case "detached" where base.flatMap(Expressions.lastName) == "Task":
+            frame.queue = .background("Task.detached")
+        case "perform", "performAndWait":
+            guard let context = walker.context(base) else { return }
+            frame.queue = .context(context)
+            // performAndWait, and perform on the main queue, still hold up the caller.
+            frame.isActionHandler = outer.isActionHandler && context.queue == .main
+        case "performBackgroundTask":
+            let context = ContextRef(
+                key: "performBackgroundTask@\(closure.position.utf8Offset)",
+                name: Self.parameters(of: closure).first?.text ?? "$0", queue: .private, isFresh: true)
+            frame.queue = .context(context)
+            firstParameter = .context(context)
+        case "addObserver":
+            guard let name = Expressions.argument("forName", of: call),
+                CoreDataAPI.didSaveNotifications.contains(Expressions.lastName(name) ?? "")
+            else { return }
+            frame.isDidSaveObserver = true
+            let queue = Expressions.argument("queue", of: call).map(Expressions.unwrapped)
+            if queue == nil || queue?.is(NilLiteralExprSyntax.self) == true {
+                frame.queue = .postingThread
+            } else if let queue, Self.isMainQueue(queue) {
+                frame.queue = .main
+            } else {
+                frame.queue = .background("the observer's queue '\(queue.map(Expressions.text) ?? "")'")
+            }
+        default:
+            return
+        }
+        self.frame = frame
+    }
+
+    /// The call a closure is an argument or a trailing closure of, with its label.
+    static func call(receiving closure: ClosureExprSyntax) -> (FunctionCallExprSyntax, String?)? {
+        if let call = closure.parent?.as(FunctionCallExprSyntax.self), call.trailingClosure?.id == closure.id {
+            return (call, nil)
+        }
+        if let element = closure.parent?.as(MultipleTrailingClosureElementSyntax.self),
+            let call = element.parent?.parent?.as(FunctionCallExprSyntax.self)
+        {
+            return (call, element.label.text)
+        }
+        if let argument = closure.parent?.as(LabeledExprSyntax.self), let call = argument.parent?.parent?.as(FunctionCallExprSyntax.self) {
+            return (call, argument.label?.text)
+        }
+        return nil
+    }
+
+    /// The names of a closure's parameters: `{ context in }`, `{ (note: Notification) in }`.
+    static func parameters(of closure: ClosureExprSyntax) -> [TokenSyntax] {
+        switch closure.signature?.parameterClause {
+        case .simpleInput(let list): list.map(\.name)
+        case .parameterClause(let clause): clause.parameters.map { $0.secondName ?? $0.firstName }
+        case nil: []
+        }
+    }
+
+    /// `DispatchQueue.main`, `OperationQueue.main`, `.main`.
+    static func isMainQueue(_ expression: ExprSyntax) -> Bool {
+        guard let member = expression.as(MemberAccessExprSyntax.self), member.declName.baseName.text == "main" else { return false }
+        guard let base = member.base else { return true }
+        return ["DispatchQueue", "OperationQueue"].contains(Expressions.lastName(base) ?? "")
+    }
+
+    private static func callee(of expression: ExprSyntax) -> ExprSyntax {
+        expression.as(FunctionCallExprSyntax.self)?.calledExpression ?? expression
+    }
+}
