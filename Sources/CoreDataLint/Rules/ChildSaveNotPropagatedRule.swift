@@ -85,23 +85,13 @@ final class ChildSaveNotPropagatedRule: LintRule {
         for function in functions where !function.callsOtherSave {
             let saved = Set(function.saves.map(\.context.key))
             for (child, node) in function.saves {
-                guard let unsaved = ancestors(of: child).first(where: { !saved.contains($0.key) }) else { continue }
+                guard let parent = parents[child.key], !saved.contains(parent.key) else { continue }
                 walker.report(
                     Self.description, at: node,
-                    message: "\(function.name) saves the child context '\(child.name)' but never saves its parent \(unsaved.described): the changes stop in memory and never reach the store",
-                    fix: "After \(child.name).save(), save \(unsaved.name) in \(unsaved.name).perform { } (and each context above it), or call the stack's save method.")
+                    message: "\(function.name) saves the child context '\(child.name)' but never saves its parent, \(parent.described): the changes stop in memory and never reach the store",
+                    fix: "After \(child.name).save(), save \(parent.name) in \(parent.name).perform { } (and each context above it), or call the stack's save method.")
             }
         }
     }
 
-    /// The parent chain of a context, nearest first.
-    private func ancestors(of context: ContextRef) -> [ContextRef] {
-        var chain: [ContextRef] = []
-        var key = context.key
-        while let parent = parents[key], !chain.contains(where: { $0.isSame(as: parent) }) {
-            chain.append(parent)
-            key = parent.key
-        }
-        return chain
-    }
 }

@@ -12,7 +12,7 @@ final class ContextWithoutPerformRule: LintRule {
             """
             func importEntries(container: NSPersistentContainer) throws {
                 let context = container.newBackgroundContext()
-                _ = ↓JournalEntry(context: context)
+                _ = ↓NSEntityDescription.insertNewObject(forEntityName: "JournalEntry", into: context)
                 try context.↓save()
             }
             """,
@@ -52,13 +52,13 @@ final class ContextWithoutPerformRule: LintRule {
             CoreDataAPI.contextMethods.contains(member.declName.baseName.text),
             let context = walker.context(member.base), context.queue == .private, isOutside(context, walker)
         {
-            report(walker, at: member.declName, what: "\(member.declName.baseName.text)()", on: context)
+            report(walker, at: member.declName, doing: "\(member.declName.baseName.text)() on \(context.described)", on: context)
             return
         }
         if case .managedObject(let object) = walker.resolve(ExprSyntax(call)), object.isInsertedHere,
             let context = object.owner, context.queue == .private, isOutside(context, walker)
         {
-            report(walker, at: call, what: "inserting \(Expressions.text(call.calledExpression))", on: context)
+            report(walker, at: call, doing: "inserting \(Expressions.text(call.calledExpression)) into \(context.described)", on: context)
         }
     }
 
@@ -68,14 +68,14 @@ final class ContextWithoutPerformRule: LintRule {
         switch walker.resolve(base) {
         case .context(let context) where CoreDataAPI.contextStateProperties.contains(member):
             guard context.queue == .private, isOutside(context, walker) else { return }
-            report(walker, at: access.declName, what: member, on: context)
+            report(walker, at: access.declName, doing: "\(member) of \(context.described)", on: context)
         case .managedObject(let object) where !object.isCollection && !CoreDataAPI.queueFreeObjectMembers.contains(member):
             // Only where no closure moved the object: object-across-queues reports those.
             guard walker.queue == .caller, let context = object.owner, context.queue == .private,
                 walker.binding(named: base).map({ $0.queueDepth == walker.frame.queueDepth }) ?? true,
                 reportedObjects.insert(Expressions.text(base)).inserted
             else { return }
-            report(walker, at: access.declName, what: "the property '\(member)' of an object of \(context.described),", on: context, isObject: true)
+            report(walker, at: access.declName, doing: "'\(member)' of an object of \(context.described)", on: context)
         default:
             return
         }
@@ -87,11 +87,10 @@ final class ContextWithoutPerformRule: LintRule {
         walker.queue == .caller || walker.queue.runs(on: context) == false
     }
 
-    private func report(_ walker: SemanticWalker, at node: some SyntaxProtocol, what: String, on context: ContextRef, isObject: Bool = false) {
-        let subject = isObject ? what : "\(what) on \(context.described)"
-        report(
-            walker, at: node,
-            message: "\(subject) runs on \(walker.queue.described), outside \(context.name).perform { }",
-            fix: "Wrap it in \(context.name).perform { } (or performAndWait { } when the result is needed right away).")
+    private func report(_ walker: SemanticWalker, at node: some SyntaxProtocol, doing what: String, on context: ContextRef) {
+        let fix = context.isFresh
+            ? "Do it inside the performBackgroundTask block, or hand back objectIDs (or plain values) to use on the caller's queue."
+            : "Wrap it in \(context.name).perform { } (or performAndWait { } when the result is needed right away)."
+        report(walker, at: node, message: "\(what) runs on \(walker.queue.described), outside \(context.name).perform { }", fix: fix)
     }
 }

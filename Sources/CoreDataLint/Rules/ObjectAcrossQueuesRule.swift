@@ -61,8 +61,8 @@ final class ObjectAcrossQueuesRule: LintRule {
         guard Self.isForeign(queue, to: object) else { return }
         let key = "\(name)@\(walker.frame.start)"
         guard reported.insert(key).inserted else { return }
-        let owner = object.owner.map { "belongs to \($0.described)" } ?? "belongs to the context that fetched it"
-        let what = object.isCollection ? "'\(name)' holds managed objects that" : "'\(name)' is a managed object that"
+        let owner = object.owner.map { "of \($0.described)" } ?? "(confined to its context's queue)"
+        let what = object.isCollection ? "'\(name)' holds managed objects" : "'\(name)' is a managed object"
         let idExpression = object.isCollection ? "\(name).map(\\.objectID)" : "\(name).objectID"
         report(
             walker, at: node,

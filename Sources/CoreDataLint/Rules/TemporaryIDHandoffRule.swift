@@ -13,7 +13,7 @@ final class TemporaryIDHandoffRule: LintRule {
             func add(container: NSPersistentContainer) {
                 let context = container.newBackgroundContext()
                 context.perform {
-                    let entry = JournalEntry(context: context)
+                    let entry = NSEntityDescription.insertNewObject(forEntityName: "JournalEntry", into: context)
                     let id = entry.objectID
                     DispatchQueue.main.async {
                         _ = container.viewContext.↓object(with: id)
@@ -27,7 +27,7 @@ final class TemporaryIDHandoffRule: LintRule {
             func add(container: NSPersistentContainer) {
                 let context = container.newBackgroundContext()
                 context.perform {
-                    let entry = JournalEntry(context: context)
+                    let entry = NSEntityDescription.insertNewObject(forEntityName: "JournalEntry", into: context)
                     try? context.obtainPermanentIDs(for: [entry])
                     let id = entry.objectID
                     DispatchQueue.main.async {

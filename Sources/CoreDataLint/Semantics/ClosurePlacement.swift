@@ -49,10 +49,10 @@ struct ClosurePlacement {
             if Self.isMainQueue(base) {
                 frame.queue = .main
             } else if Expressions.lastName(Self.callee(of: base)) == "global" {
-                frame.queue = .background("DispatchQueue.global()")
+                frame.queue = .background("a global queue (DispatchQueue.global())")
             }
         case "detached" where base.flatMap(Expressions.lastName) == "Task":
-            frame.queue = .background("Task.detached")
+            frame.queue = .background("the thread of a detached task (Task.detached)")
         case "perform", "performAndWait":
             guard let context = walker.context(base) else { return }
             frame.queue = .context(context)

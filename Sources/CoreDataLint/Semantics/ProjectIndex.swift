@@ -76,7 +76,10 @@ private final class FactCollector: SyntaxVisitor {
             let declaredAsContext = binding.typeAnnotation.map { TypeNames.base(of: $0.type) == CoreDataAPI.contextType } ?? false
             let setup = Syntax(binding.initializer) ?? Syntax(binding.accessorBlock)
             let queue = setup.map(Self.queue(declaredIn:)) ?? nil
-            if declaredAsContext {
+            if Self.isEnvironmentContext(node) {
+                // SwiftUI's environment context is the container's viewContext.
+                facts.contextProperties.append((name, .main))
+            } else if declaredAsContext {
                 facts.contextProperties.append((name, queue ?? .unknown))
             } else if let queue, binding.typeAnnotation == nil, let value = binding.initializer?.value, Self.isContextExpression(value) {
                 facts.contextProperties.append((name, queue))
@@ -108,6 +111,14 @@ private final class FactCollector: SyntaxVisitor {
         else { return .visitChildren }
         facts.didSaveSelectors.insert(method)
         return .visitChildren
+    }
+
+    /// `@Environment(\.managedObjectContext) var viewContext`.
+    static func isEnvironmentContext(_ variable: VariableDeclSyntax) -> Bool {
+        variable.attributes.contains { element in
+            guard let attribute = element.as(AttributeSyntax.self), attribute.attributeName.trimmedDescription == "Environment" else { return false }
+            return attribute.arguments?.trimmedDescription.hasSuffix(".managedObjectContext") == true
+        }
     }
 
     /// The queue the tokens of a property's setup name, when they agree.

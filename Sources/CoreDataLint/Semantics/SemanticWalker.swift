@@ -164,7 +164,8 @@ final class SemanticWalker: SyntaxVisitor {
             guard let owner = Expressions.argument("into", of: call) else { return nil }
             return .managedObject(ManagedObjectInfo(owner: context(owner), isInsertedHere: true))
         case "fetchRequest":
-            guard let base = member.base?.as(DeclReferenceExprSyntax.self), index.managedObjectClasses.contains(base.baseName.text) else { return nil }
+            // `Entity.fetchRequest()`, as Xcode generates it for every entity.
+            guard let base = member.base?.as(DeclReferenceExprSyntax.self), base.baseName.text.first?.isUppercase == true else { return nil }
             return .fetchRequest(FetchRequestInfo(entity: base.baseName.text))
         default:
             break
@@ -450,9 +451,16 @@ final class SemanticWalker: SyntaxVisitor {
     override func visit(_ node: DeclReferenceExprSyntax) -> SyntaxVisitorContinueKind {
         if let member = node.parent?.as(MemberAccessExprSyntax.self), member.declName.id == node.id { return .skipChildren }
         let name = node.baseName.text
-        guard let binding = lookup(name), binding.value != nil else { return .skipChildren }
+        guard let binding = lookup(name), binding.value != nil, !Self.isAssignmentTarget(node) else { return .skipChildren }
         for rule in rules { rule.reference(ExprSyntax(node), name: name, binding, self) }
         return .skipChildren
+    }
+
+    /// `node = ...`: a name being set, not used.
+    private static func isAssignmentTarget(_ node: DeclReferenceExprSyntax) -> Bool {
+        guard let sequence = node.parent?.parent?.as(SequenceExprSyntax.self) else { return false }
+        let elements = Array(sequence.elements)
+        return elements.count == 3 && elements[0].id == node.id && elements[1].is(AssignmentExprSyntax.self)
     }
 
     /// Runs every rule over the file and returns what they found.

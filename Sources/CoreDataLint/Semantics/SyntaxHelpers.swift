@@ -50,7 +50,8 @@ enum Expressions {
 
     /// Whether the expression is `self`.
     static func isSelf(_ expression: ExprSyntax?) -> Bool {
-        expression?.as(DeclReferenceExprSyntax.self)?.baseName.tokenKind == .keyword(.self)
+        guard let expression else { return false }
+        return unwrapped(expression).as(DeclReferenceExprSyntax.self)?.baseName.tokenKind == .keyword(.self)
     }
 
     /// The argument with this label.

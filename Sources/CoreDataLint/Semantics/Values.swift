@@ -20,10 +20,11 @@ struct ContextRef: Equatable {
 
     /// "the main-queue context 'viewContext'".
     var described: String {
+        if isFresh { return "performBackgroundTask's context '\(name)'" }
         switch queue {
-        case .main: "the main-queue context '\(name)'"
-        case .private: "the private-queue context '\(name)'"
-        case .unknown: "the context '\(name)'"
+        case .main: return "the main-queue context '\(name)'"
+        case .private: return "the private-queue context '\(name)'"
+        case .unknown: return "the context '\(name)'"
         }
     }
 
@@ -51,7 +52,7 @@ enum ExecutionQueue: Equatable {
         case .caller: "the caller's queue"
         case .main: "the main queue"
         case .background(let name): name
-        case .context(let context): "\(context.name)'s queue"
+        case .context(let context): "the queue of \(context.described)"
         case .postingThread: "the thread that posted the did-save notification"
         case .unknown: "an unknown queue"
         }
