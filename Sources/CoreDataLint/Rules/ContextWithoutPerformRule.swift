@@ -75,7 +75,7 @@ final class ContextWithoutPerformRule: LintRule {
                 walker.binding(named: base).map({ $0.queueDepth == walker.frame.queueDepth }) ?? true,
                 reportedObjects.insert(Expressions.text(base)).inserted
             else { return }
-            report(walker, at: access.declName, doing: "'\(member)' of an object of \(context.described)", on: context)
+            report(walker, at: access.declName, doing: "using '\(member)' of an object of \(context.described)", on: context)
         default:
             return
         }

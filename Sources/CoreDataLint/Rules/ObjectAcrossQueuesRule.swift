@@ -67,7 +67,18 @@ final class ObjectAcrossQueuesRule: LintRule {
         report(
             walker, at: node,
             message: "\(what) \(owner), but it is used on \(queue.described)",
-            fix: "Pass \(idExpression) into the closure and get the object\(object.isCollection ? "s" : "") there with object(with:) on that queue's context.")
+            fix: Self.fix(queue: queue, idExpression: idExpression, name: name))
+    }
+
+    private static func fix(queue: ExecutionQueue, idExpression: String, name: String) -> String {
+        switch queue {
+        case .context(let context):
+            return "Pass \(idExpression) into the closure and get the object there with \(context.name).object(with:)."
+        case .main:
+            return "Pass \(idExpression) into the closure and get the object there with object(with:) on the main-queue context (viewContext)."
+        default:
+            return "Read what the closure needs from '\(name)' before it and pass plain values, or pass \(idExpression) and get the object inside a context's perform { }."
+        }
     }
 
     /// Whether code on `queue` is certainly not on the object's context's queue.
