@@ -70,9 +70,7 @@ struct LintCommand: ParsableCommand {
     static let cannotRead: Int32 = 65
 
     static var ruleList: String {
-        let width = RuleCatalog.ids.map(\.count).max() ?? 0
-        return RuleCatalog.all.map { "  " + $0.id.padding(toLength: width + 2, withPad: " ", startingAt: 0) + $0.summary }
-            .joined(separator: "\n")
+        RuleCatalog.all.map { "  \($0.id)\n      \($0.summary)" }.joined(separator: "\n")
     }
 
     func validate() throws {

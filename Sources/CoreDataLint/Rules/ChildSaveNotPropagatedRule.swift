@@ -5,7 +5,7 @@ final class ChildSaveNotPropagatedRule: LintRule {
     static let description = RuleDescription(
         id: "child-save-not-propagated",
         name: "ChildSaveNotPropagated",
-        summary: "A child context is saved in a function that never saves its parent (and the parent's parents).",
+        summary: "A child context is saved, and its parent is not.",
         rationale: "Saving a child context only pushes its changes into its parent, in memory. Nothing reaches the store until the parent saves too, and in a three-level stack (a private root, the main context, a background child) every level must save in turn. A child save alone looks like it worked, and is lost when the app quits.",
         fix: "After the child's save(), save the parent inside parent.perform { }, and so on up to the context on the store; or call the stack's own save method that does.",
         triggeringExamples: [

@@ -5,7 +5,7 @@ final class ConfinementTypeRule: LintRule {
     static let description = RuleDescription(
         id: "confinement-type",
         name: "ConfinementType",
-        summary: "A context is made with the deprecated confinement concurrency type.",
+        summary: "A context has the deprecated confinement type.",
         rationale: "A confinement context (.confinementConcurrencyType, which NSManagedObjectContext() also makes) has no queue of its own: it belongs to whichever thread made it, perform { } cannot be used with it, and Core Data's concurrency checks cannot tell a right access from a wrong one. Apple deprecated it in iOS 9 and macOS 10.11.",
         fix: "Make the context with NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType) or .mainQueueConcurrencyType, and reach it through perform { }.",
         triggeringExamples: [

@@ -5,7 +5,7 @@ final class ContextWithoutPerformRule: LintRule {
     static let description = RuleDescription(
         id: "context-without-perform",
         name: "ContextWithoutPerform",
-        summary: "A private-queue context, or one of its objects, is used outside the context's perform or performAndWait.",
+        summary: "A private-queue context is used outside its perform.",
         rationale: "A context made by newBackgroundContext() or with .privateQueueConcurrencyType owns a private queue, and only code inside its perform { } or performAndWait { } runs there. A fetch, save, insert, delete or object(with:) called straight from a function runs on the caller's queue instead, racing with whatever the context is doing. The same holds for performBackgroundTask's context once its block has returned, and for the properties of the context's objects.",
         fix: "Wrap the access in context.perform { } (or performAndWait { } when the result is needed right away).",
         triggeringExamples: [

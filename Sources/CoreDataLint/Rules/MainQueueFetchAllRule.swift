@@ -5,7 +5,7 @@ final class MainQueueFetchAllRule: LintRule {
     static let description = RuleDescription(
         id: "main-queue-fetch-all",
         name: "MainQueueFetchAll",
-        summary: "An action handler fetches every row on the main-queue context, with no fetchLimit and no fetchBatchSize.",
+        summary: "An action handler fetches every row on the main queue.",
         rationale: "An @IBAction, a SwiftUI Button action or an export method runs on the main queue. A fetch there with no limit and no batch size loads every object before it returns, and the UI stops for as long as that takes: the blocking export of the SurfJournal sample.",
         fix: "Do the work on a background context (persistentContainer.performBackgroundTask { context in … }, handing results back as objectIDs), or set fetchBatchSize (or fetchLimit) on the request.",
         triggeringExamples: [

@@ -5,7 +5,7 @@ final class MergeOffQueueRule: LintRule {
     static let description = RuleDescription(
         id: "merge-off-queue",
         name: "MergeOffQueue",
-        summary: "mergeChanges(fromContextDidSave:) runs in a did-save observer outside the merging context's queue.",
+        summary: "A did-save merge runs off the merging context's queue.",
         rationale: "A did-save observer registered with queue: nil (or by selector) runs on the thread of the context that saved, usually a private queue. Merging into another context there changes that context's objects from the wrong queue, while its own queue may be reading them. An observer on a queue that is not the context's has the same problem.",
         fix: "Merge inside the context's own queue: context.perform { context.mergeChanges(fromContextDidSave: note) }, or register the observer with queue: .main for a main-queue context.",
         triggeringExamples: [

@@ -5,7 +5,7 @@ final class TemporaryIDHandoffRule: LintRule {
     static let description = RuleDescription(
         id: "temporary-id-handoff",
         name: "TemporaryIDHandoff",
-        summary: "The objectID of an object inserted in the same function reaches another context before save() or obtainPermanentIDs(for:).",
+        summary: "A temporary objectID is handed to another context.",
         rationale: "An inserted object has a temporary objectID until its context saves it or obtains a permanent ID. The temporary ID means nothing to any other context: object(with:) there returns a fault that fails when fired, and existingObject(with:) throws.",
         fix: "Call try context.obtainPermanentIDs(for: [object]) (or save the context) before handing object.objectID to another context.",
         triggeringExamples: [
