@@ -1,4 +1,5 @@
 import CoreDataLint
+import Foundation
 import Testing
 
 /// Every rule's own examples, SwiftLint-style: each triggering example must give a
@@ -57,5 +58,20 @@ struct RuleExampleTests {
             let findings = Self.findings(of: rule, in: example)
             #expect(findings.isEmpty, "\(rule.id): \(findings.map(\.message))\n\(example)")
         }
+    }
+}
+
+/// docs/lint.md documents every rule: a section headed with its id.
+@Suite("Rule docs")
+struct RuleDocsTests {
+    static let docs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("docs/lint.md")
+
+    @Test("docs/lint.md has a section per rule, in the catalog's order")
+    func sections() throws {
+        let text = try String(contentsOf: Self.docs, encoding: .utf8)
+        let headings = text.components(separatedBy: "\n").filter { $0.hasPrefix("### `") }
+            .map { $0.dropFirst(5).prefix { $0 != "`" } }.map(String.init)
+        #expect(headings == RuleCatalog.ids)
     }
 }

@@ -54,7 +54,7 @@ final class TemporaryIDHandoffRule: LintRule {
             permanentContexts.insert(context.key)
         case "object", "existingObject":
             guard let argument = call.arguments.first?.expression,
-                case .objectID(_, let object) = walker.resolve(argument), object.isInsertedHere,
+                case .objectID(let object) = walker.resolve(argument), object.isInsertedHere,
                 let owner = object.owner, !owner.isSame(as: context), owner.queue != .unknown, context.queue != .unknown,
                 !permanentContexts.contains(owner.key)
             else { return }

@@ -12,45 +12,34 @@ struct ClosurePlacement {
 
     init(_ closure: ClosureExprSyntax, walker: SemanticWalker) {
         let outer = walker.frame
-        var frame = Frame(
+        frame = Frame(
             queue: .unknown, functionName: outer.functionName, isActionHandler: false,
             isDidSaveObserver: false, queueDepth: outer.queueDepth + 1, start: closure.position.utf8Offset)
-        self.frame = frame
-        guard let (call, label) = Self.call(receiving: closure) else {
-            if let call = closure.parent?.as(FunctionCallExprSyntax.self), call.calledExpression.id == closure.id {
-                self.frame = outer  // `{ ... }()`: runs right here.
-            }
+        if let call = closure.parent?.as(FunctionCallExprSyntax.self), call.calledExpression.id == closure.id {
+            frame = outer  // `{ ... }()` runs right here.
             return
         }
-        let callee = call.calledExpression
-        if let reference = callee.as(DeclReferenceExprSyntax.self), reference.baseName.text == "Button" {
-            let isAction = label == "action" || (label == nil && Expressions.argument("action", of: call) == nil)
-            if isAction {
-                frame.queue = .main
-                frame.isActionHandler = true
-                frame.functionName = "a SwiftUI Button action"
-            }
-            self.frame = frame
+        guard let (call, label) = Self.call(receiving: closure) else { return }
+        if Self.isButtonAction(call, label: label) {
+            frame.queue = .main
+            frame.isActionHandler = true
+            frame.functionName = "a SwiftUI Button action"
             return
         }
-        guard let member = callee.as(MemberAccessExprSyntax.self) else { return }
+        guard let member = call.calledExpression.as(MemberAccessExprSyntax.self) else { return }
         let method = member.declName.baseName.text
         let base = member.base.map(Expressions.unwrapped)
-        switch method {
-        case _ where CoreDataAPI.synchronousClosureMethods.contains(method):
-            self.frame = outer
+        if CoreDataAPI.synchronousClosureMethods.contains(method) {
+            frame = outer
             if let base, case .managedObject(var object) = walker.resolve(base), object.isCollection {
                 object.isCollection = false
                 firstParameter = .managedObject(object)
             }
             return
+        }
+        switch method {
         case "async", "asyncAfter", "sync":
-            guard let base else { return }
-            if Self.isMainQueue(base) {
-                frame.queue = .main
-            } else if Expressions.lastName(Self.callee(of: base)) == "global" {
-                frame.queue = .background("a global queue (DispatchQueue.global())")
-            }
+            frame.queue = base.flatMap(Self.dispatchQueue) ?? .unknown
         case "detached" where base.flatMap(Expressions.lastName) == "Task":
             frame.queue = .background("the thread of a detached task (Task.detached)")
         case "perform", "performAndWait":
@@ -69,18 +58,10 @@ struct ClosurePlacement {
                 CoreDataAPI.didSaveNotifications.contains(Expressions.lastName(name) ?? "")
             else { return }
             frame.isDidSaveObserver = true
-            let queue = Expressions.argument("queue", of: call).map(Expressions.unwrapped)
-            if queue == nil || queue?.is(NilLiteralExprSyntax.self) == true {
-                frame.queue = .postingThread
-            } else if let queue, Self.isMainQueue(queue) {
-                frame.queue = .main
-            } else {
-                frame.queue = .background("the observer's queue '\(queue.map(Expressions.text) ?? "")'")
-            }
+            frame.queue = Self.observerQueue(Expressions.argument("queue", of: call).map(Expressions.unwrapped))
         default:
             return
         }
-        self.frame = frame
     }
 
     /// The call a closure is an argument or a trailing closure of, with its label.
@@ -108,14 +89,33 @@ struct ClosurePlacement {
         }
     }
 
+    /// `Button("Export") { … }`, `Button(action: { … }) { label }`, `Button { … } label: { … }`.
+    private static func isButtonAction(_ call: FunctionCallExprSyntax, label: String?) -> Bool {
+        guard call.calledExpression.as(DeclReferenceExprSyntax.self)?.baseName.text == "Button" else { return false }
+        return label == "action" || (label == nil && Expressions.argument("action", of: call) == nil)
+    }
+
+    /// The queue of `DispatchQueue.main` or `DispatchQueue.global(…)`; nil for a queue
+    /// the linter cannot tell from a context's.
+    private static func dispatchQueue(_ queue: ExprSyntax) -> ExecutionQueue? {
+        if isMainQueue(queue) { return .main }
+        if let call = queue.as(FunctionCallExprSyntax.self), Expressions.lastName(call.calledExpression) == "global" {
+            return .background("a global queue (DispatchQueue.global())")
+        }
+        return nil
+    }
+
+    /// Where a did-save observer runs: `queue: nil` on the saving context's thread.
+    private static func observerQueue(_ queue: ExprSyntax?) -> ExecutionQueue {
+        guard let queue, !queue.is(NilLiteralExprSyntax.self) else { return .postingThread }
+        if isMainQueue(queue) { return .main }
+        return .background("the observer's queue '\(Expressions.text(queue))'")
+    }
+
     /// `DispatchQueue.main`, `OperationQueue.main`, `.main`.
-    static func isMainQueue(_ expression: ExprSyntax) -> Bool {
+    private static func isMainQueue(_ expression: ExprSyntax) -> Bool {
         guard let member = expression.as(MemberAccessExprSyntax.self), member.declName.baseName.text == "main" else { return false }
         guard let base = member.base else { return true }
         return ["DispatchQueue", "OperationQueue"].contains(Expressions.lastName(base) ?? "")
-    }
-
-    private static func callee(of expression: ExprSyntax) -> ExprSyntax {
-        expression.as(FunctionCallExprSyntax.self)?.calledExpression ?? expression
     }
 }

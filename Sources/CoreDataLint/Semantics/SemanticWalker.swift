@@ -2,8 +2,6 @@ import SwiftSyntax
 
 /// A name in scope and what it holds.
 struct Binding {
-    /// Nil for a type's member.
-    var id: BindingID?
     /// Nil when the name holds nothing the rules follow; it still hides outer names.
     var value: Value?
     /// How many queue boundaries (functions, escaping closures) enclosed the declaration.
@@ -60,7 +58,7 @@ final class SemanticWalker: SyntaxVisitor {
         for scope in scopes.reversed() {
             if let binding = scope[name] { return binding }
         }
-        return memberValue(name).map { Binding(id: nil, value: $0, queueDepth: 0) }
+        return memberValue(name).map { Binding(value: $0, queueDepth: 0) }
     }
 
     /// What an expression holds, when the linter can tell.
@@ -85,7 +83,7 @@ final class SemanticWalker: SyntaxVisitor {
         let expression = Expressions.unwrapped(expression)
         if let reference = expression.as(DeclReferenceExprSyntax.self) { return lookup(reference.baseName.text) }
         if let member = expression.as(MemberAccessExprSyntax.self), Expressions.isSelf(member.base) {
-            return memberValue(member.declName.baseName.text).map { Binding(id: nil, value: $0, queueDepth: 0) }
+            return memberValue(member.declName.baseName.text).map { Binding(value: $0, queueDepth: 0) }
         }
         return nil
     }
@@ -114,7 +112,7 @@ final class SemanticWalker: SyntaxVisitor {
         let baseValue = resolve(base)
         if case .managedObject(let object) = baseValue {
             if name == "objectID", !object.isCollection {
-                return .objectID(of: binding(named: base)?.id, object)
+                return .objectID(object)
             }
             if object.isCollection, CoreDataAPI.elementMethods.contains(name) { return element(of: baseValue) }
             return nil
@@ -254,7 +252,7 @@ final class SemanticWalker: SyntaxVisitor {
             context.key = contextPropertyBeingInitialized ?? "local:\(name)@\(node.position.utf8Offset)"
             value = .context(context)
         }
-        scopes[scopes.count - 1][name] = Binding(id: BindingID(offset: node.position.utf8Offset), value: value, queueDepth: frame.queueDepth)
+        scopes[scopes.count - 1][name] = Binding(value: value, queueDepth: frame.queueDepth)
     }
 
     /// Changes what an existing local holds (`results = try context.fetch(request)`).

@@ -103,12 +103,7 @@ struct ManagedObjectInfo: Equatable {
 enum Value: Equatable {
     case context(ContextRef)
     case managedObject(ManagedObjectInfo)
-    /// `x.objectID`, remembering which binding it came from.
-    case objectID(of: BindingID?, ManagedObjectInfo)
+    /// `x.objectID`, with what the linter knows of `x`.
+    case objectID(ManagedObjectInfo)
     case fetchRequest(FetchRequestInfo)
-}
-
-/// Identifies one declaration of a name in a file.
-struct BindingID: Hashable {
-    var offset: Int
 }
