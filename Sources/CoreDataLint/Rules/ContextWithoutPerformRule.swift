@@ -71,7 +71,7 @@ final class ContextWithoutPerformRule: LintRule {
             report(walker, at: access.declName, doing: "\(member) of \(context.described)", on: context)
         case .managedObject(let object) where !object.isCollection && !CoreDataAPI.queueFreeObjectMembers.contains(member):
             // Only where no closure moved the object: object-across-queues reports those.
-            guard walker.queue == .caller, let context = object.owner, context.queue == .private,
+            guard walker.queue == .caller, let context = object.owner, context.queue == .private, context.isMadeHere,
                 walker.binding(named: base).map({ $0.queueDepth == walker.frame.queueDepth }) ?? true,
                 reportedObjects.insert(Expressions.text(base)).inserted
             else { return }
@@ -81,14 +81,16 @@ final class ContextWithoutPerformRule: LintRule {
         }
     }
 
-    /// Whether code here runs outside the context's queue: straight in a function, or
-    /// in a closure on another queue. A closure the linter cannot place stays silent.
+    /// Whether code here runs outside the context's queue: straight in the function
+    /// that made the context, or in a closure on another queue. A method using a
+    /// property stays silent (its caller may be inside `perform`), and so does a
+    /// closure the linter cannot place.
     private func isOutside(_ context: ContextRef, _ walker: SemanticWalker) -> Bool {
-        walker.queue == .caller || walker.queue.runs(on: context) == false
+        (walker.queue == .caller && context.isMadeHere) || walker.queue.runs(on: context) == false
     }
 
     private func report(_ walker: SemanticWalker, at node: some SyntaxProtocol, doing what: String, on context: ContextRef) {
-        let fix = context.isFresh
+        let fix = context.origin == .backgroundTask
             ? "Do it inside the performBackgroundTask block, or hand back objectIDs (or plain values) to use on the caller's queue."
             : "Wrap it in \(context.name).perform { } (or performAndWait { } when the result is needed right away)."
         report(walker, at: node, message: "\(what) runs on \(walker.queue.described), outside \(context.name).perform { }", fix: fix)

@@ -89,7 +89,7 @@ final class ObjectAcrossQueuesRule: LintRule {
         case .main:
             return object.owner?.queue == .private
         case .context(let context):
-            guard let owner = object.owner else { return context.isFresh }
+            guard let owner = object.owner else { return context.origin == .backgroundTask }
             return queue.runs(on: owner) == false
         case .caller, .postingThread, .unknown:
             return false

@@ -50,7 +50,7 @@ struct ClosurePlacement {
         case "performBackgroundTask":
             let context = ContextRef(
                 key: "performBackgroundTask@\(closure.position.utf8Offset)",
-                name: Self.parameters(of: closure).first?.text ?? "$0", queue: .private, isFresh: true)
+                name: Self.parameters(of: closure).first?.text ?? "$0", queue: .private, origin: .backgroundTask)
             frame.queue = .context(context)
             firstParameter = .context(context)
         case "addObserver":

@@ -105,7 +105,7 @@ final class SemanticWalker: SyntaxVisitor {
     private func resolve(_ member: MemberAccessExprSyntax) -> Value? {
         let name = member.declName.baseName.text
         if name == "viewContext" {
-            return .context(ContextRef(key: "viewContext", name: "viewContext", queue: .main))
+            return .context(ContextRef(key: "viewContext", name: "viewContext", queue: .main, origin: .property))
         }
         guard let base = member.base else { return nil }
         if Expressions.isSelf(base) { return memberValue(name) }
@@ -118,7 +118,7 @@ final class SemanticWalker: SyntaxVisitor {
             return nil
         }
         if baseValue == nil, let queue = index.contextProperties[name] {
-            return .context(ContextRef(key: name, name: name, queue: queue))
+            return .context(ContextRef(key: name, name: name, queue: queue, origin: .property))
         }
         return nil
     }
@@ -221,17 +221,17 @@ final class SemanticWalker: SyntaxVisitor {
     }
 
     private func newContext(at node: some SyntaxProtocol, queue: ContextQueue) -> ContextRef {
-        ContextRef(key: "new@\(node.position.utf8Offset)", name: Expressions.text(node), queue: queue)
+        ContextRef(key: "new@\(node.position.utf8Offset)", name: Expressions.text(node), queue: queue, origin: .local)
     }
 
     /// What a declared type says a name holds.
-    private func declaredValue(_ type: TypeSyntax, key: String, name: String) -> Value? {
+    private func declaredValue(_ type: TypeSyntax, key: String, name: String, origin: ContextOrigin) -> Value? {
         if let element = TypeNames.element(of: type) {
             return index.managedObjectClasses.contains(element) ? .managedObject(ManagedObjectInfo(isCollection: true)) : nil
         }
         guard let base = TypeNames.base(of: type) else { return nil }
         if base == CoreDataAPI.contextType {
-            return .context(ContextRef(key: key, name: name, queue: index.contextProperties[name] ?? .unknown))
+            return .context(ContextRef(key: key, name: name, queue: origin == .property ? index.contextProperties[name] ?? .unknown : .unknown, origin: origin))
         }
         if index.managedObjectClasses.contains(base) { return .managedObject(ManagedObjectInfo()) }
         return nil
@@ -239,7 +239,7 @@ final class SemanticWalker: SyntaxVisitor {
 
     private func memberValue(_ name: String) -> Value? {
         if let value = typeMembers.last?[name] { return value }
-        if let queue = index.contextProperties[name] { return .context(ContextRef(key: name, name: name, queue: queue)) }
+        if let queue = index.contextProperties[name] { return .context(ContextRef(key: name, name: name, queue: queue, origin: .property)) }
         return nil
     }
 
@@ -248,8 +248,14 @@ final class SemanticWalker: SyntaxVisitor {
     private func bind(_ name: String, _ value: Value?, at node: some SyntaxProtocol) {
         var value = value
         if case .context(var context) = value, context.key.hasPrefix("new@") {
-            context.name = contextPropertyBeingInitialized ?? name
-            context.key = contextPropertyBeingInitialized ?? "local:\(name)@\(node.position.utf8Offset)"
+            if let property = contextPropertyBeingInitialized {
+                context.name = property
+                context.key = property
+                context.origin = .property
+            } else {
+                context.name = name
+                context.key = "local:\(name)@\(node.position.utf8Offset)"
+            }
             value = .context(context)
         }
         scopes[scopes.count - 1][name] = Binding(value: value, queueDepth: frame.queueDepth)
@@ -274,10 +280,10 @@ final class SemanticWalker: SyntaxVisitor {
             guard let variable = item.decl.as(VariableDeclSyntax.self) else { continue }
             for binding in variable.bindings {
                 guard let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text else { continue }
-                if let type = binding.typeAnnotation?.type, let value = declaredValue(type, key: name, name: name) {
+                if let type = binding.typeAnnotation?.type, let value = declaredValue(type, key: name, name: name, origin: .property) {
                     table[name] = value
                 } else if let queue = index.contextProperties[name] {
-                    table[name] = .context(ContextRef(key: name, name: name, queue: queue))
+                    table[name] = .context(ContextRef(key: name, name: name, queue: queue, origin: .property))
                 }
             }
         }
@@ -329,7 +335,7 @@ final class SemanticWalker: SyntaxVisitor {
         pushScope()
         for parameter in parameters {
             let name = (parameter.secondName ?? parameter.firstName).text
-            bind(name, declaredValue(parameter.type, key: "parameter:\(name)@\(parameter.position.utf8Offset)", name: name), at: parameter)
+            bind(name, declaredValue(parameter.type, key: "parameter:\(name)@\(parameter.position.utf8Offset)", name: name, origin: .parameter), at: parameter)
         }
         for rule in rules { rule.enterFunction(self) }
     }
@@ -399,7 +405,7 @@ final class SemanticWalker: SyntaxVisitor {
                 request.yieldsObjects = !CoreDataAPI.nonObjectResults.contains(result)
                 value = .fetchRequest(request)
             } else if value == nil {
-                value = declaredValue(type, key: "local:\(name)@\(node.position.utf8Offset)", name: name)
+                value = declaredValue(type, key: "local:\(name)@\(node.position.utf8Offset)", name: name, origin: .local)
             }
         }
         bind(name, value, at: node)

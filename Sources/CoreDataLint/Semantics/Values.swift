@@ -6,6 +6,21 @@ enum ContextQueue: Sendable, Equatable {
     case unknown
 }
 
+/// Where a context the linter follows comes from.
+enum ContextOrigin: Equatable {
+    /// A property: `viewContext`, `mainContext`. A method may use it while its caller
+    /// is inside the context's `perform`.
+    case property
+    /// A parameter of the function.
+    case parameter
+    /// Made in the function being read: `newBackgroundContext()`,
+    /// `NSManagedObjectContext(concurrencyType:)`. No caller can be inside its `perform`.
+    case local
+    /// `performBackgroundTask`'s parameter: a context made for that block alone, to
+    /// which no object from outside can belong.
+    case backgroundTask
+}
+
 /// A managed object context the linter can follow through a file: `viewContext`, a
 /// property such as `mainContext`, or a local made by `newBackgroundContext()`.
 struct ContextRef: Equatable {
@@ -14,13 +29,15 @@ struct ContextRef: Equatable {
     /// The name the code uses for it, for messages.
     var name: String
     var queue: ContextQueue
-    /// Made right here (`performBackgroundTask`'s parameter): no object from outside
-    /// can belong to it.
-    var isFresh = false
+    var origin: ContextOrigin
+
+    /// Made in the function being read, so code there runs outside its `perform`
+    /// unless it is inside one.
+    var isMadeHere: Bool { origin == .local || origin == .backgroundTask }
 
     /// "the main-queue context 'viewContext'".
     var described: String {
-        if isFresh { return "performBackgroundTask's context '\(name)'" }
+        if origin == .backgroundTask { return "performBackgroundTask's context '\(name)'" }
         switch queue {
         case .main: return "the main-queue context '\(name)'"
         case .private: return "the private-queue context '\(name)'"
@@ -63,7 +80,7 @@ enum ExecutionQueue: Equatable {
         switch self {
         case .context(let current):
             if current.isSame(as: context) { return true }
-            if current.isFresh || context.isFresh { return false }
+            if current.origin == .backgroundTask || context.origin == .backgroundTask { return false }
             switch (current.queue, context.queue) {
             case (.main, .main): return true
             case (.unknown, _), (_, .unknown): return nil

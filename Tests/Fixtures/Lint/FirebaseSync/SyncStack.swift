@@ -67,9 +67,33 @@ final class SyncStack {
         }
     }
 
-    // context-without-perform, the bug: the sync context saved from the caller's queue.
-    func flush() {
-        try? syncContext.save() // expect: context-without-perform, child-save-not-propagated
+    // context-without-perform, the bug: the listener calls back on the main queue, and
+    // the sync context is saved there.
+    func remoteDidChange() {
+        DispatchQueue.main.async {
+            try? self.syncContext.save() // expect: context-without-perform, child-save-not-propagated
+        }
+    }
+
+    // context-without-perform, the correct twin: a helper called inside the context's
+    // perform uses the context straight; a method cannot tell its caller's queue, and
+    // the linter stays silent.
+    func applyAll(_ snapshots: [[String: Any]]) {
+        syncContext.perform {
+            snapshots.forEach(self.insert)
+            try? self.syncContext.save()
+            self.uiContext.perform {
+                try? self.uiContext.save()
+                self.writerContext.perform {
+                    try? self.writerContext.save()
+                }
+            }
+        }
+    }
+
+    private func insert(_ snapshot: [String: Any]) {
+        let entry = Entry(context: syncContext)
+        entry.remoteID = snapshot["id"] as? String
     }
 
     // temporary-id-handoff, the bug: a new entry's ID handed to the UI context at once.
