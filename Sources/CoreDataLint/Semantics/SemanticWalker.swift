@@ -6,6 +6,11 @@ struct Binding {
     var value: Value?
     /// How many queue boundaries (functions, escaping closures) enclosed the declaration.
     var queueDepth: Int
+
+    /// A property of the type being read: outside every function.
+    static func member(_ value: Value) -> Binding {
+        Binding(value: value, queueDepth: 0)
+    }
 }
 
 /// A function or closure being read.
@@ -28,7 +33,7 @@ struct Frame {
 final class SemanticWalker: SyntaxVisitor {
     let index: ProjectIndex
     private let rules: [any LintRule]
-    private(set) var findings: [PendingFinding] = []
+    private var findings: [PendingFinding] = []
 
     private var scopes: [[String: Binding]] = [[:]]
     private var frames: [Frame] = [Frame(queue: .caller, functionName: "", isActionHandler: false, isDidSaveObserver: false, queueDepth: 0, start: 0)]
@@ -58,7 +63,7 @@ final class SemanticWalker: SyntaxVisitor {
         for scope in scopes.reversed() {
             if let binding = scope[name] { return binding }
         }
-        return memberValue(name).map { Binding(value: $0, queueDepth: 0) }
+        return memberValue(name).map(Binding.member)
     }
 
     /// What an expression holds, when the linter can tell.
@@ -83,7 +88,7 @@ final class SemanticWalker: SyntaxVisitor {
         let expression = Expressions.unwrapped(expression)
         if let reference = expression.as(DeclReferenceExprSyntax.self) { return lookup(reference.baseName.text) }
         if let member = expression.as(MemberAccessExprSyntax.self), Expressions.isSelf(member.base) {
-            return memberValue(member.declName.baseName.text).map { Binding(value: $0, queueDepth: 0) }
+            return memberValue(member.declName.baseName.text).map(Binding.member)
         }
         return nil
     }
@@ -105,7 +110,7 @@ final class SemanticWalker: SyntaxVisitor {
     private func resolve(_ member: MemberAccessExprSyntax) -> Value? {
         let name = member.declName.baseName.text
         if name == "viewContext" {
-            return .context(ContextRef(key: "viewContext", name: "viewContext", queue: .main, origin: .property))
+            return .context(ContextRef.property("viewContext", queue: .main))
         }
         guard let base = member.base else { return nil }
         if Expressions.isSelf(base) { return memberValue(name) }
@@ -118,7 +123,7 @@ final class SemanticWalker: SyntaxVisitor {
             return nil
         }
         if baseValue == nil, let queue = index.contextProperties[name] {
-            return .context(ContextRef(key: name, name: name, queue: queue, origin: .property))
+            return .context(ContextRef.property(name, queue: queue))
         }
         return nil
     }
@@ -131,7 +136,7 @@ final class SemanticWalker: SyntaxVisitor {
         if let reference = callee.as(DeclReferenceExprSyntax.self) {
             let name = reference.baseName.text
             if name == CoreDataAPI.contextType {
-                return .context(newContext(at: call, queue: concurrencyType(of: call)))
+                return .context(.made(by: call, queue: concurrencyType(of: call)))
             }
             if index.managedObjectClasses.contains(name), let owner = Expressions.argument("context", of: call) {
                 return .managedObject(ManagedObjectInfo(owner: context(owner), isInsertedHere: true))
@@ -157,7 +162,7 @@ final class SemanticWalker: SyntaxVisitor {
         let name = member.declName.baseName.text
         switch name {
         case "newBackgroundContext":
-            return .context(newContext(at: call, queue: .private))
+            return .context(.made(by: call, queue: .private))
         case "insertNewObject":
             guard let owner = Expressions.argument("into", of: call) else { return nil }
             return .managedObject(ManagedObjectInfo(owner: context(owner), isInsertedHere: true))
@@ -211,17 +216,13 @@ final class SemanticWalker: SyntaxVisitor {
             return .managedObject(ManagedObjectInfo(isCollection: true))
         }
         guard let name = TypeNames.base(of: type), index.managedObjectClasses.contains(name) else { return nil }
-        if case .managedObject(let object) = value, !object.isCollection { return value.map { _ in .managedObject(object) } }
+        if case .managedObject(let object) = value, !object.isCollection { return value }
         return .managedObject(ManagedObjectInfo())
     }
 
     private func concurrencyType(of call: FunctionCallExprSyntax) -> ContextQueue {
         guard let type = Expressions.argument("concurrencyType", of: call).flatMap(Expressions.lastName) else { return .unknown }
         return CoreDataAPI.queue(named: type) ?? .unknown
-    }
-
-    private func newContext(at node: some SyntaxProtocol, queue: ContextQueue) -> ContextRef {
-        ContextRef(key: "new@\(node.position.utf8Offset)", name: Expressions.text(node), queue: queue, origin: .local)
     }
 
     /// What a declared type says a name holds.
@@ -239,7 +240,7 @@ final class SemanticWalker: SyntaxVisitor {
 
     private func memberValue(_ name: String) -> Value? {
         if let value = typeMembers.last?[name] { return value }
-        if let queue = index.contextProperties[name] { return .context(ContextRef(key: name, name: name, queue: queue, origin: .property)) }
+        if let queue = index.contextProperties[name] { return .context(ContextRef.property(name, queue: queue)) }
         return nil
     }
 
@@ -247,7 +248,7 @@ final class SemanticWalker: SyntaxVisitor {
 
     private func bind(_ name: String, _ value: Value?, at node: some SyntaxProtocol) {
         var value = value
-        if case .context(var context) = value, context.key.hasPrefix("new@") {
+        if case .context(var context) = value, context.isUnnamed {
             if let property = contextPropertyBeingInitialized {
                 context.name = property
                 context.key = property
@@ -283,7 +284,7 @@ final class SemanticWalker: SyntaxVisitor {
                 if let type = binding.typeAnnotation?.type, let value = declaredValue(type, key: name, name: name, origin: .property) {
                     table[name] = value
                 } else if let queue = index.contextProperties[name] {
-                    table[name] = .context(ContextRef(key: name, name: name, queue: queue, origin: .property))
+                    table[name] = .context(ContextRef.property(name, queue: queue))
                 }
             }
         }

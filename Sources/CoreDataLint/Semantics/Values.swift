@@ -1,3 +1,5 @@
+import SwiftSyntax
+
 /// The queue a context confines its objects to, as far as the source tells.
 enum ContextQueue: Sendable, Equatable {
     case main
@@ -34,6 +36,21 @@ struct ContextRef: Equatable {
     /// Made in the function being read, so code there runs outside its `perform`
     /// unless it is inside one.
     var isMadeHere: Bool { origin == .local || origin == .backgroundTask }
+
+    /// A context property, known by its name in every file.
+    static func property(_ name: String, queue: ContextQueue) -> ContextRef {
+        ContextRef(key: name, name: name, queue: queue, origin: .property)
+    }
+
+    /// A context made by the expression `node`, before it is bound to a name.
+    static func made(by node: some SyntaxProtocol, queue: ContextQueue) -> ContextRef {
+        ContextRef(key: unnamedPrefix + String(node.position.utf8Offset), name: Expressions.text(node), queue: queue, origin: .local)
+    }
+
+    private static let unnamedPrefix = "made@"
+
+    /// Made by an expression and not bound to a name yet.
+    var isUnnamed: Bool { key.hasPrefix(Self.unnamedPrefix) }
 
     /// "the main-queue context 'viewContext'".
     var described: String {
