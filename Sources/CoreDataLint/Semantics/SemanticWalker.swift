@@ -39,9 +39,9 @@ final class SemanticWalker: SyntaxVisitor {
     private var frames: [Frame] = [Frame(queue: .caller, functionName: "", isActionHandler: false, isDidSaveObserver: false, queueDepth: 0, start: 0)]
     /// The properties of the types being read, innermost last.
     private var typeMembers: [[String: Value]] = []
-    /// The context property whose initializer closure is being read: the context made
-    /// there is that property.
-    private var contextPropertyBeingInitialized: String?
+    /// The context property whose initializer is being read: the context made there
+    /// is that property.
+    private var contextPropertyBeingInitialized: (name: String, binding: SyntaxIdentifier)?
 
     init(index: ProjectIndex, rules: [any LintRule]) {
         self.index = index
@@ -249,7 +249,7 @@ final class SemanticWalker: SyntaxVisitor {
     private func bind(_ name: String, _ value: Value?, at node: some SyntaxProtocol) {
         var value = value
         if case .context(var context) = value, context.isUnnamed {
-            if let property = contextPropertyBeingInitialized {
+            if let property = contextPropertyBeingInitialized?.name {
                 context.name = property
                 context.key = property
                 context.origin = .property
@@ -384,22 +384,18 @@ final class SemanticWalker: SyntaxVisitor {
     override func visitPost(_ node: ForStmtSyntax) { popScope() }
 
     override func visit(_ node: PatternBindingSyntax) -> SyntaxVisitorContinueKind {
-        if node.parent?.parent?.parent?.is(MemberBlockItemSyntax.self) == true,
-            let name = node.pattern.as(IdentifierPatternSyntax.self)?.identifier.text,
+        if Self.isProperty(node), let name = node.pattern.as(IdentifierPatternSyntax.self)?.identifier.text,
             index.contextProperties[name] != nil
         {
-            contextPropertyBeingInitialized = name
+            contextPropertyBeingInitialized = (name, node.id)
         }
         return .visitChildren
     }
 
     override func visitPost(_ node: PatternBindingSyntax) {
-        guard let name = node.pattern.as(IdentifierPatternSyntax.self)?.identifier.text else { return }
-        if contextPropertyBeingInitialized == name {
-            contextPropertyBeingInitialized = nil
-            return
-        }
-        guard node.parent?.parent?.parent?.is(MemberBlockItemSyntax.self) != true else { return }
+        if contextPropertyBeingInitialized?.binding == node.id { contextPropertyBeingInitialized = nil }
+        // Properties are read when their type is entered.
+        guard !Self.isProperty(node), let name = node.pattern.as(IdentifierPatternSyntax.self)?.identifier.text else { return }
         var value = node.initializer.flatMap { resolve($0.value) }
         if let type = node.typeAnnotation?.type {
             if case .fetchRequest(var request) = value, let result = TypeNames.genericArgument(of: type) {
@@ -459,6 +455,11 @@ final class SemanticWalker: SyntaxVisitor {
         guard let binding = lookup(name), binding.value != nil, !Self.isAssignmentTarget(node) else { return .skipChildren }
         for rule in rules { rule.reference(ExprSyntax(node), name: name, binding, self) }
         return .skipChildren
+    }
+
+    /// `var name = …` in a type's body (not in a function).
+    private static func isProperty(_ binding: PatternBindingSyntax) -> Bool {
+        binding.parent?.parent?.parent?.is(MemberBlockItemSyntax.self) == true
     }
 
     /// `node = ...`: a name being set, not used.
