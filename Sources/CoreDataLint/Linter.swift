@@ -128,21 +128,25 @@ struct ParsedFile: Sendable {
     }
 }
 
-/// Where the first syntax error of a tree is.
+/// Where the first syntax error of a tree is, and what the parser expected there.
 enum ParseErrorLocator {
     static func firstError(in tree: SourceFileSyntax) -> (line: Int, column: Int, text: String)? {
         let converter = SourceLocationConverter(fileName: "", tree: tree)
-        for token in tree.tokens(viewMode: .all) where token.presence == .missing || token.hasUnexpectedParent {
+        for token in tree.tokens(viewMode: .all) where token.presence == .missing || token.parent?.is(UnexpectedNodesSyntax.self) == true {
             let location = converter.location(for: token.positionAfterSkippingLeadingTrivia)
-            let text = token.presence == .missing ? "expected '\(token.text)'" : "unexpected '\(token.text)'"
+            let text = token.presence == .missing ? "expected \(describeMissing(token))" : "unexpected '\(token.text)'"
             return (location.line, location.column, text)
         }
         return nil
     }
-}
 
-private extension TokenSyntax {
-    var hasUnexpectedParent: Bool { parent?.is(UnexpectedNodesSyntax.self) == true }
+    /// "')'", or "an expression" for the parser's `<#expression#>` placeholder.
+    private static func describeMissing(_ token: TokenSyntax) -> String {
+        let text = token.text
+        guard text.hasPrefix("<#"), text.hasSuffix("#>") else { return "'\(text)'" }
+        let name = text.dropFirst(2).dropLast(2)
+        return (name.first.map { "aeiou".contains($0) } == true ? "an " : "a ") + name
+    }
 }
 
 private extension SourceLocationConverter {
