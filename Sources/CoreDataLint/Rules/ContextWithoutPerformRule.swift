@@ -24,6 +24,13 @@ final class ContextWithoutPerformRule: LintRule {
                 print(entries.first?.↓note ?? "")
             }
             """,
+            """
+            func keep(container: NSPersistentContainer) throws {
+                var kept: NSManagedObjectContext?
+                container.performBackgroundTask { context in kept = context }
+                try kept?.↓save()
+            }
+            """,
         ],
         nonTriggeringExamples: [
             """
