@@ -124,8 +124,8 @@ struct LintCommand: ParsableCommand {
         case .sarif: FileHandle.standardOutput.write(try LintSARIF.render(report) + Data("\n".utf8))
         }
         var writeFailed = false
-        for (flag, path, make) in [("--sarif", sarif, { try LintSARIF.render(report) }), ("--junit", junit, { Data(LintJUnit.render(report).utf8) })] {
-            guard let path else { continue }
+        func write(_ flag: String, _ path: String?, _ make: () throws -> Data) {
+            guard let path else { return }
             do {
                 try make().write(to: URL(fileURLWithPath: path))
             } catch {
@@ -133,6 +133,8 @@ struct LintCommand: ParsableCommand {
                 writeFailed = true
             }
         }
+        write("--sarif", sarif) { try LintSARIF.render(report) }
+        write("--junit", junit) { Data(LintJUnit.render(report).utf8) }
         for error in result.errors { Self.say("ctxdebug lint: error: \(error)") }
         Self.say("ctxdebug lint: \(LintText.summary(report))")
         if writeFailed { throw ExitCode(CheckCommand.cannotWrite) }
