@@ -99,17 +99,19 @@ public struct Linter: Sendable {
 /// One file, parsed, with what the first pass learned from it.
 struct ParsedFile: Sendable {
     var path: String
+    var text: String
     var tree: SourceFileSyntax
     var facts: FileFacts
     var lineCount: Int
 
     init(path: String, text: String) throws(LintError) {
         self.path = path
+        self.text = text
         tree = Parser.parse(source: text)
         if tree.hasError, let error = ParseErrorLocator.firstError(in: tree) {
             throw LintError(path: "\(path):\(error.line):\(error.column)", reason: "cannot be parsed as Swift (\(error.text))")
         }
-        facts = FileFacts(tree)
+        facts = FileFacts(tree, text: text)
         lineCount = text.utf8.reduce(into: 0) { count, byte in if byte == UInt8(ascii: "\n") { count += 1 } }
     }
 
@@ -117,13 +119,14 @@ struct ParsedFile: Sendable {
         let pending = SemanticWalker(index: index, rules: rules).run(tree)
         guard !pending.isEmpty else { return [] }
         let converter = SourceLocationConverter(fileName: path, tree: tree)
-        let suppressions = Suppressions(source: tree.description)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let suppressions = Suppressions(lines: lines)
         return pending.compactMap { finding in
             let location = converter.location(for: finding.position)
             guard !suppressions.isSuppressed(finding.ruleID, line: location.line) else { return nil }
             return Finding(
                 ruleID: finding.ruleID, path: path, line: location.line, column: location.column,
-                message: finding.message, fix: finding.fix, snippet: converter.sourceLine(location.line))
+                message: finding.message, fix: finding.fix, snippet: lines[location.line - 1].trimmingCharacters(in: .whitespacesAndNewlines))
         }
     }
 }
@@ -146,13 +149,5 @@ enum ParseErrorLocator {
         guard text.hasPrefix("<#"), text.hasSuffix("#>") else { return "'\(text)'" }
         let name = text.dropFirst(2).dropLast(2)
         return (name.first.map { "aeiou".contains($0) } == true ? "an " : "a ") + name
-    }
-}
-
-private extension SourceLocationConverter {
-    /// A line of the source, trimmed.
-    func sourceLine(_ line: Int) -> String {
-        let range = sourceLines.indices.contains(line - 1) ? sourceLines[line - 1] : ""
-        return range.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

@@ -13,13 +13,12 @@ struct Suppressions {
     /// Lines (1-based) on which each rule id is off.
     private var ranges: [(rule: String, lines: ClosedRange<Int>)] = []
 
-    init(source: String) {
-        guard source.contains(Self.marker) else { return }
+    /// Reads the comments of a file split into lines.
+    init(lines: [Substring]) {
         var openSince: [String: Int] = [:]
-        var lineNumber = 0
-        for line in source.split(separator: "\n", omittingEmptySubsequences: false) {
-            lineNumber += 1
-            guard let comment = line.range(of: "//") , line[comment.upperBound...].contains(Self.marker) else { continue }
+        for (index, line) in lines.enumerated() {
+            guard let comment = line.firstRange(of: "//"), line[comment.upperBound...].firstRange(of: Self.marker) != nil else { continue }
+            let lineNumber = index + 1
             let words = line[comment.upperBound...].split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\t" || $0 == "\r" })
             guard let command = words.first, command.hasPrefix(Self.marker) else { continue }
             let rules = words.dropFirst().map(String.init)

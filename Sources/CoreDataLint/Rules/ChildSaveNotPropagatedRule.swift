@@ -73,7 +73,7 @@ final class ChildSaveNotPropagatedRule: LintRule {
     func call(_ call: FunctionCallExprSyntax, _ walker: SemanticWalker) {
         guard !current.isEmpty else { return }
         let callee = call.calledExpression
-        guard let name = Expressions.lastName(callee), name.lowercased().hasPrefix("save") else { return }
+        guard let name = Expressions.lastName(callee), name.hasPrefix("save") else { return }
         if name == "save", let member = callee.as(MemberAccessExprSyntax.self), let context = walker.context(member.base) {
             current[current.count - 1].saves.append((context, Syntax(member.declName)))
         } else {

@@ -62,7 +62,7 @@ final class ContextWithoutPerformRule: LintRule {
             report(walker, at: member.declName, doing: "\(member.declName.baseName.text)() on \(context.described)", on: context)
             return
         }
-        if case .managedObject(let object) = walker.resolve(ExprSyntax(call)), object.isInsertedHere,
+        if Self.mayInsert(call, walker), case .managedObject(let object) = walker.resolve(ExprSyntax(call)), object.isInsertedHere,
             let context = object.owner, context.queue == .private, isOutside(context, walker)
         {
             report(walker, at: call, doing: "inserting \(Expressions.text(call.calledExpression)) into \(context.described)", on: context)
@@ -86,6 +86,13 @@ final class ContextWithoutPerformRule: LintRule {
         default:
             return
         }
+    }
+
+    /// `Entity(context:)` or `insertNewObject(forEntityName:into:)`, by shape: only those
+    /// are worth resolving.
+    private static func mayInsert(_ call: FunctionCallExprSyntax, _ walker: SemanticWalker) -> Bool {
+        guard let name = Expressions.lastName(call.calledExpression) else { return false }
+        return name == "insertNewObject" || walker.index.managedObjectClasses.contains(name)
     }
 
     /// Whether code here runs outside the context's queue: straight in the function

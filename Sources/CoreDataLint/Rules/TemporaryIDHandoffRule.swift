@@ -48,12 +48,12 @@ final class TemporaryIDHandoffRule: LintRule {
     }
 
     func call(_ call: FunctionCallExprSyntax, _ walker: SemanticWalker) {
-        guard let member = call.calledExpression.as(MemberAccessExprSyntax.self), let context = walker.context(member.base) else { return }
+        guard let member = call.calledExpression.as(MemberAccessExprSyntax.self) else { return }
         switch member.declName.baseName.text {
         case "save", "obtainPermanentIDs":
-            permanentContexts.insert(context.key)
+            if let context = walker.context(member.base) { permanentContexts.insert(context.key) }
         case "object", "existingObject":
-            guard let argument = call.arguments.first?.expression,
+            guard let context = walker.context(member.base), let argument = call.arguments.first?.expression,
                 case .objectID(let object) = walker.resolve(argument), object.isInsertedHere,
                 let owner = object.owner, !owner.isSame(as: context), owner.queue != .unknown, context.queue != .unknown,
                 !permanentContexts.contains(owner.key)

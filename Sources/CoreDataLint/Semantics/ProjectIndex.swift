@@ -50,8 +50,10 @@ struct FileFacts: Sendable {
     var didSaveSelectors: Set<String> = []
     var unboundedRequestFactories: [(String, String?)] = []
 
-    init(_ tree: SourceFileSyntax) {
-        let collector = FactCollector(viewMode: .sourceAccurate)
+    /// `text` is the source of `tree`: a file that never says `#selector` registers no
+    /// observer by selector, and its function bodies need not be read.
+    init(_ tree: SourceFileSyntax, text: String) {
+        let collector = FactCollector(readsBodies: text.utf8.firstRange(of: "#selector".utf8) != nil)
         collector.walk(tree)
         self = collector.facts
     }
@@ -61,6 +63,21 @@ struct FileFacts: Sendable {
 
 private final class FactCollector: SyntaxVisitor {
     var facts = FileFacts()
+    /// Whether to read function bodies and closures, for `addObserver(_:selector:…)`.
+    private let readsBodies: Bool
+
+    init(readsBodies: Bool) {
+        self.readsBodies = readsBodies
+        super.init(viewMode: .sourceAccurate)
+    }
+
+    override func visit(_ node: CodeBlockSyntax) -> SyntaxVisitorContinueKind {
+        readsBodies ? .visitChildren : .skipChildren
+    }
+
+    override func visit(_ node: ClosureExprSyntax) -> SyntaxVisitorContinueKind {
+        readsBodies ? .visitChildren : .skipChildren
+    }
 
     override func visit(_ node: ClassDeclSyntax) -> SyntaxVisitorContinueKind {
         if let first = node.inheritanceClause?.inheritedTypes.first?.type.as(IdentifierTypeSyntax.self) {
@@ -85,7 +102,7 @@ private final class FactCollector: SyntaxVisitor {
                 facts.contextProperties.append((name, queue))
             }
         }
-        return .visitChildren
+        return readsBodies ? .visitChildren : .skipChildren
     }
 
     override func visit(_ node: FunctionDeclSyntax) -> SyntaxVisitorContinueKind {
