@@ -120,7 +120,7 @@ struct ParsedFile: Sendable {
         guard !pending.isEmpty else { return [] }
         let converter = SourceLocationConverter(fileName: path, tree: tree)
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        let suppressions = Suppressions(lines: lines)
+        let suppressions = Suppressions(text: text, lines: lines)
         return pending.compactMap { finding in
             let location = converter.location(for: finding.position)
             guard !suppressions.isSuppressed(finding.ruleID, line: location.line) else { return nil }

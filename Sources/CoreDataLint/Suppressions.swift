@@ -13,13 +13,14 @@ struct Suppressions {
     /// Lines (1-based) on which each rule id is off.
     private var ranges: [(rule: String, lines: ClosedRange<Int>)] = []
 
-    /// Reads the comments of a file split into lines.
-    init(lines: [Substring]) {
+    /// Reads the comments of a file: its text, and the same split into lines.
+    init(text: String, lines: [Substring]) {
+        guard TextSearch.contains(Self.marker, in: text) else { return }
         var openSince: [String: Int] = [:]
         for (index, line) in lines.enumerated() {
-            guard let comment = line.firstRange(of: "//"), line[comment.upperBound...].firstRange(of: Self.marker) != nil else { continue }
+            guard let comment = TextSearch.text(after: "//", in: line), TextSearch.contains(Self.marker, in: comment) else { continue }
             let lineNumber = index + 1
-            let words = line[comment.upperBound...].split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\t" || $0 == "\r" })
+            let words = comment.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\t" || $0 == "\r" })
             guard let command = words.first, command.hasPrefix(Self.marker) else { continue }
             let rules = words.dropFirst().map(String.init)
             switch command.dropFirst(Self.marker.count) {

@@ -53,7 +53,7 @@ struct FileFacts: Sendable {
     /// `text` is the source of `tree`: a file that never says `#selector` registers no
     /// observer by selector, and its function bodies need not be read.
     init(_ tree: SourceFileSyntax, text: String) {
-        let collector = FactCollector(readsBodies: text.utf8.firstRange(of: "#selector".utf8) != nil)
+        let collector = FactCollector(readsBodies: TextSearch.contains("#selector", in: text))
         collector.walk(tree)
         self = collector.facts
     }
