@@ -119,15 +119,21 @@ struct ParsedFile: Sendable {
         let pending = SemanticWalker(index: index, rules: rules).run(tree)
         guard !pending.isEmpty else { return [] }
         let converter = SourceLocationConverter(fileName: path, tree: tree)
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        let suppressions = Suppressions(text: text, lines: lines)
+        let suppressions = Suppressions(text: text)
         return pending.compactMap { finding in
             let location = converter.location(for: finding.position)
             guard !suppressions.isSuppressed(finding.ruleID, line: location.line) else { return nil }
             return Finding(
                 ruleID: finding.ruleID, path: path, line: location.line, column: location.column,
-                message: finding.message, fix: finding.fix, snippet: lines[location.line - 1].trimmingCharacters(in: .whitespacesAndNewlines))
+                message: finding.message, fix: finding.fix, snippet: sourceLine(startingAt: converter.position(ofLine: location.line, column: 1)))
         }
+    }
+
+    /// The line that starts at `start`, trimmed.
+    private func sourceLine(startingAt start: AbsolutePosition) -> String {
+        let bytes = text.utf8.dropFirst(start.utf8Offset)
+        let line = bytes.prefix { $0 != UInt8(ascii: "\n") }
+        return String(Substring(line)).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
 

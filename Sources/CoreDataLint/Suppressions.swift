@@ -13,10 +13,11 @@ struct Suppressions {
     /// Lines (1-based) on which each rule id is off.
     private var ranges: [(rule: String, lines: ClosedRange<Int>)] = []
 
-    /// Reads the comments of a file: its text, and the same split into lines.
-    init(text: String, lines: [Substring]) {
+    /// Reads the comments of a file.
+    init(text: String) {
         guard TextSearch.contains(Self.marker, in: text) else { return }
         var openSince: [String: Int] = [:]
+        let lines = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map(Substring.init)
         for (index, line) in lines.enumerated() {
             guard let comment = TextSearch.text(after: "//", in: line), TextSearch.contains(Self.marker, in: comment) else { continue }
             let lineNumber = index + 1
