@@ -11,12 +11,14 @@ let package = Package(
         .library(name: "Replay", targets: ["Replay"]),
         .library(name: "Reports", targets: ["Reports"]),
         .library(name: "ConcurrencyDebugTesting", targets: ["ConcurrencyDebugTesting"]),
+        .library(name: "CoreDataLint", targets: ["CoreDataLint"]),
         .executable(name: "ctxdebug", targets: ["ctxdebug"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        .package(url: "https://github.com/swiftlang/swift-syntax", from: "602.0.0"),
     ],
     targets: [
         .systemLibrary(
@@ -37,10 +39,14 @@ let package = Package(
             dependencies: ["SurfJournal", "ManagedContext", "ConcurrencyDebug", .product(name: "Histogram", package: "hdrhistogram-swift")]
         ),
         .target(name: "Reports", dependencies: ["Replay", "ConcurrencyDebug"]),
+        .target(
+            name: "CoreDataLint",
+            dependencies: [.product(name: "SwiftSyntax", package: "swift-syntax"), .product(name: "SwiftParser", package: "swift-syntax")]
+        ),
         .executableTarget(
             name: "ctxdebug",
             dependencies: [
-                "ManagedContext", "ConcurrencyDebug", "SurfJournal", "Replay", "Reports",
+                "ManagedContext", "ConcurrencyDebug", "SurfJournal", "Replay", "Reports", "CoreDataLint",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -51,6 +57,7 @@ let package = Package(
         .testTarget(name: "ManagedContextTests", dependencies: ["ManagedContext", "ConcurrencyDebug", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "SurfJournalTests", dependencies: ["SurfJournal", "ManagedContext"]),
         .testTarget(name: "ReplayTests", dependencies: ["Replay", "SurfJournal", "ManagedContext", "ConcurrencyDebug"]),
+        .testTarget(name: "CoreDataLintTests", dependencies: ["CoreDataLint"]),
         .testTarget(name: "ctxdebugTests", dependencies: ["ctxdebug", "ConcurrencyDebug", "Reports", "Replay", "TestSupport"]),
     ]
 )

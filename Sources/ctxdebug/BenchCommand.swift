@@ -9,14 +9,15 @@ import SurfJournal
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
-        abstract: "Measure what checking costs, side by side: per access, the export, ThreadSanitizer, sqlite3, the UI, journal reading.",
+        abstract: "Measure what checking costs, side by side: per access, the export, ThreadSanitizer, sqlite3, the UI, journal reading, lint.",
         discussion: """
             Items: 1 per-access cost (plain property, managed attribute at levels 0, 1, 3; \
             journal bytes per event); 2 the export at levels 0, 1, 3; 3 ThreadSanitizer \
             (slowdown with --tsan-binary, and which tool reports each seeded bug); 4 the \
             export against `sqlite3 -csv`; 5 stack capture, libunwind against Swift's \
             Backtrace; 6 export-background against baseline in the replay; 7 reading a \
-            large journal. Each target of the map is marked met or missed.
+            large journal; 8 `ctxdebug lint` on a generated tree of 200,000 lines. Each \
+            target of the map is marked met or missed.
 
             Stores given with --store and --ui-store are seeded when missing and reused \
             after. Scripts/bench builds the release and ThreadSanitizer binaries, runs \
@@ -88,24 +89,26 @@ struct BenchCommand: ParsableCommand {
         let replayStore = try seededStore(uiStore, entries: replayEntries, work: work, name: "replay")
 
         var items: [BenchItem] = []
-        progress("1/7 per-access cost")
+        progress("1/8 per-access cost")
         let (access, journal) = try AccessBench.run(
             storeURL: exportStore, iterations: quick ? 200_000 : 5_000_000, repetitions: inProcessReps, work: work,
             journalEvents: quick ? 1_000_000 : 40_000_000)
         items.append(access)
-        progress("5/7 stack capture")
+        progress("5/8 stack capture")
         items.append(StackBench.run(repetitions: inProcessReps, capturesPerSample: quick ? 50 : 300))
-        progress("2/7 and 4/7 export, levels 0/1/3, and sqlite3")
+        progress("2/8 and 4/8 export, levels 0/1/3, and sqlite3")
         items += try ExportBench.run(store: exportStore, entries: exportEntries, repetitions: reps, work: work)
-        progress("3/7 ThreadSanitizer")
+        progress("3/8 ThreadSanitizer")
         items.append(try threadSanitizerItem(replayStore: replayStore, replayEntries: replayEntries, reps: reps, work: work))
-        progress("6/7 UI replay")
+        progress("6/8 UI replay")
         items.append(try UIBench.run(store: replayStore, entries: replayEntries, duration: quick ? 0.5 : 3, repetitions: reps, work: work))
         if let journal {
-            progress("7/7 journal reading")
+            progress("7/8 journal reading")
             items.append(try AccessLogBench.run(journal: journal, repetitions: reps, work: work))
             try? FileManager.default.removeItem(at: journal)
         }
+        progress("8/8 ctxdebug lint")
+        items.append(try LintBench.run(lines: quick ? 20_000 : 200_000, repetitions: reps, work: work))
         items.sort { $0.id < $1.id }
 
         var report = BenchReport(

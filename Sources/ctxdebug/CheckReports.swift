@@ -265,6 +265,17 @@ enum SARIFRenderer {
             }
             results.append(result)
         }
+        return try log(
+            rules: rules, results: results, root: root, commandLine: command.joined(separator: " "), exitStatus: exitStatus,
+            informationURI: "https://github.com/ctxdebug/ctxdebug/blob/main/docs/ci.md")
+    }
+
+    /// A SARIF 2.1.0 log of one run of ctxdebug: the tool and its rules, the source
+    /// root as `%SRCROOT%` (results give paths relative to it), the invocation and the
+    /// results. Shared by `ctxdebug check` and `ctxdebug lint`.
+    static func log(
+        rules: [[String: Any]], results: [[String: Any]], root: String, commandLine: String, exitStatus: Int32, informationURI: String
+    ) throws -> Data {
         let rootURI = URL(fileURLWithPath: root, isDirectory: true).absoluteString
         let log: [String: Any] = [
             "$schema": schema,
@@ -272,12 +283,12 @@ enum SARIFRenderer {
             "runs": [[
                 "tool": ["driver": [
                     "name": "ctxdebug",
-                    "informationUri": "https://github.com/ctxdebug/ctxdebug/blob/main/docs/ci.md",
+                    "informationUri": informationURI,
                     "rules": rules,
                 ]],
                 "originalUriBaseIds": [rootBase: ["uri": rootURI.hasSuffix("/") ? rootURI : rootURI + "/"]],
                 "invocations": [[
-                    "commandLine": command.joined(separator: " "),
+                    "commandLine": commandLine,
                     "exitCode": Int(exitStatus),
                     "executionSuccessful": true,
                 ]],

@@ -18,6 +18,6 @@ struct CtxDebug: ParsableCommand {
             Start with `ctxdebug replay`: it seeds a SurfJournal store on first run and shows \
             what a main-queue export costs the UI.
             """,
-        subcommands: [JournalCommand.self, ReplayCommand.self, ExportCommand.self, SeedCommand.self, CheckCommand.self, BenchCommand.self, StressWriterCommand.self]
+        subcommands: [JournalCommand.self, ReplayCommand.self, ExportCommand.self, SeedCommand.self, CheckCommand.self, LintCommand.self, BenchCommand.self, StressWriterCommand.self]
     )
 }

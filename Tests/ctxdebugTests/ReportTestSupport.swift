@@ -3,7 +3,8 @@ import Synchronization
 import Testing
 
 /// Runs the BUILT binaries these tests need: `.build/debug/ctxdebug` (located from
-/// this file), `chromium` and `sqlite3` (installed by Scripts/bootstrap).
+/// this file), `chromium` and `sqlite3` (installed by Scripts/bootstrap), optionally
+/// in a given working directory.
 enum ReportTestSupport {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let ctxdebug = root.appendingPathComponent(".build/debug/ctxdebug").path
@@ -15,10 +16,13 @@ enum ReportTestSupport {
     }
 
     /// Runs `executable` with `arguments`, reading stdout and stderr while it runs.
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:], timeout: Double = 600) throws -> Run {
+    static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:], in directory: URL? = nil, timeout: Double = 600
+    ) throws -> Run {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        process.currentDirectoryURL = directory
         var env = ProcessInfo.processInfo.environment
         for key in env.keys where key.hasPrefix("CTXDEBUG_") { env[key] = nil }
         env.merge(environment) { $1 }
@@ -46,9 +50,9 @@ enum ReportTestSupport {
             stderr: String(decoding: errData.get(), as: UTF8.self))
     }
 
-    static func ctxdebug(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
+    static func ctxdebug(_ arguments: [String], environment: [String: String] = [:], in directory: URL? = nil) throws -> Run {
         try #require(FileManager.default.isExecutableFile(atPath: ctxdebug), "build ctxdebug first (swift build)")
-        return try run(ctxdebug, arguments, environment: environment)
+        return try run(ctxdebug, arguments, environment: environment, in: directory)
     }
 
     static func temporaryDirectory(_ name: String) throws -> URL {

@@ -1,0 +1,112 @@
+import SwiftSyntax
+
+/// A private-queue context, or an object it owns, used outside its `perform`.
+final class ContextWithoutPerformRule: LintRule {
+    static let description = RuleDescription(
+        id: "context-without-perform",
+        name: "ContextWithoutPerform",
+        summary: "A private-queue context is used outside its perform.",
+        rationale: "A context made by newBackgroundContext() or with .privateQueueConcurrencyType owns a private queue, and only code inside its perform { } or performAndWait { } runs there. A fetch, save, insert, delete or object(with:) called straight from a function runs on the caller's queue instead, racing with whatever the context is doing. The same holds for performBackgroundTask's context once its block has returned, and for the properties of the context's objects.",
+        fix: "Wrap the access in context.perform { } (or performAndWait { } when the result is needed right away).",
+        triggeringExamples: [
+            """
+            func importEntries(container: NSPersistentContainer) throws {
+                let context = container.newBackgroundContext()
+                _ = ↓NSEntityDescription.insertNewObject(forEntityName: "JournalEntry", into: context)
+                try context.↓save()
+            }
+            """,
+            """
+            func count(container: NSPersistentContainer) throws {
+                let context = container.newBackgroundContext()
+                var entries: [JournalEntry] = []
+                context.performAndWait { entries = try! context.fetch(JournalEntry.fetchRequest()) }
+                print(entries.first?.↓note ?? "")
+            }
+            """,
+            """
+            func keep(container: NSPersistentContainer) throws {
+                var kept: NSManagedObjectContext?
+                container.performBackgroundTask { context in kept = context }
+                try kept?.↓save()
+            }
+            """,
+        ],
+        nonTriggeringExamples: [
+            """
+            func importEntries(container: NSPersistentContainer) {
+                let context = container.newBackgroundContext()
+                context.perform {
+                    let entry = JournalEntry(context: context)
+                    entry.note = "imported"
+                    try? context.save()
+                }
+            }
+            """,
+        ])
+
+    /// Each object's properties are reported once per function.
+    private var reportedObjects: Set<String> = []
+
+    init() {}
+
+    func leaveFunction(_ walker: SemanticWalker) {
+        reportedObjects.removeAll()
+    }
+
+    func call(_ call: FunctionCallExprSyntax, _ walker: SemanticWalker) {
+        if let member = call.calledExpression.as(MemberAccessExprSyntax.self),
+            CoreDataAPI.contextMethods.contains(member.declName.baseName.text),
+            let context = walker.context(member.base), context.queue == .private, isOutside(context, walker)
+        {
+            report(walker, at: member.declName, doing: "\(member.declName.baseName.text)() on \(context.described)", on: context)
+            return
+        }
+        if Self.mayInsert(call, walker), case .managedObject(let object) = walker.resolve(ExprSyntax(call)), object.isInsertedHere,
+            let context = object.owner, context.queue == .private, isOutside(context, walker)
+        {
+            report(walker, at: call, doing: "inserting \(Expressions.text(call.calledExpression)) into \(context.described)", on: context)
+        }
+    }
+
+    func memberAccess(_ access: MemberAccessExprSyntax, _ walker: SemanticWalker) {
+        guard let base = access.base else { return }
+        let member = access.declName.baseName.text
+        switch walker.resolve(base) {
+        case .context(let context) where CoreDataAPI.contextStateProperties.contains(member):
+            guard context.queue == .private, isOutside(context, walker) else { return }
+            report(walker, at: access.declName, doing: "\(member) of \(context.described)", on: context)
+        case .managedObject(let object) where !object.isCollection && !CoreDataAPI.queueFreeObjectMembers.contains(member):
+            // Only where no closure moved the object: object-across-queues reports those.
+            guard walker.queue == .caller, let context = object.owner, context.queue == .private, context.isMadeHere,
+                walker.binding(named: base).map({ $0.queueDepth == walker.frame.queueDepth }) ?? true,
+                reportedObjects.insert(Expressions.text(base)).inserted
+            else { return }
+            report(walker, at: access.declName, doing: "using '\(member)' of an object of \(context.described)", on: context)
+        default:
+            return
+        }
+    }
+
+    /// `Entity(context:)` or `insertNewObject(forEntityName:into:)`, by shape: only those
+    /// are worth resolving.
+    private static func mayInsert(_ call: FunctionCallExprSyntax, _ walker: SemanticWalker) -> Bool {
+        guard let name = Expressions.lastName(call.calledExpression) else { return false }
+        return name == "insertNewObject" || walker.index.managedObjectClasses.contains(name)
+    }
+
+    /// Whether code here runs outside the context's queue: straight in the function
+    /// that made the context, or in a closure on another queue. A method using a
+    /// property stays silent (its caller may be inside `perform`), and so does a
+    /// closure the linter cannot place.
+    private func isOutside(_ context: ContextRef, _ walker: SemanticWalker) -> Bool {
+        (walker.queue == .caller && context.isMadeHere) || walker.queue.runs(on: context) == false
+    }
+
+    private func report(_ walker: SemanticWalker, at node: some SyntaxProtocol, doing what: String, on context: ContextRef) {
+        let fix = context.origin == .backgroundTask
+            ? "Do it inside the performBackgroundTask block, or hand back objectIDs (or plain values) to use on the caller's queue."
+            : "Wrap it in \(context.name).perform { } (or performAndWait { } when the result is needed right away)."
+        report(walker, at: node, message: "\(what) runs on \(walker.queue.described), outside \(context.name).perform { }", fix: fix)
+    }
+}

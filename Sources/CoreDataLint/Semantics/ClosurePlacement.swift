@@ -1,0 +1,121 @@
+import SwiftSyntax
+
+/// Where a closure runs, read from the call it is handed to:
+/// `DispatchQueue.main.async { }` runs on the main queue, `context.perform { }` on the
+/// context's queue, `entries.forEach { }` right here, and a closure handed to an API
+/// the linter does not know, on a queue it cannot tell.
+struct ClosurePlacement {
+    var frame: Frame
+    /// What the closure's first parameter holds: `performBackgroundTask`'s new
+    /// context, or an element of the managed objects `forEach` walks.
+    var firstParameter: Value?
+
+    init(_ closure: ClosureExprSyntax, walker: SemanticWalker) {
+        let outer = walker.frame
+        frame = Frame(
+            queue: .unknown, functionName: outer.functionName, isActionHandler: false,
+            isDidSaveObserver: false, queueDepth: outer.queueDepth + 1, start: closure.position.utf8Offset)
+        if let call = closure.parent?.as(FunctionCallExprSyntax.self), call.calledExpression.id == closure.id {
+            frame = outer  // `{ ... }()` runs right here.
+            return
+        }
+        guard let (call, label) = Self.call(receiving: closure) else { return }
+        if Self.isButtonAction(call, label: label) {
+            frame.queue = .main
+            frame.isActionHandler = true
+            frame.functionName = "a SwiftUI Button action"
+            return
+        }
+        guard let member = call.calledExpression.as(MemberAccessExprSyntax.self) else { return }
+        let method = member.declName.baseName.text
+        let base = member.base.map(Expressions.unwrapped)
+        if CoreDataAPI.synchronousClosureMethods.contains(method) {
+            frame = outer
+            if let base, case .managedObject(var object) = walker.resolve(base), object.isCollection {
+                object.isCollection = false
+                firstParameter = .managedObject(object)
+            }
+            return
+        }
+        switch method {
+        case "async", "asyncAfter", "sync":
+            frame.queue = base.flatMap(Self.dispatchQueue) ?? .unknown
+        case "detached" where base.flatMap(Expressions.lastName) == "Task":
+            frame.queue = .background("the thread of a detached task (Task.detached)")
+        case "perform", "performAndWait":
+            guard let context = walker.context(base) else { return }
+            frame.queue = .context(context)
+            // performAndWait, and perform on the main queue, still hold up the caller.
+            frame.isActionHandler = outer.isActionHandler && context.queue == .main
+        case "performBackgroundTask":
+            let context = ContextRef(
+                key: "performBackgroundTask@\(closure.position.utf8Offset)",
+                name: Self.parameters(of: closure).first?.text ?? "$0", queue: .private, origin: .backgroundTask)
+            frame.queue = .context(context)
+            firstParameter = .context(context)
+        case "addObserver":
+            guard let name = Expressions.argument("forName", of: call),
+                CoreDataAPI.didSaveNotifications.contains(Expressions.lastName(name) ?? "")
+            else { return }
+            frame.isDidSaveObserver = true
+            frame.queue = Self.observerQueue(Expressions.argument("queue", of: call).map(Expressions.unwrapped))
+        default:
+            return
+        }
+    }
+
+    /// The call a closure is an argument or a trailing closure of, with its label.
+    static func call(receiving closure: ClosureExprSyntax) -> (FunctionCallExprSyntax, String?)? {
+        if let call = closure.parent?.as(FunctionCallExprSyntax.self), call.trailingClosure?.id == closure.id {
+            return (call, nil)
+        }
+        if let element = closure.parent?.as(MultipleTrailingClosureElementSyntax.self),
+            let call = element.parent?.parent?.as(FunctionCallExprSyntax.self)
+        {
+            return (call, element.label.text)
+        }
+        if let argument = closure.parent?.as(LabeledExprSyntax.self), let call = argument.parent?.parent?.as(FunctionCallExprSyntax.self) {
+            return (call, argument.label?.text)
+        }
+        return nil
+    }
+
+    /// The names of a closure's parameters: `{ context in }`, `{ (note: Notification) in }`.
+    static func parameters(of closure: ClosureExprSyntax) -> [TokenSyntax] {
+        switch closure.signature?.parameterClause {
+        case .simpleInput(let list): list.map(\.name)
+        case .parameterClause(let clause): clause.parameters.map { $0.secondName ?? $0.firstName }
+        case nil: []
+        }
+    }
+
+    /// `Button("Export") { … }`, `Button(action: { … }) { label }`, `Button { … } label: { … }`.
+    private static func isButtonAction(_ call: FunctionCallExprSyntax, label: String?) -> Bool {
+        guard call.calledExpression.as(DeclReferenceExprSyntax.self)?.baseName.text == "Button" else { return false }
+        return label == "action" || (label == nil && Expressions.argument("action", of: call) == nil)
+    }
+
+    /// The queue of `DispatchQueue.main` or `DispatchQueue.global(…)`; nil for a queue
+    /// the linter cannot tell from a context's.
+    private static func dispatchQueue(_ queue: ExprSyntax) -> ExecutionQueue? {
+        if isMainQueue(queue) { return .main }
+        if let call = queue.as(FunctionCallExprSyntax.self), Expressions.lastName(call.calledExpression) == "global" {
+            return .background("a global queue (DispatchQueue.global())")
+        }
+        return nil
+    }
+
+    /// Where a did-save observer runs: `queue: nil` on the saving context's thread.
+    private static func observerQueue(_ queue: ExprSyntax?) -> ExecutionQueue {
+        guard let queue, !queue.is(NilLiteralExprSyntax.self) else { return .postingThread }
+        if isMainQueue(queue) { return .main }
+        return .background("the observer's queue '\(Expressions.text(queue))'")
+    }
+
+    /// `DispatchQueue.main`, `OperationQueue.main`, `.main`.
+    private static func isMainQueue(_ expression: ExprSyntax) -> Bool {
+        guard let member = expression.as(MemberAccessExprSyntax.self), member.declName.baseName.text == "main" else { return false }
+        guard let base = member.base else { return true }
+        return ["DispatchQueue", "OperationQueue"].contains(Expressions.lastName(base) ?? "")
+    }
+}

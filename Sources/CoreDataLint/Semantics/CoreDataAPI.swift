@@ -1,0 +1,49 @@
+/// The parts of Apple's Core Data and Dispatch API the rules know by name.
+enum CoreDataAPI {
+    static let contextType = "NSManagedObjectContext"
+    static let managedObjectType = "NSManagedObject"
+
+    /// Context methods that read or change the context's state: they must run on its queue.
+    static let contextMethods: Set<String> = [
+        "fetch", "count", "save", "insert", "delete", "object", "existingObject", "registeredObject", "reset",
+        "rollback", "refresh", "refreshAllObjects", "obtainPermanentIDs", "execute", "processPendingChanges",
+        "undo", "redo",
+    ]
+
+    /// Context properties that read its state.
+    static let contextStateProperties: Set<String> = [
+        "hasChanges", "insertedObjects", "updatedObjects", "deletedObjects", "registeredObjects",
+    ]
+
+    /// Members of a managed object that may be read on any queue.
+    static let queueFreeObjectMembers: Set<String> = ["objectID", "entity", "managedObjectContext"]
+
+    /// Methods whose closure runs before they return, on the caller's queue.
+    static let synchronousClosureMethods: Set<String> = [
+        "map", "compactMap", "flatMap", "filter", "forEach", "reduce", "sorted", "sort", "first", "last", "contains",
+        "allSatisfy", "min", "max", "removeAll", "firstIndex", "lastIndex", "partition", "autoreleasepool",
+        "withExtendedLifetime", "drop", "prefix",
+    ]
+
+    /// Collection methods whose result is one element of the collection.
+    static let elementMethods: Set<String> = ["first", "last", "min", "max", "randomElement", "removeFirst", "removeLast", "popLast"]
+
+    /// Collection methods whose result is a collection of the same elements.
+    static let subsequenceMethods: Set<String> = ["filter", "sorted", "reversed", "prefix", "suffix", "dropFirst", "dropLast"]
+
+    /// The names of the did-save notification.
+    static let didSaveNotifications: Set<String> = ["NSManagedObjectContextDidSave", "didSaveObjectsNotification"]
+
+    /// Result types of a fetch request that are not managed objects.
+    static let nonObjectResults: Set<String> = ["NSManagedObjectID", "NSDictionary", "NSNumber"]
+
+    /// The queue a token names in a context's setup: `.mainQueueConcurrencyType`,
+    /// `viewContext`, `newBackgroundContext()`...
+    static func queue(named token: String) -> ContextQueue? {
+        switch token {
+        case "mainQueueConcurrencyType", "viewContext": .main
+        case "privateQueueConcurrencyType", "newBackgroundContext": .private
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,487 @@
+import SwiftSyntax
+
+/// A name in scope and what it holds.
+struct Binding {
+    /// Nil when the name holds nothing the rules follow; it still hides outer names.
+    var value: Value?
+    /// How many queue boundaries (functions, escaping closures) enclosed the declaration.
+    var queueDepth: Int
+
+    /// A property of the type being read: outside every function.
+    static func member(_ value: Value) -> Binding {
+        Binding(value: value, queueDepth: 0)
+    }
+}
+
+/// A function or closure being read.
+struct Frame {
+    var queue: ExecutionQueue
+    /// The function's name, or the enclosing function's for a closure.
+    var functionName: String
+    /// An `@IBAction`, an `export…` method, a SwiftUI `Button` action, or a closure
+    /// that runs inside one on the same queue.
+    var isActionHandler: Bool
+    var isDidSaveObserver: Bool
+    /// How many queue boundaries enclose the code of this frame.
+    var queueDepth: Int
+    /// Where the function or closure starts: tells frames apart.
+    var start: Int
+}
+
+/// Reads one file once, tracking what names hold and which queue code runs on, and
+/// tells every rule what it meets. The rules keep their own state.
+final class SemanticWalker: SyntaxVisitor {
+    let index: ProjectIndex
+    private let rules: [any LintRule]
+    private var findings: [PendingFinding] = []
+
+    private var scopes: [[String: Binding]] = [[:]]
+    private var frames: [Frame] = [Frame(queue: .caller, functionName: "", isActionHandler: false, isDidSaveObserver: false, queueDepth: 0, start: 0)]
+    /// The properties of the types being read, innermost last.
+    private var typeMembers: [[String: Value]] = []
+    /// The context property whose initializer is being read: the context made there
+    /// is that property.
+    private var contextPropertyBeingInitialized: (name: String, binding: SyntaxIdentifier)?
+
+    init(index: ProjectIndex, rules: [any LintRule]) {
+        self.index = index
+        self.rules = rules
+        super.init(viewMode: .sourceAccurate)
+    }
+
+    // MARK: What rules ask
+
+    var frame: Frame { frames[frames.count - 1] }
+    var queue: ExecutionQueue { frame.queue }
+
+    func report(_ rule: RuleDescription, at node: some SyntaxProtocol, message: String, fix: String) {
+        findings.append(PendingFinding(ruleID: rule.id, position: node.positionAfterSkippingLeadingTrivia, message: message, fix: fix))
+    }
+
+    /// The binding a name refers to here: a local, a parameter or a member of the type.
+    func lookup(_ name: String) -> Binding? {
+        for scope in scopes.reversed() {
+            if let binding = scope[name] { return binding }
+        }
+        return memberValue(name).map(Binding.member)
+    }
+
+    /// What an expression holds, when the linter can tell.
+    func resolve(_ expression: ExprSyntax) -> Value? {
+        let expression = Expressions.unwrapped(expression)
+        if let sequence = expression.as(SequenceExprSyntax.self) { return resolve(sequence) }
+        if let reference = expression.as(DeclReferenceExprSyntax.self) { return lookup(reference.baseName.text)?.value }
+        if let member = expression.as(MemberAccessExprSyntax.self) { return resolve(member) }
+        if let call = expression.as(FunctionCallExprSyntax.self) { return resolve(call) }
+        if let subscripted = expression.as(SubscriptCallExprSyntax.self) { return element(of: resolve(subscripted.calledExpression)) }
+        return nil
+    }
+
+    /// The context an expression holds, when the linter can tell.
+    func context(_ expression: ExprSyntax?) -> ContextRef? {
+        guard let expression, case .context(let context) = resolve(expression) else { return nil }
+        return context
+    }
+
+    /// The binding an expression names directly (`entry`, `self.entry`), if any.
+    func binding(named expression: ExprSyntax) -> Binding? {
+        let expression = Expressions.unwrapped(expression)
+        if let reference = expression.as(DeclReferenceExprSyntax.self) { return lookup(reference.baseName.text) }
+        if let member = expression.as(MemberAccessExprSyntax.self), Expressions.isSelf(member.base) {
+            return memberValue(member.declName.baseName.text).map(Binding.member)
+        }
+        return nil
+    }
+
+    // MARK: Resolving
+
+    private func resolve(_ sequence: SequenceExprSyntax) -> Value? {
+        let elements = Array(sequence.elements)
+        guard elements.count == 3 else { return nil }
+        if elements[1].is(UnresolvedAsExprSyntax.self), let type = elements[2].as(TypeExprSyntax.self) {
+            return cast(resolve(elements[0]), to: type.type)
+        }
+        if elements[1].as(BinaryOperatorExprSyntax.self)?.operator.text == "??" {
+            return resolve(elements[0]) ?? resolve(elements[2])
+        }
+        return nil
+    }
+
+    private func resolve(_ member: MemberAccessExprSyntax) -> Value? {
+        let name = member.declName.baseName.text
+        if name == "viewContext" {
+            return .context(ContextRef.property("viewContext", queue: .main))
+        }
+        guard let base = member.base else { return nil }
+        if Expressions.isSelf(base) { return memberValue(name) }
+        let baseValue = resolve(base)
+        if case .managedObject(let object) = baseValue {
+            if name == "objectID", !object.isCollection {
+                return .objectID(object)
+            }
+            if object.isCollection, CoreDataAPI.elementMethods.contains(name) { return element(of: baseValue) }
+            return nil
+        }
+        if baseValue == nil, let queue = index.contextProperties[name] {
+            return .context(ContextRef.property(name, queue: queue))
+        }
+        return nil
+    }
+
+    private func resolve(_ call: FunctionCallExprSyntax) -> Value? {
+        let callee = call.calledExpression
+        if let member = callee.as(MemberAccessExprSyntax.self) {
+            return resolveMethodCall(member, call)
+        }
+        if let reference = callee.as(DeclReferenceExprSyntax.self) {
+            let name = reference.baseName.text
+            if name == CoreDataAPI.contextType {
+                return .context(.made(by: call, queue: concurrencyType(of: call)))
+            }
+            if index.managedObjectClasses.contains(name), let owner = Expressions.argument("context", of: call) {
+                return .managedObject(ManagedObjectInfo(owner: context(owner), isInsertedHere: true))
+            }
+            if name == "NSFetchRequest" {
+                return .fetchRequest(FetchRequestInfo(entity: nil))
+            }
+            if let entity = index.unboundedRequestFactories[name], call.arguments.isEmpty {
+                return .fetchRequest(FetchRequestInfo(entity: entity))
+            }
+            return nil
+        }
+        if let generic = callee.as(GenericSpecializationExprSyntax.self),
+            Expressions.lastName(generic.expression) == "NSFetchRequest"
+        {
+            let entity = TypeNames.genericArgument(in: generic.genericArgumentClause)
+            return .fetchRequest(FetchRequestInfo(entity: entity, yieldsObjects: !CoreDataAPI.nonObjectResults.contains(entity ?? "")))
+        }
+        return nil
+    }
+
+    private func resolveMethodCall(_ member: MemberAccessExprSyntax, _ call: FunctionCallExprSyntax) -> Value? {
+        let name = member.declName.baseName.text
+        switch name {
+        case "newBackgroundContext":
+            return .context(.made(by: call, queue: .private))
+        case "insertNewObject":
+            guard let owner = Expressions.argument("into", of: call) else { return nil }
+            return .managedObject(ManagedObjectInfo(owner: context(owner), isInsertedHere: true))
+        case "fetchRequest":
+            // `Entity.fetchRequest()`, as Xcode generates it for every entity.
+            guard let base = member.base?.as(DeclReferenceExprSyntax.self), base.baseName.text.first?.isUppercase == true else { return nil }
+            return .fetchRequest(FetchRequestInfo(entity: base.baseName.text))
+        default:
+            break
+        }
+        guard let base = member.base else { return nil }
+        if Expressions.isSelf(base), call.arguments.isEmpty, let entity = index.unboundedRequestFactories[name] {
+            return .fetchRequest(FetchRequestInfo(entity: entity))
+        }
+        let baseValue = resolve(base)
+        switch baseValue {
+        case .context(let owner):
+            switch name {
+            case "fetch":
+                if let request = call.arguments.first?.expression, case .fetchRequest(let info) = resolve(request), !info.yieldsObjects {
+                    return nil
+                }
+                return .managedObject(ManagedObjectInfo(owner: owner, isCollection: true))
+            case "object", "existingObject", "registeredObject":
+                return .managedObject(ManagedObjectInfo(owner: owner))
+            default:
+                return nil
+            }
+        case .managedObject(let object) where object.isCollection:
+            if CoreDataAPI.elementMethods.contains(name) { return element(of: baseValue) }
+            if CoreDataAPI.subsequenceMethods.contains(name) { return baseValue }
+            return nil
+        default:
+            return nil
+        }
+    }
+
+    private func element(of value: Value?) -> Value? {
+        guard case .managedObject(var object) = value, object.isCollection else { return nil }
+        object.isCollection = false
+        return .managedObject(object)
+    }
+
+    private func cast(_ value: Value?, to type: TypeSyntax) -> Value? {
+        if let element = TypeNames.element(of: type) {
+            guard index.managedObjectClasses.contains(element) else { return nil }
+            if case .managedObject(var object) = value {
+                object.isCollection = true
+                return .managedObject(object)
+            }
+            return .managedObject(ManagedObjectInfo(isCollection: true))
+        }
+        guard let name = TypeNames.base(of: type), index.managedObjectClasses.contains(name) else { return nil }
+        if case .managedObject(let object) = value, !object.isCollection { return value }
+        return .managedObject(ManagedObjectInfo())
+    }
+
+    private func concurrencyType(of call: FunctionCallExprSyntax) -> ContextQueue {
+        guard let type = Expressions.argument("concurrencyType", of: call).flatMap(Expressions.lastName) else { return .unknown }
+        return CoreDataAPI.queue(named: type) ?? .unknown
+    }
+
+    /// What a declared type says a name holds.
+    private func declaredValue(_ type: TypeSyntax, key: String, name: String, origin: ContextOrigin) -> Value? {
+        if let element = TypeNames.element(of: type) {
+            return index.managedObjectClasses.contains(element) ? .managedObject(ManagedObjectInfo(isCollection: true)) : nil
+        }
+        guard let base = TypeNames.base(of: type) else { return nil }
+        if base == CoreDataAPI.contextType {
+            return .context(ContextRef(key: key, name: name, queue: origin == .property ? index.contextProperties[name] ?? .unknown : .unknown, origin: origin))
+        }
+        if index.managedObjectClasses.contains(base) { return .managedObject(ManagedObjectInfo()) }
+        return nil
+    }
+
+    private func memberValue(_ name: String) -> Value? {
+        if let value = typeMembers.last?[name] { return value }
+        if let queue = index.contextProperties[name] { return .context(ContextRef.property(name, queue: queue)) }
+        return nil
+    }
+
+    // MARK: Binding names
+
+    private func bind(_ name: String, _ value: Value?, at node: some SyntaxProtocol) {
+        var value = value
+        if case .context(var context) = value, context.isUnnamed {
+            if let property = contextPropertyBeingInitialized?.name {
+                context.name = property
+                context.key = property
+                context.origin = .property
+            } else {
+                context.name = name
+                context.key = "local:\(name)@\(node.position.utf8Offset)"
+            }
+            value = .context(context)
+        }
+        scopes[scopes.count - 1][name] = Binding(value: value, queueDepth: frame.queueDepth)
+    }
+
+    /// Changes what an existing local holds (`results = try context.fetch(request)`).
+    private func rebind(_ name: String, _ value: Value?) {
+        for index in scopes.indices.reversed() where scopes[index][name] != nil {
+            scopes[index][name]?.value = value
+            return
+        }
+    }
+
+    private func pushScope() { scopes.append([:]) }
+    private func popScope() { scopes.removeLast() }
+
+    // MARK: Types
+
+    private func enterType(_ members: MemberBlockSyntax) {
+        var table: [String: Value] = [:]
+        for item in members.members {
+            guard let variable = item.decl.as(VariableDeclSyntax.self) else { continue }
+            for binding in variable.bindings {
+                guard let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text else { continue }
+                if let type = binding.typeAnnotation?.type, let value = declaredValue(type, key: name, name: name, origin: .property) {
+                    table[name] = value
+                } else if let queue = index.contextProperties[name] {
+                    table[name] = .context(ContextRef.property(name, queue: queue))
+                }
+            }
+        }
+        typeMembers.append(table)
+        pushScope()
+    }
+
+    private func leaveType() {
+        typeMembers.removeLast()
+        popScope()
+    }
+
+    override func visit(_ node: ClassDeclSyntax) -> SyntaxVisitorContinueKind { enterType(node.memberBlock); return .visitChildren }
+    override func visitPost(_ node: ClassDeclSyntax) { leaveType() }
+    override func visit(_ node: StructDeclSyntax) -> SyntaxVisitorContinueKind { enterType(node.memberBlock); return .visitChildren }
+    override func visitPost(_ node: StructDeclSyntax) { leaveType() }
+    override func visit(_ node: ActorDeclSyntax) -> SyntaxVisitorContinueKind { enterType(node.memberBlock); return .visitChildren }
+    override func visitPost(_ node: ActorDeclSyntax) { leaveType() }
+    override func visit(_ node: ExtensionDeclSyntax) -> SyntaxVisitorContinueKind { enterType(node.memberBlock); return .visitChildren }
+    override func visitPost(_ node: ExtensionDeclSyntax) { leaveType() }
+
+    // MARK: Functions
+
+    override func visit(_ node: FunctionDeclSyntax) -> SyntaxVisitorContinueKind {
+        let name = node.name.text
+        let isAction = node.attributes.contains { $0.as(AttributeSyntax.self)?.attributeName.trimmedDescription == "IBAction" }
+            || name.lowercased().hasPrefix("export")
+        let observes = index.didSaveSelectors.contains(name)
+        enterFunction(
+            Frame(queue: observes ? .postingThread : .caller, functionName: "\(name)()", isActionHandler: isAction,
+                  isDidSaveObserver: observes, queueDepth: frame.queueDepth + 1, start: node.position.utf8Offset),
+            parameters: node.signature.parameterClause.parameters)
+        return .visitChildren
+    }
+
+    override func visitPost(_ node: FunctionDeclSyntax) { leaveFunction() }
+
+    override func visit(_ node: InitializerDeclSyntax) -> SyntaxVisitorContinueKind {
+        enterFunction(
+            Frame(queue: .caller, functionName: "init()", isActionHandler: false, isDidSaveObserver: false, queueDepth: frame.queueDepth + 1, start: node.position.utf8Offset),
+            parameters: node.signature.parameterClause.parameters)
+        return .visitChildren
+    }
+
+    override func visitPost(_ node: InitializerDeclSyntax) { leaveFunction() }
+
+    private func enterFunction(_ frame: Frame, parameters: FunctionParameterListSyntax) {
+        frames.append(frame)
+        pushScope()
+        for parameter in parameters {
+            let name = (parameter.secondName ?? parameter.firstName).text
+            bind(name, declaredValue(parameter.type, key: "parameter:\(name)@\(parameter.position.utf8Offset)", name: name, origin: .parameter), at: parameter)
+        }
+        for rule in rules { rule.enterFunction(self) }
+    }
+
+    private func leaveFunction() {
+        for rule in rules { rule.leaveFunction(self) }
+        popScope()
+        frames.removeLast()
+    }
+
+    // MARK: Closures
+
+    override func visit(_ node: ClosureExprSyntax) -> SyntaxVisitorContinueKind {
+        let placement = ClosurePlacement(node, walker: self)
+        frames.append(placement.frame)
+        pushScope()
+        let parameters = ClosurePlacement.parameters(of: node)
+        for (offset, parameter) in parameters.enumerated() {
+            bind(parameter.text, offset == 0 ? placement.firstParameter : nil, at: parameter)
+        }
+        if parameters.isEmpty, let first = placement.firstParameter {
+            bind("$0", first, at: node)
+        }
+        return .visitChildren
+    }
+
+    override func visitPost(_ node: ClosureExprSyntax) {
+        popScope()
+        frames.removeLast()
+    }
+
+    // MARK: Scopes and bindings
+
+    override func visit(_ node: CodeBlockSyntax) -> SyntaxVisitorContinueKind { pushScope(); return .visitChildren }
+    override func visitPost(_ node: CodeBlockSyntax) { popScope() }
+
+    override func visit(_ node: ForStmtSyntax) -> SyntaxVisitorContinueKind {
+        pushScope()
+        if let name = node.pattern.as(IdentifierPatternSyntax.self)?.identifier.text {
+            bind(name, element(of: resolve(node.sequence)), at: node.pattern)
+        }
+        return .visitChildren
+    }
+
+    override func visitPost(_ node: ForStmtSyntax) { popScope() }
+
+    override func visit(_ node: PatternBindingSyntax) -> SyntaxVisitorContinueKind {
+        if Self.isProperty(node), let name = node.pattern.as(IdentifierPatternSyntax.self)?.identifier.text,
+            index.contextProperties[name] != nil
+        {
+            contextPropertyBeingInitialized = (name, node.id)
+        }
+        return .visitChildren
+    }
+
+    override func visitPost(_ node: PatternBindingSyntax) {
+        if contextPropertyBeingInitialized?.binding == node.id { contextPropertyBeingInitialized = nil }
+        // Properties are read when their type is entered.
+        guard !Self.isProperty(node), let name = node.pattern.as(IdentifierPatternSyntax.self)?.identifier.text else { return }
+        var value = node.initializer.flatMap { resolve($0.value) }
+        if let type = node.typeAnnotation?.type {
+            if case .fetchRequest(var request) = value, let result = TypeNames.genericArgument(of: type) {
+                request.yieldsObjects = !CoreDataAPI.nonObjectResults.contains(result)
+                value = .fetchRequest(request)
+            } else if value == nil {
+                value = declaredValue(type, key: "local:\(name)@\(node.position.utf8Offset)", name: name, origin: .local)
+            }
+        }
+        bind(name, value, at: node)
+    }
+
+    override func visitPost(_ node: OptionalBindingConditionSyntax) {
+        guard let name = node.pattern.as(IdentifierPatternSyntax.self)?.identifier.text else { return }
+        let value = node.initializer.map { resolve($0.value) } ?? lookup(name)?.value
+        bind(name, value, at: node)
+    }
+
+    /// `name = value`, `request.fetchBatchSize = n`, `child.parent = context`.
+    override func visitPost(_ node: SequenceExprSyntax) {
+        let elements = Array(node.elements)
+        guard elements.count == 3, elements[1].is(AssignmentExprSyntax.self) else { return }
+        let target = elements[0], value = elements[2]
+        if let reference = target.as(DeclReferenceExprSyntax.self) {
+            rebind(reference.baseName.text, resolve(value))
+        } else if let member = target.as(MemberAccessExprSyntax.self), let base = member.base?.as(DeclReferenceExprSyntax.self),
+            case .fetchRequest(var request) = lookup(base.baseName.text)?.value
+        {
+            switch member.declName.baseName.text {
+            case "fetchLimit", "fetchBatchSize": request.isBounded = true
+            case "resultType": request.yieldsObjects = false
+            default: return
+            }
+            rebind(base.baseName.text, .fetchRequest(request))
+        }
+        for rule in rules { rule.assignment(target, value, self) }
+    }
+
+    // MARK: What rules watch
+
+    override func visit(_ node: FunctionCallExprSyntax) -> SyntaxVisitorContinueKind {
+        for rule in rules { rule.call(node, self) }
+        return .visitChildren
+    }
+
+    override func visit(_ node: MemberAccessExprSyntax) -> SyntaxVisitorContinueKind {
+        if Expressions.isSelf(node.base), let binding = binding(named: ExprSyntax(node)) {
+            for rule in rules { rule.reference(ExprSyntax(node), name: node.declName.baseName.text, binding, self) }
+        }
+        for rule in rules { rule.memberAccess(node, self) }
+        return .visitChildren
+    }
+
+    override func visit(_ node: DeclReferenceExprSyntax) -> SyntaxVisitorContinueKind {
+        if let member = node.parent?.as(MemberAccessExprSyntax.self), member.declName.id == node.id { return .skipChildren }
+        let name = node.baseName.text
+        guard let binding = lookup(name), binding.value != nil, !Self.isAssignmentTarget(node) else { return .skipChildren }
+        for rule in rules { rule.reference(ExprSyntax(node), name: name, binding, self) }
+        return .skipChildren
+    }
+
+    /// `var name = …` in a type's body (not in a function).
+    private static func isProperty(_ binding: PatternBindingSyntax) -> Bool {
+        binding.parent?.parent?.parent?.is(MemberBlockItemSyntax.self) == true
+    }
+
+    /// `node = ...`: a name being set, not used.
+    private static func isAssignmentTarget(_ node: DeclReferenceExprSyntax) -> Bool {
+        guard let sequence = node.parent?.parent?.as(SequenceExprSyntax.self) else { return false }
+        let elements = Array(sequence.elements)
+        return elements.count == 3 && elements[0].id == node.id && elements[1].is(AssignmentExprSyntax.self)
+    }
+
+    /// Runs every rule over the file and returns what they found.
+    func run(_ tree: SourceFileSyntax) -> [PendingFinding] {
+        walk(tree)
+        for rule in rules { rule.finish(self) }
+        return findings
+    }
+}
+
+/// A finding before its line and column are computed (only files with findings pay
+/// for a location converter).
+struct PendingFinding {
+    var ruleID: String
+    var position: AbsolutePosition
+    var message: String
+    var fix: String
+}

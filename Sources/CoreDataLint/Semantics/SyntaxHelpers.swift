@@ -1,0 +1,78 @@
+import Foundation
+import SwiftSyntax
+
+/// Reading type names: `NSManagedObjectContext!`, `[JournalEntry]`, `NSFetchRequest<JournalEntry>`.
+enum TypeNames {
+    /// The name under optionals: `NSManagedObjectContext` for `NSManagedObjectContext?`.
+    static func base(of type: TypeSyntax) -> String? {
+        if let optional = type.as(OptionalTypeSyntax.self) { return base(of: optional.wrappedType) }
+        if let unwrapped = type.as(ImplicitlyUnwrappedOptionalTypeSyntax.self) { return base(of: unwrapped.wrappedType) }
+        if let identifier = type.as(IdentifierTypeSyntax.self) { return identifier.name.text }
+        if let member = type.as(MemberTypeSyntax.self) { return member.name.text }
+        return nil
+    }
+
+    /// The element name of an array type, under optionals: `JournalEntry` for `[JournalEntry]?`.
+    static func element(of type: TypeSyntax) -> String? {
+        if let optional = type.as(OptionalTypeSyntax.self) { return element(of: optional.wrappedType) }
+        if let unwrapped = type.as(ImplicitlyUnwrappedOptionalTypeSyntax.self) { return element(of: unwrapped.wrappedType) }
+        if let array = type.as(ArrayTypeSyntax.self) { return base(of: array.element) }
+        return nil
+    }
+
+    /// The first generic argument's name: `JournalEntry` for `NSFetchRequest<JournalEntry>`.
+    static func genericArgument(of type: TypeSyntax) -> String? {
+        let arguments: GenericArgumentClauseSyntax?
+        if let identifier = type.as(IdentifierTypeSyntax.self) {
+            arguments = identifier.genericArgumentClause
+        } else if let member = type.as(MemberTypeSyntax.self) {
+            arguments = member.genericArgumentClause
+        } else {
+            return nil
+        }
+        return genericArgument(in: arguments)
+    }
+
+    static func genericArgument(in clause: GenericArgumentClauseSyntax?) -> String? {
+        guard let argument = clause?.arguments.first?.argument, case .type(let type) = argument else { return nil }
+        return base(of: type)
+    }
+}
+
+/// Reading expressions by shape.
+enum Expressions {
+    /// The last name of a reference or member chain: `mainContext` for `self.stack.mainContext`.
+    static func lastName(_ expression: ExprSyntax) -> String? {
+        if let reference = expression.as(DeclReferenceExprSyntax.self) { return reference.baseName.text }
+        if let member = expression.as(MemberAccessExprSyntax.self) { return member.declName.baseName.text }
+        return nil
+    }
+
+    /// Whether the expression is `self`.
+    static func isSelf(_ expression: ExprSyntax?) -> Bool {
+        guard let expression else { return false }
+        return unwrapped(expression).as(DeclReferenceExprSyntax.self)?.baseName.tokenKind == .keyword(.self)
+    }
+
+    /// The argument with this label.
+    static func argument(_ label: String, of call: FunctionCallExprSyntax) -> ExprSyntax? {
+        call.arguments.first { $0.label?.text == label }?.expression
+    }
+
+    /// The expression without `try`, `await`, `!`, `?` and parentheses around it.
+    static func unwrapped(_ expression: ExprSyntax) -> ExprSyntax {
+        if let inner = expression.as(TryExprSyntax.self) { return unwrapped(inner.expression) }
+        if let inner = expression.as(AwaitExprSyntax.self) { return unwrapped(inner.expression) }
+        if let inner = expression.as(ForceUnwrapExprSyntax.self) { return unwrapped(inner.expression) }
+        if let inner = expression.as(OptionalChainingExprSyntax.self) { return unwrapped(inner.expression) }
+        if let tuple = expression.as(TupleExprSyntax.self), tuple.elements.count == 1, let only = tuple.elements.first, only.label == nil {
+            return unwrapped(only.expression)
+        }
+        return expression
+    }
+
+    /// Source text of an expression, on one line, for messages.
+    static func text(_ node: some SyntaxProtocol) -> String {
+        node.trimmedDescription.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+    }
+}

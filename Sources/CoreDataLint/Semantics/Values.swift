@@ -1,0 +1,143 @@
+import SwiftSyntax
+
+/// The queue a context confines its objects to, as far as the source tells.
+enum ContextQueue: Sendable, Equatable {
+    case main
+    case `private`
+    /// A parameter or property whose creation the linter cannot see.
+    case unknown
+}
+
+/// Where a context the linter follows comes from.
+enum ContextOrigin: Equatable {
+    /// A property: `viewContext`, `mainContext`. A method may use it while its caller
+    /// is inside the context's `perform`.
+    case property
+    /// A parameter of the function.
+    case parameter
+    /// Made in the function being read: `newBackgroundContext()`,
+    /// `NSManagedObjectContext(concurrencyType:)`. No caller can be inside its `perform`.
+    case local
+    /// `performBackgroundTask`'s parameter: a context made for that block alone, to
+    /// which no object from outside can belong.
+    case backgroundTask
+}
+
+/// A managed object context the linter can follow through a file: `viewContext`, a
+/// property such as `mainContext`, or a local made by `newBackgroundContext()`.
+struct ContextRef: Equatable {
+    /// What identifies it: the same key is the same context.
+    var key: String
+    /// The name the code uses for it, for messages.
+    var name: String
+    var queue: ContextQueue
+    var origin: ContextOrigin
+
+    /// Made in the function being read, so code there runs outside its `perform`
+    /// unless it is inside one.
+    var isMadeHere: Bool { origin == .local || origin == .backgroundTask }
+
+    /// A context property, known by its name in every file.
+    static func property(_ name: String, queue: ContextQueue) -> ContextRef {
+        ContextRef(key: name, name: name, queue: queue, origin: .property)
+    }
+
+    /// A context made by the expression `node`, before it is bound to a name.
+    static func made(by node: some SyntaxProtocol, queue: ContextQueue) -> ContextRef {
+        ContextRef(key: unnamedPrefix + String(node.position.utf8Offset), name: Expressions.text(node), queue: queue, origin: .local)
+    }
+
+    private static let unnamedPrefix = "made@"
+
+    /// Made by an expression and not bound to a name yet.
+    var isUnnamed: Bool { key.hasPrefix(Self.unnamedPrefix) }
+
+    /// "the main-queue context 'viewContext'".
+    var described: String {
+        if origin == .backgroundTask { return "performBackgroundTask's context '\(name)'" }
+        switch queue {
+        case .main: return "the main-queue context '\(name)'"
+        case .private: return "the private-queue context '\(name)'"
+        case .unknown: return "the context '\(name)'"
+        }
+    }
+
+    func isSame(as other: ContextRef) -> Bool { key == other.key }
+}
+
+/// Where code runs, as far as the source tells.
+enum ExecutionQueue: Equatable {
+    /// A function body: the queue of whoever called it.
+    case caller
+    /// `DispatchQueue.main.async`, a SwiftUI `Button` action.
+    case main
+    /// A queue that belongs to no context: `DispatchQueue.global().async`,
+    /// `Task.detached`, an observer's own `OperationQueue`. The text names it.
+    case background(String)
+    /// Inside `context.perform { }`, `performAndWait { }` or `performBackgroundTask { }`.
+    case context(ContextRef)
+    /// A did-save observer registered with `queue: nil`: the saving context's thread.
+    case postingThread
+    /// A closure handed to an API the linter does not know: it may run anywhere.
+    case unknown
+
+    var described: String {
+        switch self {
+        case .caller: "the caller's queue"
+        case .main: "the main queue"
+        case .background(let name): name
+        case .context(let context): "the queue of \(context.described)"
+        case .postingThread: "the thread that posted the did-save notification"
+        case .unknown: "an unknown queue"
+        }
+    }
+
+    /// Whether code here runs on `context`'s queue, when the source tells.
+    func runs(on context: ContextRef) -> Bool? {
+        switch self {
+        case .context(let current):
+            if current.isSame(as: context) { return true }
+            if current.origin == .backgroundTask || context.origin == .backgroundTask { return false }
+            switch (current.queue, context.queue) {
+            case (.main, .main): return true
+            case (.unknown, _), (_, .unknown): return nil
+            default: return false
+            }
+        case .main:
+            switch context.queue {
+            case .main: return true
+            case .private: return false
+            case .unknown: return nil
+            }
+        case .background, .postingThread: return false
+        case .caller, .unknown: return nil
+        }
+    }
+}
+
+/// A fetch request, as built in the function.
+struct FetchRequestInfo: Equatable {
+    var entity: String?
+    /// False for requests of objectIDs, dictionaries or counts.
+    var yieldsObjects = true
+    /// A `fetchLimit` or `fetchBatchSize` was set.
+    var isBounded = false
+}
+
+/// A managed object (or an array of them) and the context that owns it.
+struct ManagedObjectInfo: Equatable {
+    /// Nil when the linter cannot tell (a property, a parameter).
+    var owner: ContextRef?
+    /// Inserted in the function being read (its objectID is temporary until saved).
+    var isInsertedHere = false
+    var isCollection = false
+}
+
+/// What a name or an expression holds, for the rules.
+enum Value: Equatable {
+    case context(ContextRef)
+    case managedObject(ManagedObjectInfo)
+    /// `x.objectID`, with what the linter knows of `x`.
+    case objectID(ManagedObjectInfo)
+    case fetchRequest(FetchRequestInfo)
+}

@@ -1,0 +1,35 @@
+/// Finding a short ASCII needle in source text, on its UTF-8 bytes. The generic
+/// `firstRange(of:)` of the standard library is far slower on large files, and the
+/// linter asks this of every file.
+enum TextSearch {
+    /// The UTF-8 offset of the first `needle` in `text`, or nil.
+    static func firstOffset(of needle: String, in text: Substring) -> Int? {
+        let needle = Array(needle.utf8)
+        guard let first = needle.first else { return 0 }
+        let search = { (bytes: UnsafeBufferPointer<UInt8>) -> Int? in
+            guard bytes.count >= needle.count else { return nil }
+            var index = 0
+            while index <= bytes.count - needle.count {
+                if bytes[index] == first, needle.indices.allSatisfy({ bytes[index + $0] == needle[$0] }) { return index }
+                index += 1
+            }
+            return nil
+        }
+        if let found = text.utf8.withContiguousStorageIfAvailable(search) { return found }
+        return Array(text.utf8).withUnsafeBufferPointer(search)
+    }
+
+    static func contains(_ needle: String, in text: Substring) -> Bool {
+        firstOffset(of: needle, in: text) != nil
+    }
+
+    static func contains(_ needle: String, in text: String) -> Bool {
+        contains(needle, in: text[...])
+    }
+
+    /// The text after the first `needle` in `text`, or nil.
+    static func text(after needle: String, in text: Substring) -> Substring? {
+        guard let offset = firstOffset(of: needle, in: text) else { return nil }
+        return Substring(text.utf8.dropFirst(offset + needle.utf8.count))
+    }
+}

@@ -1,0 +1,214 @@
+import Foundation
+
+/// Item 8: how fast `ctxdebug lint` reads Core Data sources. A generated tree of files
+/// written as an app writes them (an `NSManagedObject` subclass, a Core Data stack, view
+/// controllers with exports, searches and imports, a did-save observer), each with the
+/// same few bugs, linted whole by a child process, start to exit.
+enum LintBench {
+    /// The bugs each generated file holds: what every run must find.
+    static let findingsPerFile = 4
+
+    static func run(lines target: Int, repetitions: Int, work: URL) throws -> BenchItem {
+        let tree = work.appendingPathComponent("lint-tree")
+        let (files, lines) = try LintTree.write(lines: target, to: tree)
+        var rates: [Double] = [], seconds: [Double] = []
+        for _ in 0..<repetitions {
+            let run = try BenchSupport.run(BenchSupport.selfExecutable, ["lint", "--format", "json", tree.path], work: work)
+            guard run.status == 1, let output = try? JSONDecoder().decode(Output.self, from: run.standardOutput),
+                output.lineCount == lines, output.findings.count == files * findingsPerFile
+            else {
+                throw BenchError("`ctxdebug lint` on the generated tree (\(files) files, \(lines) lines, \(files * findingsPerFile) bugs) did not find them all; status \(run.status): \(run.standardError.suffix(1_500))")
+            }
+            seconds.append(run.seconds)
+            rates.append(Double(lines) / run.seconds)
+        }
+        let rate = BenchFigure("`ctxdebug lint` (whole process)", unit: "lines/s", samples: rates)
+        return BenchItem(
+            id: "8", title: "Static checks (ctxdebug lint)",
+            setup: [
+                "A generated tree of \(files.formattedCount) Swift files, \(lines.formattedCount) lines in all: each an `NSManagedObject` subclass, a Core Data stack, a view controller (an export, a search, an import, an edit) and a did-save observer, with \(findingsPerFile) bugs. `ctxdebug lint --format json` run \(repetitions) times on it as a child process (the files in the page cache after the first), timed start to exit; each run must find every bug.",
+                "Both passes (parse and index, then the rules) run on every core with `DispatchQueue.concurrentPerform`.",
+            ],
+            figures: [BenchFigure("wall time", unit: "s", samples: seconds), rate],
+            targets: [
+                BenchTarget(what: "`ctxdebug lint`", target: "≥ 100k lines/s on 2 cores", measured: "\((rate.median / 1e3).benchFormatted)k lines/s", met: rate.median >= 100_000)
+            ],
+            detections: nil, skipped: nil, notes: [])
+    }
+
+    struct Output: Decodable {
+        struct Finding: Decodable { var rule: String }
+        var lineCount: Int
+        var findings: [Finding]
+    }
+}
+
+/// Writes the generated tree of item 8.
+enum LintTree {
+    /// Files of `template` under `directory` until they hold at least `lines` lines.
+    static func write(lines target: Int, to directory: URL) throws -> (files: Int, lines: Int) {
+        try? FileManager.default.removeItem(at: directory)
+        var files = 0, lines = 0
+        while lines < target {
+            let folder = directory.appendingPathComponent("Feature\(files / 100)")
+            if files % 100 == 0 { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
+            let text = source(files)
+            try Data(text.utf8).write(to: folder.appendingPathComponent("Screen\(files).swift"))
+            lines += text.utf8.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+            files += 1
+        }
+        return (files, lines)
+    }
+
+    /// One file, its names numbered by `n`, with `LintBench.findingsPerFile` bugs: a
+    /// main-queue export, a search handing objects to the main queue, a background
+    /// context saved outside its perform, and a merge off the main queue.
+    static func source(_ n: Int) -> String {
+        """
+        import CoreData
+        import UIKit
+
+        @objc(Spot\(n))
+        public class Spot\(n): NSManagedObject {
+            @NSManaged public var name: String?
+            @NSManaged public var rating: Int16
+            @NSManaged public var visited: Date?
+        }
+
+        extension Spot\(n) {
+            func summary() -> String {
+                let name = self.name ?? "unnamed"
+                return "\\(name): \\(rating)"
+            }
+        }
+
+        final class Stack\(n) {
+            lazy var container: NSPersistentContainer = {
+                let container = NSPersistentContainer(name: "Spots\(n)")
+                container.loadPersistentStores { _, error in
+                    if let error { fatalError("\\(error)") }
+                }
+                return container
+            }()
+
+            lazy var viewContext\(n): NSManagedObjectContext = {
+                let context = container.viewContext
+                context.automaticallyMergesChangesFromParent = true
+                return context
+            }()
+
+            func save() {
+                guard viewContext\(n).hasChanges else { return }
+                try? viewContext\(n).save()
+            }
+        }
+
+        final class SpotsViewController\(n): UITableViewController {
+            var stack: Stack\(n)!
+            var spots: [Spot\(n)] = []
+            private var observers: [NSObjectProtocol] = []
+
+            override func viewDidLoad() {
+                super.viewDidLoad()
+                reload()
+                let observer = NotificationCenter.default.addObserver(
+                    forName: .NSManagedObjectContextDidSave, object: nil, queue: nil
+                ) { [weak self] note in
+                    self?.stack.viewContext\(n).mergeChanges(fromContextDidSave: note)
+                }
+                observers.append(observer)
+            }
+
+            func reload() {
+                let request = NSFetchRequest<Spot\(n)>(entityName: "Spot\(n)")
+                request.fetchBatchSize = 30
+                request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+                spots = (try? stack.viewContext\(n).fetch(request)) ?? []
+                tableView.reloadData()
+            }
+
+            @IBAction func exportTapped(_ sender: Any) {
+                let request = NSFetchRequest<Spot\(n)>(entityName: "Spot\(n)")
+                let all = (try? stack.viewContext\(n).fetch(request)) ?? []
+                let text = all.map { $0.summary() }.joined(separator: "\\n")
+                try? text.write(toFile: NSTemporaryDirectory() + "spots\(n).txt", atomically: true, encoding: .utf8)
+            }
+
+            func exportInBackground() {
+                stack.container.performBackgroundTask { context in
+                    let request = NSFetchRequest<Spot\(n)>(entityName: "Spot\(n)")
+                    let all = (try? context.fetch(request)) ?? []
+                    let text = all.map { $0.summary() }.joined(separator: "\\n")
+                    DispatchQueue.main.async {
+                        self.title = "\\(text.count) characters exported"
+                    }
+                }
+            }
+
+            func search(_ query: String) {
+                stack.container.performBackgroundTask { context in
+                    let request = NSFetchRequest<Spot\(n)>(entityName: "Spot\(n)")
+                    request.predicate = NSPredicate(format: "name CONTAINS[cd] %@", query)
+                    let found = (try? context.fetch(request)) ?? []
+                    DispatchQueue.main.async {
+                        self.spots = found
+                        self.tableView.reloadData()
+                    }
+                }
+            }
+
+            func searchByID(_ query: String) {
+                stack.container.performBackgroundTask { context in
+                    let request = NSFetchRequest<Spot\(n)>(entityName: "Spot\(n)")
+                    request.predicate = NSPredicate(format: "name CONTAINS[cd] %@", query)
+                    let ids = ((try? context.fetch(request)) ?? []).map(\\.objectID)
+                    DispatchQueue.main.async {
+                        let context = self.stack.viewContext\(n)
+                        self.spots = ids.compactMap { context.object(with: $0) as? Spot\(n) }
+                        self.tableView.reloadData()
+                    }
+                }
+            }
+
+            func importSpots(_ names: [String]) {
+                let context = stack.container.newBackgroundContext()
+                context.perform {
+                    for name in names {
+                        let spot = Spot\(n)(context: context)
+                        spot.name = name
+                        spot.visited = Date()
+                    }
+                    try? context.save()
+                }
+            }
+
+            func importOne(_ name: String) {
+                let context = stack.container.newBackgroundContext()
+                context.performAndWait {
+                    let spot = Spot\(n)(context: context)
+                    spot.name = name
+                }
+                try? context.save()
+            }
+
+            func rate(_ spot: Spot\(n), stars: Int16) {
+                spot.rating = stars
+                stack.save()
+            }
+
+            override func tableView(_ tableView: UITableView, numberOfRowsInSection section: Int) -> Int {
+                spots.count
+            }
+
+            override func tableView(_ tableView: UITableView, cellForRowAt indexPath: IndexPath) -> UITableViewCell {
+                let cell = tableView.dequeueReusableCell(withIdentifier: "Spot", for: indexPath)
+                let spot = spots[indexPath.row]
+                cell.textLabel?.text = spot.name
+                cell.detailTextLabel?.text = spot.visited.map { "\\($0)" } ?? "never"
+                return cell
+            }
+        }
+
+        """
+    }
+}

@@ -1,0 +1,207 @@
+import Foundation
+import Testing
+
+/// `ctxdebug lint`, through the built binary, on a copy of the SurfJournal fixture
+/// project (Tests/Fixtures/Lint/SurfJournal): exit statuses, the compiler-shaped text,
+/// JSON, SARIF and JUnit read back by independent libraries, and baselines.
+@Suite("ctxdebug lint (built binary)")
+struct LintCommandTests {
+    typealias Support = ReportTestSupport
+
+    static let fixture = Support.root.appendingPathComponent("Tests/Fixtures/Lint/SurfJournal")
+
+    /// A fresh copy of the fixture project, to run in and to change.
+    static func project() throws -> URL {
+        let directory = try Support.temporaryDirectory("lint")
+        let copy = directory.appendingPathComponent("SurfJournal")
+        try FileManager.default.copyItem(at: fixture, to: copy)
+        return copy
+    }
+
+    /// The Swift files of the project, relative to it.
+    static func swiftFiles(in project: URL) -> [String] {
+        (FileManager.default.enumerator(atPath: project.path)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") } ?? []).sorted()
+    }
+
+    /// The `// expect:` marks of the project, as "path:line rule", paths relative to it.
+    static func marks(in project: URL) throws -> [String] {
+        var marks: [String] = []
+        for file in swiftFiles(in: project) {
+            let lines = try String(contentsOf: project.appendingPathComponent(file), encoding: .utf8).components(separatedBy: "\n")
+            for (index, line) in lines.enumerated() {
+                guard let range = line.range(of: "// expect: ") else { continue }
+                for rule in line[range.upperBound...].split(separator: ",") {
+                    marks.append("\(file):\(index + 1) \(rule.trimmingCharacters(in: .whitespaces))")
+                }
+            }
+        }
+        return marks.sorted()
+    }
+
+    static func lint(_ arguments: [String], in project: URL) throws -> Support.Run {
+        try Support.ctxdebug(["lint"] + arguments, in: project)
+    }
+
+    @Test("Findings: exit 1, `path:line:col: warning: message [rule]` then the fix, exactly the marked lines")
+    func textShape() throws {
+        let project = try Self.project()
+        let run = try Self.lint([], in: project)
+        #expect(run.status == 1, "\(run.stderr)")
+        let lines = run.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+        let warning = /^([A-Za-z\/]+\.swift):(\d+):(\d+): warning: (.+) \[([a-z-]+)\]$/
+        var found: [String] = []
+        for (index, line) in lines.enumerated() where index % 2 == 0 {
+            let match = try #require(line.wholeMatch(of: warning), "not a compiler warning: \(line)")
+            found.append("\(match.1):\(match.2) \(match.5)")
+            #expect(lines[index + 1].hasPrefix("    fix: "), "\(lines[index + 1])")
+        }
+        #expect(found.sorted() == (try Self.marks(in: project)))
+        let export = try #require(lines.first { $0.contains("[main-queue-fetch-all]") && $0.hasPrefix("ViewControllers/") })
+        #expect(export.contains("exportCSVFile() fetches every JournalEntry on the main-queue context 'mainContext'"), "\(export)")
+        #expect(run.stderr.contains("ctxdebug lint: \(found.count) findings in \(Self.swiftFiles(in: project).count) files ("), "\(run.stderr)")
+    }
+
+    @Test("No findings: exit 0, nothing on stdout")
+    func clean() throws {
+        let project = try Self.project()
+        let run = try Self.lint(["Model", "--rule", "confinement-type"], in: project)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(run.stdout.isEmpty)
+        #expect(run.stderr.contains("ctxdebug lint: no findings in 2 files"))
+        let disabled = try Self.lint(["--disable", "object-across-queues", "ViewControllers/JournalEntryViewController.swift"], in: project)
+        #expect(disabled.status == 0, "\(disabled.stdout)")
+    }
+
+    @Test("Bad flags: an unknown rule, a bad format, no rule left, an unwritable report: exit 64")
+    func badFlags() throws {
+        let project = try Self.project()
+        let unknown = try Self.lint(["--rule", "object-accross-queues"], in: project)
+        #expect(unknown.status == 64)
+        #expect(unknown.stderr.contains("unknown rule 'object-accross-queues'; the rules are: object-across-queues,"), "\(unknown.stderr)")
+        let format = try Self.lint(["--format", "xml"], in: project)
+        #expect(format.status == 64)
+        #expect(format.stderr.contains("'xml' is invalid for '--format"), "\(format.stderr)")
+        let none = try Self.lint(["--rule", "merge-off-queue", "--disable", "merge-off-queue"], in: project)
+        #expect(none.status == 64)
+        #expect(none.stderr.contains("leave no rule to run"))
+        let unwritable = try Self.lint(["--sarif", "/nonexistent-dir/out.sarif"], in: project)
+        #expect(unwritable.status == 64)
+        #expect(unwritable.stderr.contains("--sarif /nonexistent-dir/out.sarif: the directory /nonexistent-dir does not exist"))
+    }
+
+    @Test("A file that cannot be read or parsed, or a missing path: exit 65, naming it")
+    func unreadable() throws {
+        let project = try Self.project()
+        try FileManager.default.createSymbolicLink(atPath: project.appendingPathComponent("Broken.swift").path, withDestinationPath: "/nonexistent/Broken.swift")
+        let broken = try Self.lint([], in: project)
+        #expect(broken.status == 65, "\(broken.stderr)")
+        #expect(broken.stderr.contains("ctxdebug lint: error: Broken.swift: cannot be read"), "\(broken.stderr)")
+        #expect(broken.stdout.contains("[main-queue-fetch-all]"), "the other files are still linted")
+        try FileManager.default.removeItem(at: project.appendingPathComponent("Broken.swift"))
+
+        try Data([0x6c, 0x65, 0x74, 0x20, 0xff, 0xfe, 0x0a]).write(to: project.appendingPathComponent("Binary.swift"))
+        let binary = try Self.lint(["Binary.swift"], in: project)
+        #expect(binary.status == 65)
+        #expect(binary.stderr.contains("Binary.swift: is not UTF-8 text"), "\(binary.stderr)")
+
+        try "func broken( {\n".write(to: project.appendingPathComponent("Syntax.swift"), atomically: true, encoding: .utf8)
+        let syntax = try Self.lint(["Syntax.swift"], in: project)
+        #expect(syntax.status == 65)
+        #expect(syntax.stderr.contains("Syntax.swift:1:"), "\(syntax.stderr)")
+        #expect(syntax.stderr.contains("cannot be parsed as Swift"), "\(syntax.stderr)")
+
+        let missing = try Self.lint(["NoSuchFolder"], in: project)
+        #expect(missing.status == 65)
+        #expect(missing.stderr.contains("NoSuchFolder: no such file or directory"))
+    }
+
+    @Test("--format json: every finding with its rule, place, message, fix and fingerprint")
+    func json() throws {
+        let project = try Self.project()
+        let run = try Self.lint(["--format", "json"], in: project)
+        #expect(run.status == 1)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        let findings = try #require(object["findings"] as? [[String: Any]])
+        #expect(findings.map { "\($0["path"]!):\($0["line"]!) \($0["rule"]!)" }.sorted() == (try Self.marks(in: project)))
+        #expect(findings.allSatisfy { ($0["fix"] as? String)?.isEmpty == false && ($0["fingerprint"] as? String)?.isEmpty == false })
+        #expect(object["fileCount"] as? Int == Self.swiftFiles(in: project).count)
+    }
+
+    @Test("SARIF and JUnit, read back by sarif-tools and junitparser", .enabled(if: Support.which("python3") != nil, "python3 not found"))
+    func reports() throws {
+        let project = try Self.project()
+        let run = try Self.lint(["--sarif", "lint.sarif", "--junit", "lint.xml", "--format", "sarif"], in: project)
+        #expect(run.status == 1)
+        let marks = try Self.marks(in: project)
+
+        // Our own reading: rules with help, relative paths, stdout the same log.
+        let log = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: project.appendingPathComponent("lint.sarif"))) as? [String: Any])
+        #expect(log["version"] as? String == "2.1.0")
+        let runObject = try #require((log["runs"] as? [[String: Any]])?.first)
+        let driver = try #require((runObject["tool"] as? [String: Any])?["driver"] as? [String: Any])
+        let rules = try #require(driver["rules"] as? [[String: Any]])
+        #expect(rules.count == 7)
+        #expect(rules.allSatisfy { (($0["help"] as? [String: Any])?["text"] as? String)?.isEmpty == false })
+        #expect(rules.allSatisfy { ($0["helpUri"] as? String)?.hasSuffix("docs/lint.md#\($0["id"] as! String)") == true })
+        let stdoutLog = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        #expect(((stdoutLog["runs"] as? [[String: Any]])?.first?["results"] as? [Any])?.count == marks.count)
+
+        let script = Support.root.appendingPathComponent("Scripts/check-report-readers").path
+        let read = try Support.run(script, ["lint.sarif", "lint.xml"], in: project)
+        try #require(read.status == 0, "\(read.stderr)")
+        let values = try #require(try JSONSerialization.jsonObject(with: Data(read.stdout.utf8)) as? [String: Any])
+        let sarif = try #require(values["sarif"] as? [String: Any])
+        #expect(sarif["version"] as? String == "2.1.0")
+        #expect(sarif["tools"] as? [String] == ["ctxdebug"])
+        #expect(sarif["resultCount"] as? Int == marks.count)
+        #expect(sarif["ruleIds"] as? [String] == Array(Set(marks.map { String($0.split(separator: " ")[1]) })).sorted())
+        let records = try #require(sarif["records"] as? [[String: Any]])
+        #expect(records.map { "\($0["location"]!):\($0["line"]!) \($0["code"]!)" }.sorted() == marks)
+        #expect(records.allSatisfy { $0["severity"] as? String == "warning" })
+
+        let junit = try #require(values["junit"] as? [String: Any])
+        #expect(junit["tests"] as? Int == marks.count)
+        #expect(junit["failures"] as? Int == marks.count)
+        let cases = try #require(junit["cases"] as? [[String: Any]])
+        #expect(cases.allSatisfy { ($0["classname"] as? String)?.hasPrefix("ctxdebug.lint.") == true && $0["passed"] as? Bool == false })
+    }
+
+    @Test("--baseline: old findings stay out when the code moves, new ones come through")
+    func baseline() throws {
+        let project = try Self.project()
+        let first = try Self.lint(["--sarif", "baseline.sarif"], in: project)
+        #expect(first.status == 1)
+        let count = try Self.marks(in: project).count
+
+        let file = project.appendingPathComponent("Services/EntryEditor.swift")
+        let text = try String(contentsOf: file, encoding: .utf8)
+        try ("// A header that moves every line down.\n\n" + text).write(to: file, atomically: true, encoding: .utf8)
+        let moved = try Self.lint(["--baseline", "baseline.sarif"], in: project)
+        #expect(moved.status == 0, "\(moved.stdout)")
+        #expect(moved.stdout.isEmpty)
+        #expect(moved.stderr.contains("no findings in \(Self.swiftFiles(in: project).count) files"))
+        #expect(moved.stderr.contains("; \(count) more in the baseline"), "\(moved.stderr)")
+
+        try "import CoreData\nlet legacy = NSManagedObjectContext()\n".write(
+            to: project.appendingPathComponent("Services/Legacy.swift"), atomically: true, encoding: .utf8)
+        let grown = try Self.lint(["--baseline", "baseline.sarif"], in: project)
+        #expect(grown.status == 1)
+        #expect(grown.stdout.hasPrefix("Services/Legacy.swift:2:14: warning: NSManagedObjectContext() makes a confinement context"), "\(grown.stdout)")
+        #expect(grown.stdout.split(separator: "\n").count == 2)
+
+        let missing = try Self.lint(["--baseline", "none.sarif"], in: project)
+        #expect(missing.status == 65)
+        #expect(missing.stderr.contains("--baseline none.sarif: cannot be read"))
+    }
+
+    @Test("--help lists every rule and shows an example")
+    func help() throws {
+        let run = try Support.ctxdebug(["lint", "--help"])
+        #expect(run.status == 0)
+        for rule in ["object-across-queues", "context-without-perform", "merge-off-queue", "main-queue-fetch-all", "temporary-id-handoff", "child-save-not-propagated", "confinement-type"] {
+            #expect(run.stdout.contains("  \(rule)\n"), "\(rule)")
+        }
+        #expect(run.stdout.contains("ctxdebug lint Sources --sarif lint.sarif --junit lint.xml"))
+        #expect(run.stdout.contains("ctxdebug:disable-next-line"))
+    }
+}
