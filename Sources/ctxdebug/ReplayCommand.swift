@@ -119,6 +119,53 @@ struct ReplayCommand: ParsableCommand {
     }
 
     func run() throws {
+        var options = try replayOptions()
+        let outputURL = try Self.writable(output, "--output")
+        let htmlURL = try Self.writable(html, "--html")
+        let traceURL = try Self.writable(trace, "--trace")
+        options.recordTrace = traceURL != nil
+        if let injectBug { Self.turnOnChecking(for: injectBug) }
+        let bar = ProgressBar(label: "replay")
+        options.progress = { p in
+            switch p {
+            case .seeding(let done, let total):
+                bar.update(done, of: total)
+            case .scenario(let index, let count, _, let elapsed, let duration):
+                let per = 1000
+                bar.update(index * per + min(per, Int(elapsed / max(0.1, duration) * Double(per))), of: count * per)
+            case .finished:
+                bar.finish()
+            }
+        }
+        let format = self.format
+        let finalOptions = options
+
+        // The replay measures the real main queue, so the main queue must be
+        // serviced: the work runs on a thread of its own while this thread gives
+        // itself to dispatchMain(). The thread ends the process.
+        let worker = Thread {
+            let status: Int32
+            do {
+                let report = try Replayer.run(finalOptions)
+                bar.finish()
+                try Self.write(report, format: format, output: outputURL, html: htmlURL, trace: traceURL)
+                status = 0
+            } catch {
+                bar.finish()
+                status = CommandSupport.fail(error, doing: "replay").rawValue
+            }
+            fflush(nil)
+            Foundation.exit(status)
+        }
+        worker.name = "ctxdebug.replay"
+        worker.stackSize = 8 << 20
+        worker.start()
+        dispatchMain()
+    }
+
+    /// The replay's options from the flags (validated already), with the workload
+    /// file read and the store's directory checked.
+    private func replayOptions() throws -> ReplayOptions {
         var options = ReplayOptions()
         options.entries = entries
         options.fps = fps
@@ -146,78 +193,46 @@ struct ReplayCommand: ParsableCommand {
                 throw CommandSupport.fail("The store's directory \(dir) does not exist. Create it (mkdir -p \(dir)) or choose another --store.", status: .dataError)
             }
         }
-        func writable(_ path: String?, _ flag: String) throws -> URL? {
-            guard let path else { return nil }
-            let url = URL(fileURLWithPath: path)
-            let dir = url.deletingLastPathComponent().path
-            guard access(dir, W_OK) == 0 else {
-                throw CommandSupport.fail("Cannot write \(flag) \(url.path): the directory \(dir) is missing or not writable.", status: .cannotCreate)
-            }
-            return url
-        }
-        let outputURL = try writable(output, "--output")
-        let htmlURL = try writable(html, "--html")
-        let traceURL = try writable(trace, "--trace")
-        options.recordTrace = traceURL != nil
-        if let injectBug {
-            let env = ProcessInfo.processInfo.environment
-            if env[ConcurrencyDebug.Configuration.levelVariable] == nil {
-                setenv(ConcurrencyDebug.Configuration.levelVariable, "1", 1)
-                FileHandle.standardError.write(Data("ctxdebug: --inject-bug \(injectBug.rawValue): turning on CTXDEBUG_CONCURRENCY=1 so the checker catches it.\n".utf8))
-            } else if env[ConcurrencyDebug.Configuration.levelVariable] == "0" {
-                FileHandle.standardError.write(Data("ctxdebug: warning: CTXDEBUG_CONCURRENCY=0, so the injected bug will not be caught (it is a real data race).\n".utf8))
-            }
-            InjectedBugDiagnostics.enable(for: injectBug, environment: env)
-        }
-        let bar = ProgressBar(label: "replay")
-        options.progress = { p in
-            switch p {
-            case .seeding(let done, let total):
-                bar.update(done, of: total)
-            case .scenario(let index, let count, _, let elapsed, let duration):
-                let per = 1000
-                bar.update(index * per + min(per, Int(elapsed / max(0.1, duration) * Double(per))), of: count * per)
-            case .finished:
-                bar.finish()
-            }
-        }
-        let format = self.format
-        let finalOptions = options
-        let destination = outputURL
+        return options
+    }
 
-        // The replay measures the real main queue, so the main queue must be
-        // serviced: the work runs on a thread of its own while this thread gives
-        // itself to dispatchMain(). The thread ends the process.
-        let worker = Thread {
-            let status: Int32
-            do {
-                let report = try Replayer.run(finalOptions)
-                bar.finish()
-                let data: Data
-                switch format {
-                case .text: data = Data(TextReport.render(report).utf8)
-                case .json: data = try JSONReport.render(report)
-                }
-                if let htmlURL { try Self.writeAtomically(Data(HTMLReport.render(report).utf8), to: htmlURL) }
-                if let traceURL { try Self.writeAtomically(ChromeTrace.render(report), to: traceURL) }
-                if let outputURL = destination {
-                    try Self.writeAtomically(data, to: outputURL)
-                } else {
-                    FileHandle.standardOutput.write(data)
-                }
-                status = 0
-            } catch {
-                bar.finish()
-                let code = CommandSupport.fail(error, doing: "replay")
-                status = code.rawValue
-            }
-            fflush(nil)
-            Foundation.exit(status)
+    /// The URL of an output flag, refused before the replay runs when its directory
+    /// cannot be written.
+    private static func writable(_ path: String?, _ flag: String) throws -> URL? {
+        guard let path else { return nil }
+        let url = URL(fileURLWithPath: path)
+        let dir = url.deletingLastPathComponent().path
+        guard access(dir, W_OK) == 0 else {
+            throw CommandSupport.fail("Cannot write \(flag) \(url.path): the directory \(dir) is missing or not writable.", status: .cannotCreate)
         }
-        worker.name = "ctxdebug.replay"
-        worker.stackSize = 8 << 20
-        worker.start()
-        dispatchMain()
+        return url
+    }
+
+    /// An injected bug is a real data race: checking must be on to catch it.
+    private static func turnOnChecking(for injectBug: InjectedBug) {
+        let env = ProcessInfo.processInfo.environment
+        if env[ConcurrencyDebug.Configuration.levelVariable] == nil {
+            setenv(ConcurrencyDebug.Configuration.levelVariable, "1", 1)
+            FileHandle.standardError.write(Data("ctxdebug: --inject-bug \(injectBug.rawValue): turning on CTXDEBUG_CONCURRENCY=1 so the checker catches it.\n".utf8))
+        } else if env[ConcurrencyDebug.Configuration.levelVariable] == "0" {
+            FileHandle.standardError.write(Data("ctxdebug: warning: CTXDEBUG_CONCURRENCY=0, so the injected bug will not be caught (it is a real data race).\n".utf8))
+        }
+        InjectedBugDiagnostics.enable(for: injectBug, environment: env)
+    }
+
+    private static func write(_ report: ReplayReport, format: Format, output: URL?, html: URL?, trace: URL?) throws {
+        let data: Data
+        switch format {
+        case .text: data = Data(TextReport.render(report).utf8)
+        case .json: data = try JSONReport.render(report)
+        }
+        if let html { try writeAtomically(Data(HTMLReport.render(report).utf8), to: html) }
+        if let trace { try writeAtomically(ChromeTrace.render(report), to: trace) }
+        if let output {
+            try writeAtomically(data, to: output)
+        } else {
+            FileHandle.standardOutput.write(data)
+        }
     }
 
     /// Writes under a temporary name in the same directory, then renames: an
