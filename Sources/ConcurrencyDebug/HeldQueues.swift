@@ -37,6 +37,9 @@ public enum HeldQueues {
     /// The chain running on this thread now.
     public static func current() -> Chain {
         let count = Int(min(ctxdebug_held_count(), CTXDEBUG_HELD_MAX))
+        // No unsafe initializer for an empty chain: with capacity 0 it would write the
+        // count into the shared empty-array storage, which ThreadSanitizer reports.
+        guard count > 0 else { return Chain(queues: [], thread: pthread_self()) }
         let queues = [UInt](unsafeUninitializedCapacity: count) { buffer, initialized in
             initialized = Int(ctxdebug_held_copy(buffer.baseAddress, Int32(count)))
         }

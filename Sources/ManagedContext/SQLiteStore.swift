@@ -283,7 +283,9 @@ final class SQLiteStore: Sendable {
     /// exports, where GRDB's generic `Row` decoding costs a metadata lookup per value.
     private func decodeRow(_ statement: SQLiteStatement, entity: EntityDescription) -> RowSnapshot {
         let attributeCount = entity.attributes.count
-        let values = [StoredValue](unsafeUninitializedCapacity: attributeCount) { buffer, count in
+        // An entity without attributes gets a plain empty array: the unsafe initializer
+        // with capacity 0 would write into the shared empty-array storage.
+        let values = attributeCount == 0 ? [] : [StoredValue](unsafeUninitializedCapacity: attributeCount) { buffer, count in
             for i in 0..<attributeCount {
                 (buffer.baseAddress! + i).initialize(to: StoredValue(statement, CInt(2 + i)))
             }
