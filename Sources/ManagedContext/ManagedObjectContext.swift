@@ -213,13 +213,16 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     /// Blocks until the context's queue runs `block`. The block inherits the caller's
     /// chain of held queues when it runs on another thread (the main queue's).
     private func waitForQueue<T>(_ block: () throws -> T, callerOnMainQueue: Bool) rethrows -> T {
-        let chain = HeldQueues.current()
+        // dispatch_sync runs a private queue's block on the calling thread, which holds
+        // the chain already; only the main queue's may run on another thread.
+        let chain = concurrencyType == .mainQueue ? HeldQueues.current() : nil
         let timed = concurrencyType == .privateQueue && callerOnMainQueue && Diagnostics.isOn(.mainQueueWait)
         // Read before the wait is recorded: a test that sees the wait may move the clock.
         let asked = timed ? DiagnosticsClock.now() : 0
         let wait = WaitForGraph.beginWait(for: queueIdentity, operation: "performAndWait on \(debugName)")
         defer { WaitForGraph.endWait(wait) }
         guard timed else {
+            guard let chain else { return try queue.sync { try runAsOwner(block) } }
             return try queue.sync { try HeldQueues.inheriting(chain) { try runAsOwner(block) } }
         }
         var running: UInt64 = 0

@@ -64,7 +64,10 @@ import ManagedContext
                     a.performAndWait { _ = a.hasChanges }  // REAL-B-ON-A
                 }
             }
-            sleep(60)
+            // Nothing signals this: the checker ends the process at the deadlock. The
+            // timeout only turns a missed deadlock into a failure instead of a hang.
+            let neverSignalled = DispatchSemaphore(value: 0)
+            _ = neverSignalled.wait(timeout: .now() + 60)
             preconditionFailure("the deadlock was not detected")
         }
         let stderr = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
