@@ -13,7 +13,7 @@ struct BadInputCLITests {
     final class Workspace {
         let dir: URL
         init(entries: Int? = 40) throws {
-            dir = try R.temporaryDirectory("bad-input")
+            dir = try CLI.temporaryDirectory("reliability-bad-input")
             if let entries {
                 let seed = try R.ctxdebug("seed", "--store", path("good.sqlite"), "--entries", "\(entries)")
                 try #require(seed.status == 0 && !seed.signaled, "seeding failed: \(seed)")
@@ -36,7 +36,7 @@ struct BadInputCLITests {
     /// A refusal: the status, one error line that mentions each of `mentions`, no crash,
     /// no stack trace.
     static func expectRefused(
-        _ run: R.Run, status: Int32, mentions: [String], sourceLocation: SourceLocation = #_sourceLocation
+        _ run: CommandRun, status: Int32, mentions: [String], sourceLocation: SourceLocation = #_sourceLocation
     ) {
         #expect(!run.signaled, "crashed: \(run)", sourceLocation: sourceLocation)
         #expect(run.status == status, "expected exit status \(status): \(run)", sourceLocation: sourceLocation)
@@ -208,10 +208,10 @@ struct BadInputCLITests {
         ("CTXDEBUG_MAIN_QUEUE_WAIT_MS", "1e308", nil),
     ]
 
-    static func runExport(_ w: Workspace, _ variable: String, _ value: String) throws -> (R.Run, csv: Data?) {
+    static func runExport(_ w: Workspace, _ variable: String, _ value: String) throws -> (CommandRun, csv: Data?) {
         let output = w.path("out-\(UUID().uuidString.prefix(6)).csv")
         let env = ["CTXDEBUG_CONCURRENCY": "1"].merging([variable: value]) { $1 }
-        let run = try R.run(R.ctxdebug, ["export", "--store", w.path("good.sqlite"), "--output", output], environment: env)
+        let run = try CLI.ctxdebug(["export", "--store", w.path("good.sqlite"), "--output", output], environment: env, timeout: 300)
         return (run, R.bytes(output))
     }
 
@@ -281,9 +281,9 @@ struct BadInputCLITests {
     /// A journal written by a checked run of the CLI itself (level 3).
     static func makeJournal(_ w: Workspace) throws -> String {
         let journal = w.path("run.journal")
-        let run = try R.run(
-            R.ctxdebug, ["export", "--store", w.path("good.sqlite"), "--output", w.path("j.csv")],
-            environment: ["CTXDEBUG_CONCURRENCY": "3", "CTXDEBUG_JOURNAL": journal])
+        let run = try CLI.ctxdebug(
+            ["export", "--store", w.path("good.sqlite"), "--output", w.path("j.csv")],
+            environment: ["CTXDEBUG_CONCURRENCY": "3", "CTXDEBUG_JOURNAL": journal], timeout: 300)
         try #require(run.status == 0, "\(run)")
         let stats = try R.ctxdebug("journal", "stats", journal)
         try #require(stats.status == 0 && stats.stdout.contains("problems:     none"), "\(stats)")

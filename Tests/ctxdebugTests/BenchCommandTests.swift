@@ -1,13 +1,10 @@
 import Foundation
 import Testing
 
-/// Runs the BUILT ctxdebug binary (.build/debug/ctxdebug; `swift build` first, as
+/// Runs the BUILT ctxdebug binary (`CLI`; `swift build --build-tests` first, as
 /// Scripts/test does): `ctxdebug bench --quick --format json`. Checks the report's
 /// shape and that every figure is there, never how fast anything was.
 @Suite struct BenchCommandTests {
-    static let binary = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent(".build/debug/ctxdebug").path
-
     struct Report: Decodable {
         var schemaVersion: Int
         var tool: String
@@ -56,19 +53,9 @@ import Testing
     }
 
     @Test func quickBenchReportsEveryItemAndFigure() throws {
-        try #require(FileManager.default.isExecutableFile(atPath: Self.binary), "build first: swift build")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.binary)
-        process.arguments = ["bench", "--quick", "--format", "json"]
-        let out = Pipe()
-        let err = FileHandle(forWritingAtPath: "/dev/null")
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        let report = try JSONDecoder().decode(Report.self, from: data)
+        let run = try CLI.ctxdebug(["bench", "--quick", "--format", "json"], timeout: nil)
+        #expect(run.status == 0, "\(run)")
+        let report = try JSONDecoder().decode(Report.self, from: Data(run.stdout.utf8))
 
         #expect(report.schemaVersion == 1)
         #expect(report.tool == "ctxdebug bench")

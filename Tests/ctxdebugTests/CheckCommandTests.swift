@@ -8,17 +8,8 @@ import Testing
 /// libraries (Scripts/check-report-readers: PyPI's sarif-tools and junitparser).
 @Suite("ctxdebug check (built binary, sample package)", .serialized)
 struct CheckCommandTests {
-    struct Run: Sendable {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-        var output: String { stdout + stderr }
-    }
-
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    static let packageRoot = CLI.packageRoot
     static let fixture = packageRoot.appendingPathComponent("Tests/Fixtures/CheckSample")
-    static let binary = packageRoot.appendingPathComponent(".build/debug/ctxdebug").path
     /// The fixture's own scratch path under the temp dir, so it never touches .build;
     /// kept between runs so a rebuild is incremental.
     static let scratch: String = {
@@ -27,48 +18,11 @@ struct CheckCommandTests {
         return NSTemporaryDirectory() + "/ctxdebug-fixture-CheckSample-\(String(hash, radix: 16))"
     }()
 
-    /// Runs a process to the end, collecting stdout and stderr; CTXDEBUG_* variables of
-    /// this test process are not passed on.
-    static func run(_ executable: String, _ arguments: [String], in directory: URL, environment extra: [String: String] = [:]) throws -> Run {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("CTXDEBUG_") }
-        environment.merge(extra) { $1 }
-        process.environment = environment
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let group = DispatchGroup()
-        nonisolated(unsafe) var outData = Data()
-        nonisolated(unsafe) var errData = Data()
-        DispatchQueue.global().async(group: group) { outData = out.fileHandleForReading.readDataToEndOfFile() }
-        DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
-        group.wait()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                   stderr: String(decoding: errData, as: UTF8.self))
-    }
-
-    static func which(_ name: String) -> String? {
-        for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
-            let path = "\(directory)/\(name)"
-            if FileManager.default.isExecutableFile(atPath: path) { return path }
-        }
-        return nil
-    }
-
     /// Builds the fixture once per test run: `swift build --build-tests` into its scratch path.
     static let fixtureBuild: Result<String, BuildFailure> = {
-        guard let swift = which("swift") else { return .failure(BuildFailure(text: "swift is not on PATH")) }
-        guard FileManager.default.isExecutableFile(atPath: binary) else {
-            return .failure(BuildFailure(text: "build ctxdebug first (swift build): \(binary) is missing"))
-        }
+        guard let swift = CLI.which("swift") else { return .failure(BuildFailure(text: "swift is not on PATH")) }
         do {
-            let build = try run(swift, ["build", "--build-tests", "--scratch-path", scratch], in: fixture)
+            let build = try CLI.run(swift, ["build", "--build-tests", "--scratch-path", scratch], in: fixture, timeout: nil)
             guard build.status == 0 else {
                 return .failure(BuildFailure(text: "building the fixture failed (\(build.status)):\n\(build.output.suffix(4000))"))
             }
@@ -81,7 +35,7 @@ struct CheckCommandTests {
     struct BuildFailure: Error, CustomStringConvertible { var text: String; var description: String { text } }
 
     struct Check: Sendable {
-        var run: Run
+        var run: CommandRun
         var junit: String
         var sarif: String
         var json: String
@@ -89,18 +43,18 @@ struct CheckCommandTests {
 
     /// `ctxdebug check --junit --sarif --json -- swift test --skip-build ...` on the fixture.
     static func check(_ testArguments: [String] = [], sourceRoot: String? = nil, environment: [String: String] = [:]) throws -> Check {
+        _ = try CLI.ctxdebugPath()  // before the fixture's build, which takes minutes
         let swift = try fixtureBuild.get()
         let directory = NSTemporaryDirectory() + "/ctxdebug-check-test-\(getpid())-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let check = Check(run: Run(status: 0, stdout: "", stderr: ""), junit: "\(directory)/report.xml",
+        let check = Check(run: CommandRun(status: 0, signaled: false, stdout: "", stderr: ""), junit: "\(directory)/report.xml",
                           sarif: "\(directory)/report.sarif", json: "\(directory)/report.json")
         var result = check
-        result.run = try run(
-            binary,
+        result.run = try CLI.ctxdebug(
             ["check", "--junit", check.junit, "--sarif", check.sarif, "--json", check.json]
                 + (sourceRoot.map { ["--source-root", $0] } ?? [])
                 + ["--", swift, "test", "--skip-build", "--scratch-path", scratch] + testArguments,
-            in: fixture, environment: environment)
+            environment: environment, in: fixture, timeout: nil)
         return result
     }
 
@@ -206,13 +160,13 @@ struct CheckCommandTests {
         #expect(!places.contains { $0.0.hasPrefix("/") }, "paths are relative or file: URIs")
     }
 
-    static let python: String? = which("python3")
+    static let python: String? = CLI.which("python3")
 
     @Test("SARIF and JUnit read back by sarif-tools and junitparser", .enabled(if: python != nil, "python3 not found: skipping the independent readers"))
     func independentReaders() throws {
         let check = try Self.seeded.get()
         let script = Self.packageRoot.appendingPathComponent("Scripts/check-report-readers").path
-        let read = try Self.run(script, [check.sarif, check.junit], in: Self.packageRoot)
+        let read = try CLI.run(script, [check.sarif, check.junit], in: Self.packageRoot)
         try #require(read.status == 0, "\(read.stderr)")
         let values = try #require(try JSONSerialization.jsonObject(with: Data(read.stdout.utf8)) as? [String: Any])
         let access = try Self.line(of: "OFFENDING-ACCESS", in: Self.inboxPath)
@@ -282,27 +236,26 @@ struct CheckCommandTests {
 
     @Test("Usage errors: no command, a bad level, an output path that cannot be written, a command not found")
     func usageErrors() throws {
-        try #require(FileManager.default.isExecutableFile(atPath: Self.binary), "build ctxdebug first")
         let here = Self.packageRoot
-        let noCommand = try Self.run(Self.binary, ["check"], in: here)
+        let noCommand = try CLI.ctxdebug(["check"], in: here)
         #expect(noCommand.status == 64)
         #expect(noCommand.stderr.contains("missing the command to run"), "\(noCommand.stderr)")
 
-        let badLevel = try Self.run(Self.binary, ["check", "--level", "0", "--", "true"], in: here)
+        let badLevel = try CLI.ctxdebug(["check", "--level", "0", "--", "true"], in: here)
         #expect(badLevel.status == 64)
         #expect(badLevel.stderr.contains("--level must be 1, 2 or 3"))
 
         let marker = NSTemporaryDirectory() + "/ctxdebug-check-marker-\(getpid())"
-        let unwritable = try Self.run(Self.binary, ["check", "--sarif", "/nonexistent-dir/out.sarif", "--", "touch", marker], in: here)
+        let unwritable = try CLI.ctxdebug(["check", "--sarif", "/nonexistent-dir/out.sarif", "--", "touch", marker], in: here)
         #expect(unwritable.status == 64)
         #expect(unwritable.stderr.contains("--sarif /nonexistent-dir/out.sarif: the directory /nonexistent-dir does not exist"), "\(unwritable.stderr)")
         #expect(!FileManager.default.fileExists(atPath: marker), "the command did not run")
 
-        let missing = try Self.run(Self.binary, ["check", "--", "ctxdebug-no-such-command"], in: here)
+        let missing = try CLI.ctxdebug(["check", "--", "ctxdebug-no-such-command"], in: here)
         #expect(missing.status == 127)
         #expect(missing.stderr.contains("cannot run ctxdebug-no-such-command"))
 
-        let plain = try Self.run(Self.binary, ["check", "--", "sh", "-c", "echo passthrough; exit 3"], in: here)
+        let plain = try CLI.ctxdebug(["check", "--", "sh", "-c", "echo passthrough; exit 3"], in: here)
         #expect(plain.status == 3)
         #expect(plain.stdout.contains("passthrough"))
     }

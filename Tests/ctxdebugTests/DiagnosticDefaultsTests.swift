@@ -18,7 +18,7 @@ struct DiagnosticDefaultsTests {
     }
 
     @Test func readmeSaysHowToTurnOnTheOptInKinds() throws {
-        let readme = try String(contentsOf: Reliability.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try String(contentsOf: CLI.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
         let row = try #require(readme.components(separatedBy: "\n").first { $0.hasPrefix("| `CTXDEBUG_DIAGNOSTICS`") })
         for kind in Self.optIn { #expect(row.contains(kind), "\(kind) in the README's row") }
         #expect(row.contains("default,missing-merge"))
@@ -28,7 +28,7 @@ struct DiagnosticDefaultsTests {
     /// when CTXDEBUG_DIAGNOSTICS is unset; with the default set named explicitly, the
     /// same stale reads go unreported and the binary warns that the bug will not be caught.
     @Test func injectBugTurnsOnItsOptInKindUnlessTheListIsSet() throws {
-        let dir = try Reliability.temporaryDirectory("diagnostic-defaults")
+        let dir = try CLI.temporaryDirectory("reliability-diagnostic-defaults")
         defer { Reliability.remove(dir) }
         let store = dir.appendingPathComponent("journal.sqlite").path
         #expect(try Reliability.ctxdebug("seed", "--store", store, "--entries", "2000").status == 0)

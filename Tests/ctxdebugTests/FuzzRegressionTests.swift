@@ -6,14 +6,7 @@ import Testing
 /// entry point libFuzzer calls (`FuzzEntry`), via each target's built executable.
 @Suite("Reliability: fuzz regression inputs")
 struct FuzzRegressionTests {
-    typealias R = Reliability
-    static let fixtures = R.root.appendingPathComponent("Tests/Fixtures/fuzz-regressions")
-
-    static func executable(_ product: String) throws -> String {
-        let path = R.root.appendingPathComponent(".build/debug/\(product)").path
-        try #require(FileManager.default.isExecutableFile(atPath: path), "build the fuzz targets first (swift build)")
-        return path
-    }
+    static let fixtures = CLI.packageRoot.appendingPathComponent("Tests/Fixtures/fuzz-regressions")
 
     @Test(
         "Regression inputs and random inputs run without a crash",
@@ -22,7 +15,7 @@ struct FuzzRegressionTests {
         let dir = Self.fixtures.appendingPathComponent(directory).path
         let inputs = try FileManager.default.contentsOfDirectory(atPath: dir).filter { !$0.hasPrefix(".") && $0 != "fixed" }
         #expect(!inputs.isEmpty, "no regression or seed inputs in \(dir)")
-        let run = try R.run(try Self.executable(product), ["--random", "200", dir], timeout: 120)
+        let run = try CLI.run(try CLI.product(product), ["--random", "200", dir], timeout: 120)
         #expect(!run.signaled && run.status == 0, "\(product): \(run)")
         #expect(run.stdout.contains("\(inputs.count) regression inputs and 200 random inputs"), "\(run.stdout)")
     }
@@ -33,7 +26,7 @@ struct FuzzRegressionTests {
     @Test("Fixed predicate bugs stay fixed", arguments: [("nul-prefix-beginswith", "FUZZ_PREDICATE_NUL"), ("text-vs-integer-affinity", "FUZZ_PREDICATE_MISMATCH")])
     func fixedPredicateBugs(_ file: String, _ switchName: String) throws {
         let input = Self.fixtures.appendingPathComponent("predicate/fixed/\(file)").path
-        let run = try R.run(try Self.executable("FuzzPredicate"), ["--random", "0", input], environment: [switchName: "1"], timeout: 120)
+        let run = try CLI.run(try CLI.product("FuzzPredicate"), ["--random", "0", input], environment: [switchName: "1"], timeout: 120)
         #expect(run.status == 0 && !run.signaled, "\(run.stderr.prefix(600))")
     }
 }

@@ -11,7 +11,7 @@ struct HTMLReportTests {
     /// log we read (so "no console messages" below means something).
     @Test("Chromium's console messages reach the log the tests read")
     func consoleCaptureWorks() throws {
-        let dir = try S.temporaryDirectory("html-control")
+        let dir = try CLI.temporaryDirectory("html-control")
         defer { try? FileManager.default.removeItem(at: dir) }
         let page = dir.appendingPathComponent("control.html")
         try Data("<!DOCTYPE html><html><body><p>x</p><script>console.error('control-error-42')</script></body></html>".utf8).write(to: page)
@@ -21,12 +21,12 @@ struct HTMLReportTests {
 
     @Test("The HTML of a real replay loads with no console errors, has an SVG chart per scenario, and screenshots to a PNG")
     func rendersInChromium() throws {
-        let dir = try S.temporaryDirectory("html")
+        let dir = try CLI.temporaryDirectory("html")
         defer { try? FileManager.default.removeItem(at: dir) }
         let store = dir.appendingPathComponent("journal.sqlite").path
         let html = dir.appendingPathComponent("report.html")
         let scenarios = ["baseline", "export-main", "export-background", "sync-background", "search-background"]
-        let replay = try S.ctxdebug(
+        let replay = try CLI.ctxdebug(
             ["replay", "--store", store, "--entries", "4000", "--duration", "1"] + scenarios.flatMap { ["--scenario", $0] } + ["--html", html.path])
         try #require(replay.status == 0, "\(replay.stderr)")
         let text = try String(contentsOf: html, encoding: .utf8)
@@ -74,19 +74,19 @@ struct HTMLReportTests {
 
     @Test("A location of <script>alert(1)</script> in the store shows as text, and no script runs")
     func escapesDataFromTheStore() throws {
-        let dir = try S.temporaryDirectory("html-escape")
+        let dir = try CLI.temporaryDirectory("html-escape")
         defer { try? FileManager.default.removeItem(at: dir) }
         let store = dir.appendingPathComponent("journal.sqlite").path
-        let seed = try S.ctxdebug(["seed", "--store", store, "--entries", "10"])
+        let seed = try CLI.ctxdebug(["seed", "--store", store, "--entries", "10"])
         try #require(seed.status == 0, "\(seed.stderr)")
         // Every entry gets the location, so the visible rows show it whatever the scroll position.
-        let sqlite = try #require(S.which("sqlite3"), "install sqlite3 (Scripts/bootstrap)")
-        let update = try S.run(sqlite, [store, "UPDATE ZJOURNALENTRY SET ZLOCATION = '<script>alert(1)</script>'; SELECT changes();"])
+        let sqlite = try #require(CLI.which("sqlite3"), "install sqlite3 (Scripts/bootstrap)")
+        let update = try CLI.run(sqlite, [store, "UPDATE ZJOURNALENTRY SET ZLOCATION = '<script>alert(1)</script>'; SELECT changes();"])
         #expect(update.status == 0, "\(update.stderr)")
         #expect(update.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "10")
 
         let html = dir.appendingPathComponent("report.html")
-        let replay = try S.ctxdebug(["replay", "--store", store, "--scenario", "baseline", "--duration", "0.5", "--html", html.path])
+        let replay = try CLI.ctxdebug(["replay", "--store", store, "--scenario", "baseline", "--duration", "0.5", "--html", html.path])
         try #require(replay.status == 0, "\(replay.stderr)")
         let text = try String(contentsOf: html, encoding: .utf8)
         #expect(text.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
@@ -108,10 +108,10 @@ struct HTMLReportTests {
         // test short; the page's size grows with frames, and the charts draw at most
         // one point per pixel column whatever the length.
         let store = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("ctxdebug-tests-default-200000.sqlite").path
-        let dir = try S.temporaryDirectory("html-size")
+        let dir = try CLI.temporaryDirectory("html-size")
         defer { try? FileManager.default.removeItem(at: dir) }
         let html = dir.appendingPathComponent("report.html")
-        let replay = try S.ctxdebug(["replay", "--store", store, "--entries", "200000", "--duration", "1", "--html", html.path])
+        let replay = try CLI.ctxdebug(["replay", "--store", store, "--entries", "200000", "--duration", "1", "--html", html.path])
         try #require(replay.status == 0, "\(replay.stderr)")
         let size = try #require(try FileManager.default.attributesOfItem(atPath: html.path)[.size] as? Int)
         #expect(size > 10_000)

@@ -5,49 +5,7 @@ import Testing
 /// `ctxdebug journal`, through the built binary.
 @Suite("ctxdebug journal")
 struct JournalCommandTests {
-    struct Run {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
-    /// The built `ctxdebug`: next to this test bundle, or under the package's .build.
-    static let binary: String? = {
-        var candidates: [String] = []
-        if let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            candidates.append(URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("ctxdebug").path)
-        }
-        if let first = CommandLine.arguments.first {
-            candidates.append(URL(fileURLWithPath: first).deletingLastPathComponent().appendingPathComponent("ctxdebug").path)
-        }
-        let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        candidates.append(package.appendingPathComponent(".build/debug/ctxdebug").path)
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }()
-
-    func ctxdebug(_ arguments: String...) throws -> Run {
-        let binary = try #require(Self.binary, "build the ctxdebug executable first (swift build)")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        // Read both to the end before waiting, so a full pipe cannot block the child.
-        let group = DispatchGroup()
-        nonisolated(unsafe) var outData = Data()
-        nonisolated(unsafe) var errData = Data()
-        DispatchQueue.global().async(group: group) { outData = out.fileHandleForReading.readDataToEndOfFile() }
-        DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
-        group.wait()
-        process.waitUntilExit()
-        return Run(
-            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errData, as: UTF8.self))
-    }
+    func ctxdebug(_ arguments: String...) throws -> CommandRun { try CLI.ctxdebug(arguments) }
 
     static func temporaryPath(_ name: String) -> String {
         "\(NSTemporaryDirectory())/ctxdebug-cli-tests-\(getpid())-\(UUID().uuidString.prefix(8))-\(name)"

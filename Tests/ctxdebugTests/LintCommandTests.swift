@@ -6,13 +6,12 @@ import Testing
 /// JSON, SARIF and JUnit read back by independent libraries, and baselines.
 @Suite("ctxdebug lint (built binary)")
 struct LintCommandTests {
-    typealias Support = ReportTestSupport
 
-    static let fixture = Support.root.appendingPathComponent("Tests/Fixtures/Lint/SurfJournal")
+    static let fixture = CLI.packageRoot.appendingPathComponent("Tests/Fixtures/Lint/SurfJournal")
 
     /// A fresh copy of the fixture project, to run in and to change.
     static func project() throws -> URL {
-        let directory = try Support.temporaryDirectory("lint")
+        let directory = try CLI.temporaryDirectory("lint")
         let copy = directory.appendingPathComponent("SurfJournal")
         try FileManager.default.copyItem(at: fixture, to: copy)
         return copy
@@ -38,8 +37,8 @@ struct LintCommandTests {
         return marks.sorted()
     }
 
-    static func lint(_ arguments: [String], in project: URL) throws -> Support.Run {
-        try Support.ctxdebug(["lint"] + arguments, in: project)
+    static func lint(_ arguments: [String], in project: URL) throws -> CommandRun {
+        try CLI.ctxdebug(["lint"] + arguments, in: project)
     }
 
     @Test("Findings: exit 1, `path:line:col: warning: message [rule]` then the fix, exactly the marked lines")
@@ -127,7 +126,7 @@ struct LintCommandTests {
         #expect(object["fileCount"] as? Int == Self.swiftFiles(in: project).count)
     }
 
-    @Test("SARIF and JUnit, read back by sarif-tools and junitparser", .enabled(if: Support.which("python3") != nil, "python3 not found"))
+    @Test("SARIF and JUnit, read back by sarif-tools and junitparser", .enabled(if: CLI.which("python3") != nil, "python3 not found"))
     func reports() throws {
         let project = try Self.project()
         let run = try Self.lint(["--sarif", "lint.sarif", "--junit", "lint.xml", "--format", "sarif"], in: project)
@@ -146,8 +145,8 @@ struct LintCommandTests {
         let stdoutLog = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
         #expect(((stdoutLog["runs"] as? [[String: Any]])?.first?["results"] as? [Any])?.count == marks.count)
 
-        let script = Support.root.appendingPathComponent("Scripts/check-report-readers").path
-        let read = try Support.run(script, ["lint.sarif", "lint.xml"], in: project)
+        let script = CLI.packageRoot.appendingPathComponent("Scripts/check-report-readers").path
+        let read = try CLI.run(script, ["lint.sarif", "lint.xml"], in: project)
         try #require(read.status == 0, "\(read.stderr)")
         let values = try #require(try JSONSerialization.jsonObject(with: Data(read.stdout.utf8)) as? [String: Any])
         let sarif = try #require(values["sarif"] as? [String: Any])
@@ -196,7 +195,7 @@ struct LintCommandTests {
 
     @Test("--help lists every rule and shows an example")
     func help() throws {
-        let run = try Support.ctxdebug(["lint", "--help"])
+        let run = try CLI.ctxdebug(["lint", "--help"])
         #expect(run.status == 0)
         for rule in ["object-across-queues", "context-without-perform", "merge-off-queue", "main-queue-fetch-all", "temporary-id-handoff", "child-save-not-propagated", "confinement-type"] {
             #expect(run.stdout.contains("  \(rule)\n"), "\(rule)")

@@ -49,7 +49,7 @@ struct SaveCrashTests {
         let cycles = Int(ProcessInfo.processInfo.environment["RELIABILITY_SAVE_CRASH_CYCLES"] ?? "") ?? 120
         let seed = Reliability.seed()
         var rng = SplitMix(seed: seed)
-        let dir = try Reliability.temporaryDirectory("save-crash")
+        let dir = try CLI.temporaryDirectory("reliability-save-crash")
         defer { Reliability.remove(dir) }
         let store = dir.appendingPathComponent("Crash.sqlite").path
 
@@ -59,7 +59,7 @@ struct SaveCrashTests {
         var totalAcks = 0
         let start = Date()
         for cycle in 1...cycles {
-            let child = try Reliability.Child(Reliability.ctxdebug, ["stress-writer", "--store", store, "--rows", "\(Self.rowsPerSave)"])
+            let child = try ChildProcess(try CLI.ctxdebugPath(), ["stress-writer", "--store", store, "--rows", "\(Self.rowsPerSave)"])
             // A random moment. One cycle in five: while the process starts and opens (or
             // creates) the store. The others: once it has opened the store ("start"),
             // somewhere in the saves that follow, however slow the machine is.

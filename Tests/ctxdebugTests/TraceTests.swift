@@ -5,7 +5,6 @@ import Testing
 /// Format JSON of a real run, checked event by event.
 @Suite("ctxdebug --trace", .serialized)
 struct TraceTests {
-    typealias S = ReportTestSupport
     typealias Event = [String: Any]
 
     static func load(_ url: URL) throws -> [Event] {
@@ -96,11 +95,11 @@ struct TraceTests {
 
     @Test("The trace of a real replay: every event well formed, slices nest, flows from saves to merges, tracks named")
     func replayTrace() throws {
-        let dir = try S.temporaryDirectory("trace")
+        let dir = try CLI.temporaryDirectory("trace")
         defer { try? FileManager.default.removeItem(at: dir) }
         let store = dir.appendingPathComponent("journal.sqlite").path
         let trace = dir.appendingPathComponent("trace.json")
-        let replay = try S.ctxdebug([
+        let replay = try CLI.ctxdebug([
             "replay", "--store", store, "--entries", "3000", "--duration", "1",
             "--scenario", "export-main", "--scenario", "export-background", "--scenario", "sync-background", "--scenario", "nested-stack",
             "--trace", trace.path,
@@ -150,12 +149,12 @@ struct TraceTests {
 
     @Test("A replay with violations in report mode marks them as instant events")
     func violationsInTrace() throws {
-        let dir = try S.temporaryDirectory("trace-violations")
+        let dir = try CLI.temporaryDirectory("trace-violations")
         defer { try? FileManager.default.removeItem(at: dir) }
         let store = dir.appendingPathComponent("journal.sqlite").path
         let trace = dir.appendingPathComponent("trace.json")
         let html = dir.appendingPathComponent("report.html")
-        let replay = try S.ctxdebug(
+        let replay = try CLI.ctxdebug(
             ["replay", "--store", store, "--entries", "2000", "--duration", "0.5", "--inject-bug", "object-across-queues", "--trace", trace.path, "--html", html.path],
             environment: ["CTXDEBUG_CONCURRENCY": "1", "CTXDEBUG_ON_VIOLATION": "report"])
         #expect(replay.status == 66, "\(replay.stderr)")
@@ -175,10 +174,10 @@ struct TraceTests {
     func journalTrace() throws {
         let journal = try JournalCommandTests.makeJournal()
         defer { try? FileManager.default.removeItem(atPath: journal) }
-        let dir = try S.temporaryDirectory("journal-trace")
+        let dir = try CLI.temporaryDirectory("journal-trace")
         defer { try? FileManager.default.removeItem(at: dir) }
         let trace = dir.appendingPathComponent("journal-trace.json")
-        let run = try S.ctxdebug(["journal", "stats", journal, "--trace", trace.path])
+        let run = try CLI.ctxdebug(["journal", "stats", journal, "--trace", trace.path])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains("events:       2000"))
         let events = try Self.load(trace)
@@ -191,7 +190,7 @@ struct TraceTests {
         #expect(violations.allSatisfy { ($0["name"] as? String ?? "").hasPrefix("VIOLATION") && $0["ph"] as? String == "i" })
         #expect(events.contains { $0["cat"] as? String == "accesses" && $0["ph"] as? String == "X" })
 
-        let unwritable = try S.ctxdebug(["journal", "stats", journal, "--trace", "/nonexistent/dir/t.json"])
+        let unwritable = try CLI.ctxdebug(["journal", "stats", journal, "--trace", "/nonexistent/dir/t.json"])
         #expect(unwritable.status == 73, "\(unwritable.stderr)")
     }
 }

@@ -19,7 +19,7 @@ import Testing
         let run = MergedRun(reports: [file])
         try #require(run.violations.count == 1)
         #expect(run.violations[0].violation.frames.first?.isRuntime == true, "the JSON keeps the runtime's frames")
-        let root = ReportTestSupport.root.standardizedFileURL.path
+        let root = CLI.packageRoot.standardizedFileURL.path
         let site = siteLine()
         let thisFile = "Tests/ctxdebugTests/UserFrameReportTests.swift"
 
