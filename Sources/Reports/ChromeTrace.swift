@@ -290,11 +290,11 @@ public enum ChromeTrace {
     /// `{"traceEvents":[...],"displayTimeUnit":"ms","otherData":{...}}`, one event a line.
     public static func encode(_ events: [Event], otherData: [(String, String)]) -> Data {
         var out = "{\"displayTimeUnit\":\"ms\",\"otherData\":{"
-        out += otherData.map { "\(quote($0.0)):\(quote($0.1))" }.joined(separator: ",")
+        out += otherData.map { "\(Escape.jsonString($0.0)):\(Escape.jsonString($0.1))" }.joined(separator: ",")
         out += "},\"traceEvents\":[\n"
         for (i, e) in events.enumerated() {
             if i > 0 { out += ",\n" }
-            out += "{\"name\":\(quote(e.name)),\"cat\":\(quote(e.cat)),\"ph\":\"\(e.ph)\",\"ts\":\(number(e.ts))"
+            out += "{\"name\":\(Escape.jsonString(e.name)),\"cat\":\(Escape.jsonString(e.cat)),\"ph\":\"\(e.ph)\",\"ts\":\(number(e.ts))"
             if let d = e.dur { out += ",\"dur\":\(number(d))" }
             out += ",\"pid\":\(e.pid),\"tid\":\(e.tid)"
             if let id = e.id { out += ",\"id\":\(id)" }
@@ -305,11 +305,11 @@ public enum ChromeTrace {
                 out += e.args.map { key, value in
                     let v: String
                     switch value {
-                    case .string(let s): v = quote(s)
+                    case .string(let s): v = Escape.jsonString(s)
                     case .number(let d): v = number(d)
                     case .int(let n): v = "\(n)"
                     }
-                    return "\(quote(key)):\(v)"
+                    return "\(Escape.jsonString(key)):\(v)"
                 }.joined(separator: ",")
                 out += "}"
             }
@@ -327,19 +327,4 @@ public enum ChromeTrace {
         return String(format: "%.3f", rounded)
     }
 
-    static func quote(_ s: String) -> String {
-        var out = "\""
-        for ch in s.unicodeScalars {
-            switch ch {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case let c where c.value < 0x20: out += String(format: "\\u%04x", c.value)
-            default: out.unicodeScalars.append(ch)
-            }
-        }
-        return out + "\""
-    }
 }

@@ -386,22 +386,8 @@ public enum HTMLReport {
         "<svg class=\"\(cls)\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(f1(p.width)) \(f1(p.height))\" role=\"img\" aria-label=\"\(esc(label))\">"
     }
 
-    /// Escapes text for HTML content and attribute values.
-    public static func esc(_ s: String) -> String {
-        var out = ""
-        out.reserveCapacity(s.utf8.count)
-        for ch in s.unicodeScalars {
-            switch ch {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.unicodeScalars.append(ch)
-            }
-        }
-        return out
-    }
+    /// Escapes text for HTML content and attribute values (`Escape.html`).
+    public static func esc(_ s: String) -> String { Escape.html(s) }
 
     static let palette = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2"]
     static func color(_ i: Int) -> String { palette[i % palette.count] }

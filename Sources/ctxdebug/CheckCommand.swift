@@ -1,6 +1,7 @@
 import ArgumentParser
 import ConcurrencyDebug
 import Foundation
+import Reports
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -130,7 +131,7 @@ struct CheckCommand: ParsableCommand {
         if merged.violations.isEmpty && problems.isEmpty {
             text += "ctxdebug check: no concurrency violations (level \(level)).\n"
         } else if !merged.violations.isEmpty {
-            text += CheckSummary.render(merged, root: root)
+            text += merged.summary(root: root)
         }
 
         var writeFailed = false
@@ -144,8 +145,8 @@ struct CheckCommand: ParsableCommand {
                 writeFailed = true
             }
         }
-        write("--junit", junit) { Data(JUnitRenderer.render(merged, root: root, command: command).utf8) }
-        write("--sarif", sarif) { try SARIFRenderer.render(merged, root: root, command: command, exitStatus: status.code) }
+        write("--junit", junit) { Data(merged.junit(root: root, command: command).xml().utf8) }
+        write("--sarif", sarif) { try merged.sarif(root: root, command: command, exitStatus: status.code).encoded() }
         write("--json", json) {
             try CheckJSON(merged, root: root, command: command, exitStatus: status.code, level: level).data()
         }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CoreDataLint
 import Foundation
+import Reports
 
 /// `ctxdebug lint [PATH ...]`: finds the checker's bugs statically, in Swift sources
 /// written against Apple's Core Data, and reports them as compiler warnings, JSON,
@@ -121,7 +122,7 @@ struct LintCommand: ParsableCommand {
         switch format {
         case .text: FileHandle.standardOutput.write(Data(LintText.render(report).utf8))
         case .json: FileHandle.standardOutput.write(try LintJSON(report).data() + Data("\n".utf8))
-        case .sarif: FileHandle.standardOutput.write(try LintSARIF.render(report) + Data("\n".utf8))
+        case .sarif: FileHandle.standardOutput.write(try LintSARIF.log(report).encoded() + Data("\n".utf8))
         }
         var writeFailed = false
         func write(_ flag: String, _ path: String?, _ make: () throws -> Data) {
@@ -133,8 +134,8 @@ struct LintCommand: ParsableCommand {
                 writeFailed = true
             }
         }
-        write("--sarif", sarif) { try LintSARIF.render(report) }
-        write("--junit", junit) { Data(LintJUnit.render(report).utf8) }
+        write("--sarif", sarif) { try LintSARIF.log(report).encoded() }
+        write("--junit", junit) { Data(LintJUnit.report(report).xml().utf8) }
         for error in result.errors { Self.say("ctxdebug lint: error: \(error)") }
         Self.say("ctxdebug lint: \(LintText.summary(report))")
         if writeFailed { throw ExitCode(CheckCommand.cannotWrite) }

@@ -1,9 +1,10 @@
 import CoreDataLint
 import Foundation
+import Reports
 
 // The outputs of `ctxdebug lint`: compiler-style text, JSON, SARIF 2.1.0 and JUnit XML.
-// SARIF and JUnit share their envelope and escaping with `ctxdebug check`
-// (CheckReports.swift), so CI reads both the same way.
+// Findings map onto Reports' SARIF and JUnit models, which `ctxdebug check` writes
+// too, so CI reads both the same way.
 
 /// One run of the linter, as every output shows it.
 struct LintReport {
@@ -84,37 +85,25 @@ enum LintSARIF {
 
     /// A rule per rule that ran, with its help text; a result per finding, at its line
     /// and column, with the fingerprint a later `--baseline` matches on.
-    static func render(_ report: LintReport) throws -> Data {
-        let rules: [[String: Any]] = report.rules.compactMap(RuleCatalog.description(of:)).map { rule in
-            [
-                "id": rule.id,
-                "name": rule.name,
-                "shortDescription": ["text": rule.summary],
-                "fullDescription": ["text": rule.rationale],
-                "help": ["text": rule.fix],
-                "helpUri": "\(documentation)#\(rule.id)",
-                "defaultConfiguration": ["level": "warning"],
-                "properties": ["tags": ["concurrency", "core-data"]],
-            ]
+    static func log(_ report: LintReport) -> SARIF.Log {
+        let rules = report.rules.compactMap(RuleCatalog.description(of:)).map { rule in
+            SARIF.ReportingDescriptor(
+                id: rule.id, name: rule.name, short: rule.summary, full: rule.rationale, help: rule.fix,
+                helpUri: "\(documentation)#\(rule.id)", level: "warning", tags: ["concurrency", "core-data"])
         }
-        let results: [[String: Any]] = report.findings.map { finding in
-            var artifact: [String: Any] = ["uri": SARIFRenderer.percentEncoded(finding.path), "uriBaseId": SARIFRenderer.rootBase]
-            if finding.path.hasPrefix("/") { artifact = ["uri": URL(fileURLWithPath: finding.path).absoluteString] }
-            return [
-                "ruleId": finding.ruleID,
-                "ruleIndex": report.rules.firstIndex(of: finding.ruleID) ?? 0,
-                "level": "warning",
-                "message": ["text": finding.message + ". Fix: " + finding.fix],
-                "locations": [[
-                    "physicalLocation": [
-                        "artifactLocation": artifact,
-                        "region": ["startLine": finding.line, "startColumn": finding.column, "snippet": ["text": finding.snippet]],
-                    ]
-                ]],
-                "partialFingerprints": [Baseline.fingerprintKey: finding.fingerprint],
-            ]
+        let results = report.findings.map { finding in
+            SARIF.Result(
+                ruleId: finding.ruleID, ruleIndex: report.rules.firstIndex(of: finding.ruleID) ?? 0, level: "warning",
+                message: finding.message + ". Fix: " + finding.fix,
+                locations: [
+                    SARIF.Location(
+                        physicalLocation: SARIF.PhysicalLocation(
+                            artifactLocation: .file(finding.path, relativeToRoot: !finding.path.hasPrefix("/")),
+                            region: SARIF.Region(startLine: finding.line, startColumn: finding.column, snippet: finding.snippet)))
+                ],
+                partialFingerprints: [Baseline.fingerprintKey: finding.fingerprint])
         }
-        return try SARIFRenderer.log(
+        return SARIF.Log(
             rules: rules, results: results, root: report.root, commandLine: report.commandLine, exitStatus: report.exitStatus,
             informationURI: documentation)
     }
@@ -122,24 +111,18 @@ enum LintSARIF {
 
 enum LintJUnit {
     /// A failing test case per finding, or one passing case when there is none.
-    static func render(_ report: LintReport) -> String {
-        let escape = JUnitRenderer.escape
-        let failures = report.findings.count
-        let tests = max(failures, 1)
-        var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
-        xml += #"<testsuites name="ctxdebug lint" tests="\#(tests)" failures="\#(failures)" errors="0">"# + "\n"
-        xml += #"  <testsuite name="ctxdebug.lint" tests="\#(tests)" failures="\#(failures)" errors="0" skipped="0" time="0">"# + "\n"
-        if report.findings.isEmpty {
-            xml += #"    <testcase classname="ctxdebug.lint" name="no findings in \#(report.fileCount) files" time="0"/>"# + "\n"
-        }
-        for finding in report.findings {
+    static func report(_ report: LintReport) -> JUnitReport {
+        var cases = report.findings.map { finding in
             let place = "\(finding.path):\(finding.line):\(finding.column)"
-            xml += #"    <testcase classname="ctxdebug.lint.\#(escape(finding.ruleID))" name="\#(escape(place))" file="\#(escape(finding.path))" line="\#(finding.line)" time="0">"# + "\n"
-            xml += #"      <failure type="\#(escape(finding.ruleID))" message="\#(escape(finding.message))">"#
-            xml += escape("\(place): \(finding.message)\nfix: \(finding.fix)\n\n    \(finding.snippet)")
-            xml += "</failure>\n    </testcase>\n"
+            return JUnitReport.TestCase(
+                classname: "ctxdebug.lint.\(finding.ruleID)", name: place, file: finding.path, line: finding.line,
+                failure: JUnitReport.Failure(
+                    type: finding.ruleID, message: finding.message,
+                    text: "\(place): \(finding.message)\nfix: \(finding.fix)\n\n    \(finding.snippet)"))
         }
-        xml += "  </testsuite>\n</testsuites>\n"
-        return xml
+        if cases.isEmpty {
+            cases = [JUnitReport.TestCase(classname: "ctxdebug.lint", name: "no findings in \(report.fileCount) files")]
+        }
+        return JUnitReport(name: "ctxdebug lint", suiteName: "ctxdebug.lint", cases: cases)
     }
 }

@@ -2,7 +2,7 @@
 import ConcurrencyDebug
 import CoreDataLint
 import Foundation
-@testable import Reports
+import Reports
 import Testing
 
 /// The bytes of `ctxdebug check`'s and `ctxdebug lint`'s reports (summary, JUnit, SARIF,
@@ -77,17 +77,17 @@ import Testing
     @Test("ctxdebug check: summary, JUnit, SARIF and JSON, with violations")
     func checkWithViolations() throws {
         let run = Self.mergedRun
-        try Self.expectSnapshot(Data(CheckSummary.render(run, root: Self.root).utf8), "check-summary.txt")
-        try Self.expectSnapshot(Data(JUnitRenderer.render(run, root: Self.root, command: Self.command).utf8), "check.xml")
-        try Self.expectSnapshot(try SARIFRenderer.render(run, root: Self.root, command: Self.command, exitStatus: 66), "check.sarif")
+        try Self.expectSnapshot(Data(run.summary(root: Self.root).utf8), "check-summary.txt")
+        try Self.expectSnapshot(Data(run.junit(root: Self.root, command: Self.command).xml().utf8), "check.xml")
+        try Self.expectSnapshot(try run.sarif(root: Self.root, command: Self.command, exitStatus: 66).encoded(), "check.sarif")
         try Self.expectSnapshot(try CheckJSON(run, root: Self.root, command: Self.command, exitStatus: 66, level: 1).data(), "check.json")
     }
 
     @Test("ctxdebug check: JUnit, SARIF and JSON of a clean run")
     func checkClean() throws {
         let run = MergedRun(reports: [Self.reportFile(pid: 1, [])])
-        try Self.expectSnapshot(Data(JUnitRenderer.render(run, root: Self.root, command: ["true"]).utf8), "check-clean.xml")
-        try Self.expectSnapshot(try SARIFRenderer.render(run, root: Self.root, command: ["true"], exitStatus: 0), "check-clean.sarif")
+        try Self.expectSnapshot(Data(run.junit(root: Self.root, command: ["true"]).xml().utf8), "check-clean.xml")
+        try Self.expectSnapshot(try run.sarif(root: Self.root, command: ["true"], exitStatus: 0).encoded(), "check-clean.sarif")
         try Self.expectSnapshot(try CheckJSON(run, root: Self.root, command: ["true"], exitStatus: 0, level: 2).data(), "check-clean.json")
     }
 
@@ -112,8 +112,8 @@ import Testing
         for (name, report) in [("lint", Self.lintReport(Self.findings)), ("lint-clean", Self.lintReport([]))] {
             try Self.expectSnapshot(Data((LintText.render(report) + LintText.summary(report) + "\n").utf8), "\(name).txt")
             try Self.expectSnapshot(try LintJSON(report).data(), "\(name).json")
-            try Self.expectSnapshot(try LintSARIF.render(report), "\(name).sarif")
-            try Self.expectSnapshot(Data(LintJUnit.render(report).utf8), "\(name).xml")
+            try Self.expectSnapshot(try LintSARIF.log(report).encoded(), "\(name).sarif")
+            try Self.expectSnapshot(Data(LintJUnit.report(report).xml().utf8), "\(name).xml")
         }
     }
 
@@ -122,7 +122,7 @@ import Testing
 
     @Test("The HTML, XML and JSON-string escapers")
     func escapers() throws {
-        let text = ["html: " + HTMLReport.esc(Self.awkward), "xml: " + JUnitRenderer.escape(Self.awkward), "json: " + ChromeTrace.quote(Self.awkward)]
+        let text = ["html: " + Escape.html(Self.awkward), "xml: " + Escape.xml(Self.awkward), "json: " + Escape.jsonString(Self.awkward)]
         try Self.expectSnapshot(Data((text.joined(separator: "\n") + "\n").utf8), "escapers.txt")
     }
 }

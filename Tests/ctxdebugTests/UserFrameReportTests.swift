@@ -2,6 +2,7 @@
 import ConcurrencyDebug
 import Foundation
 import ManagedContext
+import Reports
 import Testing
 
 /// Issue 18, part 2, through `ctxdebug check`'s renderers: SARIF's location and
@@ -23,14 +24,14 @@ import Testing
         let site = siteLine()
         let thisFile = "Tests/ctxdebugTests/UserFrameReportTests.swift"
 
-        let sarif = try SARIFRenderer.render(run, root: root, command: ["test"], exitStatus: 0)
+        let sarif = try run.sarif(root: root, command: ["test"], exitStatus: 0).encoded()
         let log = try #require(try JSONSerialization.jsonObject(with: sarif) as? [String: Any])
         let result = try #require(((log["runs"] as? [[String: Any]])?.first?["results"] as? [[String: Any]])?.first)
         let physical = try #require(((result["locations"] as? [[String: Any]])?.first?["physicalLocation"]) as? [String: Any])
         #expect((physical["artifactLocation"] as? [String: Any])?["uri"] as? String == thisFile)
         #expect((physical["region"] as? [String: Any])?["startLine"] as? Int == site)
 
-        let junit = JUnitRenderer.render(run, root: root, command: ["test"])
+        let junit = run.junit(root: root, command: ["test"]).xml()
         let first = junit.components(separatedBy: "\n").first { $0.contains("#0 0x") } ?? ""
         #expect(first.contains("UserFrameReportTests.swift:\(site):"), "JUnit's stack starts at the user's line: \(first)\n\(junit)")
         #expect(junit.contains(##"name="#1 get of Note.text at \##(thisFile):\##(site)""##), "\(junit)")
