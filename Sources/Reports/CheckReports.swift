@@ -189,8 +189,6 @@ public struct CheckJSON: Encodable {
     }
 
     public func data() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(self)
+        try JSONReport.encoder().encode(self)
     }
 }

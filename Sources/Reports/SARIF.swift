@@ -40,9 +40,7 @@ public enum SARIF {
 
         /// Pretty-printed JSON with sorted keys and unescaped slashes.
         public func encoded() throws -> Data {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            return try encoder.encode(self)
+            try JSONReport.encoder().encode(self)
         }
     }
 

@@ -74,9 +74,7 @@ struct LintJSON: Encodable {
     }
 
     func data() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(self)
+        try JSONReport.encoder().encode(self)
     }
 }
 

@@ -83,6 +83,13 @@ import Testing
         try Self.expectSnapshot(try CheckJSON(run, root: Self.root, command: Self.command, exitStatus: 66, level: 1).data(), "check.json")
     }
 
+    @Test("SARIF logs decode into the same model they were encoded from")
+    func sarifRoundTrip() throws {
+        for log in [Self.mergedRun.sarif(root: Self.root, command: Self.command, exitStatus: 66), LintSARIF.log(Self.lintReport(Self.findings))] {
+            #expect(try JSONDecoder().decode(SARIF.Log.self, from: log.encoded()) == log)
+        }
+    }
+
     @Test("ctxdebug check: JUnit, SARIF and JSON of a clean run")
     func checkClean() throws {
         let run = MergedRun(reports: [Self.reportFile(pid: 1, [])])
