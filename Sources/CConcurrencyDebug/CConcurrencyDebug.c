@@ -16,7 +16,7 @@
 #include <link.h>
 
 _Thread_local uintptr_t ctxdebug_current_owner_tls = 0;
-int ctxdebug_access_mode_value = -1;
+int ctxdebug_access_mode_value = CTXDEBUG_ACCESS_UNCONFIGURED;
 uint64_t ctxdebug_generation_value = 0;
 _Thread_local uintptr_t ctxdebug_held_tls[CTXDEBUG_HELD_MAX];
 _Thread_local int ctxdebug_held_count_tls = 0;

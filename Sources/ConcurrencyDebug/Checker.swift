@@ -174,7 +174,12 @@ final class Checker: Sendable {
             }
             if !state.exitHookInstalled {
                 state.exitHookInstalled = true
-                atexit { Checker.shared.processWillExit() }
+                // The process's one exit hook: the registered diagnostics' exit work
+                // first (what it reports is in the summary), then the checker's report.
+                atexit {
+                    RegisteredDiagnostics.shared.runAtExit()
+                    Checker.shared.processWillExit()
+                }
             }
             return true
         }
@@ -186,11 +191,14 @@ final class Checker: Sendable {
             let old = accessLogBits.exchange(0, ordering: .acquiringAndReleasing)
             if old != 0 { Unmanaged<AccessLogWriter>.fromOpaque(UnsafeRawPointer(bitPattern: old)!).takeUnretainedValue().close() }
         }
+        // The registered diagnostics' variables, read with the checker's own, their
+        // warnings printed with its own (only when checking is on: off, they do nothing).
+        let registeredWarnings = RegisteredDiagnostics.shared.readUnread()
         currentLevel.store(configuration.level, ordering: .relaxed)
-        ctxdebug_set_access_mode(configuration.level == 0 ? 0 : (accessLogPath != nil ? 2 : 1))
+        ConcurrencyDebug.AccessMode.set(ConcurrencyDebug.AccessMode(level: configuration.level, logging: accessLogPath != nil))
         var effective = configuration
         effective.accessLogPath = accessLogPath
-        if configuration.level > 0 { messages.append(effective.banner) }
+        if configuration.level > 0 { messages += registeredWarnings + [effective.banner] }
         if !messages.isEmpty { writeToStandardError(messages.joined(separator: "\n") + "\n") }
     }
 

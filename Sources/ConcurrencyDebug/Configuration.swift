@@ -1,3 +1,4 @@
+import CConcurrencyDebug
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -192,6 +193,33 @@ extension ConcurrencyDebug {
             }
             return read(environment: environment, arguments: CommandLine.arguments, pid: getpid())
         }
+    }
+}
+
+extension ConcurrencyDebug {
+    /// What each checked access does: the C global that the hot path loads
+    /// (`ctxdebug_access_mode()`), with the names the C header gives its values.
+    struct AccessMode: RawRepresentable, Equatable, Sendable {
+        let rawValue: Int32
+
+        /// Not configured yet: the slow path configures.
+        static let unconfigured = AccessMode(rawValue: Int32(CTXDEBUG_ACCESS_UNCONFIGURED))
+        /// Checking off.
+        static let off = AccessMode(rawValue: Int32(CTXDEBUG_ACCESS_OFF))
+        /// Compare owners (levels 1 and 2).
+        static let check = AccessMode(rawValue: Int32(CTXDEBUG_ACCESS_CHECK))
+        /// Compare owners and append to the access log (level 3, or a journal).
+        static let checkAndLog = AccessMode(rawValue: Int32(CTXDEBUG_ACCESS_CHECK_AND_LOG))
+
+        /// The mode of `level`, with or without an access log.
+        init(level: Int, logging: Bool) {
+            self = level == 0 ? .off : (logging ? .checkAndLog : .check)
+        }
+
+        init(rawValue: Int32) { self.rawValue = rawValue }
+
+        static var current: AccessMode { AccessMode(rawValue: ctxdebug_access_mode()) }
+        static func set(_ mode: AccessMode) { ctxdebug_set_access_mode(mode.rawValue) }
     }
 }
 

@@ -28,7 +28,8 @@ extension ViolationKind {
 /// log handlers as wrong-queue accesses.
 ///
 /// `CTXDEBUG_DIAGNOSTICS` chooses them: a comma-separated list of kind names,
-/// `default`, `all` or `none`, where `-name` removes one.
+/// `default`, `all` or `none`, where `-name` removes one. The checker's one
+/// configuration reads it, with the thresholds below (`registration`).
 ///
 /// The default set follows one rule, so that checking can stay on in an app that
 /// works: a kind is on by default only if what it flags is a bug in every program
@@ -78,59 +79,53 @@ public enum Diagnostics {
             self.mainQueueIOMilliseconds = mainQueueIOMilliseconds
         }
 
-        /// Reads the settings from the environment; every value it cannot read is
-        /// named in `warnings`, and the default is used.
+        /// The settings an environment chooses, as the checker's configuration reads
+        /// them (`Diagnostics.registration`); every value it cannot read is named in
+        /// `warnings`, and the default is used.
         public static func read(environment: [String: String]) -> (Settings, warnings: [String]) {
-            var settings = Settings()
-            var warnings: [String] = []
-            if let list = environment["CTXDEBUG_DIAGNOSTICS"] {
-                var enabled = Set<ViolationKind>()
-                let known = Set(Diagnostics.allKinds.map(\.rawValue))
-                for raw in list.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !raw.isEmpty {
-                    let remove = raw.hasPrefix("-")
-                    let name = remove ? String(raw.dropFirst()) : raw
-                    let kinds: Set<ViolationKind>
-                    switch name {
-                    case "all": kinds = Set(Diagnostics.allKinds)
-                    case "default": kinds = Diagnostics.defaultKinds
-                    case "none": kinds = []; if !remove { enabled = [] }
-                    default:
-                        guard known.contains(name) else {
-                            warnings.append("CTXDEBUG_DIAGNOSTICS: unknown diagnostic '\(name)' ignored; known: \(Diagnostics.allKinds.map(\.rawValue).joined(separator: ", ")), all, default, none")
-                            continue
-                        }
-                        kinds = [ViolationKind(name)]
-                    }
-                    if remove { enabled.subtract(kinds) } else { enabled.formUnion(kinds) }
-                }
-                settings.enabled = enabled
-            }
-            func number(_ key: String, _ apply: (Double) -> Void) {
-                guard let raw = environment[key] else { return }
-                if let v = Double(raw), v >= 0, v.isFinite { apply(v) } else {
-                    warnings.append("\(key)=\"\(raw)\" is not a non-negative number; using the default")
-                }
-            }
-            number("CTXDEBUG_MAIN_QUEUE_WAIT_MS") { settings.mainQueueWaitMilliseconds = $0 }
+            let (choice, warnings) = Diagnostics.registration.read(environment: environment)
+            return (Settings(choice), warnings)
+        }
+
+        /// The variables that set the thresholds.
+        static let thresholdVariables = [
+            "CTXDEBUG_MAIN_QUEUE_WAIT_MS", "CTXDEBUG_MAIN_QUEUE_IO_ROWS", "CTXDEBUG_MAIN_QUEUE_IO_MS", "CTXDEBUG_MISSING_MERGE_GRACE_MS",
+        ]
+
+        init(_ choice: ConcurrencyDebug.DiagnosticChoice) {
+            self.init(enabled: choice.enabled)
+            let t = choice.thresholds
+            if let v = t["CTXDEBUG_MAIN_QUEUE_WAIT_MS"] { mainQueueWaitMilliseconds = v }
             // Clamped: a huge value means "never", and Int(Double) traps past Int.max.
-            number("CTXDEBUG_MAIN_QUEUE_IO_ROWS") { settings.mainQueueIORows = Int(min($0, Double(Int32.max))) }
-            number("CTXDEBUG_MAIN_QUEUE_IO_MS") { settings.mainQueueIOMilliseconds = $0 }
-            number("CTXDEBUG_MISSING_MERGE_GRACE_MS") { settings.missingMergeGraceMilliseconds = $0 }
-            return (settings, warnings)
+            if let v = t["CTXDEBUG_MAIN_QUEUE_IO_ROWS"] { mainQueueIORows = Int(min(v, Double(Int32.max))) }
+            if let v = t["CTXDEBUG_MAIN_QUEUE_IO_MS"] { mainQueueIOMilliseconds = v }
+            if let v = t["CTXDEBUG_MISSING_MERGE_GRACE_MS"] { missingMergeGraceMilliseconds = v }
         }
     }
+
+    /// The diagnostics, as part of the checker's one configuration: it reads
+    /// `CTXDEBUG_DIAGNOSTICS` and the thresholds with its own variables, prints their
+    /// warnings with its own, and runs the exit report of unsaved-ancestor from its one
+    /// exit hook, before its own report.
+    static let registration = ConcurrencyDebug.DiagnosticKinds(
+        variable: "CTXDEBUG_DIAGNOSTICS", all: allKinds, defaults: defaultKinds, thresholds: Settings.thresholdVariables,
+        apply: { adopt(Settings($0)) }, atExit: { reportUnsavedAncestorsAtExit() })
+
+    /// Registers the diagnostics once; the first context does it before it configures
+    /// the checker.
+    static let registered: Void = ConcurrencyDebug.register(registration)
 
     private static let current = LockedValue<Settings?>(nil)
     /// The enabled kinds as bits (index in `allKinds`); all bits set until read.
     private static let enabledBits = Atomic<UInt32>(UInt32.max)
 
-    /// The settings in force (read from the environment on first use).
+    /// The settings in force: set with `configure(_:)`, else what the checker's
+    /// configuration read from the environment (on first use).
     public static var settings: Settings {
         if let s = current.withLock({ $0 }) { return s }
-        let (s, warnings) = Settings.read(environment: ProcessInfo.processInfo.environment)
-        for w in warnings { FileHandle.standardError.write(Data("ctxdebug: warning: \(w)\n".utf8)) }
-        configure(s)
-        return s
+        Diagnostics.registered
+        ConcurrencyDebug.configureIfNeeded()
+        return current.withLock { $0 } ?? Settings()
     }
 
     /// missing-merge's process-wide save count (ConcurrencyDebug's `ProcessGeneration`): moved by each
@@ -145,6 +140,20 @@ public enum Diagnostics {
     /// Replaces the settings (tests, tools).
     public static func configure(_ settings: Settings) {
         current.withLock { $0 = settings }
+        storeEnabledBits(settings)
+    }
+
+    /// The settings read from the environment, unless `configure(_:)` set some first.
+    private static func adopt(_ settings: Settings) {
+        let adopted = current.withLock { current in
+            guard current == nil else { return false }
+            current = settings
+            return true
+        }
+        if adopted { storeEnabledBits(settings) }
+    }
+
+    private static func storeEnabledBits(_ settings: Settings) {
         var bits: UInt32 = 0
         for (i, kind) in allKinds.enumerated() where settings.enabled.contains(kind) { bits |= 1 << UInt32(i) }
         enabledBits.store(bits, ordering: .relaxed)
@@ -192,17 +201,11 @@ public enum Diagnostics {
     /// releasing a context with changes is how an app cancels (a dropped editor),
     /// so only the ancestors still alive when the process ends are reported.
     private static let pendingAncestors = LockedValue<[UInt32: PendingAncestor]>([:])
-    private static let exitHookInstalled = Atomic<Bool>(false)
 
     static func ancestorHoldsChildChanges(_ c: ManagedObjectContext, child: String, stack: [UInt]) {
         let pending = PendingAncestor(name: c.debugName, shortName: c.shortName, queueLabel: c.queueIdentity.label, child: child, stack: stack, pushes: 1)
         pendingAncestors.withLock { p in
             if p[c.number] != nil { p[c.number]!.pushes += 1 } else { p[c.number] = pending }
-        }
-        if !exitHookInstalled.exchange(true, ordering: .relaxed) {
-            // Registered after the checker's own exit hook (the checker is configured by
-            // the first context), so it runs first: what it reports is in the summary.
-            atexit { Diagnostics.reportUnsavedAncestorsAtExit() }
         }
     }
 

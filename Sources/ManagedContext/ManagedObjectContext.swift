@@ -66,6 +66,7 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     private static let nextNumber = Atomic<UInt32>(1)
 
     public init(concurrencyType: ConcurrencyType) {
+        Diagnostics.registered
         ConcurrencyDebug.configureIfNeeded()
         ManagedContextRuntimeFrames.registered
         self.concurrencyType = concurrencyType

@@ -69,6 +69,31 @@ import Testing
         }
     }
 
+    /// One configuration (redesign item 3): a bad level and a bad diagnostics list warn
+    /// once each, through the checker's one path, together with its banner; and the one
+    /// exit hook runs the unsaved-ancestor report, then the checker's exit report, once.
+    @Test func badValuesWarnThroughOnePathAndTheExitHookRunsOnce() async throws {
+        let report = try await ChildReport.run(
+            "diagnostic:unsaved-ancestor-at-exit",
+            environment: ["CTXDEBUG_CONCURRENCY": "high", "CTXDEBUG_DIAGNOSTICS": "default,bogus", "CTXDEBUG_MISSING_MERGE_GRACE_MS": "0"],
+            expectViolations: true)
+        let levelWarning = #"ctxdebug: warning: CTXDEBUG_CONCURRENCY="high" is not valid; accepted: 0 (off), 1 (check), 2 (also perform queues), 3 (also journal); using 1."#
+        let kindsWarning = "ctxdebug: warning: CTXDEBUG_DIAGNOSTICS: unknown diagnostic 'bogus' ignored; known: "
+            + Diagnostics.allKinds.map(\.rawValue).joined(separator: ", ") + ", all, default, none"
+        let lines = report.stderr.components(separatedBy: "\n")
+        #expect(lines.count { $0 == levelWarning } == 1, "\(report.stderr.prefix(3000))")
+        #expect(lines.count { $0 == kindsWarning } == 1, "\(report.stderr.prefix(3000))")
+        // One write: the checker's warning, the diagnostics' warning, then the banner.
+        let first = try #require(lines.firstIndex(of: levelWarning))
+        #expect(Array(lines[first...].prefix(3)) == [levelWarning, kindsWarning, "ctxdebug: concurrency checking on (level 1, on violation: report)"])
+
+        #expect(report.kinds == ["unsaved-ancestor"] && report.violations.count == 1, "\(report.violations.map(\.message))")
+        #expect(report.violations.first?.count == 1)
+        #expect(occurrences("ctxdebug: SUMMARY: 1 distinct concurrency violation", in: report.stderr) == 1, "\(report.stderr.prefix(3000))")
+        #expect(occurrences("the process is ending without saving them", in: report.stderr) == 1)
+        #expect(occurrences("ctxdebug: exiting with status 66", in: report.stderr) == 1)
+    }
+
     static func line(containing marker: String) -> Int {
         let source = (try? String(contentsOfFile: #filePath, encoding: .utf8)) ?? ""
         let lines = source.components(separatedBy: "\n")
@@ -210,4 +235,8 @@ func runExitDiagnostic(_ name: String) {
     default:
         preconditionFailure("unknown program \(name)")
     }
+}
+
+private func occurrences(_ needle: String, in text: String) -> Int {
+    text.components(separatedBy: needle).count - 1
 }

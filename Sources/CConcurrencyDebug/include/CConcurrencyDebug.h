@@ -10,9 +10,16 @@
 // id): one TLS load, no Swift runtime call.
 extern _Thread_local uintptr_t ctxdebug_current_owner_tls;
 
-// How much each access does. 0: nothing (checking off). 1: compare owners.
-// 2: compare owners and journal. -1: not configured yet (the slow path configures).
+// How much each access does: one of the modes below (Swift's view:
+// ConcurrencyDebug.AccessMode). The checking level maps onto them: level 0 is OFF,
+// levels 1 and 2 CHECK, level 3 (or a journal) CHECK_AND_LOG.
 extern int ctxdebug_access_mode_value;
+enum {
+    CTXDEBUG_ACCESS_UNCONFIGURED = -1, // not configured yet: the slow path configures
+    CTXDEBUG_ACCESS_OFF = 0,           // nothing (checking off)
+    CTXDEBUG_ACCESS_CHECK = 1,         // compare owners
+    CTXDEBUG_ACCESS_CHECK_AND_LOG = 2, // compare owners and append to the access log
+};
 
 static inline uintptr_t ctxdebug_current_owner(void) { return ctxdebug_current_owner_tls; }
 static inline void ctxdebug_set_current_owner(uintptr_t owner) { ctxdebug_current_owner_tls = owner; }
