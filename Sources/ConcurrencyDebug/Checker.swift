@@ -194,7 +194,7 @@ final class Checker: Sendable {
         // The registered diagnostics' variables, read with the checker's own, their
         // warnings printed with its own (only when checking is on: off, they do nothing).
         let registeredWarnings = RegisteredDiagnostics.shared.readUnread()
-        currentLevel.store(configuration.level, ordering: .relaxed)
+        currentLevel.store(configuration.level.rawValue, ordering: .relaxed)
         ConcurrencyDebug.AccessMode.set(ConcurrencyDebug.AccessMode(level: configuration.level, logging: accessLogPath != nil))
         var effective = configuration
         effective.accessLogPath = accessLogPath
@@ -206,7 +206,7 @@ final class Checker: Sendable {
         state.withLock { $0.configuration }
     }
 
-    var level: Int { currentLevel.load(ordering: .relaxed) }
+    var level: ConcurrencyDebug.Level { ConcurrencyDebug.Level(rawValue: currentLevel.load(ordering: .relaxed)) ?? .off }
 
     var journal: AccessLogWriter? {
         let bits = accessLogBits.load(ordering: .acquiring)
@@ -336,8 +336,8 @@ extension ConcurrencyDebug {
         return Checker.shared.configuration
     }
 
-    /// The checking level in force: 0 off, 1 check, 2 also perform queues, 3 also journal.
-    public static var level: Int {
+    /// The checking level in force.
+    public static var level: Level {
         configureIfNeeded()
         return Checker.shared.level
     }

@@ -22,9 +22,8 @@ extension ConcurrencyDebug {
             public var description: String { rawValue }
         }
 
-        /// 0 off, 1 check every access, 2 also assert that perform blocks run on their
-        /// queue, 3 also journal every access.
-        public var level: Int
+        /// How much the checker does (`CTXDEBUG_CONCURRENCY`).
+        public var level: Level
         public var onViolation: OnViolation
         /// Where report mode writes its JSON at exit (`CTXDEBUG_REPORT`).
         public var reportPath: String?
@@ -54,7 +53,7 @@ extension ConcurrencyDebug {
         public static let launchArgument = "-com.apple.CoreData.ConcurrencyDebug"
 
         public init(
-            level: Int = 0, onViolation: OnViolation = .trap, reportPath: String? = nil,
+            level: Level = .off, onViolation: OnViolation = .trap, reportPath: String? = nil,
             exitCode: Int32 = Configuration.defaultExitCode, suppressionsPath: String? = nil,
             accessLogPath: String? = nil, reportDirectory: String? = nil
         ) {
@@ -97,20 +96,20 @@ extension ConcurrencyDebug {
             var levelWasSet = false
             if let raw = environment[levelVariable] {
                 levelWasSet = true
-                if let level = Int(raw.trimmingSpaces), (0...3).contains(level) {
+                if let level = Level(raw.trimmingSpaces) {
                     configuration.level = level
                 } else {
-                    configuration.level = 1
+                    configuration.level = .check
                     warn(levelVariable, raw, accepted: levels, fallback: "1")
                 }
             } else if let index = arguments.firstIndex(of: launchArgument) {
                 levelWasSet = true
                 let next = arguments.index(after: index)
                 let raw = next < arguments.endIndex ? arguments[next] : ""
-                if let level = Int(raw.trimmingSpaces), (0...3).contains(level) {
+                if let level = Level(raw.trimmingSpaces) {
                     configuration.level = level
                 } else {
-                    configuration.level = 1
+                    configuration.level = .check
                     warn("the launch argument \(launchArgument)", raw, accepted: levels, fallback: "1")
                 }
             }
@@ -158,20 +157,20 @@ extension ConcurrencyDebug {
             if let raw = environment[accessLogVariable] {
                 if raw.trimmingSpaces.isEmpty {
                     warn(accessLogVariable, raw, accepted: "a file path (%p is replaced by the process id)",
-                         fallback: configuration.level == 3 ? "the default journal" : "no journal")
-                } else if levelWasSet && configuration.level == 0 {
+                         fallback: configuration.level == .journal ? "the default journal" : "no journal")
+                } else if levelWasSet && configuration.level == .off {
                     warnings.append(
                         "ctxdebug: warning: \(accessLogVariable) is set but checking is off (level 0); no journal is written."
                     )
                 } else {
                     configuration.accessLogPath = raw.replacingPercentP(with: pid)
-                    if !levelWasSet { configuration.level = 3 }
+                    if !levelWasSet { configuration.level = .journal }
                 }
             }
-            if configuration.level == 3 && configuration.accessLogPath == nil {
+            if configuration.level == .journal && configuration.accessLogPath == nil {
                 configuration.accessLogPath = defaultJournalPath(environment: environment, pid: pid)
             }
-            if configuration.level == 0 { configuration.accessLogPath = nil }
+            if configuration.level == .off { configuration.accessLogPath = nil }
             return (configuration, warnings)
         }
 
@@ -197,6 +196,37 @@ extension ConcurrencyDebug {
 }
 
 extension ConcurrencyDebug {
+    /// How much the checker does: `CTXDEBUG_CONCURRENCY=N`, or Core Data's launch
+    /// argument `-com.apple.CoreData.ConcurrencyDebug N`. Each level does what the one
+    /// below does, and more. An integer literal stands for its level (`level: 1`).
+    public enum Level: Int, Sendable, Comparable, CaseIterable, CustomStringConvertible, ExpressibleByIntegerLiteral {
+        /// Checking off.
+        case off = 0
+        /// Check every access against the queue that owns it.
+        case check = 1
+        /// Also assert that each perform block runs on its context's queue.
+        case performQueues = 2
+        /// Also journal every access (`CTXDEBUG_JOURNAL`).
+        case journal = 3
+
+        /// A literal outside 0...3 is a programming error.
+        public init(integerLiteral value: Int) {
+            guard let level = Level(rawValue: value) else { preconditionFailure("a checking level is 0, 1, 2 or 3, not \(value)") }
+            self = level
+        }
+
+        /// The level a variable's text names ("2", " 3 "), or nil.
+        init?(_ text: Substring) {
+            guard let number = Int(text) else { return nil }
+            self.init(rawValue: number)
+        }
+
+        public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
+
+        /// The number, as `CTXDEBUG_CONCURRENCY` takes it.
+        public var description: String { String(rawValue) }
+    }
+
     /// What each checked access does: the C global that the hot path loads
     /// (`ctxdebug_access_mode()`), with the names the C header gives its values.
     struct AccessMode: RawRepresentable, Equatable, Sendable {
@@ -212,8 +242,8 @@ extension ConcurrencyDebug {
         static let checkAndLog = AccessMode(rawValue: Int32(CTXDEBUG_ACCESS_CHECK_AND_LOG))
 
         /// The mode of `level`, with or without an access log.
-        init(level: Int, logging: Bool) {
-            self = level == 0 ? .off : (logging ? .checkAndLog : .check)
+        init(level: Level, logging: Bool) {
+            self = level == .off ? .off : (logging ? .checkAndLog : .check)
         }
 
         init(rawValue: Int32) { self.rawValue = rawValue }

@@ -118,9 +118,9 @@ enum ScopeRegistry {
                 ConcurrencyDebug.setViolationInterceptor { route($0) }
             }
             let current = ConcurrencyDebug.configuration
-            guard current.level < level else { return }
+            guard current.level.rawValue < level else { return }
             var raised = current
-            raised.level = level
+            raised.level = ConcurrencyDebug.Level(rawValue: level) ?? .check
             let wasOff = current.level == 0
             let handler = ConcurrencyDebug.violationHandler
             if wasOff {

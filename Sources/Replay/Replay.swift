@@ -68,7 +68,7 @@ public enum Replayer {
         let settings = ReplayReport.Settings(
             entries: (try? countEntries(source)) ?? options.entries, store: source.path, fps: options.fps,
             durationSeconds: options.duration, hangThresholdMs: options.hangThresholdMs,
-            workload: options.workload?.name, injectBug: options.injectBug?.rawValue, checkingLevel: ConcurrencyDebug.level,
+            workload: options.workload?.name, injectBug: options.injectBug?.rawValue, checkingLevel: ConcurrencyDebug.level.rawValue,
             cores: ProcessInfo.processInfo.activeProcessorCount, buildConfiguration: build,
             swiftVersion: swiftCompilerVersion, operatingSystem: ProcessInfo.processInfo.operatingSystemVersionString)
         return ReplayReport(

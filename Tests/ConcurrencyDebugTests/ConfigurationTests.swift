@@ -20,7 +20,7 @@ struct ConfigurationTests {
     @Test("Every valid value is read", arguments: [0, 1, 2, 3])
     func levels(level: Int) {
         let (configuration, warnings) = read(["CTXDEBUG_CONCURRENCY": " \(level) "])
-        #expect(configuration.level == level)
+        #expect(configuration.level.rawValue == level)
         #expect(warnings.isEmpty)
         #expect(configuration.accessLogPath == (level == 3 ? "/tmp/ctxdebug-4242.journal" : nil))
     }

@@ -57,7 +57,7 @@ import ManagedContext
             setenv("CTXDEBUG_ON_VIOLATION", "report", 1)
             if level == 3 { setenv("CTXDEBUG_JOURNAL", journal, 1) }
             runCorrectPatterns()
-            precondition(ConcurrencyDebug.level == level, "level \(ConcurrencyDebug.level)")
+            precondition(ConcurrencyDebug.level.rawValue == level, "level \(ConcurrencyDebug.level)")
             precondition(ConcurrencyDebug.recordedViolations.isEmpty, "violations: \(ConcurrencyDebug.recordedViolations.map { "\($0.access.operation)" })")
             ConcurrencyDebug.flushAccessLog()
         }

@@ -63,7 +63,7 @@ enum AccessBench {
 
         func configure(_ level: Int) {
             BenchSupport.quietly {
-                ConcurrencyDebug.configure(.init(level: level, accessLogPath: level == 3 ? journalURL.path : nil))
+                ConcurrencyDebug.configure(.init(level: .init(rawValue: level) ?? .off, accessLogPath: level == 3 ? journalURL.path : nil))
             }
         }
 
