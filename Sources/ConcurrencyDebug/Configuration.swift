@@ -85,93 +85,90 @@ extension ConcurrencyDebug {
             environment: [String: String], arguments: [String], pid: Int32
         ) -> (configuration: Configuration, warnings: [String]) {
             var configuration = Configuration()
-            var warnings: [String] = []
-            func warn(_ name: String, _ value: String, accepted: String, fallback: String) {
-                warnings.append(
-                    "ctxdebug: warning: \(name)=\(quoted(value)) is not valid; accepted: \(accepted); using \(fallback)."
-                )
-            }
-            let levels = "0 (off), 1 (check), 2 (also perform queues), 3 (also journal)"
-
-            var levelWasSet = false
-            if let raw = environment[levelVariable] {
-                levelWasSet = true
-                if let level = Level(raw.trimmingSpaces) {
-                    configuration.level = level
-                } else {
-                    configuration.level = .check
-                    warn(levelVariable, raw, accepted: levels, fallback: "1")
-                }
-            } else if let index = arguments.firstIndex(of: launchArgument) {
-                levelWasSet = true
-                let next = arguments.index(after: index)
-                let raw = next < arguments.endIndex ? arguments[next] : ""
-                if let level = Level(raw.trimmingSpaces) {
-                    configuration.level = level
-                } else {
-                    configuration.level = .check
-                    warn("the launch argument \(launchArgument)", raw, accepted: levels, fallback: "1")
-                }
-            }
-
+            var reader = Reader(environment: environment)
+            let levelWasSet = reader.level(arguments: arguments, into: &configuration)
             if let raw = environment[onViolationVariable] {
                 if let mode = OnViolation(rawValue: raw.trimmingSpaces.lowercased()) {
                     configuration.onViolation = mode
                 } else {
-                    warn(onViolationVariable, raw, accepted: "trap, report, log", fallback: "trap")
+                    reader.warn(onViolationVariable, raw, accepted: "trap, report, log", fallback: "trap")
                 }
             }
-
-            if let raw = environment[reportVariable] {
-                if raw.trimmingSpaces.isEmpty {
-                    warn(reportVariable, raw, accepted: "a file path", fallback: "no JSON report")
-                } else {
-                    configuration.reportPath = raw
-                }
-            }
-
-            if let raw = environment[reportDirectoryVariable] {
-                if raw.trimmingSpaces.isEmpty {
-                    warn(reportDirectoryVariable, raw, accepted: "a directory path", fallback: "no report directory")
-                } else {
-                    configuration.reportDirectory = raw
-                }
-            }
-
+            configuration.reportPath = reader.path(reportVariable, accepted: "a file path", fallback: "no JSON report")
+            configuration.reportDirectory = reader.path(
+                reportDirectoryVariable, accepted: "a directory path", fallback: "no report directory")
             if let raw = environment[exitCodeVariable] {
                 if let code = Int32(raw.trimmingSpaces), (0...255).contains(code) {
                     configuration.exitCode = code
                 } else {
-                    warn(exitCodeVariable, raw, accepted: "an integer from 0 to 255", fallback: "\(defaultExitCode)")
+                    reader.warn(exitCodeVariable, raw, accepted: "an integer from 0 to 255", fallback: "\(defaultExitCode)")
                 }
+            }
+            configuration.suppressionsPath = reader.path(suppressionsVariable, accepted: "a file path", fallback: "no suppressions")
+            reader.accessLog(levelWasSet: levelWasSet, pid: pid, into: &configuration)
+            return (configuration, reader.warnings)
+        }
+
+        /// Reads values one by one, keeping a warning for each it cannot read.
+        private struct Reader {
+            let environment: [String: String]
+            var warnings: [String] = []
+
+            mutating func warn(_ name: String, _ value: String, accepted: String, fallback: String) {
+                warnings.append("ctxdebug: warning: \(name)=\(quoted(value)) is not valid; accepted: \(accepted); using \(fallback).")
             }
 
-            if let raw = environment[suppressionsVariable] {
-                if raw.trimmingSpaces.isEmpty {
-                    warn(suppressionsVariable, raw, accepted: "a file path", fallback: "no suppressions")
-                } else {
-                    configuration.suppressionsPath = raw
+            /// A path, or nil: unset, or empty (with a warning).
+            mutating func path(_ name: String, accepted: String, fallback: String) -> String? {
+                guard let raw = environment[name] else { return nil }
+                guard !raw.trimmingSpaces.isEmpty else {
+                    warn(name, raw, accepted: accepted, fallback: fallback)
+                    return nil
                 }
+                return raw
             }
 
-            if let raw = environment[accessLogVariable] {
-                if raw.trimmingSpaces.isEmpty {
-                    warn(accessLogVariable, raw, accepted: "a file path (%p is replaced by the process id)",
-                         fallback: configuration.level == .journal ? "the default journal" : "no journal")
-                } else if levelWasSet && configuration.level == .off {
-                    warnings.append(
-                        "ctxdebug: warning: \(accessLogVariable) is set but checking is off (level 0); no journal is written."
-                    )
+            /// The level, from the variable or else the launch argument; whether either was given.
+            mutating func level(arguments: [String], into configuration: inout Configuration) -> Bool {
+                let name: String
+                let raw: String
+                if let value = environment[levelVariable] {
+                    (name, raw) = (levelVariable, value)
+                } else if let index = arguments.firstIndex(of: launchArgument) {
+                    let next = arguments.index(after: index)
+                    (name, raw) = ("the launch argument \(launchArgument)", next < arguments.endIndex ? arguments[next] : "")
                 } else {
-                    configuration.accessLogPath = raw.replacingPercentP(with: pid)
-                    if !levelWasSet { configuration.level = .journal }
+                    return false
                 }
+                if let level = Level(raw.trimmingSpaces) {
+                    configuration.level = level
+                } else {
+                    configuration.level = .check
+                    warn(name, raw, accepted: "0 (off), 1 (check), 2 (also perform queues), 3 (also journal)", fallback: "1")
+                }
+                return true
             }
-            if configuration.level == .journal && configuration.accessLogPath == nil {
-                configuration.accessLogPath = defaultJournalPath(environment: environment, pid: pid)
+
+            /// The journal: `CTXDEBUG_JOURNAL` (alone, it turns on level 3), or the
+            /// default one at level 3; none at level 0.
+            mutating func accessLog(levelWasSet: Bool, pid: Int32, into configuration: inout Configuration) {
+                if let raw = environment[accessLogVariable] {
+                    if raw.trimmingSpaces.isEmpty {
+                        warn(accessLogVariable, raw, accepted: "a file path (%p is replaced by the process id)",
+                             fallback: configuration.level == .journal ? "the default journal" : "no journal")
+                    } else if levelWasSet && configuration.level == .off {
+                        warnings.append(
+                            "ctxdebug: warning: \(accessLogVariable) is set but checking is off (level 0); no journal is written.")
+                    } else {
+                        configuration.accessLogPath = raw.replacingPercentP(with: pid)
+                        if !levelWasSet { configuration.level = .journal }
+                    }
+                }
+                if configuration.level == .journal && configuration.accessLogPath == nil {
+                    configuration.accessLogPath = defaultJournalPath(environment: environment, pid: pid)
+                }
+                if configuration.level == .off { configuration.accessLogPath = nil }
             }
-            if configuration.level == .off { configuration.accessLogPath = nil }
-            return (configuration, warnings)
         }
 
         /// The one-line banner printed at the first context when checking is on.

@@ -10,6 +10,20 @@ private enum ReplaySteps {
         return store
     }
 
+    /// A short replay of a fresh store with `bug` injected, checking on in report mode:
+    /// the run and the violations of its JSON report.
+    static func replayInReportMode(injecting bug: String) throws -> (CommandRun, violations: [[String: Any]]) {
+        let dir = try CLI.temporaryDirectory("replay-tests")
+        defer { try? FileManager.default.removeItem(atPath: dir.path) }
+        let store = try seededStore(2_000, in: dir)
+        let report = dir.appendingPathComponent("violations.json").path
+        let run = try CLI.ctxdebug(
+            ["replay", "--store", store, "--duration", "0.5", "--inject-bug", bug],
+            environment: ["CTXDEBUG_CONCURRENCY": "1", "CTXDEBUG_ON_VIOLATION": "report", "CTXDEBUG_REPORT": report])
+        let violations = (try? json(report))?["violations"] as? [[String: Any]] ?? []
+        return (run, violations)
+    }
+
     static func json(_ path: String) throws -> [String: Any] {
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         return try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
@@ -94,15 +108,8 @@ struct ReplayCommandTests {
 
     @Test(arguments: ["object-across-queues", "background-touches-main", "no-perform"])
     func injectedBugsAreListedInReportMode(bug: String) throws {
-        let dir = try CLI.temporaryDirectory("replay-tests")
-        defer { try? FileManager.default.removeItem(atPath: dir.path) }
-        let store = try ReplaySteps.seededStore(2_000, in: dir)
-        let report = dir.appendingPathComponent("violations.json").path
-        let r = try CLI.ctxdebug(
-            ["replay", "--store", store, "--duration", "0.5", "--inject-bug", bug],
-            environment: ["CTXDEBUG_CONCURRENCY": "1", "CTXDEBUG_ON_VIOLATION": "report", "CTXDEBUG_REPORT": report])
+        let (r, violations) = try ReplaySteps.replayInReportMode(injecting: bug)
         #expect(!r.signaled && r.status == 66, "\(r.stderr)")
-        let violations = try ReplaySteps.json(report)["violations"] as? [[String: Any]] ?? []
         #expect(!violations.isEmpty)
     }
 
@@ -112,15 +119,8 @@ struct ReplayCommandTests {
         ("missing-merge", "missing-merge"), ("temporary-id", "temporary-id"),
     ])
     func injectedDiagnosticBugsAreCaughtAsTheirKind(bug: String, kind: String) throws {
-        let dir = try CLI.temporaryDirectory("replay-tests")
-        defer { try? FileManager.default.removeItem(atPath: dir.path) }
-        let store = try ReplaySteps.seededStore(2_000, in: dir)
-        let report = dir.appendingPathComponent("violations.json").path
-        let r = try CLI.ctxdebug(
-            ["replay", "--store", store, "--duration", "0.5", "--inject-bug", bug],
-            environment: ["CTXDEBUG_CONCURRENCY": "1", "CTXDEBUG_ON_VIOLATION": "report", "CTXDEBUG_REPORT": report])
+        let (r, violations) = try ReplaySteps.replayInReportMode(injecting: bug)
         #expect(!r.signaled && r.status == 66, "\(r.stderr)")
-        let violations = try ReplaySteps.json(report)["violations"] as? [[String: Any]] ?? []
         #expect(violations.compactMap { $0["kind"] as? String } == [kind], "\(r.stderr)")
     }
 
