@@ -27,16 +27,19 @@ enum CLI {
     }()
 
     /// The path of a built executable of this package, or a test failure that says how to build it.
-    static func product(_ name: String) throws -> String {
+    static func product(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
         let path = productsDirectory.appendingPathComponent(name).path
         try #require(
             FileManager.default.isExecutableFile(atPath: path),
-            "\(name) is not built in \(productsDirectory.path), where these tests were built: run `swift build --build-tests` with the same -c and --scratch-path as `swift test`")
+            "\(name) is not built in \(productsDirectory.path), where these tests were built: run `swift build --build-tests` with the same -c and --scratch-path as `swift test`",
+            sourceLocation: sourceLocation)
         return path
     }
 
     /// The built `ctxdebug`.
-    static func ctxdebugPath() throws -> String { try product("ctxdebug") }
+    static func ctxdebugPath(sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        try product("ctxdebug", sourceLocation: sourceLocation)
+    }
 
     /// A guard against a hung child, far above any run here; nil waits for ever (a
     /// build of a package, or the benchmarks on a busy machine).
@@ -44,9 +47,10 @@ enum CLI {
 
     /// Runs the built `ctxdebug` to the end.
     static func ctxdebug(
-        _ arguments: [String], environment: [String: String] = [:], in directory: URL? = nil, timeout: Double? = defaultTimeout
+        _ arguments: [String], environment: [String: String] = [:], in directory: URL? = nil, timeout: Double? = defaultTimeout,
+        sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> CommandRun {
-        try run(try ctxdebugPath(), arguments, environment: environment, in: directory, timeout: timeout)
+        try run(try ctxdebugPath(sourceLocation: sourceLocation), arguments, environment: environment, in: directory, timeout: timeout)
     }
 
     /// Runs `executable` to the end (killed after `timeout` seconds), reading its output

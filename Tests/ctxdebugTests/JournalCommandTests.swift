@@ -5,7 +5,9 @@ import Testing
 /// `ctxdebug journal`, through the built binary.
 @Suite("ctxdebug journal")
 struct JournalCommandTests {
-    func ctxdebug(_ arguments: String...) throws -> CommandRun { try CLI.ctxdebug(arguments) }
+    func ctxdebug(_ arguments: String..., sourceLocation: SourceLocation = #_sourceLocation) throws -> CommandRun {
+        try CLI.ctxdebug(arguments, sourceLocation: sourceLocation)
+    }
 
     static func temporaryPath(_ name: String) -> String {
         "\(NSTemporaryDirectory())/ctxdebug-cli-tests-\(getpid())-\(UUID().uuidString.prefix(8))-\(name)"

@@ -7,8 +7,10 @@ import TestSupport
 /// and seeds.
 enum Reliability {
     /// Runs the built `ctxdebug` (killed after 300 s).
-    static func ctxdebug(_ arguments: String..., environment: [String: String] = [:]) throws -> CommandRun {
-        try CLI.ctxdebug(arguments, environment: environment, timeout: 300)
+    static func ctxdebug(
+        _ arguments: String..., environment: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> CommandRun {
+        try CLI.ctxdebug(arguments, environment: environment, timeout: 300, sourceLocation: sourceLocation)
     }
 
     /// Runs the sqlite3 CLI on `store`; nil (with the reason recorded) when it fails.
