@@ -1,12 +1,13 @@
 import Foundation
 import Testing
 
-/// Runs the BUILT ctxdebug binary (.build/debug/ctxdebug; `swift build` first, as
-/// Scripts/test does): `ctxdebug bench --quick --format json`. Checks the report's
-/// shape and that every figure is there, never how fast anything was.
+/// Runs the BUILT ctxdebug binary, which the benchmarks' package builds next to its own
+/// executable and this test bundle (`swift build --package-path Benchmarks --scratch-path
+/// .build`, as Scripts/test does): `ctxdebug bench --quick --format json`. Checks the
+/// report's shape and that every figure is there, never how fast anything was.
 @Suite struct BenchCommandTests {
-    static let binary = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent(".build/debug/ctxdebug").path
+    static let binDirectory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+    static let binary = binDirectory.appendingPathComponent("ctxdebug").path
 
     struct Report: Decodable {
         var schemaVersion: Int
@@ -56,7 +57,7 @@ import Testing
     }
 
     @Test func quickBenchReportsEveryItemAndFigure() throws {
-        try #require(FileManager.default.isExecutableFile(atPath: Self.binary), "build first: swift build")
+        try #require(FileManager.default.isExecutableFile(atPath: Self.binary), "build first: swift build && swift build --package-path Benchmarks --scratch-path .build")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.binary)
         process.arguments = ["bench", "--quick", "--format", "json"]
@@ -102,5 +103,47 @@ import Testing
         // Without --tsan-binary the ThreadSanitizer column is absent, and said so.
         #expect(detections.allSatisfy { $0.threadSanitizer == nil })
         #expect(report.items.first { $0.id == "3" }?.skipped != nil)
+    }
+
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    static func run(_ executable: String, _ arguments: [String]) throws -> Run {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        // Small outputs: reading one pipe to its end before the other cannot fill the other.
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    /// `ctxdebug bench` hands every argument, `--help` included, to ctxdebug-bench.
+    @Test func ctxdebugBenchHelpIsTheBenchmarksHelp() throws {
+        let run = try Self.run(Self.binary, ["bench", "--help"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("USAGE: ctxdebug bench"), "\(run.stdout)")
+        #expect(run.stdout.contains("--quick") && run.stdout.contains("--tsan-binary"), "\(run.stdout)")
+    }
+
+    /// A ctxdebug with no ctxdebug-bench beside it says how to build it, with status 69.
+    @Test func ctxdebugBenchWithoutTheBenchmarksSaysHowToBuildThem() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bench-forwarder-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let lonely = directory.appendingPathComponent("ctxdebug").path
+        try FileManager.default.copyItem(atPath: Self.binary, toPath: lonely)
+        let run = try Self.run(lonely, ["bench", "--quick"])
+        #expect(run.status == 69, "\(run.stderr)")
+        #expect(run.stderr.contains("ctxdebug-bench is missing") && run.stderr.contains("swift build --package-path Benchmarks"), "\(run.stderr)")
+        #expect(run.stdout.isEmpty)
     }
 }
