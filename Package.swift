@@ -12,6 +12,8 @@ let package = Package(
         .library(name: "Reports", targets: ["Reports"]),
         .library(name: "ConcurrencyDebugTesting", targets: ["ConcurrencyDebugTesting"]),
         .library(name: "CoreDataLint", targets: ["CoreDataLint"]),
+        // For this repository's sibling packages (Fuzz/, Benchmarks/); not API.
+        .library(name: "TestSupport", targets: ["TestSupport"]),
         .executable(name: "ctxdebug", targets: ["ctxdebug"]),
     ],
     dependencies: [
@@ -50,7 +52,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // Shared by the tests and the fuzz targets; not a product.
+        // Shared by the tests and the sibling packages (Fuzz/, Benchmarks/).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "ConcurrencyDebugTests", dependencies: ["ConcurrencyDebug", "TestSupport"]),
         .testTarget(name: "ConcurrencyDebugTestingTests", dependencies: ["ConcurrencyDebugTesting", "ConcurrencyDebug"]),
@@ -61,18 +63,6 @@ let package = Package(
         .testTarget(name: "ctxdebugTests", dependencies: ["ctxdebug", "ConcurrencyDebug", "Reports", "Replay", "TestSupport"]),
     ]
 )
-
-// Fuzz targets (Scripts/fuzz): libFuzzer entry points under -D CTXDEBUG_FUZZ, and a
-// smoke main over regression inputs otherwise (Scripts/fuzz-smoke, docs/reliability.md).
-package.targets += [
-    .target(
-        name: "FuzzSupport", dependencies: ["ConcurrencyDebug", "ManagedContext", "SurfJournal", "Replay", "TestSupport"],
-        path: "Sources/Fuzz/FuzzSupport"),
-    .executableTarget(name: "FuzzJournalReader", dependencies: ["FuzzSupport"], path: "Sources/Fuzz/FuzzJournalReader"),
-    .executableTarget(name: "FuzzWorkload", dependencies: ["FuzzSupport"], path: "Sources/Fuzz/FuzzWorkload"),
-    .executableTarget(name: "FuzzObjectID", dependencies: ["FuzzSupport"], path: "Sources/Fuzz/FuzzObjectID"),
-    .executableTarget(name: "FuzzPredicate", dependencies: ["FuzzSupport"], path: "Sources/Fuzz/FuzzPredicate"),
-]
 
 // One place for the settings every Swift target shares.
 for target in package.targets where target.type != .system && target.name != "CConcurrencyDebug" {

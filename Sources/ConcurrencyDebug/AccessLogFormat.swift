@@ -2,10 +2,12 @@ import CConcurrencyDebug
 
 /// The journal's on-disk format; `docs/journal-format.md` describes it byte by byte.
 ///
+/// (`@_spi(CtxdebugTools)`: public only for the Fuzz/ sibling package, not API.)
+///
 /// A file is a sequence of session headers (one per process that opened it) and
 /// blocks. All integers are little-endian. Each block carries a CRC-32C of its body;
 /// a reader keeps every block whose checksum holds and reports the rest.
-package enum AccessLogFormat {
+@_spi(CtxdebugTools) public enum AccessLogFormat {
     /// "CTXDJRNL": the first 8 bytes of a session header.
     static let sessionMagic: [UInt8] = Array("CTXDJRNL".utf8)
     static let version: UInt16 = 1
@@ -37,7 +39,7 @@ package enum AccessLogFormat {
     /// Longest name or label stored.
     static let maximumNameLength = 200
 
-    package static func crc32c(_ bytes: UnsafeRawBufferPointer, continuing crc: UInt32 = 0) -> UInt32 {
+    @_spi(CtxdebugTools) public static func crc32c(_ bytes: UnsafeRawBufferPointer, continuing crc: UInt32 = 0) -> UInt32 {
         ctxdebug_crc32c(crc, bytes.baseAddress, bytes.count)
     }
 

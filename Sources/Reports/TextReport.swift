@@ -80,7 +80,8 @@ public enum TextReport {
 
     static func fmt0(_ x: Double) -> String { String(format: "%.0f", x) }
     static func fmt1(_ x: Double) -> String { String(format: "%.1f", x) }
-    static func grouped(_ n: Int) -> String {
+    /// 1234567 as "1,234,567".
+    public static func grouped(_ n: Int) -> String {
         let s = String(n)
         var out = ""
         for (i, ch) in s.reversed().enumerated() {

@@ -14,6 +14,8 @@ enum CommandSupport {
         case dataError = 65
         /// Concurrency violations (ThreadSanitizer's convention), `ctxdebug check`.
         case violations = 66
+        /// A part of the tool that is not built (`ctxdebug bench` without ctxdebug-bench).
+        case unavailable = 69
         case cannotCreate = 73
         case ioError = 74
     }

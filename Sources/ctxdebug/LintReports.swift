@@ -35,7 +35,7 @@ enum LintText {
     static func summary(_ report: LintReport) -> String {
         let n = report.findings.count
         var text = "\(n == 0 ? "no" : String(n)) finding\(n == 1 ? "" : "s") in \(report.fileCount) file\(report.fileCount == 1 ? "" : "s")"
-        text += " (\(report.lineCount.formattedCount) line\(report.lineCount == 1 ? "" : "s"))"
+        text += " (\(TextReport.grouped(report.lineCount)) line\(report.lineCount == 1 ? "" : "s"))"
         if report.baselinedCount > 0 { text += "; \(report.baselinedCount) more in the baseline" }
         if !report.errors.isEmpty { text += "; \(report.errors.count) file\(report.errors.count == 1 ? "" : "s") could not be read or parsed" }
         return text

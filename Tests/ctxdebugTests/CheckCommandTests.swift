@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `ctxdebug check`, end to end: builds the sample package in Tests/Fixtures/CheckSample
 /// (one test with a seeded violation, one clean, one that fails on request) once, then

@@ -1,6 +1,7 @@
 import ConcurrencyDebug
 import Foundation
 import Testing
+import TestSupport
 
 /// `ctxdebug journal`, through the built binary.
 @Suite("ctxdebug journal")

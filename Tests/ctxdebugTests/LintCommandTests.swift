@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `ctxdebug lint`, through the built binary, on a copy of the SurfJournal fixture
 /// project (Tests/Fixtures/Lint/SurfJournal): exit statuses, the compiler-shaped text,

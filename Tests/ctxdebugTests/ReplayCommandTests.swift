@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Shared steps of the tests below, over the built binary (`CLI`).
 private enum ReplaySteps {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Chromium for the report tests (installed by Scripts/bootstrap): a headless run on a
 /// file, and the console messages in its log.

@@ -1,4 +1,4 @@
-import ConcurrencyDebug
+@_spi(CtxdebugTools) import ConcurrencyDebug
 import Foundation
 import ManagedContext
 import Replay

@@ -48,9 +48,11 @@ struct BenchError: Error, CustomStringConvertible {
 }
 
 enum BenchSupport {
-    /// The running executable, so the bench can start children of the same binary.
+    /// The `ctxdebug` built next to this executable: the bench measures it, and starts
+    /// its own children through it (`ctxdebug bench --child …` runs this binary again).
     static var selfExecutable: String {
-        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let running = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return URL(fileURLWithPath: running).deletingLastPathComponent().appendingPathComponent("ctxdebug").path
     }
 
     /// Runs `executable` with `arguments`, its environment the bench's own without any

@@ -1,10 +1,14 @@
 import Foundation
 import Testing
+import TestSupport
 
-/// Runs the BUILT ctxdebug binary (`CLI`; `swift build --build-tests` first, as
-/// Scripts/test does): `ctxdebug bench --quick --format json`. Checks the report's
-/// shape and that every figure is there, never how fast anything was.
+/// Runs the BUILT ctxdebug binary, which the benchmarks' package builds next to its own
+/// executable and this test bundle (`swift build --package-path Benchmarks --scratch-path
+/// .build`, as Scripts/test does): `ctxdebug bench --quick --format json`. Checks the
+/// report's shape and that every figure is there, never how fast anything was.
 @Suite struct BenchCommandTests {
+    static let binary = BuiltProducts.directory.appendingPathComponent("ctxdebug").path
+
     struct Report: Decodable {
         var schemaVersion: Int
         var tool: String
@@ -53,7 +57,8 @@ import Testing
     }
 
     @Test func quickBenchReportsEveryItemAndFigure() throws {
-        let run = try CLI.ctxdebug(["bench", "--quick", "--format", "json"], timeout: nil)
+        try #require(FileManager.default.isExecutableFile(atPath: Self.binary), "build first: swift build && swift build --package-path Benchmarks --scratch-path .build")
+        let run = try ChildProcess(Self.binary, ["bench", "--quick", "--format", "json"]).wait()
         #expect(run.status == 0, "\(run)")
         let report = try JSONDecoder().decode(Report.self, from: Data(run.stdout.utf8))
 
@@ -89,5 +94,31 @@ import Testing
         // Without --tsan-binary the ThreadSanitizer column is absent, and said so.
         #expect(detections.allSatisfy { $0.threadSanitizer == nil })
         #expect(report.items.first { $0.id == "3" }?.skipped != nil)
+    }
+
+    static func run(_ executable: String, _ arguments: [String]) throws -> CommandRun {
+        try #require(FileManager.default.isExecutableFile(atPath: executable), "build first: swift build && swift build --package-path Benchmarks --scratch-path .build")
+        return try ChildProcess(executable, arguments).wait(timeout: 600)
+    }
+
+    /// `ctxdebug bench` hands every argument, `--help` included, to ctxdebug-bench.
+    @Test func ctxdebugBenchHelpIsTheBenchmarksHelp() throws {
+        let run = try Self.run(Self.binary, ["bench", "--help"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("USAGE: ctxdebug bench"), "\(run.stdout)")
+        #expect(run.stdout.contains("--quick") && run.stdout.contains("--tsan-binary"), "\(run.stdout)")
+    }
+
+    /// A ctxdebug with no ctxdebug-bench beside it says how to build it, with status 69.
+    @Test func ctxdebugBenchWithoutTheBenchmarksSaysHowToBuildThem() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bench-forwarder-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let lonely = directory.appendingPathComponent("ctxdebug").path
+        try FileManager.default.copyItem(atPath: Self.binary, toPath: lonely)
+        let run = try Self.run(lonely, ["bench", "--quick"])
+        #expect(run.status == 69, "\(run.stderr)")
+        #expect(run.stderr.contains("ctxdebug-bench is missing") && run.stderr.contains("swift build --package-path Benchmarks"), "\(run.stderr)")
+        #expect(run.stdout.isEmpty)
     }
 }

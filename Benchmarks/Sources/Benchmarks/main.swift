@@ -1,0 +1,2 @@
+// ctxdebug-bench: what `ctxdebug bench` runs.
+BenchCommand.main()
