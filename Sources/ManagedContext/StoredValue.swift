@@ -186,3 +186,47 @@ extension Data: AttributeValue {
     }
     @inlinable public var storedValue: StoredValue { .blob(self) }
 }
+
+extension AttributeType {
+    /// A stored value as the Swift value key-value access returns for this type, as
+    /// Core Data returns objects: `String`, `Int16`/`Int32`/`Int64`, `Double`, `Bool`,
+    /// `Date`, `Data`; nil for NULL.
+    func swiftValue(_ stored: StoredValue) -> Any? {
+        if stored.isNull { return nil }
+        switch self {
+        case .string: return String.fromStored(stored)
+        case .integer16: return Int16.fromStored(stored)
+        case .integer32: return Int32.fromStored(stored)
+        case .integer64: return Int64.fromStored(stored)
+        case .double: return Double.fromStored(stored)
+        case .boolean: return Bool.fromStored(stored)
+        case .date: return Date.fromStored(stored)
+        case .binaryData: return Data.fromStored(stored)
+        }
+    }
+
+    /// The stored value of a Swift value given to `setValue(_:forKey:)`, or nil when
+    /// the value cannot be an attribute of this type (Core Data raises "Unacceptable
+    /// type of value for attribute"). nil and `NSNull` are NULL; any integer or
+    /// floating-point number is accepted for a numeric type.
+    func storedValue(fromSwift value: Any?) -> StoredValue? {
+        guard let value, !(value is NSNull) else { return .null }
+        switch self {
+        case .string:
+            return (value as? String).map { .text($0) }
+        case .integer16, .integer32, .integer64, .boolean:
+            if let b = value as? Bool { return .integer(b ? 1 : 0) }
+            if let i = value as? any BinaryInteger { return Int64(exactly: i).map { .integer($0) } }
+            if let d = value as? any BinaryFloatingPoint { return Int64(exactly: Double(d)).map { .integer($0) } }
+            return nil
+        case .double:
+            if let d = value as? any BinaryFloatingPoint { return .real(Double(d)) }
+            if let i = value as? any BinaryInteger { return .real(Double(i)) }
+            return nil
+        case .date:
+            return (value as? Date).map { .real($0.timeIntervalSinceReferenceDate) }
+        case .binaryData:
+            return (value as? Data).map { .blob($0) }
+        }
+    }
+}
