@@ -94,7 +94,9 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
 
     // MARK: Attribute access (the hot path)
 
-    public final func storedValue(forAttributeNamed name: String) -> StoredValue {
+    /// An attribute's stored value by name: what `@Attribute`'s getter reads, and what
+    /// this package's tools (the CSV export) read without converting.
+    @usableFromInline package final func storedValue(forAttributeNamed name: String) -> StoredValue {
         let index = entity.attributeIndex(name)
         ConcurrencyDebug.check(self, owner: queueOwner, accessEvent(isFaultFlag ? .fireFault : .get, attribute: index))
         if _slowPath(isFaultFlag || isRecordingPrototype) {
@@ -119,7 +121,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
         context.diagnoseMissingMerge(self, storeVersion: nil, operation: "read", attribute: entity.attributes[attribute].name)
     }
 
-    public final func setStoredValue(_ value: StoredValue, forAttributeNamed name: String) {
+    @usableFromInline package final func setStoredValue(_ value: StoredValue, forAttributeNamed name: String) {
         let index = entity.attributeIndex(name)
         ConcurrencyDebug.check(self, owner: queueOwner, accessEvent(isFaultFlag ? .fireFault : .set, attribute: index))
         if _slowPath(isFaultFlag || isRecordingPrototype) {

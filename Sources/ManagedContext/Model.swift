@@ -6,7 +6,7 @@ public struct AttributeDescription: Sendable, Hashable {
     public let name: String
     public let attributeType: AttributeType
     public let isOptional: Bool
-    public let defaultValue: StoredValue
+    package let defaultValue: StoredValue
     /// Its position among the entity's attributes.
     public let index: Int
     /// Core Data's column name: `Z` and the upper-cased name.

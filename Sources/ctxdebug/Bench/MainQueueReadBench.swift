@@ -49,6 +49,9 @@ enum MainQueueReadBench {
         }
         let box = Smuggled(value: container)
         DispatchQueue.main.async {
+            // Under dispatchMain() on Linux a worker thread drains the main queue: the
+            // case this measures. On the main thread it would measure another one.
+            if Thread.isMainThread { fail("the main queue ran on the main thread, not under dispatchMain()") }
             do {
                 let samples = try measureOnMainQueue(box.value.viewContext, iterations: iterations, repetitions: repetitions, output: output)
                 try JSONEncoder().encode(samples).write(to: URL(fileURLWithPath: output))
