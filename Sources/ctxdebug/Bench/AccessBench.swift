@@ -198,7 +198,8 @@ enum AccessBench {
             ],
             figures: figures, targets: targets, detections: nil, skipped: nil,
             notes: [
-                "\"Checking off\" still calls through the runtime's getter (the attribute's index by name, the stored-value enum, the optional conversion): the gap between the plain read and the managed read at level 0 is that getter, not the checker. The checker's own cost at level 0 is the \"check alone, level 0\" figure.",
+                "\"Checking off\" still calls through the runtime's getter (the attribute's index from its name's bits, the fault and missing-merge tests, the stored-value enum, the optional conversion): the gap between the plain read and the managed read at level 0 is that getter, not the checker. The checker's own cost at level 0 is the \"check alone, level 0\" figure.",
+                "The main-queue read at level 1 adds one call into libdispatch (`dispatch_get_current_queue`, compared with the main queue) to the inside-`perform` check: the thread-local owner is not set outside `perform`, and a main-queue work item may run on any thread under `dispatchMain()`.",
             ])
         return (item, bigJournal)
     }
