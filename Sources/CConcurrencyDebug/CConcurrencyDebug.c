@@ -21,6 +21,14 @@ uint64_t ctxdebug_generation_value = 0;
 _Thread_local uintptr_t ctxdebug_held_tls[CTXDEBUG_HELD_MAX];
 _Thread_local int ctxdebug_held_count_tls = 0;
 
+// libdispatch's exported current-queue function and main queue object (what
+// dispatch_get_main_queue() returns). Declared here, not through <dispatch/dispatch.h>,
+// so no Swift module sees a second declaration of them.
+extern void *dispatch_get_current_queue(void);
+extern char _dispatch_main_q[];
+void *(*const ctxdebug_dispatch_current_queue)(void) = dispatch_get_current_queue;
+const void *const ctxdebug_dispatch_main_queue = _dispatch_main_q;
+
 int ctxdebug_capture_stack(void **addresses, int max) {
     if (max <= 0) return 0;
     return unw_backtrace(addresses, max);

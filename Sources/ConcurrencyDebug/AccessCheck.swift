@@ -108,15 +108,20 @@ public enum ConcurrencyDebug {
     ///
     /// The hot path: with checking off, one load and one predictable branch; with
     /// checking on and the right queue running, a thread-local load and an integer
-    /// compare. Everything else (configuring, the main-queue test, journaling,
-    /// reporting) is on the out-of-line slow path.
+    /// compare. A main-queue object touched from plain main-queue code (outside
+    /// `perform`, as UI code reads) adds one call into libdispatch for its current
+    /// queue. Everything else (configuring, queues that only target the main queue,
+    /// journaling, reporting) is on the out-of-line slow path.
     @inlinable @inline(__always)
     public static func check(
         _ subject: some AccessDescribing, owner: QueueIdentity, _ event: @autoclosure () -> AccessEvent
     ) {
         let mode = ctxdebug_access_mode()
         if _fastPath(mode == 0) { return }
-        if _fastPath(mode == 1 && ctxdebug_current_owner() == owner.rawValue) { return }
+        if _fastPath(mode == 1) {
+            if _fastPath(ctxdebug_current_owner() == owner.rawValue) { return }
+            if owner == .main && ctxdebug_on_main_queue() != 0 { return }
+        }
         slowPath(subject, owner: owner, event: event())
     }
 
@@ -144,10 +149,13 @@ public enum ConcurrencyDebug {
     }
 
     /// True when the code running now is on the main queue: a main-queue work item
-    /// (on whatever thread `dispatchMain()` or the run loop services it), or the
-    /// main thread itself. Costs a queue-specific lookup: keep it off hot paths.
+    /// (on whatever thread `dispatchMain()` or the run loop services it), a queue
+    /// that targets the main queue, or the main thread itself. Cheap when it is true
+    /// for a main-queue work item or the main thread (libdispatch's current queue);
+    /// otherwise it costs a queue-specific lookup.
     public static var isOnMainQueue: Bool {
         if ctxdebug_current_owner() == QueueIdentity.main.rawValue { return true }
+        if ctxdebug_on_main_queue() != 0 { return true }
         MainQueueMarker.install()
         if DispatchQueue.getSpecific(key: MainQueueMarker.key) != nil { return true }
         return Thread.isMainThread

@@ -60,6 +60,10 @@ final class Checker: Sendable {
         if !allowed && owner == .main && ConcurrencyDebug.isOnMainQueue {
             allowed = true
             current = QueueIdentity.main.rawValue
+        } else if !allowed && ConcurrencyDebug.isUserQueue(owner) && ConcurrencyDebug.taggedIdentity() == owner {
+            // Code running on a queue a user bound a `QueueConfined` to.
+            allowed = true
+            current = owner.rawValue
         }
         if mode == 2 {
             let bits = accessLogBits.load(ordering: .acquiring)
@@ -391,6 +395,27 @@ extension ConcurrencyDebug {
         queue.setSpecific(key: QueueTag.key, value: identity.rawValue)
     }
 
+    /// The identity of a dispatch queue a user owns (`QueueConfined(_:queue:)`):
+    /// `.main` for the main queue; otherwise the identity the queue was tagged with,
+    /// or a new one, tagged now, named by the queue's label.
+    public static func identity(of queue: DispatchQueue) -> QueueIdentity {
+        MainQueueMarker.install()
+        if queue.getSpecific(key: MainQueueMarker.key) != nil { return .main }  // the main queue itself, not one that targets it
+        return userQueues.withLock { known in
+            if let tagged = taggedIdentity(of: queue) { return tagged }
+            let identity = QueueIdentity.makePrivate(label: queue.label)
+            tag(queue, as: identity)
+            known.insert(identity.rawValue)
+            return identity
+        }
+    }
+
+    /// True for an identity `identity(of:)` gave to a user's queue: code running on
+    /// that queue owns it, with no perform block to say so.
+    static func isUserQueue(_ identity: QueueIdentity) -> Bool {
+        identity.rawValue > 1 && userQueues.withLock { $0.contains(identity.rawValue) }
+    }
+
     /// The identity `queue`, or the queue running now, was tagged with; nil if none.
     public static func taggedIdentity(of queue: DispatchQueue? = nil) -> QueueIdentity? {
         let value = queue.map { $0.getSpecific(key: QueueTag.key) } ?? DispatchQueue.getSpecific(key: QueueTag.key)
@@ -449,6 +474,9 @@ extension ConcurrencyDebug {
         ctxdebug_violation_trap()
     }
 }
+
+/// The identities `ConcurrencyDebug.identity(of:)` gave to users' queues.
+private let userQueues = Mutex<Set<UInt>>([])
 
 /// True on the process's main thread (the thread whose id is the process id).
 func pthread_main_np_compat() -> Bool {

@@ -3,7 +3,7 @@ public import CConcurrencyDebug
 /// A process-wide generation that a client moves on when shared state changes (the
 /// runtime moves it at each store save while missing-merge is on), so that a hot path
 /// can tell "nothing changed since I last looked" with one load and a compare.
-package enum ProcessGeneration {
+@usableFromInline package enum ProcessGeneration {  // @usableFromInline, or its @inlinable members are not inlined into other modules
     @inlinable @inline(__always)
     package static var current: UInt64 { ctxdebug_generation() }
 

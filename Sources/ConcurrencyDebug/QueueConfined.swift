@@ -1,3 +1,4 @@
+public import Dispatch
 import Synchronization
 
 /// A value confined to one queue, checked on every get and set through the same
@@ -9,7 +10,12 @@ import Synchronization
 ///                                                             // context is main-queue
 ///
 /// For a private context, pass its queue identity: the value may then be touched
-/// inside that context's perform blocks only.
+/// inside that context's perform blocks only. For a queue of your own, pass the
+/// queue: the value may then be touched by code running on it.
+///
+///     let cache = QueueConfined([String: Int](), queue: cacheQueue)
+///     cacheQueue.async { cache.value["a"] = 1 }               // fine
+///     DispatchQueue.global().async { _ = cache.value }         // a violation
 ///
 /// It is `@unchecked Sendable` on purpose, like `NIOLoopBound`: it may be handed to
 /// other queues (that is what lets it be captured into a closure that is sent back to
@@ -32,6 +38,13 @@ public final class QueueConfined<Value>: AccessDescribing, @unchecked Sendable {
         self.serial = serial
         self.name = name ?? "QueueConfined #\(serial)"
         self.storage = value
+    }
+
+    /// A value confined to `queue`, a dispatch queue you own (or `.main`): code
+    /// running on it may touch the value, any other code may not. The queue is tagged
+    /// with a queue identity (the same one for every value bound to it).
+    public convenience init(_ value: Value, queue: DispatchQueue, name: String? = nil) {
+        self.init(value, owner: ConcurrencyDebug.identity(of: queue), name: name)
     }
 
     /// The value. Every get and set is checked against `owner`.
@@ -68,6 +81,9 @@ public final class QueueConfined<Value>: AccessDescribing, @unchecked Sendable {
         if owner == .main {
             fixHint =
                 "touch '\(name)' only from main-queue code: hop with `DispatchQueue.main.async { }` (or `await MainActor.run { }`), and send a Sendable copy of what you need to other queues."
+        } else if ConcurrencyDebug.isUserQueue(owner) {
+            fixHint =
+                "touch '\(name)' only from code running on queue '\(owner.label)' (`queue.async { }` or `queue.sync { }`), and send a Sendable copy of what you need to other queues."
         } else {
             fixHint =
                 "touch '\(name)' only inside a perform block of the context on queue '\(owner.label)' (`context.perform { }`), and send a Sendable copy of what you need to other queues."

@@ -10,9 +10,11 @@ public struct QueueIdentity: RawRepresentable, Hashable, Sendable, CustomStringC
     public init(rawValue: UInt) { self.rawValue = rawValue }
 
     /// No queue: code running outside any perform block and off the main queue.
-    public static let none = QueueIdentity(rawValue: 0)
+    /// (Computed and inlinable, not a stored global: the access check compares with
+    /// them, and a global costs a lazy-initialization call.)
+    @inlinable public static var none: QueueIdentity { QueueIdentity(rawValue: 0) }
     /// The main queue, shared by every `.mainQueue` context.
-    public static let main = QueueIdentity(rawValue: 1)
+    @inlinable public static var main: QueueIdentity { QueueIdentity(rawValue: 1) }
 
     /// A new identity for a private serial queue, registered with its label so
     /// reports can name it.

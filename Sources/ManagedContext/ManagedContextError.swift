@@ -90,9 +90,30 @@ public struct MergeConflict: Sendable, CustomStringConvertible {
     /// The version now in the store; 0 when the row was deleted.
     public let newVersion: Int64
     /// The store's values when the conflict was found (empty when deleted), by attribute.
-    public let storeValues: [String: StoredValue]
+    package let storeValues: [String: StoredValue]
     /// The context's values, by attribute.
-    public let objectValues: [String: StoredValue]
+    package let objectValues: [String: StoredValue]
+
+    /// The store's values when the conflict was found, as Core Data's
+    /// `NSMergeConflict.persistedSnapshot`: Swift values, `NSNull` for nil; nil when
+    /// the row was deleted.
+    public var persistedSnapshot: [String: Any]? {
+        newVersion == 0 ? nil : snapshot(storeValues)
+    }
+
+    /// The context's values, as `NSMergeConflict.objectSnapshot`.
+    public var objectSnapshot: [String: Any]? {
+        objectValues.isEmpty ? nil : snapshot(objectValues)
+    }
+
+    private func snapshot(_ values: [String: StoredValue]) -> [String: Any] {
+        var result: [String: Any] = [:]
+        for (name, value) in values {
+            let type = objectID.entity.attribute(named: name)?.attributeType
+            result[name] = type?.swiftValue(value) ?? NSNull()
+        }
+        return result
+    }
 
     public var description: String {
         newVersion == 0

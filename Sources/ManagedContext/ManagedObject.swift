@@ -20,7 +20,9 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
     /// Orders inserts: saves give primary keys in the order objects were created.
     let creationSerial: Int64
     var contextNumber: UInt32 = 0
-    var values: [StoredValue]
+    /// Unchecked exclusivity: an object is confined to its context's queue (what the
+    /// checker enforces), and the dynamic check cost more than the rest of a read.
+    @exclusivity(unchecked) var values: [StoredValue]
     var toOne: [ManagedObjectID?]
     /// What the parent (or store) had when the object was loaded or last saved.
     var snapshot: RowSnapshot?
@@ -70,27 +72,31 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
     public var isDeleted: Bool { check(.hasChanges); return deletedFlag }
     public var hasChanges: Bool { check(.hasChanges); return insertedFlag || updatedFlag || deletedFlag }
 
-    /// The changed attributes and their new values, by name.
-    public func changedValues() -> [String: StoredValue] {
+    /// The changed attributes and their new values, by name, as Core Data's
+    /// `changedValues()`: Swift values (see `value(forKey:)`), `NSNull` for nil.
+    public func changedValues() -> [String: Any] {
         check(.hasChanges)
-        var result: [String: StoredValue] = [:]
+        var result: [String: Any] = [:]
         for a in entity.attributes where changedAttributes.contains(a.index) {
-            result[a.name] = values[a.index]
+            result[a.name] = a.attributeType.swiftValue(values[a.index]) ?? NSNull()
         }
         return result
     }
 
-    /// The values last fetched or saved, by attribute name.
-    public func committedValues() -> [String: StoredValue] {
+    /// The values last fetched or saved, by attribute name, as Core Data's
+    /// `committedValues(forKeys: nil)`: Swift values, `NSNull` for nil.
+    public func committedValues() -> [String: Any] {
         check(.get)
         fireFaultIfNeeded()
         let source = snapshot?.values ?? entity.defaultValues
-        return Dictionary(uniqueKeysWithValues: entity.attributes.map { ($0.name, source[$0.index]) })
+        return Dictionary(uniqueKeysWithValues: entity.attributes.map { ($0.name, $0.attributeType.swiftValue(source[$0.index]) ?? NSNull()) })
     }
 
     // MARK: Attribute access (the hot path)
 
-    public final func storedValue(forAttributeNamed name: String) -> StoredValue {
+    /// An attribute's stored value by name: what `@Attribute`'s getter reads, and what
+    /// this package's tools (the CSV export) read without converting.
+    @usableFromInline package final func storedValue(forAttributeNamed name: String) -> StoredValue {
         let index = entity.attributeIndex(name)
         ConcurrencyDebug.check(self, owner: queueOwner, accessEvent(isFaultFlag ? .fireFault : .get, attribute: index))
         if _slowPath(isFaultFlag || isRecordingPrototype) {
@@ -115,7 +121,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
         context.diagnoseMissingMerge(self, storeVersion: nil, operation: "read", attribute: entity.attributes[attribute].name)
     }
 
-    public final func setStoredValue(_ value: StoredValue, forAttributeNamed name: String) {
+    @usableFromInline package final func setStoredValue(_ value: StoredValue, forAttributeNamed name: String) {
         let index = entity.attributeIndex(name)
         ConcurrencyDebug.check(self, owner: queueOwner, accessEvent(isFaultFlag ? .fireFault : .set, attribute: index))
         if _slowPath(isFaultFlag || isRecordingPrototype) {
@@ -127,19 +133,26 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
         if !updatedFlag && !insertedFlag { managedObjectContext?.objectDidChange(self) }
     }
 
-    /// Key-value access by attribute name, for generic code (CSV, tools).
-    public func value(forKey key: String) -> StoredValue {
-        guard entity.attribute(named: key) != nil else {
-            preconditionFailure("\(entity.name) has no attribute '\(key)'")
+    /// Key-value access by attribute name, as Core Data's `value(forKey:)`: the
+    /// attribute's value as a Swift value of its type (`String`, `Int16`, `Int32`,
+    /// `Int64`, `Double`, `Bool`, `Date`, `Data`), or nil.
+    public func value(forKey key: String) -> Any? {
+        guard let attribute = entity.attribute(named: key) else {
+            preconditionFailure("\(entity.name) has no attribute '\(key)' (value(forKey:) is not key-value coding compliant for it)")
         }
-        return storedValue(forAttributeNamed: key)
+        return attribute.attributeType.swiftValue(storedValue(forAttributeNamed: key))
     }
 
-    public func setValue(_ value: StoredValue, forKey key: String) {
-        guard entity.attribute(named: key) != nil else {
-            preconditionFailure("\(entity.name) has no attribute '\(key)'")
+    /// Sets an attribute by name, as Core Data's `setValue(_:forKey:)`: nil (or
+    /// `NSNull`) or a value of the attribute's type; any number for a numeric one.
+    public func setValue(_ value: Any?, forKey key: String) {
+        guard let attribute = entity.attribute(named: key) else {
+            preconditionFailure("\(entity.name) has no attribute '\(key)' (setValue(_:forKey:) is not key-value coding compliant for it)")
         }
-        setStoredValue(value, forAttributeNamed: key)
+        guard let stored = attribute.attributeType.storedValue(fromSwift: value) else {
+            preconditionFailure("Unacceptable type of value for attribute: property = \"\(key)\"; desired type = \(attribute.attributeType); given type = \(type(of: value!)); value = \(value!).")
+        }
+        setStoredValue(stored, forAttributeNamed: key)
     }
 
     // MARK: Relationships

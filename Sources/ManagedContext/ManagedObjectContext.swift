@@ -30,7 +30,7 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
 
     public let concurrencyType: ConcurrencyType
     /// The queue identity objects of this context are confined to.
-    public let queueIdentity: QueueIdentity
+    package let queueIdentity: QueueIdentity
     let queue: DispatchQueue
     let number: UInt32
 

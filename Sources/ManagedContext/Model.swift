@@ -6,11 +6,11 @@ public struct AttributeDescription: Sendable, Hashable {
     public let name: String
     public let attributeType: AttributeType
     public let isOptional: Bool
-    public let defaultValue: StoredValue
+    package let defaultValue: StoredValue
     /// Its position among the entity's attributes.
     public let index: Int
     /// Core Data's column name: `Z` and the upper-cased name.
-    public var columnName: String { "Z" + name.uppercased() }
+    package var columnName: String { "Z" + name.uppercased() }
 }
 
 /// What happens to the destination when the source of a relationship is deleted.
@@ -48,7 +48,7 @@ public final class RelationshipDescription: Sendable, Hashable {
         self.toOneIndex = toOneIndex
     }
 
-    public var columnName: String { "Z" + name.uppercased() }
+    package var columnName: String { "Z" + name.uppercased() }
 
     public static func == (a: RelationshipDescription, b: RelationshipDescription) -> Bool { a === b }
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
@@ -67,9 +67,10 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     /// The entity's position in its model; Core Data's `Z_ENT` is this plus one.
     public internal(set) var index: Int = 0
     var toOneRelationships: [RelationshipDescription] = []
-    /// Attribute names, for the linear scan the accessors make (a handful of
-    /// small-string compares is cheaper than hashing).
+    /// Attribute names, for the linear scan of a name the slot table does not know.
     private(set) var attributeNames: [String] = []
+    /// Finds an attribute's index from its name's bits (see `AttributeSlots`).
+    private(set) var attributeSlots = AttributeSlots(names: [])
     var attributesByName: [String: AttributeDescription] = [:]
     var relationshipsByName: [String: RelationshipDescription] = [:]
     /// Key paths the predicate builder has resolved, by recording which accessor
@@ -81,14 +82,24 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
         self.managedObjectClass = managedObjectClass
     }
 
-    public var tableName: String { "Z" + name.uppercased() }
+    package var tableName: String { "Z" + name.uppercased() }
     public var description: String { name }
 
     public func attribute(named name: String) -> AttributeDescription? { attributesByName[name] }
     public func relationship(named name: String) -> RelationshipDescription? { relationshipsByName[name] }
 
+    /// The index of the attribute `name`. The accessors call it on every get and set:
+    /// a name that is the very string an `@Attribute` declared (its literal) is found
+    /// by its bits in one probe or two; any other string by comparing names.
     @inline(__always)
     func attributeIndex(_ name: String) -> Int {
+        let index = attributeSlots.index(of: name)
+        if _fastPath(index >= 0) { return index }
+        return attributeIndexComparingNames(name)
+    }
+
+    @inline(never)
+    func attributeIndexComparingNames(_ name: String) -> Int {
         for i in attributeNames.indices where attributeNames[i] == name { return i }
         preconditionFailure("Entity \(self.name) has no attribute named '\(name)'. Declare it with @Attribute(\"\(name)\") in \(managedObjectClass).")
     }
@@ -103,6 +114,7 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
         self.attributes = attributes
         self.relationships = relationships
         self.attributeNames = attributes.map(\.name)
+        self.attributeSlots = AttributeSlots(names: attributeNames)
         self.defaultValues = attributes.map(\.defaultValue)
         self.toOneRelationships = relationships.filter { !$0.isToMany }
         self.attributesByName = Dictionary(uniqueKeysWithValues: attributes.map { ($0.name, $0) })
@@ -114,6 +126,70 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
 
     public static func == (a: EntityDescription, b: EntityDescription) -> Bool { a === b }
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}
+
+/// An open-addressing table from the bits of an attribute's name (a `String` is two
+/// words) to the attribute's index, built once with the entity.
+///
+/// Every object of a class builds its `@Attribute` wrappers from the same string
+/// literals, so the name an accessor passes has the very bits of the name the entity
+/// was built from: a small name holds its UTF-8 bytes in those words, a longer literal
+/// points at the same constant storage. Equal bits are always equal strings (the
+/// table keeps its strings alive, so their storage cannot be reused); a name with
+/// other bits (built at run time, or a literal in another module) is not found here
+/// and the caller compares names. Read-only after it is built, so any thread may read it.
+struct AttributeSlots {
+    private struct Slot {
+        var low: UInt64
+        var high: UInt64
+        /// The attribute's index, or -1 for an empty slot.
+        var index: Int
+    }
+
+    private let slots: [Slot]
+    private let mask: Int
+    /// Keeps the names' storage alive while their bits are in `slots`.
+    private let names: [String]
+
+    init(names: [String]) {
+        var capacity = 8
+        while capacity < names.count * 2 { capacity *= 2 }
+        var slots = [Slot](repeating: Slot(low: 0, high: 0, index: -1), count: capacity)
+        for (index, name) in names.enumerated() {
+            let (low, high) = Self.bits(of: name)
+            var i = Self.hash(low, high) & (capacity - 1)
+            while slots[i].index >= 0 { i = (i + 1) & (capacity - 1) }
+            slots[i] = Slot(low: low, high: high, index: index)
+        }
+        self.slots = slots
+        self.mask = capacity - 1
+        self.names = names
+    }
+
+    @inline(__always)
+    private static func bits(of name: String) -> (UInt64, UInt64) {
+        unsafeBitCast(name, to: (UInt64, UInt64).self)
+    }
+
+    @inline(__always)
+    private static func hash(_ low: UInt64, _ high: UInt64) -> Int {
+        Int(truncatingIfNeeded: ((low ^ (high &* 31)) &* 0x9E37_79B9_7F4A_7C15) >> 40)
+    }
+
+    /// The index of the attribute whose name has `name`'s bits, or -1.
+    @inline(__always)
+    func index(of name: String) -> Int {
+        let (low, high) = Self.bits(of: name)
+        var i = Self.hash(low, high) & mask
+        return slots.withUnsafeBufferPointer { table in
+            while true {
+                let slot = table[i]
+                if slot.low == low && slot.high == high && slot.index >= 0 { return slot.index }
+                if slot.index < 0 { return -1 }
+                i = (i + 1) & mask
+            }
+        }
+    }
 }
 
 /// A model: the entities, declared as `ManagedObject` subclasses.

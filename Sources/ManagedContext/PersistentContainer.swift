@@ -83,7 +83,7 @@ public final class PersistentContainer: Sendable {
     /// `-wal` and `-shm` files (a seed store may hold every row in its `-wal`), as
     /// the chapter's `seedCoreDataContainerIfFirstLaunch` does. Returns whether it copied.
     @discardableResult
-    public static func seedStoreIfNeeded(from seed: URL, to destination: URL) throws(ManagedContextError) -> Bool {
+    package static func seedStoreIfNeeded(from seed: URL, to destination: URL) throws(ManagedContextError) -> Bool {
         let fm = FileManager.default
         if fm.fileExists(atPath: destination.path) { return false }
         guard fm.fileExists(atPath: seed.path) else {

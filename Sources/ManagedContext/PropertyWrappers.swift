@@ -52,8 +52,19 @@ public struct Attribute<Value: AttributeValue>: AttributeDeclaring {
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
     ) -> Value {
-        get { Value.fromStored(object.storedValue(forAttributeNamed: object[keyPath: storageKeyPath].name)) }
-        set { object.setStoredValue(newValue.storedValue, forAttributeNamed: object[keyPath: storageKeyPath].name) }
+        // One statement each, on purpose: written as one nested expression, the
+        // optimizer retains and releases `object` around the call, and a managed
+        // object's reference count is the slow (side-table) kind: its context holds it weakly.
+        get {
+            let name = object[keyPath: storageKeyPath].name
+            let stored = object.storedValue(forAttributeNamed: name)
+            return Value.fromStored(stored)
+        }
+        set {
+            let name = object[keyPath: storageKeyPath].name
+            let stored = newValue.storedValue
+            object.setStoredValue(stored, forAttributeNamed: name)
+        }
     }
 
     var declaredName: String { name }

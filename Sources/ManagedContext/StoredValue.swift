@@ -1,14 +1,16 @@
 public import Foundation
 
-/// A value as SQLite stores it. Attribute values convert to and from this.
-public enum StoredValue: Sendable, Hashable {
+/// A value as SQLite stores it. Attribute values convert to and from this. Not public
+/// API: this package's modules and tools use it; apps see Swift values
+/// (`value(forKey:)`, the attributes' own types).
+@usableFromInline package enum StoredValue: Sendable, Hashable {
     case null
     case integer(Int64)
     case real(Double)
     case text(String)
     case blob(Data)
 
-    public var isNull: Bool { if case .null = self { true } else { false } }
+    package var isNull: Bool { if case .null = self { true } else { false } }
 
     /// The numeric value, for integers and reals alike.
     var numeric: Double? {
@@ -78,34 +80,49 @@ public enum AttributeType: String, Sendable, CaseIterable {
     }
 }
 
-/// A Swift type that can be the value of an attribute.
+/// How `@Attribute`'s accessors hand a value to and from the store. Not API: its
+/// contents are this package's own.
+public struct _AttributeStorage {
+    @usableFromInline package var value: StoredValue
+    @usableFromInline @inlinable package init(_ value: consuming StoredValue) { self.value = value }
+}
+
+/// A Swift type that can be the value of an attribute: `String`, `Int16`, `Int32`,
+/// `Int64`, `Double`, `Bool`, `Date`, `Data`, and optionals of them.
 public protocol AttributeValue {
     static var attributeType: AttributeType { get }
     static var isOptional: Bool { get }
-    /// Decodes a stored value. A NULL or a value of another kind gives the type's
-    /// empty value (nil for optionals, 0 for numbers), as Core Data's scalars do.
-    static func fromStored(_ value: StoredValue) -> Self
-    var storedValue: StoredValue { get }
+    /// Not API. Decodes a stored value (taken, so that a getter neither copies nor
+    /// destroys it twice). A NULL or a value of another kind gives the
+    /// type's empty value (nil for optionals, 0 for numbers), as Core Data's scalars do.
+    static func _fromStorage(_ storage: __owned _AttributeStorage) -> Self
+    /// Not API. The value as the store holds it.
+    var _storage: _AttributeStorage { get }
 }
 
 extension AttributeValue {
     public static var isOptional: Bool { false }
+
+    /// Decodes a stored value (see `_fromStorage`).
+    @usableFromInline @inlinable package static func fromStored(_ value: consuming StoredValue) -> Self { _fromStorage(_AttributeStorage(value)) }
+    /// The value as the store holds it.
+    @usableFromInline @inlinable package var storedValue: StoredValue { _storage.value }
 }
 
 extension Optional: AttributeValue where Wrapped: AttributeValue {
     public static var attributeType: AttributeType { Wrapped.attributeType }
     public static var isOptional: Bool { true }
-    @inlinable public static func fromStored(_ value: StoredValue) -> Self {
-        if case .null = value { return nil }
-        return Wrapped.fromStored(value)
+    @inlinable public static func _fromStorage(_ storage: __owned _AttributeStorage) -> Self {
+        if case .null = storage.value { return nil }
+        return Wrapped._fromStorage(storage)
     }
-    @inlinable public var storedValue: StoredValue { self?.storedValue ?? .null }
+    @inlinable public var _storage: _AttributeStorage { self?._storage ?? _AttributeStorage(.null) }
 }
 
 extension String: AttributeValue {
     public static var attributeType: AttributeType { .string }
-    @inlinable public static func fromStored(_ value: StoredValue) -> String {
-        switch value {
+    @inlinable public static func _fromStorage(_ storage: __owned _AttributeStorage) -> String {
+        switch storage.value {
         case .text(let s): s
         case .integer(let i): String(i)
         case .real(let d): String(d)
@@ -113,76 +130,120 @@ extension String: AttributeValue {
         case .null: ""
         }
     }
-    @inlinable public var storedValue: StoredValue { .text(self) }
+    @inlinable public var _storage: _AttributeStorage { _AttributeStorage(.text(self)) }
 }
 
 extension Int64: AttributeValue {
     public static var attributeType: AttributeType { .integer64 }
-    @inlinable public static func fromStored(_ value: StoredValue) -> Int64 {
-        switch value {
+    @inlinable public static func _fromStorage(_ storage: __owned _AttributeStorage) -> Int64 {
+        switch storage.value {
         case .integer(let i): i
         case .real(let d): Int64(exactly: d.rounded(.towardZero)) ?? 0
         case .text(let s): Int64(s) ?? 0
         default: 0
         }
     }
-    @inlinable public var storedValue: StoredValue { .integer(self) }
+    @inlinable public var _storage: _AttributeStorage { _AttributeStorage(.integer(self)) }
 }
 
 extension Int32: AttributeValue {
     public static var attributeType: AttributeType { .integer32 }
-    @inlinable public static func fromStored(_ value: StoredValue) -> Int32 {
-        Int32(truncatingIfNeeded: Int64.fromStored(value))
+    @inlinable public static func _fromStorage(_ storage: __owned _AttributeStorage) -> Int32 {
+        Int32(truncatingIfNeeded: Int64._fromStorage(storage))
     }
-    @inlinable public var storedValue: StoredValue { .integer(Int64(self)) }
+    @inlinable public var _storage: _AttributeStorage { _AttributeStorage(.integer(Int64(self))) }
 }
 
 extension Int16: AttributeValue {
     public static var attributeType: AttributeType { .integer16 }
-    @inlinable public static func fromStored(_ value: StoredValue) -> Int16 {
-        Int16(truncatingIfNeeded: Int64.fromStored(value))
+    @inlinable public static func _fromStorage(_ storage: __owned _AttributeStorage) -> Int16 {
+        Int16(truncatingIfNeeded: Int64._fromStorage(storage))
     }
-    @inlinable public var storedValue: StoredValue { .integer(Int64(self)) }
+    @inlinable public var _storage: _AttributeStorage { _AttributeStorage(.integer(Int64(self))) }
 }
 
 extension Double: AttributeValue {
     public static var attributeType: AttributeType { .double }
-    @inlinable public static func fromStored(_ value: StoredValue) -> Double {
-        switch value {
+    @inlinable public static func _fromStorage(_ storage: __owned _AttributeStorage) -> Double {
+        switch storage.value {
         case .real(let d): d
         case .integer(let i): Double(i)
         case .text(let s): Double(s) ?? 0
         default: 0
         }
     }
-    @inlinable public var storedValue: StoredValue { .real(self) }
+    @inlinable public var _storage: _AttributeStorage { _AttributeStorage(.real(self)) }
 }
 
 extension Bool: AttributeValue {
     public static var attributeType: AttributeType { .boolean }
-    @inlinable public static func fromStored(_ value: StoredValue) -> Bool {
-        Int64.fromStored(value) != 0
+    @inlinable public static func _fromStorage(_ storage: __owned _AttributeStorage) -> Bool {
+        Int64._fromStorage(storage) != 0
     }
-    @inlinable public var storedValue: StoredValue { .integer(self ? 1 : 0) }
+    @inlinable public var _storage: _AttributeStorage { _AttributeStorage(.integer(self ? 1 : 0)) }
 }
 
 extension Date: AttributeValue {
     public static var attributeType: AttributeType { .date }
     /// Core Data stores dates as seconds since 2001-01-01 00:00:00 UTC.
-    @inlinable public static func fromStored(_ value: StoredValue) -> Date {
-        Date(timeIntervalSinceReferenceDate: Double.fromStored(value))
+    @inlinable public static func _fromStorage(_ storage: __owned _AttributeStorage) -> Date {
+        Date(timeIntervalSinceReferenceDate: Double._fromStorage(storage))
     }
-    @inlinable public var storedValue: StoredValue { .real(timeIntervalSinceReferenceDate) }
+    @inlinable public var _storage: _AttributeStorage { _AttributeStorage(.real(timeIntervalSinceReferenceDate)) }
 }
 
 extension Data: AttributeValue {
     public static var attributeType: AttributeType { .binaryData }
-    @inlinable public static func fromStored(_ value: StoredValue) -> Data {
-        switch value {
+    @inlinable public static func _fromStorage(_ storage: __owned _AttributeStorage) -> Data {
+        switch storage.value {
         case .blob(let b): b
         case .text(let s): Data(s.utf8)
         default: Data()
         }
     }
-    @inlinable public var storedValue: StoredValue { .blob(self) }
+    @inlinable public var _storage: _AttributeStorage { _AttributeStorage(.blob(self)) }
+}
+
+extension AttributeType {
+    /// A stored value as the Swift value key-value access returns for this type, as
+    /// Core Data returns objects: `String`, `Int16`/`Int32`/`Int64`, `Double`, `Bool`,
+    /// `Date`, `Data`; nil for NULL.
+    func swiftValue(_ stored: StoredValue) -> Any? {
+        if stored.isNull { return nil }
+        switch self {
+        case .string: return String.fromStored(stored)
+        case .integer16: return Int16.fromStored(stored)
+        case .integer32: return Int32.fromStored(stored)
+        case .integer64: return Int64.fromStored(stored)
+        case .double: return Double.fromStored(stored)
+        case .boolean: return Bool.fromStored(stored)
+        case .date: return Date.fromStored(stored)
+        case .binaryData: return Data.fromStored(stored)
+        }
+    }
+
+    /// The stored value of a Swift value given to `setValue(_:forKey:)`, or nil when
+    /// the value cannot be an attribute of this type (Core Data raises "Unacceptable
+    /// type of value for attribute"). nil and `NSNull` are NULL; any integer or
+    /// floating-point number is accepted for a numeric type.
+    func storedValue(fromSwift value: Any?) -> StoredValue? {
+        guard let value, !(value is NSNull) else { return .null }
+        switch self {
+        case .string:
+            return (value as? String).map { .text($0) }
+        case .integer16, .integer32, .integer64, .boolean:
+            if let b = value as? Bool { return .integer(b ? 1 : 0) }
+            if let i = value as? any BinaryInteger { return Int64(exactly: i).map { .integer($0) } }
+            if let d = value as? any BinaryFloatingPoint { return Int64(exactly: Double(d)).map { .integer($0) } }
+            return nil
+        case .double:
+            if let d = value as? any BinaryFloatingPoint { return .real(Double(d)) }
+            if let i = value as? any BinaryInteger { return .real(Double(i)) }
+            return nil
+        case .date:
+            return (value as? Date).map { .real($0.timeIntervalSinceReferenceDate) }
+        case .binaryData:
+            return (value as? Data).map { .blob($0) }
+        }
+    }
 }

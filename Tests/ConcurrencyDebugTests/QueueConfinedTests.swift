@@ -53,6 +53,35 @@ struct QueueConfinedTests {
         #expect(ConcurrencyDebug.currentOwner == .none)
     }
 
+    @Test("A value bound to a queue the user owns: code on that queue may touch it, other code may not")
+    func boundToAUsersQueue() throws {
+        let mine = DispatchQueue(label: "test.users-own-queue")
+        let cache = QueueConfined([String: Int](), queue: mine, name: "cache")
+        let sameQueue = QueueConfined(0, queue: mine)
+        #expect(cache.owner == sameQueue.owner, "one identity per queue")
+        #expect(cache.owner != .main && cache.owner != .none)
+        mine.sync {
+            cache.value["a"] = 1
+            sameQueue.value += 1
+        }
+        let group = DispatchGroup()
+        mine.async(group: group) { cache.value["b"] = 2 }
+        group.wait()
+        #expect(handler.violations.isEmpty, "\(handler.violations.map(\.message))")
+
+        let read = DispatchQueue(label: "test.someone-else").sync { cache.value }
+        #expect(read == ["a": 1, "b": 2])
+        let violation = try #require(handler.violations.first)
+        #expect(handler.violations.count == 1)
+        #expect(violation.kind == .wrongQueue)
+        #expect(violation.access.objectID == "cache")
+        #expect(violation.access.ownerQueueLabel == "test.users-own-queue")
+        #expect(violation.queueLabel == "test.someone-else")
+        #expect(violation.access.fixHint.contains("running on queue 'test.users-own-queue'"))
+
+        #expect(QueueConfined(0, queue: .main).owner == .main)
+    }
+
     @Test("Main-queue code owns .main values outside any perform block")
     func mainQueueOwnsMain() async {
         let counter = QueueConfined(0, owner: .main)

@@ -75,6 +75,79 @@ import ManagedContext
     }
 }
 
+/// The main-queue test the access check makes without a queue-specific lookup
+/// (libdispatch's current queue), in every place main-queue code can run, and the
+/// places that look like it but are not.
+@Suite struct MainQueueCheckTests {
+    @Test(arguments: [1, 3])
+    func viewContextReadsFromPlainMainQueueCodeAreAllowedAndOtherQueuesAreNot(level: Int) async throws {
+        let journal = tempPath("journal")
+        defer { unlink(journal) }
+        await #expect(processExitsWith: .success) { [journal = journal as String, level = level as Int] in
+            setenv("CTXDEBUG_CONCURRENCY", "\(level)", 1)
+            setenv("CTXDEBUG_ON_VIOLATION", "report", 1)
+            if level == 3 { setenv("CTXDEBUG_JOURNAL", journal, 1) }
+            mainQueueCases()
+            ConcurrencyDebug.flushAccessLog()
+        }
+    }
+}
+
+/// Runs in a child. Allowed: plain main-queue work items (not in perform), a
+/// `DispatchQueue.main.sync` block from a worker, a queue that targets the main
+/// queue. Reported: a private queue, and a `sync` onto another queue from a
+/// main-queue work item (that block runs on the other queue, as Core Data sees it).
+func mainQueueCases() {
+    let stack = try! TestStack()
+    let view = ManagedObjectContext(concurrencyType: .mainQueue)
+    view.name = "viewContext"
+    view.persistentStoreCoordinator = stack.coordinator
+    let object: Sample = view.performAndWait {
+        let s = Sample(context: view)
+        s.name = "main"
+        try! view.save()
+        return s
+    }
+    nonisolated(unsafe) let entry = object
+    func violations() -> Int { ConcurrencyDebug.recordedViolations.reduce(0) { $0 + $1.count } }
+    func onMainQueue(_ body: @escaping @Sendable () -> Void) {
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.main.async {
+            body()
+            done.signal()
+        }
+        precondition(done.wait(timeout: .now() + 20) == .success, "the main queue is not serviced in this child")
+    }
+
+    // A plain main-queue work item. The exit-test child's main thread is in
+    // dispatchMain(), so the item runs on a worker thread, as in a Linux app.
+    onMainQueue {
+        precondition(!Thread.isMainThread, "the main queue ran on the main thread: this child is not in dispatchMain()")
+        precondition(ConcurrencyDebug.isOnMainQueue && ConcurrencyDebug.isRunning(.main))
+        for _ in 0..<100 { _ = entry.name }
+        entry.small = 9
+    }
+    DispatchQueue.global().sync {
+        precondition(!ConcurrencyDebug.isOnMainQueue)
+        DispatchQueue.main.sync { _ = entry.name }
+    }
+    DispatchQueue(label: "test.targets-main", target: .main).sync {
+        precondition(ConcurrencyDebug.isOnMainQueue)
+        _ = entry.name
+    }
+    precondition(violations() == 0, "allowed cases reported: \(ConcurrencyDebug.recordedViolations.map(\.message))")
+
+    DispatchQueue(label: "test.private").sync { _ = entry.name }  // OFF-MAIN-1
+    precondition(violations() == 1, "a read on a private queue is a violation")
+    onMainQueue {
+        DispatchQueue(label: "test.sync-from-main").sync { _ = entry.small }  // OFF-MAIN-2
+    }
+    precondition(violations() == 2, "a read in a sync block on another queue is a violation")
+    precondition(
+        ConcurrencyDebug.recordedViolations.allSatisfy { $0.kind == .wrongQueue && $0.access.ownerQueueLabel == "com.apple.main-thread" })
+    ConcurrencyDebug.resetRecordedViolations()
+}
+
 func backgroundObjectReadOnAnotherQueue() {
     setenv("CTXDEBUG_CONCURRENCY", "1", 1)
     let stack = try! TestStack()

@@ -128,6 +128,13 @@ import ManagedContext
             #expect(secondError?.conflicts.count == 1)
             #expect(secondError?.conflicts.first?.oldVersion == 1)
             #expect(secondError?.conflicts.first?.newVersion == 2)
+            // As NSMergeConflict's snapshots: the store's row and the object's values, as Swift values.
+            let conflict = secondError?.conflicts.first
+            #expect(conflict?.persistedSnapshot?["name"] as? String == "first")
+            #expect(conflict?.persistedSnapshot?["ratio"] as? Double == 1.5)
+            #expect(conflict?.objectSnapshot?["name"] as? String == "second")
+            #expect(conflict?.objectSnapshot?["small"] as? Int16 == 2)
+            #expect(conflict?.objectSnapshot?["medium"] is NSNull)
             #expect((name, small, ratio, version) == ("first", 1, 1.5, 2))
             #expect(second.performAndWait { second.hasChanges })
         case .mergeByPropertyStoreTrump:

@@ -63,6 +63,7 @@ struct BenchCommand: ParsableCommand {
     @Option(help: .hidden) var child: String?
     @Option(help: .hidden) var program: String?
     @Option(help: .hidden) var childOutput: String?
+    @Option(help: .hidden) var iterations: Int?
 
     func validate() throws {
         if let entries, entries < 1 || entries > 50_000_000 { throw ValidationError("--entries must be between 1 and 50000000 (got \(entries)).") }
@@ -191,6 +192,11 @@ struct BenchCommand: ParsableCommand {
         case "export":
             guard let store, let childOutput else { throw ValidationError("--child export needs --store and --child-output.") }
             try ExportBench.child(store: store, output: childOutput)
+        case "main-queue-reads":
+            guard let store, let childOutput, let iterations else {
+                throw ValidationError("--child main-queue-reads needs --store, --child-output and --iterations.")
+            }
+            MainQueueReadBench.runChild(store: store, output: childOutput, iterations: iterations, repetitions: repetitions ?? 5)
         case "program":
             guard let program, let childOutput else { throw ValidationError("--child program needs --program and --child-output.") }
             SeededProgram.runChild(program, work: childOutput)

@@ -86,7 +86,15 @@ import TestSupport
         }
         // Every map target has a row (met or missed, whatever the quick figures say).
         let targets = report.items.flatMap(\.targets).map(\.what)
-        #expect(targets.count == 12, "\(targets)")
+        #expect(targets.count == 14, "\(targets)")
+        #expect(targets.contains("a managed attribute read, checking off"))
+        #expect(targets.contains("level 1 over level 0, inside `perform`"))
+        #expect(targets.contains("level 1 over level 0, a view-context read from plain main-queue code under `dispatchMain()`"))
+        // Item 1 measures the view-context read from plain main-queue code at levels 0, 1 and 3.
+        let access = try #require(report.items.first { $0.id == "1" })
+        for name in ["main-queue read (view context, outside perform), level 0", "main-queue read, level 1", "main-queue read, level 3 (journaled)"] {
+            #expect(access.figures.contains { $0.name == name }, "item 1 has \(name)")
+        }
         // Item 3: every injected bug (3 or more) and the 5 seeded programs, and the controls.
         let detections = try #require(report.items.first { $0.id == "3" }?.detections)
         #expect(detections.filter(\.hasBug).count >= 8)

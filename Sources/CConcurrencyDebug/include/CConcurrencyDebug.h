@@ -30,6 +30,19 @@ static inline void ctxdebug_set_access_mode(int mode) {
     __atomic_store_n(&ctxdebug_access_mode_value, mode, __ATOMIC_RELAXED);
 }
 
+// True when main-queue code runs now: libdispatch's current queue on this thread is
+// the main queue. libdispatch keeps the current queue in its own thread-local, set for
+// every work item it runs (on whatever thread `dispatchMain()` drains the main queue)
+// and for every `sync` block, and to the main queue on the main thread. Costs one call
+// into libdispatch and a compare: no queue-specific lookup, no lock. A queue that
+// only targets the main queue is not the main queue here (the slow path's
+// `DispatchQueue.getSpecific` still finds it).
+extern void *(*const ctxdebug_dispatch_current_queue)(void);
+extern const void *const ctxdebug_dispatch_main_queue;
+static inline int ctxdebug_on_main_queue(void) {
+    return ctxdebug_dispatch_current_queue() == ctxdebug_dispatch_main_queue;
+}
+
 // A process-wide generation a client moves on when shared state changes (the runtime:
 // a store save while missing-merge is on). A hot path compares it with the generation
 // it last looked at: one load and a compare while nothing changed.
