@@ -1,6 +1,6 @@
 // swift-tools-version: 6.1
 // The benchmarks, apart from the product (as swift-nio keeps Benchmarks/ apart). Built
-// into the root package's scratch path (`swift build --package-path Benchmarks
+// into the root package's scratch path (`swift build --disable-build-manifest-caching --package-path Benchmarks
 // --scratch-path .build`), so `ctxdebug-bench` sits next to `ctxdebug`, which runs it
 // as `ctxdebug bench`. Scripts/bench runs it at full size (docs/benchmarks.md).
 import PackageDescription

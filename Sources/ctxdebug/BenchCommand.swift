@@ -26,7 +26,7 @@ enum BenchForwarder {
         guard FileManager.default.isExecutableFile(atPath: bench) else {
             throw CommandSupport.fail(
                 "\(bench) is missing. The benchmarks are a package of their own (Benchmarks/): build them next to ctxdebug with "
-                    + "`swift build --package-path Benchmarks --scratch-path .build` (add `-c release` for a release ctxdebug), "
+                    + "`swift build --disable-build-manifest-caching --package-path Benchmarks --scratch-path .build` (add `-c release` for a release ctxdebug), "
                     + "or run Scripts/bench, which builds both and writes docs/benchmarks.md.",
                 status: .unavailable)
         }
