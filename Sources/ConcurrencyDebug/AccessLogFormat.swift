@@ -8,7 +8,9 @@ import CConcurrencyDebug
 package enum AccessLogFormat {
     /// "CTXDJRNL": the first 8 bytes of a session header.
     static let sessionMagic: [UInt8] = Array("CTXDJRNL".utf8)
-    static let version: UInt16 = 1
+    /// 2 added the operation-name record; a version-1 file has none, and its operations
+    /// are named by the reading process's registrations.
+    static let version: UInt16 = 2
     static let sessionHeaderSize = 32
 
     /// "CBLK" as bytes on disk (0x4B4C4243 read as a little-endian UInt32).
@@ -26,14 +28,16 @@ package enum AccessLogFormat {
     static let ownerChanged: UInt8 = 0x01
     static let currentChanged: UInt8 = 0x02
     static let contextChanged: UInt8 = 0x04
-    static let entityChanged: UInt8 = 0x08
-    static let attributeChanged: UInt8 = 0x10
-    static let objectChanged: UInt8 = 0x20
+    static let subjectChanged: UInt8 = 0x08
+    static let memberChanged: UInt8 = 0x10
+    static let instanceChanged: UInt8 = 0x20
     static let reservedBits1: UInt8 = 0xC0
 
     // Control records (byte 0 is 0): byte 1 says which.
     static let threadNameRecord: UInt8 = 1
     static let queueLabelRecord: UInt8 = 2
+    /// Version 2: an operation's number and name.
+    static let operationNameRecord: UInt8 = 3
     /// Longest name or label stored.
     static let maximumNameLength = 200
 

@@ -41,8 +41,9 @@ public final class AccessLogWriter: Sendable {
     /// Every thread's buffer, for flush() and close(). Keyed by identity.
     private let buffers = Mutex<[ObjectIdentifier: AccessLogThreadBuffer]>([:])
 
-    /// Room kept free for one event plus a thread name and two queue labels.
-    static let recordReserve = 64 + 2 * (AccessLogFormat.maximumNameLength + 16) + 80
+    /// Room kept free for one event plus a thread name, two queue labels and an
+    /// operation name.
+    static let recordReserve = 64 + 3 * (AccessLogFormat.maximumNameLength + 16) + 80
 
     /// Opens `path` for appending (creating it) and writes a session header.
     public init(path: String, blockCapacity: Int = 16 * 1024) throws(AccessLogError) {
@@ -175,11 +176,13 @@ final class AccessLogThreadBuffer: Sendable {
         var lastOwner: UInt = 0
         var lastCurrent: UInt = 0
         var lastContext: UInt32 = 0
-        var lastEntity: UInt16 = 0
-        var lastAttribute: UInt16 = .max
-        var lastObject: Int64 = 0
+        var lastSubject: UInt16 = 0
+        var lastMember: UInt16 = .max
+        var lastInstance: Int64 = 0
         /// Queues whose label this block already holds.
         var labeled: [UInt] = []
+        /// Bit n set: operation n's name is in this block already.
+        var namedOperations: UInt32 = 0
 
         init(capacity: Int) {
             self.capacity = capacity
@@ -235,20 +238,22 @@ final class AccessLogThreadBuffer: Sendable {
                 if !state.labeled.contains(current) { label(current, into: &out, state: &state) }
             }
             if event.context != state.lastContext { flags |= AccessLogFormat.contextChanged }
-            if event.entity != state.lastEntity { flags |= AccessLogFormat.entityChanged }
-            if event.attribute != state.lastAttribute { flags |= AccessLogFormat.attributeChanged }
-            if event.object != state.lastObject { flags |= AccessLogFormat.objectChanged }
+            if event.subject != state.lastSubject { flags |= AccessLogFormat.subjectChanged }
+            if event.member != state.lastMember { flags |= AccessLogFormat.memberChanged }
+            if event.instance != state.lastInstance { flags |= AccessLogFormat.instanceChanged }
+            let operation = event.operation.rawValue & AccessLogFormat.operationMask
+            if state.namedOperations & (1 << UInt32(operation)) == 0 { name(operation, into: &out, state: &state) }
 
-            out.byte(event.operation.rawValue | (allowed ? AccessLogFormat.allowedBit : 0))
+            out.byte(operation | (allowed ? AccessLogFormat.allowedBit : 0))
             out.byte(flags)
             out.varint(ticks > state.lastTicks ? ticks &- state.lastTicks : 0)
             if flags & AccessLogFormat.ownerChanged != 0 { out.varint(owner) }
             if flags & AccessLogFormat.currentChanged != 0 { out.varint(current) }
             if flags & AccessLogFormat.contextChanged != 0 { out.varint(UInt64(event.context)) }
-            if flags & AccessLogFormat.entityChanged != 0 { out.varint(UInt64(event.entity)) }
-            if flags & AccessLogFormat.attributeChanged != 0 { out.varint(UInt64(event.attribute &+ 1)) }
-            if flags & AccessLogFormat.objectChanged != 0 {
-                out.varint(AccessLogFormat.zigzag(event.object &- state.lastObject))
+            if flags & AccessLogFormat.subjectChanged != 0 { out.varint(UInt64(event.subject)) }
+            if flags & AccessLogFormat.memberChanged != 0 { out.varint(UInt64(event.member &+ 1)) }
+            if flags & AccessLogFormat.instanceChanged != 0 {
+                out.varint(AccessLogFormat.zigzag(event.instance &- state.lastInstance))
             }
             state.used = out.offset
             state.count += 1
@@ -256,9 +261,9 @@ final class AccessLogThreadBuffer: Sendable {
             state.lastOwner = owner
             state.lastCurrent = current
             state.lastContext = event.context
-            state.lastEntity = event.entity
-            state.lastAttribute = event.attribute
-            state.lastObject = event.object
+            state.lastSubject = event.subject
+            state.lastMember = event.member
+            state.lastInstance = event.instance
         }
     }
 
@@ -269,6 +274,17 @@ final class AccessLogThreadBuffer: Sendable {
         out.byte(AccessLogFormat.queueLabelRecord)
         out.varint(queue)
         out.bytes(QueueIdentity(rawValue: queue).label, limit: AccessLogFormat.maximumNameLength)
+    }
+
+    /// The operation's registered name, the first time the block uses it (none when
+    /// nobody registered one: readers then name it by their own registrations).
+    private func name(_ operation: UInt8, into out: inout ByteWriter, state: inout State) {
+        state.namedOperations |= 1 << UInt32(operation)
+        guard let name = AccessOperationNames.shared.name(of: operation) else { return }
+        out.byte(0)
+        out.byte(AccessLogFormat.operationNameRecord)
+        out.byte(operation)
+        out.bytes(name, limit: AccessLogFormat.maximumNameLength)
     }
 
     func flush() {
@@ -308,9 +324,10 @@ final class AccessLogThreadBuffer: Sendable {
         state.lastOwner = 0
         state.lastCurrent = 0
         state.lastContext = 0
-        state.lastEntity = 0
-        state.lastAttribute = .max
-        state.lastObject = 0
+        state.lastSubject = 0
+        state.lastMember = .max
+        state.lastInstance = 0
         state.labeled.removeAll(keepingCapacity: true)
+        state.namedOperations = 0
     }
 }

@@ -67,6 +67,7 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
 
     public init(concurrencyType: ConcurrencyType) {
         ConcurrencyDebug.configureIfNeeded()
+        ManagedContextOperations.register()
         ManagedContextRuntimeFrames.registered
         self.concurrencyType = concurrencyType
         self.number = Self.nextNumber.add(1, ordering: .relaxed).oldValue
