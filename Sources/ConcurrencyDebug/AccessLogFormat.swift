@@ -45,6 +45,15 @@ package enum AccessLogFormat {
         ctxdebug_crc32c(crc, bytes.baseAddress, bytes.count)
     }
 
+    /// An event's time, ns since the session start, as every reader computes it from
+    /// its block's header: base time + ticks since the base × (end − base) / tick span.
+    @inline(__always)
+    static func eventTime(ticksSinceBase ticks: UInt64, baseTime: UInt64, endTime: UInt64, tickSpan: UInt64) -> UInt64 {
+        let scale = tickSpan == 0 ? 0 : Double(endTime &- baseTime) / Double(tickSpan)
+        let nanoseconds = Double(ticks) * scale
+        return baseTime &+ (nanoseconds < 1.8e19 ? UInt64(nanoseconds) : 0)
+    }
+
     @inline(__always)
     static func zigzag(_ value: Int64) -> UInt64 {
         UInt64(bitPattern: (value << 1) ^ (value >> 63))

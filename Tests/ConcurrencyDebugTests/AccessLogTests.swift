@@ -1,6 +1,7 @@
 import ConcurrencyDebug
 import Foundation
 import Testing
+import Synchronization
 
 @Suite("Journal")
 struct AccessLogTests {
@@ -227,5 +228,61 @@ struct AccessLogTests {
         let record: [UInt8] = [0, 3, 28, 4] + Array("poke".utf8)
         let occurrences = (0...(bytes.count - record.count)).filter { bytes[$0..<($0 + record.count)].elementsEqual(record) }
         #expect(occurrences.count == reader.blocks.count)
+    }
+
+    @Test("Flushes from another thread while the owner journals: every event once, in order, none lost")
+    func flushWhileAppending() throws {
+        let path = temporaryPath("concurrent-flush.journal")
+        defer { unlink(path) }
+        // Small blocks: the owner's staging rounds, its full blocks and the flushes' partial
+        // blocks all interleave.
+        let writer = try AccessLogWriter(path: path, blockCapacity: 1024)
+        let total: Int64 = 60_000
+        let started = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        let finished = Atomic<Bool>(false)
+        Thread.detachNewThread {
+            started.signal()
+            for n in 1...total { writer.record(Self.event(n), current: Self.owner, allowed: n % 100 != 0) }
+            finished.store(true, ordering: .releasing)
+            done.signal()
+        }
+        started.wait()
+        var flushes = 0
+        while !finished.load(ordering: .acquiring) {
+            writer.flush()
+            flushes += 1
+        }
+        done.wait()
+        writer.close()
+
+        let reader = try AccessLogReader(path: path)
+        #expect(reader.problems.isEmpty, "\(reader.problems)")
+        let events = reader.events
+        // Each block is one thread's, in time order; the owner's blocks are in file order.
+        #expect(events.map(\.instance) == Array(1...total), "\(flushes) flushes")
+        for event in events {
+            let expected = Self.event(event.instance)
+            #expect(event.operation == expected.operation && event.subject == expected.subject && event.member == expected.member)
+            #expect(event.allowed == (event.instance % 100 != 0))
+        }
+        #expect(flushes > 0)
+    }
+
+    @Test("Accesses still staged are written by flush(), and by close()")
+    func stagedAccessesAreFlushed() throws {
+        let path = temporaryPath("staged.journal")
+        defer { unlink(path) }
+        let writer = try AccessLogWriter(path: path)
+        // Fewer accesses than one staging round: none is encoded until a flush.
+        for n in 1...5 { writer.record(Self.event(Int64(n)), current: Self.owner, allowed: true) }
+        writer.flush()
+        #expect(try AccessLogReader(path: path).events.map(\.instance) == [1, 2, 3, 4, 5])
+        for n in 6...8 { writer.record(Self.event(Int64(n)), current: Self.owner, allowed: true) }
+        writer.close()
+        #expect(try AccessLogReader(path: path).events.map(\.instance) == Array(1...8))
+        // After close, accesses are dropped, and nothing breaks.
+        for n in 9...100 { writer.record(Self.event(Int64(n)), current: Self.owner, allowed: true) }
+        #expect(try AccessLogReader(path: path).events.count == 8)
     }
 }
