@@ -40,6 +40,8 @@ public final class AccessLogWriter: Sendable {
     private let clock: AccessLogClock
     private let pid: UInt32
     private let key: pthread_key_t
+    /// Tells this writer's thread buffers from those of a journal opened before.
+    private let identity: UInt
     /// Every thread's buffer, for flush() and close(). Keyed by identity.
     private let buffers = Mutex<[ObjectIdentifier: AccessLogThreadBuffer]>([:])
 
@@ -61,6 +63,7 @@ public final class AccessLogWriter: Sendable {
         var key = pthread_key_t()
         pthread_key_create(&key, accessLogThreadDidExit)
         self.key = key
+        self.identity = writerSerial.add(1, ordering: .relaxed).newValue
 
         var header = [UInt8](repeating: 0, count: AccessLogFormat.sessionHeaderSize)
         var wall = timespec()
@@ -84,25 +87,36 @@ public final class AccessLogWriter: Sendable {
     }
 
     /// Journals one access made by the calling thread.
+    @inline(__always)
     public func record(_ event: AccessEvent, current: QueueIdentity, allowed: Bool) {
         let ticks = ctxdebug_ticks()
-        if let raw = pthread_getspecific(key) {
-            // The thread's slot holds a reference until the thread exits: no retain here.
-            Unmanaged<AccessLogThreadBuffer>.fromOpaque(raw)._withUnsafeGuaranteedRef { buffer in
-                buffer.append(event, current: current.rawValue, allowed: allowed, ticks: ticks)
+        if let raw = ctxdebug_access_log_buffer() {
+            // The thread's pthread slot holds a reference until the thread exits: no retain.
+            let buffer = Unmanaged<AccessLogThreadBuffer>.fromOpaque(raw)
+            if buffer._withUnsafeGuaranteedRef({ $0.writer == identity }) {
+                buffer._withUnsafeGuaranteedRef { $0.append(event, current: current.rawValue, allowed: allowed, ticks: ticks) }
+                return
             }
-        } else {
-            makeThreadBuffer().append(event, current: current.rawValue, allowed: allowed, ticks: ticks)
         }
+        threadBuffer().append(event, current: current.rawValue, allowed: allowed, ticks: ticks)
     }
 
-    private func makeThreadBuffer() -> AccessLogThreadBuffer {
-        let buffer = AccessLogThreadBuffer(
-            capacity: blockCapacity, pid: pid, thread: UInt32(truncatingIfNeeded: ctxdebug_thread_id()),
-            threadName: Checker.currentThreadName(), file: file, clock: clock)
-        buffers.withLock { $0[ObjectIdentifier(buffer)] = buffer }
-        // The thread's slot holds a +1 reference, released when the thread exits.
-        pthread_setspecific(key, Unmanaged.passRetained(buffer).toOpaque())
+    /// This thread's buffer of this writer, found through the pthread slot (or made),
+    /// and put in the thread's fast slot.
+    @inline(never)
+    private func threadBuffer() -> AccessLogThreadBuffer {
+        let buffer: AccessLogThreadBuffer
+        if let raw = pthread_getspecific(key) {
+            buffer = Unmanaged<AccessLogThreadBuffer>.fromOpaque(raw).takeUnretainedValue()
+        } else {
+            buffer = AccessLogThreadBuffer(
+                capacity: blockCapacity, pid: pid, thread: UInt32(truncatingIfNeeded: ctxdebug_thread_id()),
+                threadName: Checker.currentThreadName(), file: file, clock: clock, writer: identity)
+            buffers.withLock { $0[ObjectIdentifier(buffer)] = buffer }
+            // The thread's slot holds a +1 reference, released when the thread exits.
+            pthread_setspecific(key, Unmanaged.passRetained(buffer).toOpaque())
+        }
+        ctxdebug_set_access_log_buffer(Unmanaged.passUnretained(buffer).toOpaque())
         return buffer
     }
 
@@ -154,9 +168,13 @@ final class AccessLogFile: Sendable {
     deinit { close() }
 }
 
+private let writerSerial = Atomic<UInt>(0)
+
 /// Called by pthreads when a thread that journaled exits.
 private func accessLogThreadDidExit(_ raw: UnsafeMutableRawPointer?) {
     guard let raw else { return }
+    // Another key's destructor may still journal: never through the buffer freed here.
+    if ctxdebug_access_log_buffer() == raw { ctxdebug_set_access_log_buffer(nil) }
     let buffer = Unmanaged<AccessLogThreadBuffer>.fromOpaque(raw).takeRetainedValue()
     buffer.close()
 }
@@ -227,6 +245,8 @@ final class AccessLogThreadBuffer: @unchecked Sendable {
     let threadName: String
     let file: AccessLogFile
     let clock: AccessLogClock
+    /// The `identity` of the writer it belongs to.
+    let writer: UInt
     private let closed = Atomic<Bool>(false)
     private let staged: UnsafeMutablePointer<StagedAccess>
     /// Written by the owner only (release); read by others under the lock (acquire).
@@ -239,7 +259,8 @@ final class AccessLogThreadBuffer: @unchecked Sendable {
 
     var isClosed: Bool { closed.load(ordering: .relaxed) }
 
-    init(capacity: Int, pid: UInt32, thread: UInt32, threadName: String, file: AccessLogFile, clock: AccessLogClock) {
+    init(capacity: Int, pid: UInt32, thread: UInt32, threadName: String, file: AccessLogFile, clock: AccessLogClock, writer: UInt) {
+        self.writer = writer
         self.state = Mutex(State(capacity: capacity))
         self.file = file
         self.clock = clock

@@ -285,4 +285,18 @@ struct AccessLogTests {
         for n in 9...100 { writer.record(Self.event(Int64(n)), current: Self.owner, allowed: true) }
         #expect(try AccessLogReader(path: path).events.count == 8)
     }
+
+    @Test("One thread, two journals in turn: each access goes to the journal it was recorded in")
+    func twoWritersOnOneThread() throws {
+        let first = temporaryPath("first.journal"), second = temporaryPath("second.journal")
+        defer { unlink(first); unlink(second) }
+        let a = try AccessLogWriter(path: first), b = try AccessLogWriter(path: second)
+        for n in 1...40 { a.record(Self.event(Int64(n)), current: Self.owner, allowed: true) }
+        for n in 101...150 { b.record(Self.event(Int64(n)), current: Self.owner, allowed: true) }
+        for n in 41...45 { a.record(Self.event(Int64(n)), current: Self.owner, allowed: true) }
+        a.close()
+        b.close()
+        #expect(try AccessLogReader(path: first).events.map(\.instance) == Array(1...45))
+        #expect(try AccessLogReader(path: second).events.map(\.instance) == Array(101...150))
+    }
 }
