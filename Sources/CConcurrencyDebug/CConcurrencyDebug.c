@@ -50,6 +50,7 @@ uint64_t ctxdebug_now_ns(void) {
 }
 
 _Thread_local int ctxdebug_in_checker_tls = 0;
+_Thread_local void *ctxdebug_access_log_buffer_tls = 0;
 
 static uint32_t crc32c_table[8][256];
 static int crc32c_table_ready = 0;

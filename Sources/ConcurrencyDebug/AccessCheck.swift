@@ -1,67 +1,108 @@
 public import CConcurrencyDebug
 import Dispatch
 import Foundation
+import Synchronization
 
-/// What kind of access was made. Stored in one byte in the journal.
-public enum AccessOperation: UInt8, Sendable, CaseIterable, CustomStringConvertible {
-    case get = 1, set, fireFault
-    case fetch, count, insert, delete, save, rollback, reset, refresh
-    case objectWithID, existingObject, registeredObject, obtainPermanentIDs
-    case hasChanges, changedObjects, merge, perform, other
+/// What kind of access was made: a number from 1 to 31, stored in 5 bits of a journal
+/// record. The checker names only its own (`get`, `set`, `other`); a client names
+/// the rest with `register(_:as:)`, once, before it journals them. ManagedContext
+/// registers Core Data's (fetch, save, object(with:) ...).
+public struct AccessOperation: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: UInt8
 
+    /// `rawValue` must be in `1...31`.
+    @inlinable
+    public init(rawValue: UInt8) {
+        self.rawValue = rawValue
+    }
+
+    /// A read of a value or a property.
+    @inlinable public static var get: AccessOperation { AccessOperation(rawValue: 1) }
+    /// A write of a value or a property.
+    @inlinable public static var set: AccessOperation { AccessOperation(rawValue: 2) }
+    /// An access of no more precise kind ("access").
+    @inlinable public static var other: AccessOperation { AccessOperation(rawValue: 20) }
+
+    /// The numbers an operation may have.
+    public static let validRawValues: ClosedRange<UInt8> = 1...31
+
+    /// Names `rawValue` for reports and the journal; returns its operation. The same
+    /// name again is fine; a different name for a number already named, or a number
+    /// outside `validRawValues`, is a programming error.
+    @discardableResult
+    public static func register(_ name: String, as rawValue: UInt8) -> AccessOperation {
+        precondition(validRawValues.contains(rawValue), "an access operation is a number in 1...31, not \(rawValue)")
+        AccessOperationNames.shared.register(name, as: rawValue)
+        return AccessOperation(rawValue: rawValue)
+    }
+
+    /// The registered name, or "op N" for a number nobody named.
     public var description: String {
-        switch self {
-        case .get: "get"
-        case .set: "set"
-        case .fireFault: "fire fault"
-        case .fetch: "fetch"
-        case .count: "count"
-        case .insert: "insert"
-        case .delete: "delete"
-        case .save: "save"
-        case .rollback: "rollback"
-        case .reset: "reset"
-        case .refresh: "refresh"
-        case .objectWithID: "object(with:)"
-        case .existingObject: "existingObject(with:)"
-        case .registeredObject: "registeredObject(for:)"
-        case .obtainPermanentIDs: "obtainPermanentIDs(for:)"
-        case .hasChanges: "hasChanges"
-        case .changedObjects: "inserted/updated/deletedObjects"
-        case .merge: "mergeChanges(fromContextDidSave:)"
-        case .perform: "perform"
-        case .other: "access"
+        AccessOperationNames.shared.name(of: rawValue) ?? "op \(rawValue)"
+    }
+
+    /// True when a name was registered for this number (the checker's own always are).
+    public var isRegistered: Bool { AccessOperationNames.shared.name(of: rawValue) != nil }
+}
+
+/// The process's operation names, by number. Read on slow paths only (a report, a
+/// journal block's first use of an operation).
+package final class AccessOperationNames: Sendable {
+    static let shared = AccessOperationNames()
+
+    package init() {}
+
+    private let names = Mutex<[String?]>({
+        var names = [String?](repeating: nil, count: 32)
+        names[Int(AccessOperation.get.rawValue)] = "get"
+        names[Int(AccessOperation.set.rawValue)] = "set"
+        names[Int(AccessOperation.other.rawValue)] = "access"
+        return names
+    }())
+
+    package func register(_ name: String, as rawValue: UInt8) {
+        names.withLock { names in
+            if let existing = names[Int(rawValue)] {
+                precondition(existing == name, "access operation \(rawValue) is already named '\(existing)', not '\(name)'")
+            }
+            names[Int(rawValue)] = name
         }
     }
 
-    /// Context methods, as opposed to attribute and relationship accesses.
-    public var isContextMethod: Bool { rawValue >= AccessOperation.fetch.rawValue }
+    package func name(of rawValue: UInt8) -> String? {
+        guard Int(rawValue) < 32 else { return nil }
+        return names.withLock { $0[Int(rawValue)] }
+    }
 }
 
-/// One access, in numbers only: cheap to build, and what the journal stores.
+/// One access, in numbers only: cheap to build, and what the journal stores. The
+/// checker gives the numbers no meaning beyond equality; its client does (for
+/// ManagedContext: the context, the entity, the property, the object).
 public struct AccessEvent: Sendable, Hashable {
     public var operation: AccessOperation
     /// The queue that owns what was touched.
     public var owner: QueueIdentity
-    /// A small serial number of the context (0 when there is none).
+    /// A small serial number of the container that confines what was touched (a
+    /// managed object context), 0 when there is none.
     public var context: UInt32
-    /// The entity number (Core Data's Z_ENT), 0 for a context method.
-    public var entity: UInt16
-    /// The attribute or relationship index within its entity, or `UInt16.max`.
-    public var attribute: UInt16
-    /// The object's primary key, or minus a temporary object's serial; 0 for none.
-    public var object: Int64
+    /// The kind of thing touched (for ManagedContext, its entity number), 0 for none.
+    public var subject: UInt16
+    /// The member of `subject` touched (a property index), or `UInt16.max` for none.
+    public var member: UInt16
+    /// Which instance was touched (a key or serial number), 0 for none.
+    public var instance: Int64
 
+    @inlinable
     public init(
         operation: AccessOperation, owner: QueueIdentity, context: UInt32 = 0,
-        entity: UInt16 = 0, attribute: UInt16 = .max, object: Int64 = 0
+        subject: UInt16 = 0, member: UInt16 = .max, instance: Int64 = 0
     ) {
         self.operation = operation
         self.owner = owner
         self.context = context
-        self.entity = entity
-        self.attribute = attribute
-        self.object = object
+        self.subject = subject
+        self.member = member
+        self.instance = instance
     }
 }
 

@@ -10,7 +10,9 @@ import CConcurrencyDebug
 @_spi(CtxdebugTools) public enum AccessLogFormat {
     /// "CTXDJRNL": the first 8 bytes of a session header.
     static let sessionMagic: [UInt8] = Array("CTXDJRNL".utf8)
-    static let version: UInt16 = 1
+    /// 2 added the operation-name record; a version-1 file has none, and its operations
+    /// are named by the reading process's registrations.
+    static let version: UInt16 = 2
     static let sessionHeaderSize = 32
 
     /// "CBLK" as bytes on disk (0x4B4C4243 read as a little-endian UInt32).
@@ -28,19 +30,30 @@ import CConcurrencyDebug
     static let ownerChanged: UInt8 = 0x01
     static let currentChanged: UInt8 = 0x02
     static let contextChanged: UInt8 = 0x04
-    static let entityChanged: UInt8 = 0x08
-    static let attributeChanged: UInt8 = 0x10
-    static let objectChanged: UInt8 = 0x20
+    static let subjectChanged: UInt8 = 0x08
+    static let memberChanged: UInt8 = 0x10
+    static let instanceChanged: UInt8 = 0x20
     static let reservedBits1: UInt8 = 0xC0
 
     // Control records (byte 0 is 0): byte 1 says which.
     static let threadNameRecord: UInt8 = 1
     static let queueLabelRecord: UInt8 = 2
+    /// Version 2: an operation's number and name.
+    static let operationNameRecord: UInt8 = 3
     /// Longest name or label stored.
     static let maximumNameLength = 200
 
     @_spi(CtxdebugTools) public static func crc32c(_ bytes: UnsafeRawBufferPointer, continuing crc: UInt32 = 0) -> UInt32 {
         ctxdebug_crc32c(crc, bytes.baseAddress, bytes.count)
+    }
+
+    /// An event's time, ns since the session start, as every reader computes it from
+    /// its block's header: base time + ticks since the base × (end − base) / tick span.
+    @inline(__always)
+    static func eventTime(ticksSinceBase ticks: UInt64, baseTime: UInt64, endTime: UInt64, tickSpan: UInt64) -> UInt64 {
+        let scale = tickSpan == 0 ? 0 : Double(endTime &- baseTime) / Double(tickSpan)
+        let nanoseconds = Double(ticks) * scale
+        return baseTime &+ (nanoseconds < 1.8e19 ? UInt64(nanoseconds) : 0)
     }
 
     @inline(__always)

@@ -14,11 +14,13 @@ public struct AccessLogEvent: Sendable, Hashable {
     public var current: QueueIdentity
     /// The queue that owns what was touched.
     public var owner: QueueIdentity
+    /// The numbers of the access, as `AccessEvent` has them.
     public var context: UInt32
-    public var entity: UInt16
-    /// The attribute index, `UInt16.max` for none.
-    public var attribute: UInt16
-    public var object: Int64
+    public var subject: UInt16
+    /// `UInt16.max` for none.
+    public var member: UInt16
+    public var instance: Int64
+    /// Its name: `AccessLogReader.name(of:)`.
     public var operation: AccessOperation
     /// False for a violation.
     public var allowed: Bool
@@ -114,6 +116,8 @@ public struct AccessLogReader: Sendable {
     public private(set) var problems: [AccessLogProblem] = []
     /// Queue labels recorded with the events.
     public private(set) var queueLabels: [QueueIdentity: String] = [:]
+    /// Operation names recorded with the events (format version 2 on).
+    public private(set) var operationNames: [AccessOperation: String] = [:]
     private var operationCounts = [Int](repeating: 0, count: 32)
     private var recordBytes = 0
     private var minimumTime = UInt64.max
@@ -307,6 +311,7 @@ public struct AccessLogReader: Sendable {
             offset: offset, size: size, pid: 0, thread: 0, eventCount: 0, violationCount: 0, baseTime: 0,
             endTime: 0, tickSpan: 0)
         var labels: [QueueIdentity: String] = [:]
+        var names: [AccessOperation: String] = [:]
         var operations = [Int](repeating: 0, count: 32)
         var first = UInt64.max
         var last: UInt64 = 0
@@ -325,6 +330,8 @@ public struct AccessLogReader: Sendable {
                     control: { kind, queue, text in
                         if kind == AccessLogFormat.threadNameRecord {
                             block.threadName = text
+                        } else if kind == AccessLogFormat.operationNameRecord {
+                            names[AccessOperation(rawValue: UInt8(queue))] = text
                         } else {
                             labels[QueueIdentity(rawValue: queue)] = text
                         }
@@ -343,6 +350,7 @@ public struct AccessLogReader: Sendable {
         }
         guard decoded else { return nil }
         queueLabels.merge(labels) { $1 }
+        operationNames.merge(names) { $1 }
         for index in operations.indices { operationCounts[index] += operations[index] }
         recordBytes += size - AccessLogFormat.blockHeaderSize
         if block.eventCount > 0 {
@@ -362,7 +370,7 @@ public struct AccessLogReader: Sendable {
         var ticks: UInt64 = 0
         var current = AccessLogEvent(
             time: block.baseTime, pid: block.pid, thread: block.thread, current: .none, owner: .none, context: 0,
-            entity: 0, attribute: .max, object: 0, operation: .get, allowed: true)
+            subject: 0, member: .max, instance: 0, operation: .get, allowed: true)
         while !reader.isAtEnd {
             let head = try reader.byte()
             let second = try reader.byte()
@@ -373,15 +381,19 @@ public struct AccessLogReader: Sendable {
                 case AccessLogFormat.queueLabelRecord:
                     let queue = UInt(try reader.varint())
                     control(second, queue, try reader.string())
+                case AccessLogFormat.operationNameRecord:
+                    let operation = try reader.byte()
+                    guard AccessOperation.validRawValues.contains(operation) else { throw ByteReader.Malformed() }
+                    control(second, UInt(operation), try reader.string())
                 default:
                     throw ByteReader.Malformed()
                 }
                 continue
             }
             guard head & AccessLogFormat.reservedBits0 == 0, second & AccessLogFormat.reservedBits1 == 0,
-                let operation = AccessOperation(rawValue: head & AccessLogFormat.operationMask)
+                head & AccessLogFormat.operationMask != 0
             else { throw ByteReader.Malformed() }
-            current.operation = operation
+            current.operation = AccessOperation(rawValue: head & AccessLogFormat.operationMask)
             current.allowed = head & AccessLogFormat.allowedBit != 0
             ticks &+= try reader.varint()
             let nanoseconds = Double(ticks) * scale
@@ -394,16 +406,16 @@ public struct AccessLogReader: Sendable {
                 guard let value = UInt32(exactly: try reader.varint()) else { throw ByteReader.Malformed() }
                 current.context = value
             }
-            if second & AccessLogFormat.entityChanged != 0 {
+            if second & AccessLogFormat.subjectChanged != 0 {
                 guard let value = UInt16(exactly: try reader.varint()) else { throw ByteReader.Malformed() }
-                current.entity = value
+                current.subject = value
             }
-            if second & AccessLogFormat.attributeChanged != 0 {
+            if second & AccessLogFormat.memberChanged != 0 {
                 guard let value = UInt16(exactly: try reader.varint()) else { throw ByteReader.Malformed() }
-                current.attribute = value &- 1
+                current.member = value &- 1
             }
-            if second & AccessLogFormat.objectChanged != 0 {
-                current.object &+= AccessLogFormat.unzigzag(try reader.varint())
+            if second & AccessLogFormat.instanceChanged != 0 {
+                current.instance &+= AccessLogFormat.unzigzag(try reader.varint())
             }
             event(current)
         }
@@ -458,6 +470,13 @@ public struct AccessLogReader: Sendable {
         return names
     }
 
+    /// What `operation` is called: the name the writing process stored in the journal,
+    /// or else (a version-1 journal, or a number its writer left unnamed) the name
+    /// registered in this process (`AccessOperation.register(_:as:)`), or "op N".
+    public func name(of operation: AccessOperation) -> String {
+        operationNames[operation] ?? operation.description
+    }
+
     /// True when there is nothing wrong but, at most, a cut tail (normal after a crash).
     public var isIntact: Bool { problems.allSatisfy { $0.kind == .cutTail } }
 
@@ -470,7 +489,7 @@ public struct AccessLogReader: Sendable {
         for block in blocks { threads.insert(UInt64(block.pid) << 32 | UInt64(block.thread)) }
         var operations: [String: Int] = [:]
         for (raw, count) in operationCounts.enumerated() where count > 0 {
-            operations[AccessOperation(rawValue: UInt8(raw))?.description ?? "op \(raw)", default: 0] += count
+            operations[name(of: AccessOperation(rawValue: UInt8(raw))), default: 0] += count
         }
         return AccessLogStats(
             fileBytes: bytes.count, sessions: sessions.count, blocks: blocks.count, events: events,

@@ -28,21 +28,26 @@ public struct AccessLogError: Error, Sendable, Equatable, CustomStringConvertibl
 /// the checker calls it at exit and before a trap. A thread's buffer is flushed
 /// when the thread exits.
 ///
-/// A crash loses only the events still in the buffers: at most one block's worth
-/// per thread (`blockCapacity` bytes, ~2,000-5,000 events).
+/// An access is staged without a lock and encoded in rounds of
+/// `AccessLogThreadBuffer.stagingCapacity` (see there). A crash loses only the events
+/// still in the buffers: at most one block's worth per thread (`blockCapacity` bytes,
+/// ~2,000-5,000 events) and the accesses staged but not yet encoded (at most 31).
 public final class AccessLogWriter: Sendable {
     public let path: String
     /// The payload bytes of a block; a buffer is written out when it fills.
     public let blockCapacity: Int
     private let file: AccessLogFile
-    private let startNanos: UInt64
+    private let clock: AccessLogClock
     private let pid: UInt32
     private let key: pthread_key_t
+    /// Tells this writer's thread buffers from those of a journal opened before.
+    private let identity: UInt
     /// Every thread's buffer, for flush() and close(). Keyed by identity.
     private let buffers = Mutex<[ObjectIdentifier: AccessLogThreadBuffer]>([:])
 
-    /// Room kept free for one event plus a thread name and two queue labels.
-    static let recordReserve = 64 + 2 * (AccessLogFormat.maximumNameLength + 16) + 80
+    /// Room kept free for one event plus a thread name, two queue labels and an
+    /// operation name.
+    static let recordReserve = 64 + 3 * (AccessLogFormat.maximumNameLength + 16) + 80
 
     /// Opens `path` for appending (creating it) and writes a session header.
     public init(path: String, blockCapacity: Int = 16 * 1024) throws(AccessLogError) {
@@ -53,11 +58,12 @@ public final class AccessLogWriter: Sendable {
             throw AccessLogError(code: .cannotAccess, path: path, message: String(cString: strerror(errno)))
         }
         self.file = AccessLogFile(fd: fd)
-        self.startNanos = ctxdebug_now_ns()
+        self.clock = AccessLogClock()
         self.pid = UInt32(truncatingIfNeeded: getpid())
         var key = pthread_key_t()
         pthread_key_create(&key, accessLogThreadDidExit)
         self.key = key
+        self.identity = writerSerial.add(1, ordering: .relaxed).newValue
 
         var header = [UInt8](repeating: 0, count: AccessLogFormat.sessionHeaderSize)
         var wall = timespec()
@@ -81,25 +87,36 @@ public final class AccessLogWriter: Sendable {
     }
 
     /// Journals one access made by the calling thread.
+    @inline(__always)
     public func record(_ event: AccessEvent, current: QueueIdentity, allowed: Bool) {
         let ticks = ctxdebug_ticks()
-        if let raw = pthread_getspecific(key) {
-            // The thread's slot holds a reference until the thread exits: no retain here.
-            Unmanaged<AccessLogThreadBuffer>.fromOpaque(raw)._withUnsafeGuaranteedRef { buffer in
-                buffer.append(event, current: current.rawValue, allowed: allowed, ticks: ticks)
+        if let raw = ctxdebug_access_log_buffer() {
+            // The thread's pthread slot holds a reference until the thread exits: no retain.
+            let buffer = Unmanaged<AccessLogThreadBuffer>.fromOpaque(raw)
+            if buffer._withUnsafeGuaranteedRef({ $0.writer == identity }) {
+                buffer._withUnsafeGuaranteedRef { $0.append(event, current: current.rawValue, allowed: allowed, ticks: ticks) }
+                return
             }
-        } else {
-            makeThreadBuffer().append(event, current: current.rawValue, allowed: allowed, ticks: ticks)
         }
+        threadBuffer().append(event, current: current.rawValue, allowed: allowed, ticks: ticks)
     }
 
-    private func makeThreadBuffer() -> AccessLogThreadBuffer {
-        let buffer = AccessLogThreadBuffer(
-            capacity: blockCapacity, pid: pid, thread: UInt32(truncatingIfNeeded: ctxdebug_thread_id()),
-            threadName: Checker.currentThreadName(), file: file, sessionStart: startNanos)
-        buffers.withLock { $0[ObjectIdentifier(buffer)] = buffer }
-        // The thread's slot holds a +1 reference, released when the thread exits.
-        pthread_setspecific(key, Unmanaged.passRetained(buffer).toOpaque())
+    /// This thread's buffer of this writer, found through the pthread slot (or made),
+    /// and put in the thread's fast slot.
+    @inline(never)
+    private func threadBuffer() -> AccessLogThreadBuffer {
+        let buffer: AccessLogThreadBuffer
+        if let raw = pthread_getspecific(key) {
+            buffer = Unmanaged<AccessLogThreadBuffer>.fromOpaque(raw).takeUnretainedValue()
+        } else {
+            buffer = AccessLogThreadBuffer(
+                capacity: blockCapacity, pid: pid, thread: UInt32(truncatingIfNeeded: ctxdebug_thread_id()),
+                threadName: Checker.currentThreadName(), file: file, clock: clock, writer: identity)
+            buffers.withLock { $0[ObjectIdentifier(buffer)] = buffer }
+            // The thread's slot holds a +1 reference, released when the thread exits.
+            pthread_setspecific(key, Unmanaged.passRetained(buffer).toOpaque())
+        }
+        ctxdebug_set_access_log_buffer(Unmanaged.passUnretained(buffer).toOpaque())
         return buffer
     }
 
@@ -151,17 +168,43 @@ final class AccessLogFile: Sendable {
     deinit { close() }
 }
 
+private let writerSerial = Atomic<UInt>(0)
+
 /// Called by pthreads when a thread that journaled exits.
 private func accessLogThreadDidExit(_ raw: UnsafeMutableRawPointer?) {
     guard let raw else { return }
+    // Another key's destructor may still journal: never through the buffer freed here.
+    if ctxdebug_access_log_buffer() == raw { ctxdebug_set_access_log_buffer(nil) }
     let buffer = Unmanaged<AccessLogThreadBuffer>.fromOpaque(raw).takeRetainedValue()
     buffer.close()
 }
 
-/// One thread's block under construction. The thread that owns it appends; flush()
-/// and close() from other threads take the same (uncontended the rest of the time)
-/// lock.
-final class AccessLogThreadBuffer: Sendable {
+/// One access waiting in a thread's staging area to be encoded.
+struct StagedAccess {
+    var event: AccessEvent
+    var current: UInt
+    var ticks: UInt64
+    var allowed: Bool
+}
+
+/// One thread's journal buffer: a staging area that the thread fills without a lock,
+/// and the block under construction.
+///
+/// `append` (the owning thread only) copies the access into the next staging slot and
+/// publishes the new count with a release store: no lock, no atomic read-modify-write.
+/// Every `stagingCapacity` accesses, the owner takes the lock once and encodes the
+/// staged accesses into the block (`drain`). `flush()` and `close()` from any thread
+/// take the same lock, read the published count with an acquire load, and encode what
+/// is staged first; the owner never rewrites a slot below the published count except
+/// in `drain`, under the lock, so what they read is whole.
+///
+/// `@unchecked Sendable`: the staging slots are raw memory, written by the owning
+/// thread only and read by other threads only under `state`'s lock, below a count
+/// published with release/acquire (see above).
+final class AccessLogThreadBuffer: @unchecked Sendable {
+    /// Accesses staged between two encodings: one lock per this many accesses.
+    static let stagingCapacity = 32
+
     struct State: ~Copyable {
         /// Block header space, then the body.
         var storage: UnsafeMutablePointer<UInt8>?
@@ -175,11 +218,18 @@ final class AccessLogThreadBuffer: Sendable {
         var lastOwner: UInt = 0
         var lastCurrent: UInt = 0
         var lastContext: UInt32 = 0
-        var lastEntity: UInt16 = 0
-        var lastAttribute: UInt16 = .max
-        var lastObject: Int64 = 0
+        var lastSubject: UInt16 = 0
+        var lastMember: UInt16 = .max
+        var lastInstance: Int64 = 0
         /// Queues whose label this block already holds.
         var labeled: [UInt] = []
+        /// Bit n set: operation n's name is in this block already.
+        var namedOperations: UInt32 = 0
+        /// Staged accesses already encoded by a flush from another thread.
+        var consumed = 0
+        /// The time readers give the last event of the block written before: the next
+        /// block's base time is never earlier, so one thread's times never go back.
+        var previousLastTime: UInt64 = 0
 
         init(capacity: Int) {
             self.capacity = capacity
@@ -194,72 +244,146 @@ final class AccessLogThreadBuffer: Sendable {
     let thread: UInt32
     let threadName: String
     let file: AccessLogFile
-    let sessionStart: UInt64
+    let clock: AccessLogClock
+    /// The `identity` of the writer it belongs to.
+    let writer: UInt
     private let closed = Atomic<Bool>(false)
+    private let staged: UnsafeMutablePointer<StagedAccess>
+    /// Written by the owner only (release); read by others under the lock (acquire).
+    private let stagedCount = Atomic<Int>(0)
+    /// The clock (ns since the session start) and the ticks, read together when the
+    /// first access of a staging round was staged: what a block starting in that
+    /// round takes its base time from. Owner-written, published with `stagedCount`.
+    private var roundTime: UInt64 = 0
+    private var roundTicks: UInt64 = 0
 
     var isClosed: Bool { closed.load(ordering: .relaxed) }
 
-    init(capacity: Int, pid: UInt32, thread: UInt32, threadName: String, file: AccessLogFile, sessionStart: UInt64) {
+    init(capacity: Int, pid: UInt32, thread: UInt32, threadName: String, file: AccessLogFile, clock: AccessLogClock, writer: UInt) {
+        self.writer = writer
         self.state = Mutex(State(capacity: capacity))
         self.file = file
-        self.sessionStart = sessionStart
+        self.clock = clock
         self.pid = pid
         self.thread = thread
         self.threadName = threadName
+        staged = .allocate(capacity: Self.stagingCapacity)
+        staged.initialize(
+            repeating: StagedAccess(event: AccessEvent(operation: .other, owner: .none), current: 0, ticks: 0, allowed: true),
+            count: Self.stagingCapacity)
     }
 
-    func append(_ event: AccessEvent, current: UInt, allowed: Bool, ticks: UInt64) {
-        state.withLock { state in
-            guard let storage = state.storage else { return }
-            if state.used + AccessLogWriter.recordReserve > state.capacity {
-                write(&state)
-            }
-            var out = ByteWriter(base: storage + AccessLogFormat.blockHeaderSize, offset: state.used)
-            if state.count == 0 {
-                // One clock reading per block; events carry tick deltas.
-                state.baseTime = ctxdebug_now_ns() &- sessionStart
-                state.baseTicks = ticks
-                state.lastTicks = ticks
-                out.byte(0)
-                out.byte(AccessLogFormat.threadNameRecord)
-                out.bytes(threadName, limit: AccessLogFormat.maximumNameLength)
-            }
-            let owner = event.owner.rawValue
-            var flags: UInt8 = 0
-            if owner != state.lastOwner {
-                flags |= AccessLogFormat.ownerChanged
-                if !state.labeled.contains(owner) { label(owner, into: &out, state: &state) }
-            }
-            if current != state.lastCurrent {
-                flags |= AccessLogFormat.currentChanged
-                if !state.labeled.contains(current) { label(current, into: &out, state: &state) }
-            }
-            if event.context != state.lastContext { flags |= AccessLogFormat.contextChanged }
-            if event.entity != state.lastEntity { flags |= AccessLogFormat.entityChanged }
-            if event.attribute != state.lastAttribute { flags |= AccessLogFormat.attributeChanged }
-            if event.object != state.lastObject { flags |= AccessLogFormat.objectChanged }
+    deinit { staged.deallocate() }
 
-            out.byte(event.operation.rawValue | (allowed ? AccessLogFormat.allowedBit : 0))
-            out.byte(flags)
-            out.varint(ticks > state.lastTicks ? ticks &- state.lastTicks : 0)
-            if flags & AccessLogFormat.ownerChanged != 0 { out.varint(owner) }
-            if flags & AccessLogFormat.currentChanged != 0 { out.varint(current) }
-            if flags & AccessLogFormat.contextChanged != 0 { out.varint(UInt64(event.context)) }
-            if flags & AccessLogFormat.entityChanged != 0 { out.varint(UInt64(event.entity)) }
-            if flags & AccessLogFormat.attributeChanged != 0 { out.varint(UInt64(event.attribute &+ 1)) }
-            if flags & AccessLogFormat.objectChanged != 0 {
-                out.varint(AccessLogFormat.zigzag(event.object &- state.lastObject))
-            }
-            state.used = out.offset
-            state.count += 1
-            state.lastTicks = max(ticks, state.lastTicks)
-            state.lastOwner = owner
-            state.lastCurrent = current
-            state.lastContext = event.context
-            state.lastEntity = event.entity
-            state.lastAttribute = event.attribute
-            state.lastObject = event.object
+    /// Stages one access of the owning thread; encodes the round when it is full.
+    @inline(__always)
+    func append(_ event: AccessEvent, current: UInt, allowed: Bool, ticks: UInt64) {
+        let index = stagedCount.load(ordering: .relaxed)
+        if index == 0 {
+            roundTicks = ticks
+            roundTime = clock.sinceStart()
         }
+        staged[index] = StagedAccess(event: event, current: current, ticks: ticks, allowed: allowed)
+        stagedCount.store(index + 1, ordering: .releasing)
+        if index + 1 == Self.stagingCapacity { drain() }
+    }
+
+    /// The owner's encoding of a full staging round.
+    @inline(never)
+    private func drain() {
+        state.withLock { state in
+            encodeStaged(upTo: Self.stagingCapacity, &state)
+            // Under the lock: a flush must never see the old count with `consumed` reset.
+            state.consumed = 0
+            stagedCount.store(0, ordering: .relaxed)
+        }
+    }
+
+    /// Encodes the staged accesses from `state.consumed` up to `end` into the block.
+    private func encodeStaged(upTo end: Int, _ state: inout State) {
+        guard state.storage != nil else { return }
+        for index in state.consumed..<end {
+            let access = staged[index]
+            encode(access.event, current: access.current, allowed: access.allowed, ticks: access.ticks, &state)
+        }
+        state.consumed = end
+    }
+
+    private func encode(_ event: AccessEvent, current: UInt, allowed: Bool, ticks: UInt64, _ state: inout State) {
+        guard let storage = state.storage else { return }
+        if state.used + AccessLogWriter.recordReserve > state.capacity {
+            write(&state)
+        }
+        // The common case, kept short: the same access as the one before, a few ticks later.
+        let operation = event.operation.rawValue & AccessLogFormat.operationMask
+        let delta = ticks &- state.lastTicks
+        if state.count != 0, delta < 0x4000, ticks >= state.lastTicks, event.owner.rawValue == state.lastOwner,
+            current == state.lastCurrent, event.instance == state.lastInstance, event.context == state.lastContext,
+            event.subject == state.lastSubject, event.member == state.lastMember,
+            state.namedOperations & (1 << UInt32(operation)) != 0
+        {
+            let out = storage + AccessLogFormat.blockHeaderSize + state.used
+            out[0] = operation | (allowed ? AccessLogFormat.allowedBit : 0)
+            out[1] = 0
+            if delta < 0x80 {
+                out[2] = UInt8(truncatingIfNeeded: delta)
+                state.used += 3
+            } else {
+                out[2] = UInt8(truncatingIfNeeded: delta) | 0x80
+                out[3] = UInt8(truncatingIfNeeded: delta >> 7)
+                state.used += 4
+            }
+            state.count += 1
+            state.lastTicks = ticks
+            return
+        }
+        var out = ByteWriter(base: storage + AccessLogFormat.blockHeaderSize, offset: state.used)
+        if state.count == 0 {
+            // The block's base time: the staging round's clock reading, moved by the
+            // ticks from it to this access (none when the round starts the block).
+            state.baseTime = max(clock.time(atTicks: ticks, from: roundTime, atTicks: roundTicks), state.previousLastTime)
+            state.baseTicks = ticks
+            state.lastTicks = ticks
+            out.byte(0)
+            out.byte(AccessLogFormat.threadNameRecord)
+            out.bytes(threadName, limit: AccessLogFormat.maximumNameLength)
+        }
+        let owner = event.owner.rawValue
+        var flags: UInt8 = 0
+        if owner != state.lastOwner {
+            flags |= AccessLogFormat.ownerChanged
+            if !state.labeled.contains(owner) { label(owner, into: &out, state: &state) }
+        }
+        if current != state.lastCurrent {
+            flags |= AccessLogFormat.currentChanged
+            if !state.labeled.contains(current) { label(current, into: &out, state: &state) }
+        }
+        if event.context != state.lastContext { flags |= AccessLogFormat.contextChanged }
+        if event.subject != state.lastSubject { flags |= AccessLogFormat.subjectChanged }
+        if event.member != state.lastMember { flags |= AccessLogFormat.memberChanged }
+        if event.instance != state.lastInstance { flags |= AccessLogFormat.instanceChanged }
+        if state.namedOperations & (1 << UInt32(operation)) == 0 { name(operation, into: &out, state: &state) }
+
+        out.byte(operation | (allowed ? AccessLogFormat.allowedBit : 0))
+        out.byte(flags)
+        out.varint(ticks > state.lastTicks ? ticks &- state.lastTicks : 0)
+        if flags & AccessLogFormat.ownerChanged != 0 { out.varint(owner) }
+        if flags & AccessLogFormat.currentChanged != 0 { out.varint(current) }
+        if flags & AccessLogFormat.contextChanged != 0 { out.varint(UInt64(event.context)) }
+        if flags & AccessLogFormat.subjectChanged != 0 { out.varint(UInt64(event.subject)) }
+        if flags & AccessLogFormat.memberChanged != 0 { out.varint(UInt64(event.member &+ 1)) }
+        if flags & AccessLogFormat.instanceChanged != 0 {
+            out.varint(AccessLogFormat.zigzag(event.instance &- state.lastInstance))
+        }
+        state.used = out.offset
+        state.count += 1
+        state.lastTicks = max(ticks, state.lastTicks)
+        state.lastOwner = owner
+        state.lastCurrent = current
+        state.lastContext = event.context
+        state.lastSubject = event.subject
+        state.lastMember = event.member
+        state.lastInstance = event.instance
     }
 
     private func label(_ queue: UInt, into out: inout ByteWriter, state: inout State) {
@@ -271,13 +395,29 @@ final class AccessLogThreadBuffer: Sendable {
         out.bytes(QueueIdentity(rawValue: queue).label, limit: AccessLogFormat.maximumNameLength)
     }
 
-    func flush() {
-        state.withLock { state in write(&state) }
+    /// The operation's registered name, the first time the block uses it (none when
+    /// nobody registered one: readers then name it by their own registrations).
+    private func name(_ operation: UInt8, into out: inout ByteWriter, state: inout State) {
+        state.namedOperations |= 1 << UInt32(operation)
+        guard let name = AccessOperationNames.shared.name(of: operation) else { return }
+        out.byte(0)
+        out.byte(AccessLogFormat.operationNameRecord)
+        out.byte(operation)
+        out.bytes(name, limit: AccessLogFormat.maximumNameLength)
     }
 
-    /// Writes what is left and frees the buffer; later appends are dropped.
+    /// Encodes what is staged and writes the block. Any thread.
+    func flush() {
+        state.withLock { state in
+            encodeStaged(upTo: stagedCount.load(ordering: .acquiring), &state)
+            write(&state)
+        }
+    }
+
+    /// Writes what is left and frees the block; later accesses are dropped. Any thread.
     func close() {
         state.withLock { state in
+            encodeStaged(upTo: stagedCount.load(ordering: .acquiring), &state)
             write(&state)
             state.storage?.deallocate()
             state.storage = nil
@@ -297,9 +437,13 @@ final class AccessLogThreadBuffer: Sendable {
         header.store(state.baseTime, at: 24)
         // The second clock reading: with the first, it gives ns per tick for the block.
         let endTicks = ctxdebug_ticks()
-        let endTime = ctxdebug_now_ns() &- sessionStart
+        let endTime = clock.sinceStart()
+        let span = endTicks > state.baseTicks ? endTicks &- state.baseTicks : 0
         header.store(max(endTime, state.baseTime), at: 32)
-        header.store(endTicks > state.baseTicks ? endTicks &- state.baseTicks : 0, at: 40)
+        header.store(span, at: 40)
+        state.previousLastTime = AccessLogFormat.eventTime(
+            ticksSinceBase: state.lastTicks &- state.baseTicks, baseTime: state.baseTime,
+            endTime: max(endTime, state.baseTime), tickSpan: span)
         let checked = UnsafeRawBufferPointer(start: storage + 12, count: AccessLogFormat.blockHeaderSize - 12 + state.used)
         header.store(AccessLogFormat.crc32c(checked), at: 8)
         file.write(storage, count: AccessLogFormat.blockHeaderSize + state.used)
@@ -308,9 +452,35 @@ final class AccessLogThreadBuffer: Sendable {
         state.lastOwner = 0
         state.lastCurrent = 0
         state.lastContext = 0
-        state.lastEntity = 0
-        state.lastAttribute = .max
-        state.lastObject = 0
+        state.lastSubject = 0
+        state.lastMember = .max
+        state.lastInstance = 0
         state.labeled.removeAll(keepingCapacity: true)
+        state.namedOperations = 0
+    }
+}
+
+/// The session's clock: nanoseconds since the session header was written, and the
+/// tick rate, measured from the session start.
+struct AccessLogClock: Sendable {
+    let startNanos: UInt64
+    let startTicks: UInt64
+
+    init() {
+        startTicks = ctxdebug_ticks()
+        startNanos = ctxdebug_now_ns()
+    }
+
+    @inline(__always)
+    func sinceStart() -> UInt64 { ctxdebug_now_ns() &- startNanos }
+
+    /// The time at `ticks`, from a reading `time` taken at `readingTicks`: exact when
+    /// they are the same, and otherwise moved by the tick rate since the session start.
+    func time(atTicks ticks: UInt64, from time: UInt64, atTicks readingTicks: UInt64) -> UInt64 {
+        guard ticks != readingTicks, readingTicks > startTicks, time > 0 else { return time }
+        let nanosecondsPerTick = Double(time) / Double(readingTicks &- startTicks)
+        if ticks > readingTicks { return time &+ UInt64(Double(ticks &- readingTicks) * nanosecondsPerTick) }
+        let back = UInt64(Double(readingTicks &- ticks) * nanosecondsPerTick)
+        return back < time ? time &- back : 0
     }
 }

@@ -44,15 +44,26 @@ final class Checker: Sendable {
     // MARK: The slow path
 
     func handle(_ subject: some AccessDescribing, owner: QueueIdentity, event: AccessEvent) {
+        if admit(owner: owner, event: event) { return }
+        let addresses = StackTrace.capture()
+        ctxdebug_set_in_checker(1)
+        defer { ctxdebug_set_in_checker(0) }
+        raise(kind: .wrongQueue, access: subject.describe(event), message: nil, addresses: addresses)
+    }
+
+    /// Everything of `handle` but the violation, out of the generic function: configures
+    /// when needed, decides whether the access is allowed, and journals it at level 3.
+    /// False for a violation to raise.
+    private func admit(owner: QueueIdentity, event: AccessEvent) -> Bool {
         var mode = ctxdebug_access_mode()
         if mode < 0 {
             configureIfNeeded()
             mode = ctxdebug_access_mode()
         }
-        if mode <= 0 { return }
+        if mode <= 0 { return true }
         // An access made while the checker itself runs (describing an access, a
         // handler) is not checked again.
-        if ctxdebug_in_checker() != 0 { return }
+        if ctxdebug_in_checker() != 0 { return true }
 
         let running = ctxdebug_current_owner()
         var current = running
@@ -65,20 +76,20 @@ final class Checker: Sendable {
             allowed = true
             current = owner.rawValue
         }
-        if mode == 2 {
-            let bits = accessLogBits.load(ordering: .acquiring)
-            if bits != 0, let pointer = UnsafeRawPointer(bitPattern: bits) {
-                // Never released (see accessLogBits): no retain needed.
-                Unmanaged<AccessLogWriter>.fromOpaque(pointer)._withUnsafeGuaranteedRef { journal in
-                    journal.record(event, current: QueueIdentity(rawValue: current), allowed: allowed)
-                }
+        if mode == 2 { journal(event, current: current, allowed: allowed) }
+        return allowed
+    }
+
+    /// Level 3: appends the access to the process journal, if one is open.
+    @inline(__always)
+    private func journal(_ event: AccessEvent, current: UInt, allowed: Bool) {
+        let bits = accessLogBits.load(ordering: .acquiring)
+        if bits != 0, let pointer = UnsafeRawPointer(bitPattern: bits) {
+            // Never released (see accessLogBits): no retain needed.
+            Unmanaged<AccessLogWriter>.fromOpaque(pointer)._withUnsafeGuaranteedRef { journal in
+                journal.record(event, current: QueueIdentity(rawValue: current), allowed: allowed)
             }
         }
-        if allowed { return }
-        let addresses = StackTrace.capture()
-        ctxdebug_set_in_checker(1)
-        defer { ctxdebug_set_in_checker(0) }
-        raise(kind: .wrongQueue, access: subject.describe(event), message: nil, addresses: addresses)
     }
 
     /// Raises a violation through the suppressions, the recorder and the handler.

@@ -73,7 +73,7 @@ public final class QueueConfined<Value>: AccessDescribing, @unchecked Sendable {
 
     @inline(__always)
     private func event(_ operation: AccessOperation) -> AccessEvent {
-        AccessEvent(operation: operation, owner: owner, object: serial)
+        AccessEvent(operation: operation, owner: owner, instance: serial)
     }
 
     public func describe(_ event: AccessEvent) -> AccessDescription {

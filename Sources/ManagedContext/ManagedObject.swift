@@ -250,8 +250,8 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
     @inline(__always)
     final func accessEvent(_ op: AccessOperation, attribute: Int) -> AccessEvent {
         AccessEvent(
-            operation: op, owner: queueOwner, context: contextNumber, entity: UInt16(truncatingIfNeeded: entity.index + 1),
-            attribute: attribute == .max ? .max : UInt16(truncatingIfNeeded: attribute), object: objectID.key)
+            operation: op, owner: queueOwner, context: contextNumber, subject: UInt16(truncatingIfNeeded: entity.index + 1),
+            member: attribute == .max ? .max : UInt16(truncatingIfNeeded: attribute), instance: objectID.key)
     }
 
     @inline(__always)
@@ -261,8 +261,8 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
 
     public func describe(_ event: AccessEvent) -> AccessDescription {
         let propertyName: String? = {
-            let i = Int(event.attribute)
-            if event.attribute == .max { return nil }
+            let i = Int(event.member)
+            if event.member == .max { return nil }
             if i < entity.attributes.count { return entity.attributes[i].name }
             let r = i - entity.attributes.count
             return r < entity.relationships.count ? entity.relationships[r].name : nil

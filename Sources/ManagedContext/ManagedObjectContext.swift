@@ -68,6 +68,7 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     public init(concurrencyType: ConcurrencyType) {
         Diagnostics.registered
         ConcurrencyDebug.configureIfNeeded()
+        ManagedContextOperations.register()
         ManagedContextRuntimeFrames.registered
         self.concurrencyType = concurrencyType
         self.number = Self.nextNumber.add(1, ordering: .relaxed).oldValue

@@ -248,7 +248,7 @@ public enum ChromeTrace {
                 guard end > runStart else { return }
                 let first = list[runStart], last = list[end - 1]
                 var ops: [String: Int] = [:]
-                for e in list[runStart..<end] { ops[e.operation.description, default: 0] += 1 }
+                for e in list[runStart..<end] { ops[reader.name(of: e.operation), default: 0] += 1 }
                 let opsText = ops.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
                 b.slice("on \(label(first.current))", cat: "accesses", tid: tid, start: first.time, end: max(last.time, first.time + 1_000), args: [
                     ("accesses", .int(end - runStart)), ("operations", .string(opsText)),
@@ -261,14 +261,14 @@ public enum ChromeTrace {
                 }
                 var args: [(String, ArgValue)] = [("owner", .string(label(e.owner))), ("by", .string(label(e.current)))]
                 if e.context != 0 { args.append(("context", .int(Int(e.context)))) }
-                if e.entity != 0 { args.append(("entity", .int(Int(e.entity)))) }
-                if e.attribute != .max { args.append(("attribute", .int(Int(e.attribute)))) }
-                if e.object != 0 { args.append(("object", .int(Int(e.object)))) }
+                if e.subject != 0 { args.append(("entity", .int(Int(e.subject)))) }
+                if e.member != .max { args.append(("attribute", .int(Int(e.member)))) }
+                if e.instance != 0 { args.append(("object", .int(Int(e.instance)))) }
                 if !e.allowed {
-                    b.instant("VIOLATION \(e.operation.description)", cat: "violation", tid: tid, at: e.time, args: args)
+                    b.instant("VIOLATION \(reader.name(of: e.operation))", cat: "violation", tid: tid, at: e.time, args: args)
                 } else if accessBudget > 0 {
                     accessBudget -= 1
-                    b.instant(e.operation.description, cat: "access", tid: tid, at: e.time, args: args)
+                    b.instant(reader.name(of: e.operation), cat: "access", tid: tid, at: e.time, args: args)
                 }
             }
             flush(list.count)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ConcurrencyDebug
 import Foundation
+import ManagedContext
 import Reports
 
 /// `ctxdebug journal stats|dump|violations FILE`: reads an access journal.
@@ -123,6 +124,8 @@ struct JournalCommand: ParsableCommand {
     // MARK: Shared
 
     static func open(_ path: String) throws -> AccessLogReader {
+        // A version-1 journal holds no operation names: ManagedContext's name its numbers.
+        ManagedContextOperations.register()
         do {
             return try AccessLogReader(path: path)
         } catch {
@@ -162,11 +165,14 @@ struct JournalCommand: ParsableCommand {
 
     static func printEvents(_ reader: AccessLogReader, format: Format, violationsOnly: Bool) throws {
         let labels = reader.queueLabels
+        let names = (0..<32).map { reader.name(of: AccessOperation(rawValue: UInt8($0))) }
         switch format {
         case .json:
             var events: [EventOutput] = []
             reader.forEachEvent { event in
-                if !violationsOnly || !event.allowed { events.append(EventOutput(event, labels: labels)) }
+                if !violationsOnly || !event.allowed {
+                    events.append(EventOutput(event, labels: labels, operation: names[Int(event.operation.rawValue)]))
+                }
             }
             try printJSON(EventsOutput(file: reader.path, events: events, problems: reader.problems.map(ProblemOutput.init)))
         case .text:
@@ -175,7 +181,7 @@ struct JournalCommand: ParsableCommand {
             reader.forEachEvent { event in
                 guard !violationsOnly || !event.allowed else { return }
                 count += 1
-                output += line(event, labels: labels)
+                output += line(event, labels: labels, operation: names[Int(event.operation.rawValue)])
                 output += "\n"
                 if output.utf8.count > 1 << 16 {
                     FileHandle.standardOutput.write(Data(output.utf8))
@@ -189,7 +195,7 @@ struct JournalCommand: ParsableCommand {
         }
     }
 
-    static func line(_ event: AccessLogEvent, labels: [QueueIdentity: String]) -> String {
+    static func line(_ event: AccessLogEvent, labels: [QueueIdentity: String], operation: String) -> String {
         func queue(_ id: QueueIdentity) -> String {
             if id == .none { return "0 (no queue)" }
             if let label = labels[id] { return "\(id.rawValue) '\(label)'" }
@@ -198,12 +204,13 @@ struct JournalCommand: ParsableCommand {
         var text = String(format: "%14.6f ms", Double(event.time) / 1e6)
         text += "  pid \(event.pid) thread \(event.thread)  "
         text += event.allowed ? "ok        " : "VIOLATION "
-        text += event.operation.description
+        text += operation
         text += "  owner \(queue(event.owner))  by \(queue(event.current))"
         if event.context != 0 { text += "  context \(event.context)" }
-        if event.entity != 0 { text += "  entity \(event.entity)" }
-        if event.attribute != .max { text += "  attribute \(event.attribute)" }
-        if event.object != 0 { text += "  object \(event.object)" }
+        // ManagedContext's meaning of the checker's subject, member and instance.
+        if event.subject != 0 { text += "  entity \(event.subject)" }
+        if event.member != .max { text += "  attribute \(event.member)" }
+        if event.instance != 0 { text += "  object \(event.instance)" }
         return text
     }
 
@@ -251,20 +258,20 @@ struct JournalCommand: ParsableCommand {
         var attribute: UInt16?
         var object: Int64
 
-        init(_ event: AccessLogEvent, labels: [QueueIdentity: String]) {
+        init(_ event: AccessLogEvent, labels: [QueueIdentity: String], operation: String) {
             timeNanos = event.time
             pid = event.pid
             thread = event.thread
-            operation = event.operation.description
+            self.operation = operation
             allowed = event.allowed
             owner = event.owner.rawValue
             ownerLabel = labels[event.owner]
             current = event.current.rawValue
             currentLabel = labels[event.current]
             context = event.context
-            entity = event.entity
-            attribute = event.attribute == .max ? nil : event.attribute
-            object = event.object
+            entity = event.subject
+            attribute = event.member == .max ? nil : event.member
+            object = event.instance
         }
     }
 

@@ -67,11 +67,11 @@ struct AccessLogCrashTests {
         #expect(reader.sessions.count == 1, "\(context)")
         var byThread: [Int64: [Int64]] = [:]
         for event in reader.events {
-            byThread[event.object / Self.threadStride, default: []].append(event.object % Self.threadStride)
+            byThread[event.instance / Self.threadStride, default: []].append(event.instance % Self.threadStride)
             // Never misread: each event is exactly the one written for its object.
-            let expected = AccessLogTests.event(event.object)
-            #expect(event.operation == expected.operation && event.entity == expected.entity && event.attribute == expected.attribute, "\(context)")
-            #expect(event.allowed == (event.object % Self.threadStride % 50 != 0), "\(context)")
+            let expected = AccessLogTests.event(event.instance)
+            #expect(event.operation == expected.operation && event.subject == expected.subject && event.member == expected.member, "\(context)")
+            #expect(event.allowed == (event.instance % Self.threadStride % 50 != 0), "\(context)")
         }
         for (thread, objects) in byThread {
             // Each thread's blocks are written in order: what is read is 1, 2, 3, ... with no gap.
@@ -130,12 +130,12 @@ struct AccessLogCrashTests {
         #expect(reader.blocks.count == original.blocks.filter { !hit($0) }.count, "\(context)")
         var seen = Set<Int64>()
         for event in reader.events {
-            let expected = AccessLogTests.event(event.object)
+            let expected = AccessLogTests.event(event.instance)
             #expect(
-                event.operation == expected.operation && event.entity == expected.entity && event.attribute == expected.attribute
+                event.operation == expected.operation && event.subject == expected.subject && event.member == expected.member
                     && event.owner == AccessLogTests.owner && event.context == 2,
                 "misread event \(event) — \(context)")
-            #expect(seen.insert(event.object).inserted, "an event read twice — \(context)")
+            #expect(seen.insert(event.instance).inserted, "an event read twice — \(context)")
         }
     }
 

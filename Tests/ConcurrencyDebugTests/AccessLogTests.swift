@@ -1,6 +1,7 @@
 @_spi(CtxdebugTools) import ConcurrencyDebug
 import Foundation
 import Testing
+import Synchronization
 
 @Suite("Journal")
 struct AccessLogTests {
@@ -10,8 +11,8 @@ struct AccessLogTests {
     /// The event the writer test journals for object `n`.
     static func event(_ n: Int64) -> AccessEvent {
         AccessEvent(
-            operation: n % 7 == 0 ? .set : .get, owner: owner, context: 2, entity: UInt16(1 + n % 3),
-            attribute: UInt16(n % 5), object: n)
+            operation: n % 7 == 0 ? .set : .get, owner: owner, context: 2, subject: UInt16(1 + n % 3),
+            member: UInt16(n % 5), instance: n)
     }
 
     @Test("CRC-32C gives the standard check value")
@@ -52,13 +53,13 @@ struct AccessLogTests {
             // One thread's events keep their order and their times never go back.
             #expect(zip(list, list.dropFirst()).allSatisfy { $0.time <= $1.time })
             for event in list {
-                let expected = Self.event(event.object)
+                let expected = Self.event(event.instance)
                 #expect(event.operation == expected.operation)
-                #expect(event.entity == expected.entity && event.attribute == expected.attribute)
+                #expect(event.subject == expected.subject && event.member == expected.member)
                 #expect(event.context == 2 && event.owner == Self.owner)
-                #expect(event.allowed == (event.object % 1_000_000 % 100 != 0))
+                #expect(event.allowed == (event.instance % 1_000_000 % 100 != 0))
                 #expect(event.current == (event.allowed ? Self.owner : Self.other))
-                seen.insert(event.object)
+                seen.insert(event.instance)
             }
         }
         #expect(seen.count == perThread * threads)
@@ -95,7 +96,7 @@ struct AccessLogTests {
             let events = damaged.events
             #expect(events.count == expectedEvents)
             // Never misread: every event read is one that was written, unchanged.
-            #expect(events.allSatisfy { $0.operation == Self.event($0.object).operation && $0.entity == Self.event($0.object).entity })
+            #expect(events.allSatisfy { $0.operation == Self.event($0.instance).operation && $0.subject == Self.event($0.instance).subject })
         }
     }
 
@@ -114,7 +115,7 @@ struct AccessLogTests {
             #expect(reader.cutTail?.offset == last.offset)
             #expect(reader.cutTail?.length == cut - last.offset)
             #expect(reader.blocks.count == whole.blocks.count - 1)
-            #expect(reader.events.map(\.object) == Array(1...Int64(3000 - last.eventCount)))
+            #expect(reader.events.map(\.instance) == Array(1...Int64(3000 - last.eventCount)))
         }
     }
 
@@ -152,7 +153,7 @@ struct AccessLogTests {
         }
         let reader = try AccessLogReader(path: path)
         #expect(reader.isIntact, "\(reader.problems)")
-        let objects = reader.events.map(\.object)
+        let objects = reader.events.map(\.instance)
         #expect(objects.count > 1000)
         // Every complete block was kept: the events are 1, 2, 3, ... with no gap.
         #expect(objects == Array(1...Int64(objects.count)))
@@ -184,5 +185,118 @@ struct AccessLogTests {
         #expect(violations.first?.operation == .get)
         #expect(violations.first.map { reader.queueLabels[$0.owner] } == "test.journal-owner")
         #expect(violations.first?.current == QueueIdentity.none)
+    }
+
+    @Test("The checker names only its own operations; a client registers the rest")
+    func operationVocabulary() {
+        let fresh = AccessOperationNames()
+        #expect(fresh.name(of: AccessOperation.get.rawValue) == "get")
+        #expect(fresh.name(of: AccessOperation.set.rawValue) == "set")
+        #expect(fresh.name(of: AccessOperation.other.rawValue) == "access")
+        // No Core Data word is the checker's own: 3...19 and 21...31 are its clients'.
+        for raw in AccessOperation.validRawValues where ![1, 2, 20].contains(raw) {
+            #expect(fresh.name(of: raw) == nil, "operation \(raw)")
+        }
+        fresh.register("touch", as: 31)
+        fresh.register("touch", as: 31)  // the same name again is fine
+        #expect(fresh.name(of: 31) == "touch")
+    }
+
+    @Test("Each block names the operations it uses; a version-1 reader's fallback is the registrations")
+    func operationNamesInBlocks() throws {
+        let path = temporaryPath("names.journal")
+        defer { unlink(path) }
+        let poke = AccessOperation.register("poke", as: 28)
+        let writer = try AccessLogWriter(path: path, blockCapacity: 1024)
+        for n in 1...3000 {
+            writer.record(AccessEvent(operation: n % 2 == 0 ? poke : .get, owner: Self.owner, instance: Int64(n)), current: Self.owner, allowed: true)
+        }
+        writer.close()
+        let reader = try AccessLogReader(path: path)
+        #expect(reader.problems.isEmpty)
+        try #require(reader.blocks.count > 2)
+        #expect(reader.operationNames == [poke: "poke", .get: "get"])
+        #expect(reader.name(of: poke) == "poke")
+        #expect(reader.stats.operations == ["poke": 1500, "get": 1500])
+        // Every block decodes on its own: each carries the names it uses.
+        let bytes = reader.bytes
+        for block in reader.blocks {
+            let alone = Array(bytes[0..<32]) + Array(bytes[block.offset..<(block.offset + block.size)])
+            #expect(try AccessLogReader(bytes: alone).operationNames[poke] == "poke")
+        }
+        // Once per block, not per event: control record 3, operation 28, 4 bytes of UTF-8.
+        let record: [UInt8] = [0, 3, 28, 4] + Array("poke".utf8)
+        let occurrences = (0...(bytes.count - record.count)).filter { bytes[$0..<($0 + record.count)].elementsEqual(record) }
+        #expect(occurrences.count == reader.blocks.count)
+    }
+
+    @Test("Flushes from another thread while the owner journals: every event once, in order, none lost")
+    func flushWhileAppending() throws {
+        let path = temporaryPath("concurrent-flush.journal")
+        defer { unlink(path) }
+        // Small blocks: the owner's staging rounds, its full blocks and the flushes' partial
+        // blocks all interleave.
+        let writer = try AccessLogWriter(path: path, blockCapacity: 1024)
+        let total: Int64 = 60_000
+        let started = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        let finished = Atomic<Bool>(false)
+        Thread.detachNewThread {
+            started.signal()
+            for n in 1...total { writer.record(Self.event(n), current: Self.owner, allowed: n % 100 != 0) }
+            finished.store(true, ordering: .releasing)
+            done.signal()
+        }
+        started.wait()
+        var flushes = 0
+        while !finished.load(ordering: .acquiring) {
+            writer.flush()
+            flushes += 1
+        }
+        done.wait()
+        writer.close()
+
+        let reader = try AccessLogReader(path: path)
+        #expect(reader.problems.isEmpty, "\(reader.problems)")
+        let events = reader.events
+        // Each block is one thread's, in time order; the owner's blocks are in file order.
+        #expect(events.map(\.instance) == Array(1...total), "\(flushes) flushes")
+        for event in events {
+            let expected = Self.event(event.instance)
+            #expect(event.operation == expected.operation && event.subject == expected.subject && event.member == expected.member)
+            #expect(event.allowed == (event.instance % 100 != 0))
+        }
+        #expect(flushes > 0)
+    }
+
+    @Test("Accesses still staged are written by flush(), and by close()")
+    func stagedAccessesAreFlushed() throws {
+        let path = temporaryPath("staged.journal")
+        defer { unlink(path) }
+        let writer = try AccessLogWriter(path: path)
+        // Fewer accesses than one staging round: none is encoded until a flush.
+        for n in 1...5 { writer.record(Self.event(Int64(n)), current: Self.owner, allowed: true) }
+        writer.flush()
+        #expect(try AccessLogReader(path: path).events.map(\.instance) == [1, 2, 3, 4, 5])
+        for n in 6...8 { writer.record(Self.event(Int64(n)), current: Self.owner, allowed: true) }
+        writer.close()
+        #expect(try AccessLogReader(path: path).events.map(\.instance) == Array(1...8))
+        // After close, accesses are dropped, and nothing breaks.
+        for n in 9...100 { writer.record(Self.event(Int64(n)), current: Self.owner, allowed: true) }
+        #expect(try AccessLogReader(path: path).events.count == 8)
+    }
+
+    @Test("One thread, two journals in turn: each access goes to the journal it was recorded in")
+    func twoWritersOnOneThread() throws {
+        let first = temporaryPath("first.journal"), second = temporaryPath("second.journal")
+        defer { unlink(first); unlink(second) }
+        let a = try AccessLogWriter(path: first), b = try AccessLogWriter(path: second)
+        for n in 1...40 { a.record(Self.event(Int64(n)), current: Self.owner, allowed: true) }
+        for n in 101...150 { b.record(Self.event(Int64(n)), current: Self.owner, allowed: true) }
+        for n in 41...45 { a.record(Self.event(Int64(n)), current: Self.owner, allowed: true) }
+        a.close()
+        b.close()
+        #expect(try AccessLogReader(path: first).events.map(\.instance) == Array(1...45))
+        #expect(try AccessLogReader(path: second).events.map(\.instance) == Array(101...150))
     }
 }

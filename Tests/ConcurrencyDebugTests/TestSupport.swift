@@ -19,13 +19,13 @@ final class FakeItem: AccessDescribing, @unchecked Sendable {
         get {
             ConcurrencyDebug.check(
                 self, owner: owner,
-                AccessEvent(operation: .get, owner: owner, context: 3, entity: 1, attribute: 0, object: 7))
+                AccessEvent(operation: .get, owner: owner, context: 3, subject: 1, member: 0, instance: 7))
             return storage
         }
         set {
             ConcurrencyDebug.check(
                 self, owner: owner,
-                AccessEvent(operation: .set, owner: owner, context: 3, entity: 1, attribute: 0, object: 7))
+                AccessEvent(operation: .set, owner: owner, context: 3, subject: 1, member: 0, instance: 7))
             storage = newValue
         }
     }

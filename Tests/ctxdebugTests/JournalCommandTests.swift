@@ -22,7 +22,7 @@ struct JournalCommandTests {
         for n in 1...2000 {
             let violation = n % 100 == 0
             writer.record(
-                AccessEvent(operation: n % 2 == 0 ? .get : .set, owner: owner, context: 1, entity: 2, attribute: 3, object: Int64(n)),
+                AccessEvent(operation: n % 2 == 0 ? .get : .set, owner: owner, context: 1, subject: 2, member: 3, instance: Int64(n)),
                 current: violation ? .main : owner, allowed: !violation)
         }
         writer.close()
@@ -142,5 +142,49 @@ struct JournalCommandTests {
         #expect(help.stdout.contains("stats"))
         #expect(help.stdout.contains("violations"))
         #expect(help.stdout.contains("3   read, but some blocks are corrupt"))
+    }
+
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/journal")
+
+    @Test("A version-1 journal (no operation names in it) prints as the version that wrote it printed it")
+    func versionOneJournal() throws {
+        let journal = Self.fixtures.appendingPathComponent("v1-seed.journal").path
+        func expected(_ name: String) throws -> String {
+            try String(contentsOf: Self.fixtures.appendingPathComponent(name), encoding: .utf8)
+        }
+        // The fixtures were made in their folder, so they name the file without a path.
+        func local(_ output: String) -> String { output.replacingOccurrences(of: journal, with: "v1-seed.journal") }
+        let dump = try ctxdebug("journal", "dump", journal)
+        #expect(dump.status == 0, "\(dump.stderr)")
+        #expect(dump.stdout == (try expected("v1-seed.dump.txt")))
+        #expect(dump.stdout.contains("ok        insert  owner 2"), "ManagedContext's numbers name the operations")
+        let json = try ctxdebug("journal", "dump", "--format", "json", journal)
+        #expect(local(json.stdout) == (try expected("v1-seed.dump.json")))
+        let stats = try ctxdebug("journal", "stats", journal)
+        #expect(local(stats.stdout) == (try expected("v1-seed.stats.txt")))
+        #expect(stats.stdout.contains("operations:   set 18, insert 3, reset 1, save 1"))
+    }
+
+    @Test("Operation names travel in the journal: a name this process registered reads in another")
+    func operationNamesInTheJournal() throws {
+        // The ctxdebug binary registers no operation 29: it can only learn the name from the file.
+        let frobnicate = AccessOperation.register("frobnicate", as: 29)
+        let path = Self.temporaryPath("named.journal")
+        defer { unlink(path) }
+        let owner = QueueIdentity.makePrivate(label: "cli.named")
+        let writer = try AccessLogWriter(path: path, blockCapacity: 1024)
+        for n in 1...600 {
+            writer.record(AccessEvent(operation: n % 3 == 0 ? frobnicate : .get, owner: owner, instance: Int64(n)), current: owner, allowed: true)
+        }
+        writer.close()
+        #expect(try AccessLogReader(path: path).blocks.count > 1, "names must be in every block")
+
+        let stats = try ctxdebug("journal", "stats", path)
+        #expect(stats.status == 0, "\(stats.stderr)")
+        #expect(stats.stdout.contains("operations:   get 400, frobnicate 200"))
+        let dump = try ctxdebug("journal", "dump", path)
+        #expect(dump.stdout.split(separator: "\n").filter { $0.contains("ok        frobnicate  owner ") }.count == 200)
+        #expect(!dump.stdout.contains("op 29"))
     }
 }

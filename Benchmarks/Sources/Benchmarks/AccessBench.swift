@@ -90,7 +90,7 @@ enum AccessBench {
             ConcurrencyDebug.withOwner(owner) {
                 let t0 = benchNow()
                 for i in 0..<n {
-                    ConcurrencyDebug.check(subject, owner: owner, AccessEvent(operation: .get, owner: owner, context: 1, entity: 1, attribute: 5, object: 42))
+                    ConcurrencyDebug.check(subject, owner: owner, AccessEvent(operation: .get, owner: owner, context: 1, subject: 1, member: 5, instance: 42))
                     benchSink(i)
                 }
                 return Double(benchNow() - t0) / Double(n)
@@ -140,7 +140,7 @@ enum AccessBench {
                 for i in 0..<journalEvents {
                     ConcurrencyDebug.check(
                         subject, owner: owner,
-                        AccessEvent(operation: .get, owner: owner, context: 1, entity: 1, attribute: UInt16(i % 6), object: Int64(i / 6 + 1)))
+                        AccessEvent(operation: .get, owner: owner, context: 1, subject: 1, member: UInt16(i % 6), instance: Int64(i / 6 + 1)))
                 }
             }
             configure(0)

@@ -127,6 +127,12 @@ extern _Thread_local int ctxdebug_in_checker_tls;
 static inline int ctxdebug_in_checker(void) { return ctxdebug_in_checker_tls; }
 static inline void ctxdebug_set_in_checker(int value) { ctxdebug_in_checker_tls = value; }
 
+// The calling thread's access-log buffer (unretained; its pthread key holds it), so
+// that journaling an access costs one load instead of a pthread_getspecific call.
+extern _Thread_local void *ctxdebug_access_log_buffer_tls;
+static inline void *ctxdebug_access_log_buffer(void) { return ctxdebug_access_log_buffer_tls; }
+static inline void ctxdebug_set_access_log_buffer(void *buffer) { ctxdebug_access_log_buffer_tls = buffer; }
+
 // CRC-32C (Castagnoli, reflected polynomial 0x82F63B78), as used by iSCSI, ext4 and
 // LevelDB. Pass 0 as `crc` to start; pass a previous result to continue. Uses SSE4.2's
 // crc32 instruction when the CPU has it, a table otherwise. The journal's checksum.
