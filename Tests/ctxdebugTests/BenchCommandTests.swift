@@ -94,7 +94,7 @@ import Testing
         }
         // Every map target has a row (met or missed, whatever the quick figures say).
         let targets = report.items.flatMap(\.targets).map(\.what)
-        #expect(targets.count == 12, "\(targets)")
+        #expect(targets.count == 14, "\(targets)")
         // Item 3: every injected bug (3 or more) and the 5 seeded programs, and the controls.
         let detections = try #require(report.items.first { $0.id == "3" }?.detections)
         #expect(detections.filter(\.hasBug).count >= 8)
