@@ -170,7 +170,7 @@ enum ExportBench {
         return BenchItem(
             id: "4", title: "Export throughput against sqlite3",
             setup: [
-                "`ctxdebug export --store STORE --output FILE` at `CTXDEBUG_CONCURRENCY=1` against `sqlite3 -csv -header STORE \"\(sqliteQuery)\" > FILE`, each a whole process (start to exit, store opening and process start included), \(repetitions) rounds, the tool that goes first alternated. Peak memory is each child's `ru_maxrss` (from `wait4`).",
+                "`ctxdebug export --store STORE --output FILE` at `CTXDEBUG_CONCURRENCY=1` against `sqlite3 -csv -header STORE \"\(sqliteQuery)\" > FILE`, each a whole process (start to exit, store opening and process start included), \(repetitions) rounds, the tool that goes first alternated. Peak memory is each child's VmHWM (/proc), sampled every 2 ms while it runs.",
             ],
             figures: figures, targets: targets, detections: nil, skipped: skipped,
             notes: notes + [

@@ -8,15 +8,15 @@ struct MeasuredProcess {
     var status: Int32
     var signaled: Bool
     var seconds: Double
-    /// The child's peak resident set (`ru_maxrss` from `wait4`), in bytes.
+    /// The child's peak resident set (VmHWM, sampled every 2 ms while it ran), in bytes.
     var peakBytes: Int
     var standardError: String
 
     /// Runs `executable` with `arguments`, standard input from /dev/null and standard
     /// output and error to files in `work`, its environment the bench's own without
     /// any `CTXDEBUG_*` or `TSAN_OPTIONS` variable, plus `environment`. Spawned and
-    /// reaped here rather than through `Process`, which does not give the child's
-    /// resource usage.
+    /// waited for here rather than through `Process`, so that its memory can be
+    /// watched while it runs.
     static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:], work: URL) throws -> MeasuredProcess {
         var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("CTXDEBUG_") && $0.key != "TSAN_OPTIONS" }
         for (key, value) in environment { env[key] = value }
@@ -45,18 +45,33 @@ struct MeasuredProcess {
         guard spawned == 0 else {
             throw BenchError("Cannot start \(executable): \(String(cString: strerror(spawned))). Check that it exists and is executable.")
         }
+        // Peak memory is the child's VmHWM, read while it runs: `ru_maxrss` would
+        // count this (large) process, whose memory a spawned child shares until exec.
         var status: Int32 = 0
-        var usage = rusage()
-        while wait4(pid, &status, 0, &usage) < 0 {
-            guard errno == EINTR else { throw BenchError("Waiting for \(executable) failed: \(String(cString: strerror(errno))).") }
+        var peak = 0
+        var seconds = 0.0
+        while true {
+            let reaped = waitpid(pid, &status, WNOHANG)
+            if reaped == pid { seconds = benchSeconds(since: start); break }
+            if reaped < 0 && errno != EINTR { throw BenchError("Waiting for \(executable) failed: \(String(cString: strerror(errno))).") }
+            peak = max(peak, highWaterMark(pid))
+            usleep(2_000)
         }
-        let seconds = benchSeconds(since: start)
         let signal = status & 0x7f
         return MeasuredProcess(
             status: signal == 0 ? (status >> 8) & 0xff : signal, signaled: signal != 0, seconds: seconds,
-            peakBytes: Int(usage.ru_maxrss) * 1024,
+            peakBytes: peak,
             standardError: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")
     }
+}
+
+/// VmHWM of process `pid` (its peak resident set since exec), in bytes; 0 once gone.
+private func highWaterMark(_ pid: pid_t) -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+        let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+        let kib = Int(line.dropFirst("VmHWM:".count).split(separator: " ").first ?? "")
+    else { return 0 }
+    return kib * 1024
 }
 
 /// Reads RFC 4180 records one at a time (CRLF or LF line ends), to compare two
