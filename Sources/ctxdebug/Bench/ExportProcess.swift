@@ -67,9 +67,16 @@ struct MeasuredProcess {
 
 /// VmHWM of process `pid` (its peak resident set since exec), in bytes; 0 once gone.
 private func highWaterMark(_ pid: pid_t) -> Int {
-    guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-        let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-        let kib = Int(line.dropFirst("VmHWM:".count).split(separator: " ").first ?? "")
+    // Read with read(2): /proc files report a size of 0, so Foundation reads nothing.
+    let fd = open("/proc/\(pid)/status", O_RDONLY)
+    guard fd >= 0 else { return 0 }
+    defer { close(fd) }
+    var bytes = [UInt8](repeating: 0, count: 8_192)
+    let n = read(fd, &bytes, bytes.count)
+    guard n > 0 else { return 0 }
+    let text = String(decoding: bytes[..<n], as: UTF8.self)
+    guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+        let kib = Int(line.dropFirst("VmHWM:".count).split(whereSeparator: { $0 == " " || $0 == "\t" }).first ?? "")
     else { return 0 }
     return kib * 1024
 }
