@@ -1,7 +1,6 @@
 import Foundation
 import GRDB
 import GRDBSQLite
-import Synchronization
 
 /// A row a fetch found: its ID and, when values were asked for, its snapshot.
 struct FetchedRow: Sendable {
@@ -392,78 +391,15 @@ final class SQLiteStore: Sendable {
         }
     }
 
-    /// An open `rowStream`, read on the caller's thread. A producer thread steps the
-    /// statement and decodes rows a few batches ahead (SQLite's sort and the row
-    /// decoding run beside the caller's work on each row); closing it, or dropping
-    /// it, stops the producer and waits for it.
+    /// An open `rowStream`: closes its statement and connection when done or dropped.
     final class RowStream {
-        private let producer: RowProducer
-        /// Confined to the reading thread; unchecked because the dynamic exclusivity
-        /// check costs more than the read of a row from the batch.
-        @exclusivity(unchecked) private var batch: [FetchedRow] = []
-        @exclusivity(unchecked) private var position = 0
-        private var ended = false
-        private var closed = false
-
-        fileprivate init(store: SQLiteStore, entity: EntityDescription, connection: StreamConnection, statement: OpaquePointer, doing: String) {
-            producer = RowProducer(store: store, entity: entity, connection: connection, statement: statement, doing: doing)
-            let producer = self.producer
-            let thread = Thread { producer.run() }
-            thread.name = "ctxdebug.rowstream"
-            thread.start()
-        }
-
-        /// The next row, or nil at the end.
-        func next() throws(ManagedContextError) -> FetchedRow? {
-            if position < batch.count {
-                position += 1
-                return batch[position - 1]
-            }
-            guard !ended else { return nil }
-            guard let next = try producer.nextBatch() else {
-                ended = true
-                batch = []
-                return nil
-            }
-            batch = next
-            position = 1
-            return batch[0]
-        }
-
-        func close() {
-            guard !closed else { return }
-            closed = true
-            producer.finish(cancel: !ended)
-        }
-
-        deinit { close() }
-    }
-
-    /// The producing side of a `RowStream`. `@unchecked Sendable`: the statement and
-    /// connection are used only by the producing thread once it runs (the reader
-    /// hands them over at start and only calls `sqlite3_interrupt`, which SQLite
-    /// allows from any thread); the batches pass through `state`, under a Mutex.
-    fileprivate final class RowProducer: @unchecked Sendable {
-        static let batchSize = 256
-        private struct State {
-            var batches: [[FetchedRow]] = []
-            var finished = false
-            var cancelled = false
-            var error: ManagedContextError?
-        }
         private let store: SQLiteStore
         private let entity: EntityDescription
         private let connection: StreamConnection
-        private let statement: OpaquePointer
+        private var statement: OpaquePointer?
         private let doing: String
-        private let state = Mutex(State())
-        /// One signal per batch handed over, and one at the end.
-        private let items = DispatchSemaphore(value: 0)
-        /// Batches the producer may run ahead.
-        private let slots = DispatchSemaphore(value: 4)
-        private let done = DispatchSemaphore(value: 0)
 
-        init(store: SQLiteStore, entity: EntityDescription, connection: StreamConnection, statement: OpaquePointer, doing: String) {
+        fileprivate init(store: SQLiteStore, entity: EntityDescription, connection: StreamConnection, statement: OpaquePointer, doing: String) {
             self.store = store
             self.entity = entity
             self.connection = connection
@@ -471,78 +407,27 @@ final class SQLiteStore: Sendable {
             self.doing = doing
         }
 
-        func run() {
-            var batch: [FetchedRow] = []
-            batch.reserveCapacity(Self.batchSize)
-            var failure: ManagedContextError?
-            while true {
-                let rc = sqlite3_step(statement)
-                if rc == SQLITE_ROW {
-                    let id = ManagedObjectID(entity: entity, store: store.identity, primaryKey: sqlite3_column_int64(statement, 0))
-                    batch.append(FetchedRow(id: id, snapshot: store.decodeRow(statement, entity: entity)))
-                    if batch.count == Self.batchSize {
-                        guard hand(batch) else { break }
-                        batch = []
-                        batch.reserveCapacity(Self.batchSize)
-                    }
-                    continue
-                }
-                if rc == SQLITE_DONE {
-                    if !batch.isEmpty { _ = hand(batch) }
-                } else {
-                    failure = connection.error(rc, doing: doing)
-                }
-                break
+        /// The next row, or nil at the end.
+        func next() throws(ManagedContextError) -> FetchedRow? {
+            guard let statement else { return nil }
+            let rc = sqlite3_step(statement)
+            guard rc == SQLITE_ROW else {
+                close()
+                if rc == SQLITE_DONE { return nil }
+                throw connection.error(rc, doing: doing)
             }
-            // Marked finished before closing: `finish` interrupts only a running one.
-            state.withLock {
-                $0.finished = true
-                if !$0.cancelled { $0.error = failure }
-            }
+            let id = ManagedObjectID(entity: entity, store: store.identity, primaryKey: sqlite3_column_int64(statement, 0))
+            return FetchedRow(id: id, snapshot: store.decodeRow(statement, entity: entity))
+        }
+
+        func close() {
+            guard let statement else { return }
             sqlite3_finalize(statement)
+            self.statement = nil
             connection.close()
-            items.signal()
-            done.signal()
         }
 
-        /// Hands a batch to the reader, waiting for room; false once cancelled.
-        private func hand(_ batch: [FetchedRow]) -> Bool {
-            slots.wait()
-            let handed = state.withLock { s -> Bool in
-                if s.cancelled { return false }
-                s.batches.append(batch)
-                return true
-            }
-            if handed { items.signal() }
-            return handed
-        }
-
-        /// The next batch, waiting for it; nil at the end.
-        func nextBatch() throws(ManagedContextError) -> [FetchedRow]? {
-            items.wait()
-            let (batch, error) = state.withLock { s -> ([FetchedRow]?, ManagedContextError?) in
-                s.batches.isEmpty ? (nil, s.error) : (s.batches.removeFirst(), nil)
-            }
-            if let batch {
-                slots.signal()
-                return batch
-            }
-            if let error { throw error }
-            return nil
-        }
-
-        /// Waits for the producer to end; with `cancel`, stops it first (a sort in
-        /// progress is interrupted).
-        func finish(cancel: Bool) {
-            if cancel {
-                state.withLock { s in
-                    s.cancelled = true
-                    if !s.finished { sqlite3_interrupt(connection.handle) }
-                }
-                slots.signal()
-            }
-            done.wait()
-        }
+        deinit { close() }
     }
 
     /// The read-only SQLite connection of one `rowStream`.
