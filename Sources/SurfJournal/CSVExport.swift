@@ -191,13 +191,52 @@ struct CSVBuffer {
         }
     }
 
+    /// The day of the last date written and its `YYYY-MM-DD`: entries come sorted
+    /// by date, many to a day, so the calendar arithmetic runs once per day.
+    private var cachedDay = Int64.min
+    private var cachedDayText: (UInt64, UInt16) = (0, 0)
+
     /// ISO 8601 in UTC, from the civil-from-days algorithm (no formatter: this
     /// runs once per row), written as one 20-byte run.
     mutating func appendDate(_ date: Date) {
         let t = Int64(date.timeIntervalSince1970.rounded(.down))
-        var days = t >= 0 ? t / 86_400 : (t - 86_399) / 86_400
+        let days = t >= 0 ? t / 86_400 : (t - 86_399) / 86_400
         let secs = Int(t - days * 86_400)
-        days += 719_468
+        if days != cachedDay {
+            guard let text = Self.dayText(days) else {
+                // Out of ISO 8601's four-digit range: fall back to Foundation.
+                let f = ISO8601DateFormatter()
+                f.timeZone = TimeZone(identifier: "UTC")
+                append(f.string(from: date))
+                return
+            }
+            cachedDay = days
+            cachedDayText = text
+        }
+        var day = cachedDayText
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { out in
+            withUnsafeBytes(of: &day) { raw in
+                for i in 0..<10 { out[i] = raw[i] }
+            }
+            func two(_ value: Int, at i: Int) {
+                out[i] = UInt8(ascii: "0") + UInt8(value / 10)
+                out[i + 1] = UInt8(ascii: "0") + UInt8(value % 10)
+            }
+            out[10] = UInt8(ascii: "T")
+            two(secs / 3600, at: 11)
+            out[13] = UInt8(ascii: ":")
+            two(secs / 60 % 60, at: 14)
+            out[16] = UInt8(ascii: ":")
+            two(secs % 60, at: 17)
+            out[19] = UInt8(ascii: "Z")
+            bytes.append(contentsOf: UnsafeBufferPointer(out))
+        }
+    }
+
+    /// `YYYY-MM-DD` of day `days` since 1970-01-01 (civil-from-days), as 10 bytes
+    /// packed in memory order; nil outside years 0...9999.
+    private static func dayText(_ days1970: Int64) -> (UInt64, UInt16)? {
+        let days = days1970 + 719_468
         let era = (days >= 0 ? days : days - 146_096) / 146_097
         let doe = days - era * 146_097
         let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365
@@ -207,35 +246,23 @@ struct CSVBuffer {
         let day = doy - (153 * mp + 2) / 5 + 1
         let month = mp < 10 ? mp + 3 : mp - 9
         if month <= 2 { year += 1 }
-        if year < 0 || year > 9999 {
-            // Out of ISO 8601's four-digit range: fall back to Foundation.
-            let f = ISO8601DateFormatter()
-            f.timeZone = TimeZone(identifier: "UTC")
-            append(f.string(from: date))
-            return
-        }
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { out in
-            func put(_ value: Int, at end: Int, width: Int) {
+        guard year >= 0 && year <= 9999 else { return nil }
+        var text: (UInt64, UInt16) = (0, 0)
+        withUnsafeMutableBytes(of: &text) { out in
+            func put(_ value: Int64, at end: Int, width: Int) {
                 var v = value
                 for i in stride(from: end - 1, through: end - width, by: -1) {
                     out[i] = UInt8(ascii: "0") + UInt8(v % 10)
                     v /= 10
                 }
             }
-            put(Int(year), at: 4, width: 4)
+            put(year, at: 4, width: 4)
             out[4] = UInt8(ascii: "-")
-            put(Int(month), at: 7, width: 2)
+            put(month, at: 7, width: 2)
             out[7] = UInt8(ascii: "-")
-            put(Int(day), at: 10, width: 2)
-            out[10] = UInt8(ascii: "T")
-            put(secs / 3600, at: 13, width: 2)
-            out[13] = UInt8(ascii: ":")
-            put(secs / 60 % 60, at: 16, width: 2)
-            out[16] = UInt8(ascii: ":")
-            put(secs % 60, at: 19, width: 2)
-            out[19] = UInt8(ascii: "Z")
-            bytes.append(contentsOf: UnsafeBufferPointer(out))
+            put(day, at: 10, width: 2)
         }
+        return text
     }
 }
 
