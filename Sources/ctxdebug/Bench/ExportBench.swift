@@ -128,9 +128,10 @@ enum ExportBench {
                     ctxWall.append(run.seconds)
                     ctxPeak.append(Double(run.peakBytes) / 1_048_576)
                 } else if let sqlite {
-                    // The shell's output goes to a file, as the export's does.
+                    // The shell's output goes to a file, as the export's does; `exec`, so
+                    // that the process measured (time, peak memory) is sqlite3 itself.
                     let run = try MeasuredProcess.run(
-                        "/bin/sh", ["-c", "\"$0\" -csv -header \"$1\" \"$2\" > \"$3\"", sqlite, store.path, sqliteQuery, theirs.path], work: work)
+                        "/bin/sh", ["-c", "exec \"$0\" -csv -header \"$1\" \"$2\" > \"$3\"", sqlite, store.path, sqliteQuery, theirs.path], work: work)
                     guard run.status == 0, !run.signaled else { throw BenchError("sqlite3 failed with status \(run.status): \(run.standardError.suffix(1_000))") }
                     sqliteWall.append(run.seconds)
                     sqlitePeak.append(Double(run.peakBytes) / 1_048_576)
