@@ -17,6 +17,93 @@ extension ManagedObjectContext {
         return FetchedResults(context: self, rows: rows, batchSize: request.fetchBatchSize)
     }
 
+    /// Calls `body` with each object matching `request`, in the request's order:
+    /// what `fetch` returns, without holding it. One query reads the rows with their
+    /// values as `body` goes (no ID list, no per-batch `IN` query), so memory stays
+    /// flat however many objects match; use it for a single pass such as an export.
+    ///
+    /// It sees what `fetch` sees: this context's unsaved inserts and changes merged
+    /// in at their place in the order, its deletes left out, registered objects
+    /// returned as themselves with their pending values. A child context reads its
+    /// parent's view through a batched fetch. Objects `body` does not keep are
+    /// released as it goes (the context holds unchanged objects weakly).
+    public func enumerateObjects<T: ManagedObject>(for request: FetchRequest<T>, using body: (T) throws -> Void) throws {
+        guard case .coordinator(let coordinator) = parentStore else {
+            var batched = request
+            if batched.fetchBatchSize == 0 { batched.fetchBatchSize = Self.enumerationBatchSize }
+            for object in try fetch(batched) { try body(object) }
+            return
+        }
+        check(.fetch)
+        let span = ContextInstrumentation.begin(.fetch, self)
+        defer { span.end() }
+        let f = try PredicateResolution.resolve(request, entity: model.entity(for: T.self))
+        let started = concurrencyType == .mainQueue ? DiagnosticsClock.now() : 0
+        let store = try coordinator.store()
+        var pending = request.includesPendingChanges && hasLocalChanges(for: f.entity) ? pendingRows(f) : PendingRows()
+        var window = FetchWindow(offset: pending.isEmpty ? 0 : f.offset, limit: pending.isEmpty ? 0 : f.limit)
+        let stream = try store.rowStream(f, applyWindow: pending.isEmpty)
+        defer { stream.close() }
+        var mayHoldAliases: Bool?
+        rows: while let row = try stream.next() {
+            // Read once the stream's snapshot has begun (at its first row): only an
+            // object registered here under a temporary ID can be a store row's alias.
+            if mayHoldAliases == nil { mayHoldAliases = registry.keys.contains { $0.isTemporaryID } }
+            if pending.overrides(row.id) { continue }
+            while let first = pending.first(preceding: row, sorts: f.sorts) {
+                guard try deliver(first, &window, mayHoldAliases: true, body) else { break rows }
+            }
+            guard try deliver(row, &window, mayHoldAliases: mayHoldAliases ?? true, body) else { break }
+        }
+        while let rest = pending.next(), try deliver(rest, &window, mayHoldAliases: true, body) {}
+        diagnoseMainQueueIO("fetch of \(f.entity.name)", rows: window.delivered, started: started)
+    }
+
+    /// Hands one row's object to an enumeration's `body` if the window admits it;
+    /// false once the window is full.
+    private func deliver<T: ManagedObject>(
+        _ row: FetchedRow, _ window: inout FetchWindow, mayHoldAliases: Bool, _ body: (T) throws -> Void
+    ) throws -> Bool {
+        guard window.admit() else { return !window.isFull }
+        try body(materializeStreamed(row, mayHoldAliases: mayHoldAliases) as! T)
+        return !window.isFull
+    }
+
+    static let enumerationBatchSize = 1_000
+
+    /// `materialize` for a streamed row. When no object is registered under a
+    /// temporary ID, a row's object can only be registered under the row's own ID,
+    /// so the alias lookup (a lock on the coordinator per row) is skipped.
+    private func materializeStreamed(_ row: FetchedRow, mayHoldAliases: Bool) -> ManagedObject {
+        guard !mayHoldAliases, registry[row.id]?.object == nil, let snapshot = row.snapshot else {
+            return materialize(row.id, row.snapshot)
+        }
+        let o = row.id.entity.managedObjectClass.init(entity: row.id.entity, insertInto: nil)
+        o.objectID = row.id
+        o.values = snapshot.values
+        o.toOne = snapshot.toOne
+        o.snapshot = snapshot
+        register(o)
+        return o
+    }
+
+    /// This context's changed objects of `f`'s entity as rows that replace the
+    /// store's: the objects that still match, in the fetch's order.
+    private func pendingRows(_ f: ResolvedFetch) -> PendingRows {
+        let coordinator = persistentStoreCoordinator
+        var pending = PendingRows()
+        let changed = updatedObjectsSet.union(deletedObjectsSet).union(insertedObjectsSet).filter { $0.entity === f.entity }
+        for o in changed {
+            pending.overridden.insert(o.objectID)
+            if let alias = coordinator?.alias(of: o.objectID) { pending.overridden.insert(alias) }
+            if !o.deletedFlag && f.predicate.evaluate(values: o.values, toOne: o.toOne) {
+                pending.rows.append(FetchedRow(id: o.objectID, snapshot: RowSnapshot(values: o.values, toOne: o.toOne, version: o.snapshot?.version ?? 0)))
+            }
+        }
+        pending.rows.sort { Self.precedes($0, $1, sorts: f.sorts) }
+        return pending
+    }
+
     /// The objectIDs of the objects matching `request` (Core Data's
     /// `.managedObjectIDResultType`): what a background fetch hands to another context.
     public func fetchObjectIDs<T: ManagedObject>(_ request: FetchRequest<T>) throws(ManagedContextError) -> [ManagedObjectID] {
@@ -215,6 +302,54 @@ public final class FetchedResults<Element: ManagedObject>: RandomAccessCollectio
             context.diagnoseMissingMerge(o, storeVersion: nil, operation: "fetch (batch)")
         }
         batchStart = start
+    }
+}
+
+/// The unsaved rows an enumeration merges into the store's, in fetch order.
+struct PendingRows {
+    var rows: [FetchedRow] = []
+    var overridden = Set<ManagedObjectID>()
+    private var position = 0
+
+    var isEmpty: Bool { overridden.isEmpty }
+
+    /// True for a store row that an unsaved change replaces (or a delete removes).
+    func overrides(_ id: ManagedObjectID) -> Bool { !overridden.isEmpty && overridden.contains(id) }
+
+    /// The next unsaved row if it comes before `row`, taken.
+    mutating func first(preceding row: FetchedRow, sorts: [ResolvedSort]) -> FetchedRow? {
+        guard position < rows.count, ManagedObjectContext.precedes(rows[position], row, sorts: sorts) else { return nil }
+        return next()
+    }
+
+    mutating func next() -> FetchedRow? {
+        guard position < rows.count else { return nil }
+        position += 1
+        return rows[position - 1]
+    }
+}
+
+/// `fetchOffset` and `fetchLimit` over rows delivered one at a time.
+struct FetchWindow {
+    var offset: Int
+    let limit: Int
+    private var taken = 0
+
+    init(offset: Int, limit: Int) {
+        self.offset = offset
+        self.limit = limit
+    }
+
+    var isFull: Bool { limit > 0 && taken >= limit }
+    /// Rows admitted so far.
+    var delivered: Int { taken }
+
+    /// Whether the next row is inside the window (counting it if so).
+    mutating func admit() -> Bool {
+        if offset > 0 { offset -= 1; return false }
+        if isFull { return false }
+        taken += 1
+        return true
     }
 }
 

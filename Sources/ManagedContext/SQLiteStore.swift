@@ -281,7 +281,7 @@ final class SQLiteStore: Sendable {
     /// Decodes the current row of `statement` (columns as `selectList` lays them
     /// out) straight from the SQLite C API: the hot loop of batched fetches and
     /// exports, where GRDB's generic `Row` decoding costs a metadata lookup per value.
-    private func decodeRow(_ statement: SQLiteStatement, entity: EntityDescription) -> RowSnapshot {
+    fileprivate func decodeRow(_ statement: SQLiteStatement, entity: EntityDescription) -> RowSnapshot {
         let attributeCount = entity.attributes.count
         // An entity without attributes gets a plain empty array: the unsafe initializer
         // with capacity 0 would write into the shared empty-array storage.
@@ -371,20 +371,115 @@ final class SQLiteStore: Sendable {
         }
     }
 
-    /// Streams every row of a fetch to `body`, for exports that must not hold all
-    /// rows at once. Runs on one read snapshot.
-    func stream(_ f: ResolvedFetch, _ body: (ManagedObjectID, RowSnapshot) throws -> Void) throws {
+    /// The rows matching a fetch, values loaded, in SQL order, read one at a time
+    /// by `RowStream.next()`. One query, stepped on the caller's thread, on a
+    /// read-only connection of its own: the caller may use the store between rows
+    /// (fire a fault, fetch), which it could not inside a pool read (GRDB's reads
+    /// are not reentrant). The statement reads one snapshot, from its first row.
+    func rowStream(_ f: ResolvedFetch, applyWindow: Bool) throws(ManagedContextError) -> RowStream {
         let (whereSQL, arguments) = SQLCompiler.compile(f.predicate, entity: f.entity, store: identity)
         var sql = "SELECT \(selectList(f.entity)) FROM \(f.entity.tableName) WHERE \(whereSQL)" + SQLCompiler.orderBy(f.sorts, entity: f.entity)
-        if f.limit > 0 || f.offset > 0 { sql += " LIMIT \(f.limit > 0 ? f.limit : -1) OFFSET \(f.offset)" }
-        try pool.read { db in
-            let statement = try db.makeStatement(sql: sql)
-            let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(arguments))
-            let raw = statement.sqliteStatement
-            while try cursor.next() != nil {
-                try body(ManagedObjectID(entity: f.entity, store: identity, primaryKey: sqlite3_column_int64(raw, 0)), decodeRow(raw, entity: f.entity))
-            }
+        if applyWindow && (f.limit > 0 || f.offset > 0) { sql += " LIMIT \(f.limit > 0 ? f.limit : -1) OFFSET \(f.offset)" }
+        let doing = "fetch \(f.entity.name)"
+        let connection = try StreamConnection(path: url.path, doing: doing)
+        do {
+            let statement = try connection.prepare(sql, arguments, doing: doing)
+            return RowStream(store: self, entity: f.entity, connection: connection, statement: statement, doing: doing)
+        } catch {
+            connection.close()
+            throw error
         }
+    }
+
+    /// An open `rowStream`: closes its statement and connection when done or dropped.
+    final class RowStream {
+        private let store: SQLiteStore
+        private let entity: EntityDescription
+        private let connection: StreamConnection
+        private var statement: OpaquePointer?
+        private let doing: String
+
+        fileprivate init(store: SQLiteStore, entity: EntityDescription, connection: StreamConnection, statement: OpaquePointer, doing: String) {
+            self.store = store
+            self.entity = entity
+            self.connection = connection
+            self.statement = statement
+            self.doing = doing
+        }
+
+        /// The next row, or nil at the end.
+        func next() throws(ManagedContextError) -> FetchedRow? {
+            guard let statement else { return nil }
+            let rc = sqlite3_step(statement)
+            guard rc == SQLITE_ROW else {
+                close()
+                if rc == SQLITE_DONE { return nil }
+                throw connection.error(rc, doing: doing)
+            }
+            let id = ManagedObjectID(entity: entity, store: store.identity, primaryKey: sqlite3_column_int64(statement, 0))
+            return FetchedRow(id: id, snapshot: store.decodeRow(statement, entity: entity))
+        }
+
+        func close() {
+            guard let statement else { return }
+            sqlite3_finalize(statement)
+            self.statement = nil
+            connection.close()
+        }
+
+        deinit { close() }
+    }
+
+    /// The read-only SQLite connection of one `rowStream`.
+    fileprivate struct StreamConnection {
+        let handle: OpaquePointer
+        let path: String
+
+        init(path: String, doing: String) throws(ManagedContextError) {
+            var handle: OpaquePointer?
+            let rc = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil)
+            guard rc == SQLITE_OK, let handle else {
+                let message = handle.map { String(cString: sqlite3_errmsg($0)) }
+                sqlite3_close_v2(handle)
+                throw SQLiteStore.translate(DatabaseError(resultCode: ResultCode(rawValue: rc), message: message), path: path, doing: doing)
+            }
+            self.handle = handle
+            self.path = path
+            sqlite3_busy_timeout(handle, 10_000)
+        }
+
+        func prepare(_ sql: String, _ arguments: [DatabaseValue], doing: String) throws(ManagedContextError) -> OpaquePointer {
+            var statement: OpaquePointer?
+            let rc = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
+            guard rc == SQLITE_OK, let statement else { throw error(rc, doing: doing) }
+            for (i, value) in arguments.enumerated() {
+                let index = CInt(i + 1)
+                let bound: CInt
+                switch value.storage {
+                case .null: bound = sqlite3_bind_null(statement, index)
+                case .int64(let v): bound = sqlite3_bind_int64(statement, index, v)
+                case .double(let v): bound = sqlite3_bind_double(statement, index, v)
+                case .string(let v): bound = sqlite3_bind_text(statement, index, v, -1, Self.transient)
+                case .blob(let v):
+                    bound = v.withUnsafeBytes { sqlite3_bind_blob(statement, index, $0.baseAddress, CInt($0.count), Self.transient) }
+                }
+                guard bound == SQLITE_OK else {
+                    sqlite3_finalize(statement)
+                    throw error(bound, doing: doing)
+                }
+            }
+            return statement
+        }
+
+        func error(_ rc: CInt, doing: String) -> ManagedContextError {
+            let message = String(cString: sqlite3_errmsg(handle))
+            return SQLiteStore.translate(DatabaseError(resultCode: ResultCode(rawValue: rc), message: message), path: path, doing: doing)
+        }
+
+        func close() { sqlite3_close_v2(handle) }
+
+        /// SQLITE_TRANSIENT: SQLite copies the bound value.
+        private static let transient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
     }
 
     private func read<T>(_ what: String, _ body: (Database) throws -> T) throws(ManagedContextError) -> T {

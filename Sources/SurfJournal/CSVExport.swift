@@ -50,9 +50,8 @@ public enum CSVExport {
         progress: ((Int, Int) -> Void)? = nil
     ) throws -> ExportResult {
         let start = DispatchTime.now().uptimeNanoseconds
-        var request = FetchRequest<JournalEntry>(sortDescriptors: SurfJournal.newestFirst)
-        request.fetchBatchSize = max(1, batchSize)
-        let results = try context.fetch(request)
+        let request = FetchRequest<JournalEntry>(sortDescriptors: SurfJournal.newestFirst)
+        let total = progress == nil ? 0 : try context.count(for: request)
 
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).partial-\(getpid())")
         var writer = try CSVFileWriter(path: temporary.path, finalPath: url.path)
@@ -60,7 +59,7 @@ public enum CSVExport {
         defer { if !ok { writer.abandon() } }
         writer.append(header)
         writer.endRecord()
-        let rows = try writeRows(results, into: &writer, batchSize: request.fetchBatchSize, progress: progress)
+        let rows = try writeRows(from: context, request, into: &writer, every: max(1, batchSize)) { progress?($0, total) }
         try writer.finish()
         guard rename(temporary.path, url.path) == 0 else {
             let reason = String(cString: strerror(errno))
@@ -71,43 +70,54 @@ public enum CSVExport {
         return ExportResult(rows: rows, bytes: writer.bytesWritten, seconds: seconds)
     }
 
-    /// The export loop: one record per entry. Kept out of line so that a sampled
-    /// stack of a blocked main queue names it.
+    /// The export loop: one record per entry, the entries streamed from the store
+    /// (`enumerateObjects`), the file flushed and progress told every `every` rows.
+    /// Kept out of line so that a sampled stack of a blocked main queue names it.
     @inline(never)
     static func writeRows(
-        _ results: FetchedResults<JournalEntry>, into writer: inout CSVFileWriter, batchSize: Int,
-        progress: ((Int, Int) -> Void)?
+        from context: ManagedObjectContext, _ request: FetchRequest<JournalEntry>, into writer: inout CSVFileWriter,
+        every: Int, progress: (Int) -> Void
     ) throws -> Int {
+        let fields = Fields(JournalEntry.entity(in: context))
         var rows = 0
-        let total = results.count
-        for entry in results {
-            writeRecord(entry, into: &writer)
+        try context.enumerateObjects(for: request) { entry in
+            writeRecord(entry, fields, into: &writer)
             rows += 1
-            if rows % batchSize == 0 {
+            if rows % every == 0 {
                 try writer.flushIfNeeded()
-                progress?(rows, total)
+                progress(rows)
             }
         }
-        progress?(rows, total)
+        progress(rows)
         return rows
     }
 
+    /// The attribute indices of the exported fields, resolved once per export.
+    struct Fields {
+        let date, height, period, wind, location, rating: Int
+        init(_ entity: EntityDescription) {
+            func index(_ name: String) -> Int { entity.attribute(named: name)!.index }
+            (date, height, period, wind, location, rating) =
+                (index("date"), index("height"), index("period"), index("wind"), index("location"), index("rating"))
+        }
+    }
+
     @inline(__always)
-    static func writeRecord(_ entry: JournalEntry, into writer: inout CSVFileWriter) {
-        // By attribute name rather than through the typed properties: the same
-        // checked access, without a key-path projection per field.
-        let date = entry.storedValue(forAttributeNamed: "date")
+    static func writeRecord(_ entry: JournalEntry, _ fields: Fields, into writer: inout CSVFileWriter) {
+        // Through the checked stored-value read, by index: the typed properties'
+        // key-path projection and a name lookup per field cost more than the field.
+        let date = entry.storedValue(atAttributeIndex: fields.date)
         if !date.isNull { writer.appendDate(Date.fromStored(date)) }
         writer.separator()
-        writer.appendStored(entry.storedValue(forAttributeNamed: "height"))
+        writer.appendStored(entry.storedValue(atAttributeIndex: fields.height))
         writer.separator()
-        writer.appendStored(entry.storedValue(forAttributeNamed: "period"))
+        writer.appendStored(entry.storedValue(atAttributeIndex: fields.period))
         writer.separator()
-        writer.appendStored(entry.storedValue(forAttributeNamed: "wind"))
+        writer.appendStored(entry.storedValue(atAttributeIndex: fields.wind))
         writer.separator()
-        writer.appendStored(entry.storedValue(forAttributeNamed: "location"))
+        writer.appendStored(entry.storedValue(atAttributeIndex: fields.location))
         writer.separator()
-        let rating = entry.storedValue(forAttributeNamed: "rating")
+        let rating = entry.storedValue(atAttributeIndex: fields.rating)
         if !rating.isNull { writer.appendInteger(Int64(Int16.fromStored(rating))) }
         writer.endRecord()
     }
@@ -145,44 +155,88 @@ struct CSVBuffer {
     /// A field, quoted when RFC 4180 says it must be.
     mutating func appendField(_ value: String?) {
         guard var value else { return }
-        let needsQuotes = value.utf8.contains { (b: UInt8) -> Bool in
-            b == 0x2C || b == 0x22 || b == 13 || b == 10  // , " CR LF
+        value.withUTF8 { utf8 in
+            let needsQuotes = utf8.contains { (b: UInt8) -> Bool in
+                b == 0x2C || b == 0x22 || b == 13 || b == 10  // , " CR LF
+            }
+            if !needsQuotes {
+                bytes.append(contentsOf: utf8)
+                return
+            }
+            bytes.append(UInt8(ascii: "\""))
+            for b in utf8 {
+                if b == UInt8(ascii: "\"") { bytes.append(b) }
+                bytes.append(b)
+            }
+            bytes.append(UInt8(ascii: "\""))
         }
-        if !needsQuotes {
-            value.withUTF8 { bytes.append(contentsOf: $0) }
-            return
-        }
-        bytes.append(UInt8(ascii: "\""))
-        for b in value.utf8 {
-            if b == UInt8(ascii: "\"") { bytes.append(b) }
-            bytes.append(b)
-        }
-        bytes.append(UInt8(ascii: "\""))
     }
 
     mutating func appendInteger(_ value: Int64) {
-        bytes.append(contentsOf: String(value).utf8)
+        if value >= 0 && value < 10 {
+            bytes.append(UInt8(ascii: "0") + UInt8(value))
+            return
+        }
+        // Digits backwards into a small stack buffer: no String per field.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var magnitude = value.magnitude
+            var i = 20
+            repeat {
+                i -= 1
+                digits[i] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            if value < 0 { bytes.append(UInt8(ascii: "-")) }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[i...]))
+        }
     }
 
-    private mutating func appendPadded(_ value: Int, width: Int) {
-        var digits = [UInt8](repeating: UInt8(ascii: "0"), count: width)
-        var v = value
-        var i = width - 1
-        while i >= 0 {
-            digits[i] = UInt8(ascii: "0") + UInt8(v % 10)
-            v /= 10
-            i -= 1
-        }
-        bytes.append(contentsOf: digits)
-    }
+    /// The day of the last date written and its `YYYY-MM-DD`: entries come sorted
+    /// by date, many to a day, so the calendar arithmetic runs once per day.
+    private var cachedDay = Int64.min
+    private var cachedDayText: (UInt64, UInt16) = (0, 0)
 
     /// ISO 8601 in UTC, from the civil-from-days algorithm (no formatter: this
-    /// runs once per row).
+    /// runs once per row), written as one 20-byte run.
     mutating func appendDate(_ date: Date) {
         let t = Int64(date.timeIntervalSince1970.rounded(.down))
-        var days = t >= 0 ? t / 86_400 : (t - 86_399) / 86_400
+        let days = t >= 0 ? t / 86_400 : (t - 86_399) / 86_400
         let secs = Int(t - days * 86_400)
-        days += 719_468
+        if days != cachedDay {
+            guard let text = Self.dayText(days) else {
+                // Out of ISO 8601's four-digit range: fall back to Foundation.
+                let f = ISO8601DateFormatter()
+                f.timeZone = TimeZone(identifier: "UTC")
+                append(f.string(from: date))
+                return
+            }
+            cachedDay = days
+            cachedDayText = text
+        }
+        var day = cachedDayText
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { out in
+            withUnsafeBytes(of: &day) { raw in
+                for i in 0..<10 { out[i] = raw[i] }
+            }
+            func two(_ value: Int, at i: Int) {
+                out[i] = UInt8(ascii: "0") + UInt8(value / 10)
+                out[i + 1] = UInt8(ascii: "0") + UInt8(value % 10)
+            }
+            out[10] = UInt8(ascii: "T")
+            two(secs / 3600, at: 11)
+            out[13] = UInt8(ascii: ":")
+            two(secs / 60 % 60, at: 14)
+            out[16] = UInt8(ascii: ":")
+            two(secs % 60, at: 17)
+            out[19] = UInt8(ascii: "Z")
+            bytes.append(contentsOf: UnsafeBufferPointer(out))
+        }
+    }
+
+    /// `YYYY-MM-DD` of day `days` since 1970-01-01 (civil-from-days), as 10 bytes
+    /// packed in memory order; nil outside years 0...9999.
+    private static func dayText(_ days1970: Int64) -> (UInt64, UInt16)? {
+        let days = days1970 + 719_468
         let era = (days >= 0 ? days : days - 146_096) / 146_097
         let doe = days - era * 146_097
         let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365
@@ -192,25 +246,23 @@ struct CSVBuffer {
         let day = doy - (153 * mp + 2) / 5 + 1
         let month = mp < 10 ? mp + 3 : mp - 9
         if month <= 2 { year += 1 }
-        if year < 0 || year > 9999 {
-            // Out of ISO 8601's four-digit range: fall back to Foundation.
-            let f = ISO8601DateFormatter()
-            f.timeZone = TimeZone(identifier: "UTC")
-            append(f.string(from: date))
-            return
+        guard year >= 0 && year <= 9999 else { return nil }
+        var text: (UInt64, UInt16) = (0, 0)
+        withUnsafeMutableBytes(of: &text) { out in
+            func put(_ value: Int64, at end: Int, width: Int) {
+                var v = value
+                for i in stride(from: end - 1, through: end - width, by: -1) {
+                    out[i] = UInt8(ascii: "0") + UInt8(v % 10)
+                    v /= 10
+                }
+            }
+            put(year, at: 4, width: 4)
+            out[4] = UInt8(ascii: "-")
+            put(month, at: 7, width: 2)
+            out[7] = UInt8(ascii: "-")
+            put(day, at: 10, width: 2)
         }
-        appendPadded(Int(year), width: 4)
-        bytes.append(UInt8(ascii: "-"))
-        appendPadded(Int(month), width: 2)
-        bytes.append(UInt8(ascii: "-"))
-        appendPadded(Int(day), width: 2)
-        bytes.append(UInt8(ascii: "T"))
-        appendPadded(secs / 3600, width: 2)
-        bytes.append(UInt8(ascii: ":"))
-        appendPadded(secs / 60 % 60, width: 2)
-        bytes.append(UInt8(ascii: ":"))
-        appendPadded(secs % 60, width: 2)
-        bytes.append(UInt8(ascii: "Z"))
+        return text
     }
 }
 

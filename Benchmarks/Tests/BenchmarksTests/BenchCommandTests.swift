@@ -86,7 +86,7 @@ import TestSupport
         }
         // Every map target has a row (met or missed, whatever the quick figures say).
         let targets = report.items.flatMap(\.targets).map(\.what)
-        #expect(targets.count == 14, "\(targets)")
+        #expect(targets.count == 16, "\(targets)")
         #expect(targets.contains("a managed attribute read, checking off"))
         #expect(targets.contains("level 1 over level 0, inside `perform`"))
         #expect(targets.contains("level 1 over level 0, a view-context read from plain main-queue code under `dispatchMain()`"))
