@@ -97,7 +97,14 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
     /// An attribute's stored value by name: what `@Attribute`'s getter reads, and what
     /// this package's tools (the CSV export) read without converting.
     @usableFromInline package final func storedValue(forAttributeNamed name: String) -> StoredValue {
-        let index = entity.attributeIndex(name)
+        storedValue(atAttributeIndex: entity.attributeIndex(name))
+    }
+
+    /// The checked read by index, for the getter above and for code that resolved the
+    /// index once (`EntityDescription.attribute(named:)?.index`), such as an export that
+    /// reads the same fields of a million objects.
+    @inline(__always)
+    package final func storedValue(atAttributeIndex index: Int) -> StoredValue {
         ConcurrencyDebug.check(self, owner: queueOwner, accessEvent(isFaultFlag ? .fireFault : .get, attribute: index))
         if _slowPath(isFaultFlag || isRecordingPrototype) {
             if isRecordingPrototype {
