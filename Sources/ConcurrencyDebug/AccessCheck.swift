@@ -158,8 +158,8 @@ public enum ConcurrencyDebug {
         _ subject: some AccessDescribing, owner: QueueIdentity, _ event: @autoclosure () -> AccessEvent
     ) {
         let mode = ctxdebug_access_mode()
-        if _fastPath(mode == 0) { return }
-        if _fastPath(mode == 1) {
+        if _fastPath(mode == Int32(CTXDEBUG_ACCESS_OFF)) { return }
+        if _fastPath(mode == Int32(CTXDEBUG_ACCESS_CHECK)) {
             if _fastPath(ctxdebug_current_owner() == owner.rawValue) { return }
             if owner == .main && ctxdebug_on_main_queue() != 0 { return }
         }
@@ -212,7 +212,7 @@ public enum ConcurrencyDebug {
     @usableFromInline @inline(never)
     static func slowPath(_ subject: some AccessDescribing, owner: QueueIdentity, event: AccessEvent) {
         // Not confined to any queue (an object not inserted into a context yet).
-        if owner == .none && ctxdebug_access_mode() >= 0 { return }
+        if owner == .none && ctxdebug_access_mode() != Int32(CTXDEBUG_ACCESS_UNCONFIGURED) { return }
         Checker.shared.handle(subject, owner: owner, event: event)
     }
 }

@@ -56,11 +56,11 @@ final class Checker: Sendable {
     /// False for a violation to raise.
     private func admit(owner: QueueIdentity, event: AccessEvent) -> Bool {
         var mode = ctxdebug_access_mode()
-        if mode < 0 {
+        if mode == Int32(CTXDEBUG_ACCESS_UNCONFIGURED) {
             configureIfNeeded()
             mode = ctxdebug_access_mode()
         }
-        if mode <= 0 { return true }
+        if mode == Int32(CTXDEBUG_ACCESS_OFF) { return true }
         // An access made while the checker itself runs (describing an access, a
         // handler) is not checked again.
         if ctxdebug_in_checker() != 0 { return true }
@@ -76,7 +76,7 @@ final class Checker: Sendable {
             allowed = true
             current = owner.rawValue
         }
-        if mode == 2 { journal(event, current: current, allowed: allowed) }
+        if mode == Int32(CTXDEBUG_ACCESS_CHECK_AND_LOG) { journal(event, current: current, allowed: allowed) }
         return allowed
     }
 
@@ -143,7 +143,7 @@ final class Checker: Sendable {
     private let reportDirectoryWritten = Mutex(false)
 
     func configureIfNeeded() {
-        guard ctxdebug_access_mode() < 0 else { return }
+        guard ctxdebug_access_mode() == Int32(CTXDEBUG_ACCESS_UNCONFIGURED) else { return }
         let needed = state.withLock { !$0.configured }
         guard needed else { return }
         let (configuration, warnings) = ConcurrencyDebug.Configuration.fromProcess()
@@ -336,7 +336,7 @@ extension ConcurrencyDebug {
     /// Prints the one-line banner to stderr when checking is on, and one warning per
     /// value it cannot read.
     public static func configureIfNeeded() {
-        if ctxdebug_access_mode() < 0 { Checker.shared.configureIfNeeded() }
+        if ctxdebug_access_mode() == Int32(CTXDEBUG_ACCESS_UNCONFIGURED) { Checker.shared.configureIfNeeded() }
     }
 
     /// Sets the configuration in code, replacing the one read from the environment
@@ -363,7 +363,7 @@ extension ConcurrencyDebug {
     @inline(never)
     public static func reportViolation(kind: ViolationKind, description: AccessDescription, message: String? = nil) {
         configureIfNeeded()
-        guard ctxdebug_access_mode() > 0, ctxdebug_in_checker() == 0 else { return }
+        guard ctxdebug_access_mode() >= Int32(CTXDEBUG_ACCESS_CHECK), ctxdebug_in_checker() == 0 else { return }
         let addresses = StackTrace.capture()
         ctxdebug_set_in_checker(1)
         defer { ctxdebug_set_in_checker(0) }
@@ -374,7 +374,7 @@ extension ConcurrencyDebug {
     /// now (for a diagnostic found at exit, the stack of the call that left it).
     public static func reportViolation(kind: ViolationKind, description: AccessDescription, message: String?, addresses: [UInt]) {
         configureIfNeeded()
-        guard ctxdebug_access_mode() > 0, ctxdebug_in_checker() == 0 else { return }
+        guard ctxdebug_access_mode() >= Int32(CTXDEBUG_ACCESS_CHECK), ctxdebug_in_checker() == 0 else { return }
         ctxdebug_set_in_checker(1)
         defer { ctxdebug_set_in_checker(0) }
         Checker.shared.raise(kind: kind, access: description, message: message, addresses: addresses.isEmpty ? StackTrace.capture() : addresses)

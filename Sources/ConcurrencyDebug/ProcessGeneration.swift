@@ -15,5 +15,5 @@ extension ConcurrencyDebug {
     /// False only when checking is known to be off (level 0): one relaxed load, for
     /// a client's own hot paths. True while not configured yet.
     @inlinable @inline(__always)
-    package static var mayBeChecking: Bool { ctxdebug_access_mode() != 0 }
+    package static var mayBeChecking: Bool { ctxdebug_access_mode() != Int32(CTXDEBUG_ACCESS_OFF) }
 }

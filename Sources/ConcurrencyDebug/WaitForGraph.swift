@@ -36,7 +36,7 @@ public enum WaitForGraph {
     ///
     /// Returns the wait to pass to `endWait`, or nil when nothing was recorded.
     public static func beginWait(for target: QueueIdentity, operation: String) -> Wait? {
-        guard ctxdebug_access_mode() > 0 else { return nil }
+        guard ctxdebug_access_mode() >= Int32(CTXDEBUG_ACCESS_CHECK) else { return nil }
         var waiters = Set(HeldQueues.current().queues)
         let owner = ConcurrencyDebug.currentOwner
         if owner != .none { waiters.insert(owner.rawValue) }

@@ -172,14 +172,11 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     /// Runs `block` asynchronously on the context's queue, in FIFO order.
     public func perform(_ block: @escaping @Sendable () -> Void) {
         queue.async { [self] in
-            ConcurrencyDebug.withOwner(queueIdentity) {
-                let span = ContextInstrumentation.begin(.perform, self)
-                defer { span.end() }
-                HeldQueues.holding(queueIdentity) {
-                    assertOnQueueIfAsked()
-                    block()
-                    processPendingChanges()
-                }
+            let span = ContextInstrumentation.begin(.perform, self)
+            defer { span.end() }
+            ConcurrencyDebug.entering(queueIdentity, dispatched: { self.performDescription() }) {
+                block()
+                processPendingChanges()
             }
         }
     }
@@ -249,19 +246,16 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     private func runAsOwner<T>(_ block: () throws -> T, checkQueue: Bool = true) rethrows -> T {
         let span = ContextInstrumentation.begin(.performAndWait, self)
         defer { span.end() }
-        return try ConcurrencyDebug.withOwner(queueIdentity) {
-            try HeldQueues.holding(queueIdentity) {
-                defer { processPendingChanges() }
-                if checkQueue { assertOnQueueIfAsked() }
-                return try block()
-            }
+        let dispatched: (() -> AccessDescription)? = checkQueue ? { self.performDescription() } : nil
+        return try ConcurrencyDebug.entering(queueIdentity, dispatched: dispatched) {
+            defer { processPendingChanges() }
+            return try block()
         }
     }
 
-    private func assertOnQueueIfAsked() {
-        if ConcurrencyDebug.level >= 2 {
-            ConcurrencyDebugHooks.assertPerformQueue(queueIdentity, describe(AccessEvent(operation: .perform, owner: queueIdentity, context: number)))
-        }
+    /// What a level-2 report says of a block found off its context's queue.
+    private func performDescription() -> AccessDescription {
+        describe(AccessEvent(operation: .perform, owner: queueIdentity, context: number))
     }
 
     @inline(__always)
@@ -631,9 +625,6 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
 enum ConcurrencyDebugHooks {
     static func tag(_ queue: DispatchQueue, _ identity: QueueIdentity) {
         ConcurrencyDebug.tag(queue, as: identity)
-    }
-    static func assertPerformQueue(_ identity: QueueIdentity, _ description: AccessDescription) {
-        ConcurrencyDebug.assertPerformQueue(expected: identity, contextDescription: description)
     }
 }
 
