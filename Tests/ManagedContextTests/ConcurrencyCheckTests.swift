@@ -53,9 +53,7 @@ import ManagedContext
         let journal = tempPath("journal")
         defer { unlink(journal) }
         await #expect(processExitsWith: .success) { [journal = journal as String, level = level as Int] in
-            setenv("CTXDEBUG_CONCURRENCY", "\(level)", 1)
-            setenv("CTXDEBUG_ON_VIOLATION", "report", 1)
-            if level == 3 { setenv("CTXDEBUG_JOURNAL", journal, 1) }
+            checkInReportMode(level: level, journal: journal)
             runCorrectPatterns()
             precondition(ConcurrencyDebug.level.rawValue == level, "level \(ConcurrencyDebug.level)")
             precondition(ConcurrencyDebug.recordedViolations.isEmpty, "violations: \(ConcurrencyDebug.recordedViolations.map { "\($0.access.operation)" })")
@@ -84,9 +82,7 @@ import ManagedContext
         let journal = tempPath("journal")
         defer { unlink(journal) }
         await #expect(processExitsWith: .success) { [journal = journal as String, level = level as Int] in
-            setenv("CTXDEBUG_CONCURRENCY", "\(level)", 1)
-            setenv("CTXDEBUG_ON_VIOLATION", "report", 1)
-            if level == 3 { setenv("CTXDEBUG_JOURNAL", journal, 1) }
+            checkInReportMode(level: level, journal: journal)
             mainQueueCases()
             ConcurrencyDebug.flushAccessLog()
         }
@@ -271,6 +267,13 @@ func sourceLine(of marker: String, in file: String = #filePath) -> Int {
     let found = lines.indices.filter { lines[$0].contains(marker) && !lines[$0].contains("sourceLine(of:") && !lines[$0].contains("WRONG-\\(") }
     precondition(found.count == 1, "marker \(marker) must be on exactly one line, found \(found.count)")
     return found[0] + 1
+}
+
+/// In an exit-test child: checking at `level` in report mode, journaling to `journal` at level 3.
+func checkInReportMode(level: Int, journal: String) {
+    setenv("CTXDEBUG_CONCURRENCY", "\(level)", 1)
+    setenv("CTXDEBUG_ON_VIOLATION", "report", 1)
+    if level == 3 { setenv("CTXDEBUG_JOURNAL", journal, 1) }
 }
 
 func tempPath(_ name: String) -> String {

@@ -55,11 +55,7 @@ enum AccessBench {
         // by another process on this shared machine lands in one run, not in the figure.
         let chunks = 7
         let n = max(1, iterations / chunks)
-        func best(_ body: () -> Double) -> Double {
-            var fastest = Double.infinity
-            for _ in 0..<chunks { fastest = min(fastest, body()) }
-            return fastest
-        }
+        func best(_ body: () -> Double) -> Double { BenchSupport.fastest(of: chunks, body) }
 
         func configure(_ level: Int) {
             BenchSupport.quietly {

@@ -80,11 +80,7 @@ enum MainQueueReadBench {
 
         let chunks = 7
         let n = max(1, iterations / chunks)
-        func best(_ body: () -> Double) -> Double {
-            var fastest = Double.infinity
-            for _ in 0..<chunks { fastest = min(fastest, body()) }
-            return fastest
-        }
+        func best(_ body: () -> Double) -> Double { BenchSupport.fastest(of: chunks, body) }
         func overhead() -> Double {
             let t0 = benchNow()
             for i in 0..<n { benchSink(i) }
