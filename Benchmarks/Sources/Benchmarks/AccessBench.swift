@@ -48,20 +48,70 @@ enum AccessBench {
             _ = first.rating  // fires the fault
             return first
         }
-        let plain = makePlainEntry()
         let subject = BenchSubject()
         let owner = QueueIdentity.makePrivate(label: "ctxdebug.bench.check")
         // Each sample is the fastest of `chunks` runs of n iterations: a preemption
         // by another process on this shared machine lands in one run, not in the figure.
         let chunks = 7
         let n = max(1, iterations / chunks)
-        func best(_ body: () -> Double) -> Double { BenchSupport.fastest(of: chunks, body) }
-
         func configure(_ level: Int) {
             BenchSupport.quietly {
                 ConcurrencyDebug.configure(.init(level: .init(rawValue: level) ?? .off, accessLogPath: level == 3 ? journalURL.path : nil))
             }
         }
+        let samples = measureLoops(
+            context: context, entry: entry, subject: subject, owner: owner, n: n, chunks: chunks, repetitions: repetitions, configure: configure)
+        // Bytes per journaled event: the journal of the level-3 loops above.
+        configure(0)  // closes and flushes the journal
+        let reader = try AccessLogReader(path: journalURL.path)
+        let stats = reader.stats
+
+        // A large journal for item 7, written the same way (checked accesses at level 3).
+        let bigJournal = journalEvents > 0 ? writeLargeJournal(events: journalEvents, work: work, subject: subject, owner: owner) : nil
+        try? FileManager.default.removeItem(at: journalURL)
+
+        // The view-context read from plain main-queue code, in a child under dispatchMain().
+        let mainQueue = try MainQueueReadBench.measure(storeURL: storeURL, iterations: iterations, repetitions: repetitions, work: work)
+
+        let figures = figures(
+            loop: samples.loop, plain: samples.plain, managed: samples.managed, check: samples.check, missingMergeOn: samples.missingMergeOn,
+            stats: stats, mainQueue: mainQueue)
+        let targets = targets(figures, bytesPerEvent: stats.fileBytesPerEvent)
+        let item = BenchItem(
+            id: "1", title: "Per-access cost",
+            setup: [
+                "One `JournalEntry` (SurfJournal) fetched on a private context; `entry.rating` read in loops of \(n.formattedCount) inside `context.performAndWait`, against the same read of a plain Swift class (`PlainEntry`, not final). Each read goes to an opaque sink (a closure in a mutable global), so no read can be hoisted or deleted; the same loop with only the sink call is the loop overhead, subtracted from each figure.",
+                "Levels switched in this process with `ConcurrencyDebug.configure(_:)` between loops; level 3 journals to a temporary file. \(repetitions) rounds, each round measuring every variant in turn; each sample is the fastest of \(chunks) loops (so that a preemption by another process lands in one loop, not in the figure).",
+                "\"The check alone\" calls `ConcurrencyDebug.check` (inlined, as in the runtime's getters) on a bare subject: the cost a build without checks would not pay.",
+                "missing-merge (opt-in): level 1 with `missing-merge` added to the default diagnostics, same loop. No save happens while it runs, so each read takes the fast path: the process's save count compared with the one the object last checked. The compare is in the getter at every level; the lookup of the row's last save runs only on the first read of an object after a save.",
+                "Main-queue reads: the same `entry.rating` read on a view-context object from plain main-queue code, as UI code reads it: in a child process of the bench binary (`ctxdebug bench --child main-queue-reads`, hidden) whose main thread is in `dispatchMain()`, so the main queue runs on a worker thread; the loops run in one main-queue work item, outside any `perform`, at levels 0, 1 and 3 switched between loops, measured like the loops above (fastest of \(chunks), \(repetitions) rounds) with the child's own loop overhead subtracted.",
+                "Journal: \(stats.events.formattedCount) events from the level-3 loops (\(samples.journaledReads.formattedCount) accesses), \(stats.fileBytes.formattedCount) bytes.",
+            ],
+            figures: figures, targets: targets, detections: nil, skipped: nil,
+            notes: [
+                "\"Checking off\" still calls through the runtime's getter (the attribute's index from its name's bits, the fault and missing-merge tests, the stored-value enum, the optional conversion): the gap between the plain read and the managed read at level 0 is that getter, not the checker. The checker's own cost at level 0 is the \"check alone, level 0\" figure.",
+                "The main-queue read at level 1 adds one call into libdispatch (`dispatch_get_current_queue`, compared with the main queue) to the inside-`perform` check: the thread-local owner is not set outside `perform`, and a main-queue work item may run on any thread under `dispatchMain()`.",
+            ])
+        return (item, bigJournal)
+    }
+
+    /// Item 1's loop samples, nanoseconds per iteration with the loop included.
+    struct LoopSamples {
+        var loop: [Double] = [], plain: [Double] = []
+        var managed: [Int: [Double]] = [:], check: [Int: [Double]] = [:]
+        /// Level 1 with missing-merge on: a read compares the process's save count with
+        /// the count its object last checked (no save happens in the loop).
+        var missingMergeOn: [Double] = []
+        var journaledReads = 0
+    }
+
+    /// Every loop in turn, `repetitions` rounds, the level switched between loops.
+    static func measureLoops(
+        context: ManagedObjectContext, entry: JournalEntry, subject: BenchSubject, owner: QueueIdentity, n: Int, chunks: Int,
+        repetitions: Int, configure: (Int) -> Void
+    ) -> LoopSamples {
+        func best(_ body: () -> Double) -> Double { BenchSupport.fastest(of: chunks, body) }
+        let plain = makePlainEntry()
 
         // Each returns nanoseconds per iteration.
         func overhead() -> Double {
@@ -93,13 +143,7 @@ enum AccessBench {
             }
         }
 
-        var loop: [Double] = [], plainNs: [Double] = []
-        var managed: [Int: [Double]] = [0: [], 1: [], 3: []]
-        var check: [Int: [Double]] = [0: [], 1: [], 3: []]
-        var journaledReads = 0
-        // Level 1 with missing-merge on: a read compares the process's save count with
-        // the count its object last checked (no save happens in the loop).
-        var missingMergeOn: [Double] = []
+        var samples = LoopSamples()
         let diagnostics = Diagnostics.settings
         var withMissingMerge = diagnostics
         withMissingMerge.enabled.insert(.missingMerge)
@@ -107,52 +151,51 @@ enum AccessBench {
         configure(0)
         _ = overhead(); _ = plainRead(); _ = managedRead(); _ = checkOnly()
         for _ in 0..<repetitions {
-            loop.append(best(overhead))
-            plainNs.append(best(plainRead))
+            samples.loop.append(best(overhead))
+            samples.plain.append(best(plainRead))
             for level in [0, 1, 3] {
                 configure(level)
-                managed[level]!.append(best(managedRead))
-                check[level]!.append(best(checkOnly))
-                if level == 3 { journaledReads += 2 * n * chunks }
+                samples.managed[level, default: []].append(best(managedRead))
+                samples.check[level, default: []].append(best(checkOnly))
+                if level == 3 { samples.journaledReads += 2 * n * chunks }
             }
             configure(1)
             Diagnostics.configure(withMissingMerge)
-            missingMergeOn.append(best(managedRead))
+            samples.missingMergeOn.append(best(managedRead))
             Diagnostics.configure(diagnostics)
             configure(0)
         }
-        // Bytes per journaled event: the journal of the level-3 loops above.
-        configure(0)  // closes and flushes the journal
-        let reader = try AccessLogReader(path: journalURL.path)
-        let stats = reader.stats
+        return samples
+    }
 
-        // A large journal for item 7, written the same way (checked accesses at level 3).
-        var bigJournal: URL?
-        if journalEvents > 0 {
-            let url = work.appendingPathComponent("large.journal")
-            try? FileManager.default.removeItem(at: url)
-            BenchSupport.quietly { ConcurrencyDebug.configure(.init(level: 3, accessLogPath: url.path)) }
-            ConcurrencyDebug.withOwner(owner) {
-                for i in 0..<journalEvents {
-                    ConcurrencyDebug.check(
-                        subject, owner: owner,
-                        AccessEvent(operation: .get, owner: owner, context: 1, subject: 1, member: UInt16(i % 6), instance: Int64(i / 6 + 1)))
-                }
+    /// Item 7's journal: `events` checked accesses at level 3, as the loops make them.
+    static func writeLargeJournal(events: Int, work: URL, subject: BenchSubject, owner: QueueIdentity) -> URL {
+        let url = work.appendingPathComponent("large.journal")
+        try? FileManager.default.removeItem(at: url)
+        BenchSupport.quietly { ConcurrencyDebug.configure(.init(level: 3, accessLogPath: url.path)) }
+        ConcurrencyDebug.withOwner(owner) {
+            for i in 0..<events {
+                ConcurrencyDebug.check(
+                    subject, owner: owner,
+                    AccessEvent(operation: .get, owner: owner, context: 1, subject: 1, member: UInt16(i % 6), instance: Int64(i / 6 + 1)))
             }
-            configure(0)
-            bigJournal = url
         }
-        try? FileManager.default.removeItem(at: journalURL)
+        BenchSupport.quietly { ConcurrencyDebug.configure(.init(level: 0)) }
+        return url
+    }
 
-        // The view-context read from plain main-queue code, in a child under dispatchMain().
-        let mainQueue = try MainQueueReadBench.measure(storeURL: storeURL, iterations: iterations, repetitions: repetitions, work: work)
+    static func minus(_ a: [Double], _ b: [Double]) -> [Double] { zip(a, b).map { $0 - $1 } }
 
-        func minus(_ a: [Double], _ b: [Double]) -> [Double] { zip(a, b).map { $0 - $1 } }
+    /// Item 1's figures from the loops' samples (nanoseconds per iteration, loop included).
+    static func figures(
+        loop: [Double], plain plainNs: [Double], managed: [Int: [Double]], check: [Int: [Double]], missingMergeOn: [Double],
+        stats: AccessLogStats, mainQueue: MainQueueReadBench.Samples
+    ) -> [BenchFigure] {
         let plainCost = minus(plainNs, loop)
         let offCost = minus(managed[0]!, loop)
         let l1Cost = minus(managed[1]!, loop)
         let l3Cost = minus(managed[3]!, loop)
-        let figures = [
+        return [
             BenchFigure("loop overhead (sink call, subtracted below)", unit: "ns/iteration", samples: loop),
             BenchFigure("plain Swift property read", unit: "ns/access", samples: plainCost, signed: true),
             BenchFigure("managed read, checking off (level 0)", unit: "ns/access", samples: offCost, signed: true),
@@ -169,10 +212,14 @@ enum AccessBench {
             BenchFigure("managed read, level 1 with missing-merge on", unit: "ns/access", samples: minus(missingMergeOn, loop), signed: true),
             BenchFigure("missing-merge added at level 1 (on − default set)", unit: "ns/access", samples: minus(missingMergeOn, managed[1]!), signed: true),
         ] + mainQueueFigures(mainQueue)
-        let off = figures[7].median, l1 = figures[5].median, l3 = figures[6].median, bytes = stats.fileBytesPerEvent
+    }
+
+    /// The map's per-access targets, met or missed.
+    static func targets(_ figures: [BenchFigure], bytesPerEvent bytes: Double) -> [BenchTarget] {
+        let off = figures[7].median, l1 = figures[5].median, l3 = figures[6].median
         let readOff = figures[2].median
         let mainL1 = figures.first { $0.name == mainQueueLevel1Name }!.median
-        let targets = [
+        return [
             BenchTarget(what: "an access with checking off", target: "≤ 1 ns over no check", measured: "\(off.benchFormatted) ns (the check alone, level 0)", met: off <= 1),
             BenchTarget(what: "a managed attribute read, checking off", target: "≤ 10 ns", measured: "\(readOff.benchFormatted) ns (managed read, level 0)", met: readOff <= 10),
             BenchTarget(what: "level 1 over level 0, inside `perform`", target: "≤ 2 ns", measured: "\(l1.benchFormatted) ns (level 1 − off, managed read)", met: l1 <= 2),
@@ -182,22 +229,6 @@ enum AccessBench {
             BenchTarget(what: "an access journaled (level 3)", target: "≤ 30 ns", measured: "\(l3.benchFormatted) ns (level 3 − off, managed read)", met: l3 <= 30),
             BenchTarget(what: "journal size per event", target: "≤ 16 bytes", measured: "\(bytes.benchFormatted) bytes", met: bytes <= 16),
         ]
-        let item = BenchItem(
-            id: "1", title: "Per-access cost",
-            setup: [
-                "One `JournalEntry` (SurfJournal) fetched on a private context; `entry.rating` read in loops of \(n.formattedCount) inside `context.performAndWait`, against the same read of a plain Swift class (`PlainEntry`, not final). Each read goes to an opaque sink (a closure in a mutable global), so no read can be hoisted or deleted; the same loop with only the sink call is the loop overhead, subtracted from each figure.",
-                "Levels switched in this process with `ConcurrencyDebug.configure(_:)` between loops; level 3 journals to a temporary file. \(repetitions) rounds, each round measuring every variant in turn; each sample is the fastest of \(chunks) loops (so that a preemption by another process lands in one loop, not in the figure).",
-                "\"The check alone\" calls `ConcurrencyDebug.check` (inlined, as in the runtime's getters) on a bare subject: the cost a build without checks would not pay.",
-                "missing-merge (opt-in): level 1 with `missing-merge` added to the default diagnostics, same loop. No save happens while it runs, so each read takes the fast path: the process's save count compared with the one the object last checked. The compare is in the getter at every level; the lookup of the row's last save runs only on the first read of an object after a save.",
-                "Main-queue reads: the same `entry.rating` read on a view-context object from plain main-queue code, as UI code reads it: in a child process of the bench binary (`ctxdebug bench --child main-queue-reads`, hidden) whose main thread is in `dispatchMain()`, so the main queue runs on a worker thread; the loops run in one main-queue work item, outside any `perform`, at levels 0, 1 and 3 switched between loops, measured like the loops above (fastest of \(chunks), \(repetitions) rounds) with the child's own loop overhead subtracted.",
-                "Journal: \(stats.events.formattedCount) events from the level-3 loops (\(journaledReads.formattedCount) accesses), \(stats.fileBytes.formattedCount) bytes.",
-            ],
-            figures: figures, targets: targets, detections: nil, skipped: nil,
-            notes: [
-                "\"Checking off\" still calls through the runtime's getter (the attribute's index from its name's bits, the fault and missing-merge tests, the stored-value enum, the optional conversion): the gap between the plain read and the managed read at level 0 is that getter, not the checker. The checker's own cost at level 0 is the \"check alone, level 0\" figure.",
-                "The main-queue read at level 1 adds one call into libdispatch (`dispatch_get_current_queue`, compared with the main queue) to the inside-`perform` check: the thread-local owner is not set outside `perform`, and a main-queue work item may run on any thread under `dispatchMain()`.",
-            ])
-        return (item, bigJournal)
     }
 }
 
