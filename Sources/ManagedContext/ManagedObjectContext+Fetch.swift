@@ -75,16 +75,19 @@ extension ManagedObjectContext {
     /// temporary ID, a row's object can only be registered under the row's own ID,
     /// so the alias lookup (a lock on the coordinator per row) is skipped.
     private func materializeStreamed(_ row: FetchedRow, mayHoldAliases: Bool) -> ManagedObject {
-        guard !mayHoldAliases, registry[row.id]?.object == nil, let snapshot = row.snapshot else {
-            return materialize(row.id, row.snapshot)
+        guard !mayHoldAliases, let snapshot = row.snapshot else { return materialize(row.id, row.snapshot) }
+        let made = WeakObject.claim(&registry[row.id, default: WeakObject(nil)]) {
+            let o = row.id.entity.managedObjectClass.init(entity: row.id.entity, insertInto: nil)
+            o.objectID = row.id
+            o.values = snapshot.values
+            o.toOne = snapshot.toOne
+            o.snapshot = snapshot
+            return o
         }
-        let o = row.id.entity.managedObjectClass.init(entity: row.id.entity, insertInto: nil)
-        o.objectID = row.id
-        o.values = snapshot.values
-        o.toOne = snapshot.toOne
-        o.snapshot = snapshot
-        register(o)
-        return o
+        // Registered already, and alive: what fetch does with it.
+        guard let made else { return materialize(row.id, row.snapshot) }
+        adopt(made)
+        return made
     }
 
     /// This context's changed objects of `f`'s entity as rows that replace the

@@ -275,20 +275,28 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     // MARK: Registration
 
     func register(_ o: ManagedObject) {
+        registry[o.objectID] = WeakObject(o)
+        adopt(o)
+    }
+
+    /// Makes `o`, already in the registry, this context's object.
+    func adopt(_ o: ManagedObject) {
         o.managedObjectContext = self
         o.queueOwner = queueIdentity
         o.contextNumber = number
-        registry[o.objectID] = WeakObject(o)
         if registry.count > registryPurgeThreshold { purgeRegistry() }
     }
 
-    /// Drops the entries of objects that are gone, in place. Runs when the registry
-    /// has doubled since the last purge, so its cost per registration is constant.
+    /// Drops the entries of objects that are gone. Runs when the registry has doubled
+    /// since the last purge, so its cost per registration is constant. The live entries
+    /// are copied into a new table sized for the next round, rather than each dead one
+    /// removed by its hash: in a streamed fetch nearly every entry is dead by then.
     private func purgeRegistry() {
-        var dead: [ManagedObjectID] = []
-        for (id, entry) in registry where entry.object == nil { dead.append(id) }
-        for id in dead { registry.removeValue(forKey: id) }
-        registryPurgeThreshold = max(1024, registry.count * 2)
+        var live: [ManagedObjectID: WeakObject] = [:]
+        for (id, entry) in registry where entry.object != nil { live[id] = entry }
+        registryPurgeThreshold = max(1024, live.count * 2)
+        live.reserveCapacity(registryPurgeThreshold + 1)
+        registry = live
     }
 
     /// The registered object for `id` or for its other name (temporary/permanent).

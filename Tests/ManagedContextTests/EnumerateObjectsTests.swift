@@ -109,6 +109,29 @@ import ManagedContext
         }
     }
 
+    /// Past the registry's purges (one per 1,024 registrations at least), the objects
+    /// the block kept stay registered as themselves, and a second pass hands them back
+    /// (Core Data: `registeredObject(for:)` finds an object while something holds it).
+    @Test func keptObjectsStayRegisteredAcrossPurges() throws {
+        let stack = try seeded(5_000)
+        let c = stack.privateContext()
+        try c.performAndWait {
+            let request = FetchRequest<Sample>(sortDescriptors: [FetchSortDescriptor(\Sample.large)])
+            var kept: [Sample] = []
+            try c.enumerateObjects(for: request) { s in if (s.large ?? -1) % 97 == 0 { kept.append(s) } }
+            #expect(kept.count == 52)
+            for s in kept { #expect(c.registeredObject(for: s.objectID) === s) }
+            var again = 0
+            try c.enumerateObjects(for: request) { s in
+                if let large = s.large, large % 97 == 0 {
+                    #expect(s === kept[Int(large / 97)])
+                    again += 1
+                }
+            }
+            #expect(again == kept.count)
+        }
+    }
+
     /// The block may use the store while the stream is open (a fetch, a count, a
     /// fault); an error it throws ends the enumeration and reaches the caller.
     @Test func theBlockCanFetchAndItsErrorStopsTheEnumeration() throws {
