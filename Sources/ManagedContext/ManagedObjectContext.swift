@@ -288,15 +288,18 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     }
 
     /// Drops the entries of objects that are gone. Runs when the registry has doubled
-    /// since the last purge, so its cost per registration is constant. The live entries
-    /// are copied into a new table sized for the next round, rather than each dead one
-    /// removed by its hash: in a streamed fetch nearly every entry is dead by then.
+    /// since the last purge, so its cost per registration is constant. The few live
+    /// entries are set aside and put back into the emptied table (its storage kept),
+    /// rather than each dead one removed by its hash: in a streamed fetch nearly every
+    /// entry is dead by then.
     private func purgeRegistry() {
-        var live: [ManagedObjectID: WeakObject] = [:]
-        for (id, entry) in registry where entry.object != nil { live[id] = entry }
+        var live: [(ManagedObjectID, ManagedObject)] = []
+        for index in registry.indices {
+            if let object = registry.values[index].object { live.append((registry.keys[index], object)) }
+        }
+        registry.removeAll(keepingCapacity: true)
+        for (id, object) in live { registry[id] = WeakObject(object) }
         registryPurgeThreshold = max(1024, live.count * 2)
-        live.reserveCapacity(registryPurgeThreshold + 1)
-        registry = live
     }
 
     /// The registered object for `id` or for its other name (temporary/permanent).
