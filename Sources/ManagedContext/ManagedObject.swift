@@ -14,7 +14,15 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
     public let entity: EntityDescription
     /// The object's identity. Reading it is never checked, as in Core Data.
     public internal(set) var objectID: ManagedObjectID
-    public internal(set) weak var managedObjectContext: ManagedObjectContext?
+    /// Its context; nil once it is deleted and saved, or its context is gone (the
+    /// object does not keep its context alive, as in Core Data).
+    public internal(set) var managedObjectContext: ManagedObjectContext? {
+        get { contextReference?.context }
+        set { contextReference = newValue?.objectsReference }
+    }
+    /// Its context's shared weak reference: one retain per object, where a weak
+    /// reference of its own costs a side-table operation per object made and freed.
+    private var contextReference: ContextReference?
 
     var queueOwner: QueueIdentity = .none
     /// Orders inserts: saves give primary keys in the order objects were created.
@@ -311,3 +319,9 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
 
 @available(*, unavailable, message: "A managed object is confined to its context's queue; pass its objectID instead.")
 extension ManagedObject: @unchecked Sendable {}
+
+/// A context's weak reference to itself, shared by its objects. Set once, in the
+/// context's init, before the context is shared.
+final class ContextReference: @unchecked Sendable {
+    weak var context: ManagedObjectContext?
+}

@@ -68,7 +68,7 @@ extension ManagedObjectContext {
     /// access; changed ones get the store's values under their changes).
     public func refreshAllObjects() {
         check(.refresh)
-        for object in registry.values.compactMap(\.object) {
+        for object in registry.objects {
             refresh(object, mergeChanges: true)
         }
     }
@@ -206,13 +206,13 @@ extension ManagedObjectContext {
     /// True when this context has no object under the temporary `id`, which was
     /// saved since (`registeredObject(for:)` looks in this context only).
     func isDeadTemporaryIDHere(_ id: ManagedObjectID) -> Bool {
-        id.isTemporaryID && registry[id]?.object == nil && persistentStoreCoordinator?.alias(of: id) != nil
+        id.isTemporaryID && registry.object(for: id) == nil && persistentStoreCoordinator?.alias(of: id) != nil
     }
 
     /// True when this context or an ancestor has a live object registered under `id`
     /// itself (not under its alias).
     private func stackHoldsObject(under id: ManagedObjectID) -> Bool {
-        if registry[id]?.object != nil { return true }
+        if registry.object(for: id) != nil { return true }
         guard let parent else { return false }
         return parent.performAndWait { parent.stackHoldsObject(under: id) }
     }

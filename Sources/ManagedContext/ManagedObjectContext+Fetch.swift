@@ -48,7 +48,7 @@ extension ManagedObjectContext {
         rows: while let row = try stream.next() {
             // Read once the stream's snapshot has begun (at its first row): only an
             // object registered here under a temporary ID can be a store row's alias.
-            if mayHoldAliases == nil { mayHoldAliases = registry.keys.contains { $0.isTemporaryID } }
+            if mayHoldAliases == nil { mayHoldAliases = registry.containsTemporaryIDs }
             if pending.overrides(row.id) { continue }
             while let first = pending.first(preceding: row, sorts: f.sorts) {
                 guard try deliver(first, &window, mayHoldAliases: true, body) else { break rows }
@@ -65,28 +65,34 @@ extension ManagedObjectContext {
         _ row: FetchedRow, _ window: inout FetchWindow, mayHoldAliases: Bool, _ body: (T) throws -> Void
     ) throws -> Bool {
         guard window.admit() else { return !window.isFull }
-        try body(materializeStreamed(row, mayHoldAliases: mayHoldAliases) as! T)
+        guard !mayHoldAliases, let snapshot = row.snapshot, var object = beginStreamed(row.id, snapshot) else {
+            try body(materialize(row.id, row.snapshot) as! T)
+            return !window.isFull
+        }
+        // `object` must be the only reference the enumeration keeps: `endStreamed`
+        // tells from it whether the body kept the object.
+        defer { registry.endStreamed(&object) }
+        try body(object as! T)
         return !window.isFull
     }
 
     static let enumerationBatchSize = 1_000
 
-    /// `materialize` for a streamed row. When no object is registered under a
-    /// temporary ID, a row's object can only be registered under the row's own ID,
-    /// so the alias lookup (a lock on the coordinator per row) is skipped.
-    private func materializeStreamed(_ row: FetchedRow, mayHoldAliases: Bool) -> ManagedObject {
-        guard !mayHoldAliases, let snapshot = row.snapshot else { return materialize(row.id, row.snapshot) }
-        let made = WeakObject.claim(&registry[row.id, default: WeakObject(nil)]) {
-            let o = row.id.entity.managedObjectClass.init(entity: row.id.entity, insertInto: nil)
-            o.objectID = row.id
+    /// A new object for a streamed row, registered for the body's run only
+    /// (`ObjectRegistry.beginStreamed`); nil when an object is registered under the
+    /// row's ID already. Only when no object is registered under a temporary ID:
+    /// then a row's object can only be registered under the row's own ID, so the
+    /// alias lookup (a lock on the coordinator per row) is skipped.
+    private func beginStreamed(_ id: ManagedObjectID, _ snapshot: RowSnapshot) -> ManagedObject? {
+        let made = registry.beginStreamed(id) {
+            let o = id.entity.managedObjectClass.init(entity: id.entity, insertInto: nil)
+            o.objectID = id
             o.values = snapshot.values
             o.toOne = snapshot.toOne
             o.snapshot = snapshot
             return o
         }
-        // Registered already, and alive: what fetch does with it.
-        guard let made else { return materialize(row.id, row.snapshot) }
-        adopt(made)
+        if let made { adopt(made) }
         return made
     }
 

@@ -110,7 +110,7 @@ extension ManagedObjectContext {
                 o.snapshot = row
                 continue
             }
-            registry.removeValue(forKey: o.objectID)
+            registry.remove(o.objectID)
             o.deletedFlag = false
             o.turnIntoFault()
             deletedIDs.insert(id)
@@ -151,7 +151,7 @@ extension ManagedObjectContext {
             o.changedToOne = ChangeMask()
         }
         for o in deleted {
-            registry.removeValue(forKey: o.objectID)
+            registry.remove(o.objectID)
             o.deletedFlag = false
             o.turnIntoFault()
         }
@@ -277,7 +277,7 @@ extension ManagedObjectContext {
         }
         for id in changes.deleted {
             guard let o = registered(id) else { continue }
-            registry.removeValue(forKey: o.objectID)
+            registry.remove(o.objectID)
             insertedObjectsSet.remove(o)
             updatedObjectsSet.remove(o)
             deletedObjectsSet.remove(o)

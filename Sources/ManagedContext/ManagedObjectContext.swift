@@ -49,10 +49,11 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     private let configuration = LockedValue(Configuration())
 
     // Confined to the queue.
-    var registry: [ManagedObjectID: WeakObject] = [:]
+    var registry = ObjectRegistry()
+    /// The one weak reference to this context that its objects share.
+    let objectsReference = ContextReference()
     /// Set once this context merged another's save (missing-merge stays quiet then).
     var hasMerged = false
-    private var registryPurgeThreshold = 1024
     var insertedObjectsSet: Set<ManagedObject> = []
     var updatedObjectsSet: Set<ManagedObject> = []
     var deletedObjectsSet: Set<ManagedObject> = []
@@ -82,6 +83,7 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
             queue = DispatchQueue(label: label)
             ConcurrencyDebugHooks.tag(queue, queueIdentity)
         }
+        objectsReference.context = self
     }
 
     deinit {
@@ -275,7 +277,7 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     // MARK: Registration
 
     func register(_ o: ManagedObject) {
-        registry[o.objectID] = WeakObject(o)
+        registry.register(o)
         adopt(o)
     }
 
@@ -284,47 +286,31 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
         o.managedObjectContext = self
         o.queueOwner = queueIdentity
         o.contextNumber = number
-        if registry.count > registryPurgeThreshold { purgeRegistry() }
-    }
-
-    /// Drops the entries of objects that are gone. Runs when the registry has doubled
-    /// since the last purge, so its cost per registration is constant. The few live
-    /// entries are set aside and put back into the emptied table (its storage kept),
-    /// rather than each dead one removed by its hash: in a streamed fetch nearly every
-    /// entry is dead by then.
-    private func purgeRegistry() {
-        var live: [(ManagedObjectID, ManagedObject)] = []
-        for index in registry.indices {
-            if let object = registry.values[index].object { live.append((registry.keys[index], object)) }
-        }
-        registry.removeAll(keepingCapacity: true)
-        for (id, object) in live { registry[id] = WeakObject(object) }
-        registryPurgeThreshold = max(1024, live.count * 2)
     }
 
     /// The registered object for `id` or for its other name (temporary/permanent).
     func registered(_ id: ManagedObjectID) -> ManagedObject? {
-        if let o = registry[id]?.object { return o }
+        if let o = registry.object(for: id) { return o }
         guard let c = persistentStoreCoordinator, let alias = c.alias(of: id) else { return nil }
-        return registry[alias]?.object
+        return registry.object(for: alias)
     }
 
     func reKey(_ o: ManagedObject, to newID: ManagedObjectID) {
-        registry.removeValue(forKey: o.objectID)
+        registry.remove(o.objectID)
         o.objectID = newID
-        registry[newID] = WeakObject(o)
+        registry.register(o)
     }
 
     public var registeredObjects: Set<ManagedObject> {
         check(.registeredObject)
-        return Set(registry.values.compactMap(\.object))
+        return Set(registry.objects)
     }
 
     // MARK: Changes
 
     public func insert(_ object: ManagedObject) {
         check(.insert)
-        if object.managedObjectContext === self && (object.insertedFlag || registry[object.objectID] != nil) { return }
+        if object.managedObjectContext === self && (object.insertedFlag || registry.object(for: object.objectID) != nil) { return }
         precondition(
             object.managedObjectContext == nil,
             "\(object.objectID) already belongs to \(object.managedObjectContext!.debugName); an object can be in one context only. Insert a new object, or use object(with:) on its objectID.")
@@ -347,7 +333,7 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
             object.insertedFlag = false
             insertedObjectsSet.remove(object)
             pendingInserted.remove(object)
-            registry.removeValue(forKey: object.objectID)
+            registry.remove(object.objectID)
             object.deletedFlag = true
             return
         }
@@ -412,7 +398,7 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
         Diagnostics.ancestorSaved(self)
         for o in insertedObjectsSet {
             o.insertedFlag = false
-            registry.removeValue(forKey: o.objectID)
+            registry.remove(o.objectID)
             o.managedObjectContext = nil
             o.queueOwner = .none
         }
@@ -444,14 +430,14 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     public func reset() {
         check(.reset)
         Diagnostics.ancestorSaved(self)
-        for o in registry.values.compactMap(\.object) {
+        for o in registry.objects {
             o.turnIntoFault()
             o.isInvalidated = true
             o.insertedFlag = false
             o.updatedFlag = false
             o.deletedFlag = false
         }
-        registry = [:]
+        registry.removeAll()
         insertedObjectsSet = []
         updatedObjectsSet = []
         deletedObjectsSet = []

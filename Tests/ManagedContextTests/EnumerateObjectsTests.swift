@@ -132,6 +132,86 @@ import ManagedContext
         }
     }
 
+    /// While the block runs, its object is registered like any fetched one: the
+    /// context's lookups, `registeredObjects` and a nested enumeration or fetch all
+    /// hand back the same instance (Core Data uniques objects per context: one
+    /// object per objectID while it lives). Once nothing holds it, it is gone, as a
+    /// weakly registered object is (`retainsRegisteredObjects` is false by default).
+    @Test func theStreamedObjectIsRegisteredWhileTheBlockRuns() throws {
+        let stack = try seeded(30)
+        let c = stack.privateContext()
+        try c.performAndWait {
+            let request = FetchRequest<Sample>(sortDescriptors: [FetchSortDescriptor(\Sample.large)])
+            var ids: [ManagedObjectID] = []
+            weak var lastSeen: Sample?
+            try c.enumerateObjects(for: request) { s in
+                ids.append(s.objectID)
+                #expect(c.registeredObject(for: s.objectID) === s)
+                #expect(c.object(with: s.objectID) === s)
+                #expect(try c.existingObject(with: s.objectID) === s)
+                #expect(c.registeredObjects.contains(s))
+                if s.large == 4 {
+                    var inner: [Sample] = []
+                    try c.enumerateObjects(for: request) { inner.append($0) }
+                    #expect(inner[4] === s, "a nested enumeration hands back the outer block's object")
+                    #expect(try c.fetch(request)[4] === s)
+                }
+                lastSeen = s
+            }
+            #expect(ids.count == 30)
+            #expect(lastSeen == nil, "nothing holds the last object: it is gone, not kept by the context")
+            #expect(c.registeredObject(for: ids[29]) == nil)
+        }
+    }
+
+    /// An object the block changes, or only points at weakly, is handled as a
+    /// weakly registered object would be: the changed one stays (the context holds
+    /// changed objects), and is the one the next enumeration returns; the other dies.
+    @Test func aChangedObjectStaysAndAWeaklyHeldOneDies() throws {
+        let stack = try seeded(10)
+        let c = stack.privateContext()
+        try c.performAndWait {
+            let request = FetchRequest<Sample>(sortDescriptors: [FetchSortDescriptor(\Sample.large)])
+            weak var weaklyHeld: Sample?
+            var changedID: ManagedObjectID?
+            try c.enumerateObjects(for: request) { s in
+                if s.large == 3 { s.name = "Mavericks"; changedID = s.objectID }
+                if s.large == 6 { weaklyHeld = s }
+            }
+            #expect(weaklyHeld == nil)
+            let id = try #require(changedID)
+            let changed = try #require(c.registeredObject(for: id) as? Sample)
+            #expect(changed.name == "Mavericks")
+            #expect(c.updatedObjects.contains(changed))
+            var again: Sample?
+            try c.enumerateObjects(for: request) { s in if s.objectID == changedID { again = s } }
+            #expect(again === changed)
+        }
+    }
+
+    /// `reset()` or deleting and saving the block's own object while it runs leaves
+    /// the registry consistent: the object is not registered afterwards.
+    @Test func theBlockCanResetOrDeleteItsObject() throws {
+        let stack = try seeded(5)
+        let c = stack.privateContext()
+        try c.performAndWait {
+            let request = FetchRequest<Sample>(sortDescriptors: [FetchSortDescriptor(\Sample.large)])
+            var deletedID: ManagedObjectID?
+            try c.enumerateObjects(for: request) { s in
+                if s.large == 1 {
+                    deletedID = s.objectID
+                    c.delete(s)
+                    try c.save()
+                }
+                if s.large == 3 { c.reset() }
+            }
+            let id = try #require(deletedID)
+            #expect(c.registeredObject(for: id) == nil)
+            #expect(c.registeredObjects.isEmpty)
+            #expect(try c.count(for: request) == 4)
+        }
+    }
+
     /// The block may use the store while the stream is open (a fetch, a count, a
     /// fault); an error it throws ends the enumeration and reaches the caller.
     @Test func theBlockCanFetchAndItsErrorStopsTheEnumeration() throws {
