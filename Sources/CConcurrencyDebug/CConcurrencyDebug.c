@@ -39,8 +39,21 @@ void ctxdebug_violation_trap(void) {
     __asm__ volatile("" ::: "memory");
 }
 
+/* The kernel thread ID, asked once per thread (a syscall each time cost more than
+   the rest of a cross-queue wait). A forked child's one thread forgets it. */
+static _Thread_local uint64_t ctxdebug_thread_id_tls = 0;
+
+static void ctxdebug_forget_thread_id(void) { ctxdebug_thread_id_tls = 0; }
+
+static void ctxdebug_register_forget_thread_id(void) { pthread_atfork(NULL, NULL, ctxdebug_forget_thread_id); }
+
 uint64_t ctxdebug_thread_id(void) {
-    return (uint64_t)syscall(SYS_gettid);
+    if (ctxdebug_thread_id_tls == 0) {
+        static pthread_once_t once = PTHREAD_ONCE_INIT;
+        pthread_once(&once, ctxdebug_register_forget_thread_id);
+        ctxdebug_thread_id_tls = (uint64_t)syscall(SYS_gettid);
+    }
+    return ctxdebug_thread_id_tls;
 }
 
 uint64_t ctxdebug_now_ns(void) {

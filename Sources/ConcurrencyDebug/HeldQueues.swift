@@ -61,12 +61,15 @@ extension ConcurrencyDebug {
     /// Runs `body` as work of `queue`: the one way into a queue, as GRDB's
     /// `SchedulingWatchdog.allowing(databases:execute:)` is. For the body's duration the
     /// thread's current owner is `queue` and the call chain holds it (so a
-    /// `performAndWait` inside may re-enter it); at level 2 and up, when `dispatched`
-    /// describes the entry, the block must also be running on `queue`'s dispatch queue
-    /// (`assertPerformQueue`). Everything is restored on the way out, so entries nest.
+    /// `performAndWait` inside may re-enter it); at level 2 and up, when the block was
+    /// `dispatched` onto `queue`, it must also be running on `queue`'s dispatch queue
+    /// (`assertPerformQueue`, reporting what `describe` says). Everything is restored on
+    /// the way out, so entries nest. Both closures are non-escaping: entering allocates
+    /// nothing.
     @inlinable
     public static func entering<T, E: Error>(
-        _ queue: QueueIdentity, dispatched: (() -> AccessDescription)? = nil, _ body: () throws(E) -> T
+        _ queue: QueueIdentity, dispatched: Bool, describedBy describe: () -> AccessDescription,
+        _ body: () throws(E) -> T
     ) throws(E) -> T {
         let previous = ctxdebug_current_owner()
         ctxdebug_set_current_owner(queue.rawValue)
@@ -75,7 +78,7 @@ extension ConcurrencyDebug {
             ctxdebug_held_pop()
             ctxdebug_set_current_owner(previous)
         }
-        if let dispatched, level >= 2 { assertPerformQueue(expected: queue, contextDescription: dispatched()) }
+        if dispatched && level >= .performQueues { assertPerformQueue(expected: queue, contextDescription: describe()) }
         return try body()
     }
 }

@@ -35,13 +35,18 @@ public enum WaitForGraph {
     /// with the report, since going on would hang forever.
     ///
     /// Returns the wait to pass to `endWait`, or nil when nothing was recorded.
-    public static func beginWait(for target: QueueIdentity, operation: String) -> Wait? {
+    /// `operation` is read only for a report: every cross-queue `performAndWait` passes here.
+    public static func beginWait(for target: QueueIdentity, operation: @autoclosure () -> String) -> Wait? {
         guard ctxdebug_access_mode() >= Int32(CTXDEBUG_ACCESS_CHECK) else { return nil }
-        var waiters = Set(HeldQueues.current().queues)
+        // A chain holds a few queues: an array, not a set.
+        var waiters: [UInt] = []
+        func add(_ queue: UInt) {
+            if queue != target.rawValue && !waiters.contains(queue) { waiters.append(queue) }
+        }
+        for queue in HeldQueues.current().queues { add(queue) }
         let owner = ConcurrencyDebug.currentOwner
-        if owner != .none { waiters.insert(owner.rawValue) }
-        if owner == .none && ConcurrencyDebug.isOnMainQueue { waiters.insert(QueueIdentity.main.rawValue) }
-        waiters.remove(target.rawValue)
+        if owner != .none { add(owner.rawValue) }
+        if owner == .none && ConcurrencyDebug.isOnMainQueue { add(QueueIdentity.main.rawValue) }
         guard !waiters.isEmpty else { return nil }
         let stack = StackTrace.capture()
         let thread = ctxdebug_thread_id()
@@ -61,7 +66,7 @@ public enum WaitForGraph {
             }
             return nil
         }
-        if let cycle { reportDeadlock(waiter: cycle.waiter, target: target, operation: operation, cycle: cycle.chain) }
+        if let cycle { reportDeadlock(waiter: cycle.waiter, target: target, operation: operation(), cycle: cycle.chain) }
         return Wait(replaced: replaced)
     }
 

@@ -176,7 +176,7 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
         queue.async { [self] in
             let span = ContextInstrumentation.begin(.perform, self)
             defer { span.end() }
-            ConcurrencyDebug.entering(queueIdentity, dispatched: { self.performDescription() }) {
+            ConcurrencyDebug.entering(queueIdentity, dispatched: true, describedBy: { self.performDescription() }) {
                 block()
                 processPendingChanges()
             }
@@ -248,8 +248,7 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     private func runAsOwner<T>(_ block: () throws -> T, checkQueue: Bool = true) rethrows -> T {
         let span = ContextInstrumentation.begin(.performAndWait, self)
         defer { span.end() }
-        let dispatched: (() -> AccessDescription)? = checkQueue ? { self.performDescription() } : nil
-        return try ConcurrencyDebug.entering(queueIdentity, dispatched: dispatched) {
+        return try ConcurrencyDebug.entering(queueIdentity, dispatched: checkQueue, describedBy: { self.performDescription() }) {
             defer { processPendingChanges() }
             return try block()
         }

@@ -12,7 +12,7 @@ struct BenchCommand: ParsableCommand {
         abstract: "Measure what checking costs, side by side: per access, the export, ThreadSanitizer, sqlite3, the UI, journal reading, lint.",
         discussion: """
             Items: 1 per-access cost (plain property, managed attribute at levels 0, 1, 3; \
-            journal bytes per event); 2 the export at levels 0, 1, 3; 3 ThreadSanitizer \
+            journal bytes per event; an empty performAndWait at levels 0, 1, 2); 2 the export at levels 0, 1, 3; 3 ThreadSanitizer \
             (slowdown with --tsan-binary, and which tool reports each seeded bug); 4 the \
             export against `sqlite3 -csv`; 5 stack capture, libunwind against Swift's \
             Backtrace; 6 export-background against baseline in the replay; 7 reading a \
