@@ -1,7 +1,6 @@
 public import CConcurrencyDebug
 import Dispatch
 import Foundation
-import Synchronization
 
 /// What kind of access was made: a number from 1 to 31, stored in 5 bits of a journal
 /// record. The checker names only its own (`get`, `set`, `other`); a client names
@@ -52,7 +51,7 @@ package final class AccessOperationNames: Sendable {
 
     package init() {}
 
-    private let names = Mutex<[String?]>({
+    private let names = LockedValue<[String?]>({
         var names = [String?](repeating: nil, count: 32)
         names[Int(AccessOperation.get.rawValue)] = "get"
         names[Int(AccessOperation.set.rawValue)] = "set"

@@ -43,7 +43,7 @@ public final class AccessLogWriter: Sendable {
     /// Tells this writer's thread buffers from those of a journal opened before.
     private let identity: UInt
     /// Every thread's buffer, for flush() and close(). Keyed by identity.
-    private let buffers = Mutex<[ObjectIdentifier: AccessLogThreadBuffer]>([:])
+    private let buffers = LockedValue<[ObjectIdentifier: AccessLogThreadBuffer]>([:])
 
     /// Room kept free for one event plus a thread name, two queue labels and an
     /// operation name.
@@ -144,9 +144,9 @@ public final class AccessLogWriter: Sendable {
 /// The journal's file descriptor. Shared by the writer and every thread buffer, so a
 /// buffer can flush at thread exit whatever became of the writer.
 final class AccessLogFile: Sendable {
-    private let fd: Mutex<Int32>
+    private let fd: LockedValue<Int32>
 
-    init(fd: Int32) { self.fd = Mutex(fd) }
+    init(fd: Int32) { self.fd = LockedValue(fd) }
 
     /// Appends one finished block with one write(2) under the lock, so blocks of
     /// different threads never interleave (and O_APPEND keeps those of other
@@ -239,7 +239,7 @@ final class AccessLogThreadBuffer: @unchecked Sendable {
         deinit { storage?.deallocate() }
     }
 
-    let state: Mutex<State>
+    let state: LockedValue<State>
     let pid: UInt32
     let thread: UInt32
     let threadName: String
@@ -261,7 +261,7 @@ final class AccessLogThreadBuffer: @unchecked Sendable {
 
     init(capacity: Int, pid: UInt32, thread: UInt32, threadName: String, file: AccessLogFile, clock: AccessLogClock, writer: UInt) {
         self.writer = writer
-        self.state = Mutex(State(capacity: capacity))
+        self.state = LockedValue(State(capacity: capacity))
         self.file = file
         self.clock = clock
         self.pid = pid

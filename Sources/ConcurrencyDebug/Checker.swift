@@ -33,8 +33,8 @@ final class Checker: Sendable {
         var suppressed = 0
     }
 
-    private let state = Mutex(State())
-    private let recorded = Mutex(Recorded())
+    private let state = LockedValue(State())
+    private let recorded = LockedValue(Recorded())
     private let currentLevel = Atomic<Int>(0)
     /// The process journal: an unmanaged, retained `AccessLogWriter`, or 0. A journal that
     /// is replaced is flushed and closed but never released, so a pointer loaded here
@@ -140,7 +140,7 @@ final class Checker: Sendable {
     // MARK: Configuration
 
     /// Set once this process wrote its report into the report directory.
-    private let reportDirectoryWritten = Mutex(false)
+    private let reportDirectoryWritten = LockedValue(false)
 
     func configureIfNeeded() {
         guard ctxdebug_access_mode() == Int32(CTXDEBUG_ACCESS_UNCONFIGURED) else { return }
@@ -487,7 +487,7 @@ extension ConcurrencyDebug {
 }
 
 /// The identities `ConcurrencyDebug.identity(of:)` gave to users' queues.
-private let userQueues = Mutex<Set<UInt>>([])
+private let userQueues = LockedValue<Set<UInt>>([])
 
 /// True on the process's main thread (the thread whose id is the process id).
 func pthread_main_np_compat() -> Bool {

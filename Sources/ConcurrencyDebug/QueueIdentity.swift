@@ -40,5 +40,5 @@ public struct QueueIdentity: RawRepresentable, Hashable, Sendable, CustomStringC
     }
 
     private static let nextIdentity = Atomic<UInt>(2)
-    private static let labels = Mutex<[UInt: String]>([:])
+    private static let labels = LockedValue<[UInt: String]>([:])
 }

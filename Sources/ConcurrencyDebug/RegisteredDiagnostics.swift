@@ -115,7 +115,7 @@ final class RegisteredDiagnostics: Sendable {
         var read = false
     }
 
-    private let entries = Mutex<[Entry]>([])
+    private let entries = LockedValue<[Entry]>([])
     private let exited = Atomic<Bool>(false)
 
     func add(_ kinds: ConcurrencyDebug.DiagnosticKinds) {

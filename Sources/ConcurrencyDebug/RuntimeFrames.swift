@@ -1,4 +1,3 @@
-import Synchronization
 
 /// The frames of a stack that belong to a library's own machinery rather than to the
 /// code that uses it: a printed report starts below them, at the user's line.
@@ -18,7 +17,7 @@ enum RuntimeFrames {
         var modulePrefix: String
     }
 
-    private static let libraries = Mutex<[Library]>([ownLibrary])
+    private static let libraries = LockedValue<[Library]>([ownLibrary])
 
     /// ConcurrencyDebug itself. The checker's own frames are dropped before marking;
     /// what is left of it at the top (`QueueConfined.value`) is the runtime's.

@@ -1,6 +1,5 @@
 import CConcurrencyDebug
 import Foundation
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -18,7 +17,7 @@ final class Symbolicator: Sendable {
     static let shared = Symbolicator()
 
     /// Resolved frames per address, so a stack seen twice is symbolicated once.
-    private let cache = Mutex<[UInt: [StackFrame]]>([:])
+    private let cache = LockedValue<[UInt: [StackFrame]]>([:])
 
     /// The symbolizer found on this machine, or nil.
     let symbolizerPath: String? = Symbolicator.findSymbolizer()

@@ -1,6 +1,5 @@
 import CConcurrencyDebug
 import Foundation
-import Synchronization
 
 extension ViolationKind {
     /// Queues waiting on each other synchronously: a deadlock.
@@ -19,7 +18,7 @@ public enum WaitForGraph {
         let thread: UInt64
     }
 
-    private static let edges = Mutex<[UInt: Edge]>([:])
+    private static let edges = LockedValue<[UInt: Edge]>([:])
 
     /// The edges one `beginWait` recorded, to be taken back by `endWait`.
     public struct Wait: Sendable {

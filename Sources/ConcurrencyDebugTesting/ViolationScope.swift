@@ -1,5 +1,4 @@
 public import ConcurrencyDebug
-import Synchronization
 
 /// Which violations a scope of the test helpers counts as its own.
 ///
@@ -69,7 +68,7 @@ final class ViolationScope: Sendable {
     @TaskLocal static var current: ViolationScope?
 
     let attribution: ViolationAttribution
-    private let state = Mutex<(open: Bool, violations: [Violation])>((true, []))
+    private let state = LockedValue<(open: Bool, violations: [Violation])>((true, []))
 
     init(attribution: ViolationAttribution) {
         self.attribution = attribution
@@ -100,7 +99,7 @@ enum ScopeRegistry {
         var processScopes: [ObjectIdentifier: ViolationScope] = [:]
     }
 
-    private static let state = Mutex(State())
+    private static let state = LockedValue(State())
 
     /// Makes sure checking is on at `level` or above and the router is installed.
     ///

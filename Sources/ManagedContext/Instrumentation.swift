@@ -1,4 +1,5 @@
 public import Dispatch
+import ConcurrencyDebug
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -52,7 +53,7 @@ public enum ContextInstrumentation {
     }
 
     private static let enabled = Atomic<Bool>(false)
-    private static let observer = Mutex<(any ContextInstrumentationObserver)?>(nil)
+    private static let observer = LockedValue<(any ContextInstrumentationObserver)?>(nil)
     private static let nextID = Atomic<UInt64>(1)
 
     /// Installs `observer` (nil removes it). Work already running when it is

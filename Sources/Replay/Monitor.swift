@@ -57,7 +57,7 @@ final class MainQueueMonitor: Sendable {
         var itemLog: [TraceData.Slice] = []
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
     let frameInterval: UInt64
     let hangThreshold: UInt64
     let recordItems: Bool
@@ -80,7 +80,7 @@ final class MainQueueMonitor: Sendable {
 
     /// Runs `work` on the main queue and waits for it (from a non-main thread).
     func onMainAndWait<T: Sendable>(_ label: String, _ work: @escaping @MainActor @Sendable () -> T) -> T {
-        let box = Mutex<T?>(nil)
+        let box = LockedValue<T?>(nil)
         let done = DispatchSemaphore(value: 0)
         onMain(label) {
             let value = work()

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import ConcurrencyDebug
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,11 +14,11 @@ public final class ProgressBar: Sendable {
     }
     private let label: String
     private let enabled: Bool
-    private let state: Mutex<State>
+    private let state: LockedValue<State>
 
     public init(label: String, total: Int = 1, enabled: Bool = ProgressBar.stderrIsTerminal) {
         self.label = label
-        self.state = Mutex(State(total: max(1, total)))
+        self.state = LockedValue(State(total: max(1, total)))
         self.enabled = enabled
     }
 

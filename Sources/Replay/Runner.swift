@@ -68,7 +68,7 @@ private struct Smuggled<T>: @unchecked Sendable {
 /// The stacks of the injected unsaved-ancestor bug, kept until the process exits as
 /// an app keeps its stack: unsaved-ancestor is reported at exit, for ancestors still
 /// alive (releasing a context with changes is how an app cancels).
-private let stacksKeptUntilExit = Mutex<[NestedStack]>([])
+private let stacksKeptUntilExit = LockedValue<[NestedStack]>([])
 
 /// Runs one workload on one store, with the frame clock, the monitor and the
 /// watchdog, and turns what they saw into a `ScenarioResult`.
@@ -82,7 +82,7 @@ final class ScenarioRunner: Sendable {
     let scratch: URL
 
     private let monitor: MainQueueMonitor
-    private let collected = Mutex(Collected())
+    private let collected = LockedValue(Collected())
     private let outstanding = DispatchGroup()
     private let nested: NestedStack?
     /// Objects the main queue keeps showing, for the missing-merge injected bug.

@@ -1,7 +1,6 @@
 import ConcurrencyDebug
 import Dispatch
 public import ManagedContext
-import Synchronization
 
 /// What happened over time in one scenario, for charts (`--html`): each frame's
 /// start and lateness, and the spans of the scenario's own work. Part of the JSON
@@ -144,7 +143,7 @@ public struct TraceData: Sendable {
 
 /// Collects the runtime's events while a scenario runs with `--trace`.
 final class RuntimeRecorder: ContextInstrumentationObserver {
-    private let events = Mutex<[ContextInstrumentation.Event]>([])
+    private let events = LockedValue<[ContextInstrumentation.Event]>([])
     /// Beyond this many events, the rest are dropped (a trace that large would not
     /// open in a browser anyway).
     static let limit = 2_000_000
@@ -166,10 +165,10 @@ final class TimedViolationHandler: ViolationHandler {
         var violation: Violation
     }
 
-    static let shared = Mutex<TimedViolationHandler?>(nil)
+    static let shared = LockedValue<TimedViolationHandler?>(nil)
 
     private let inner: any ViolationHandler
-    private let seen = Mutex<[Seen]>([])
+    private let seen = LockedValue<[Seen]>([])
     static let limit = 100_000
 
     init(inner: any ViolationHandler) { self.inner = inner }
