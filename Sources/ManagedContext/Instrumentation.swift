@@ -1,4 +1,4 @@
-public import Dispatch
+import Dispatch
 import ConcurrencyDebug
 import Synchronization
 #if canImport(Glibc)

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// An error of the runtime: a code, a message that says what went wrong and what
 /// to do, the file involved, and the underlying cause.

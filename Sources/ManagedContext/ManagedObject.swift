@@ -1,5 +1,5 @@
 public import ConcurrencyDebug
-public import Foundation
+import Foundation
 
 /// An object of an entity, confined to its context's queue. Subclass it and
 /// declare attributes with `@Attribute` and relationships with `@Relationship`.

@@ -1,5 +1,5 @@
 public import ConcurrencyDebug
-public import Dispatch
+import Dispatch
 public import Foundation
 import Synchronization
 

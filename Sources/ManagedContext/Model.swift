@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import ConcurrencyDebug
 
 /// An attribute of an entity: its name, type and default.

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// How a predicate names a property: by key path or by name.
 public enum PropertyKey: Sendable, Hashable {

@@ -1,4 +1,4 @@
-public import ConcurrencyDebug
+import ConcurrencyDebug
 
 protocol AttributeDeclaring {
     var declaredName: String { get }

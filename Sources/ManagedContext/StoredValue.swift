@@ -84,7 +84,7 @@ public enum AttributeType: String, Sendable, CaseIterable {
 /// contents are this package's own.
 public struct _AttributeStorage {
     @usableFromInline package var value: StoredValue
-    @usableFromInline @inlinable package init(_ value: consuming StoredValue) { self.value = value }
+    @inlinable package init(_ value: consuming StoredValue) { self.value = value }
 }
 
 /// A Swift type that can be the value of an attribute: `String`, `Int16`, `Int32`,
@@ -104,9 +104,9 @@ extension AttributeValue {
     public static var isOptional: Bool { false }
 
     /// Decodes a stored value (see `_fromStorage`).
-    @usableFromInline @inlinable package static func fromStored(_ value: consuming StoredValue) -> Self { _fromStorage(_AttributeStorage(value)) }
+    @inlinable package static func fromStored(_ value: consuming StoredValue) -> Self { _fromStorage(_AttributeStorage(value)) }
     /// The value as the store holds it.
-    @usableFromInline @inlinable package var storedValue: StoredValue { _storage.value }
+    @inlinable package var storedValue: StoredValue { _storage.value }
 }
 
 extension Optional: AttributeValue where Wrapped: AttributeValue {

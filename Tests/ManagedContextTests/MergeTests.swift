@@ -81,7 +81,7 @@ import ManagedContext
         }
         // The did-save observer enqueued the merge on the view's queue before the save
         // returned; perform blocks run in FIFO order, so the next one sees it merged.
-        let merged = try await view.perform { (view.object(with: id) as! Sample).name }
+        let merged = await view.perform { (view.object(with: id) as! Sample).name }
         #expect(merged == "synced")
     }
 

@@ -159,7 +159,7 @@ import ManagedContext
             return s.objectID
         }
         let other = stack.privateContext()
-        try other.performAndWait {
+        other.performAndWait {
             let fault = other.object(with: id) as! Sample
             #expect(fault.isFault)
             #expect(fault.name == "x")
@@ -171,7 +171,7 @@ import ManagedContext
             try c.save()
         }
         let third = stack.privateContext()
-        third.performAndWait {
+        _ = third.performAndWait {
             #expect(throws: ManagedContextError.self) { try third.existingObject(with: id) }
         }
     }

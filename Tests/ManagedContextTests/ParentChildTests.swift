@@ -231,7 +231,7 @@ import ManagedContext
             ManagedObjectContext.didSaveObjectsNotification,
         ].map { name in NotificationCenter.default.addObserver(forName: name, object: c, queue: nil) { recorder.record($0) } }
         defer { tokens.forEach { NotificationCenter.default.removeObserver($0) } }
-        try await c.perform {
+        await c.perform {
             Sample(context: c).name = "a"
         }
         try await c.perform { try c.save() }

@@ -80,7 +80,7 @@ import ManagedContext
         // permanent IDs now: dead there, as in Core Data.
         let sibling = ManagedObjectContext(concurrencyType: .privateQueue)
         sibling.parent = root
-        sibling.performAndWait {
+        _ = sibling.performAndWait {
             #expect(throws: ManagedContextError.self) { try sibling.existingObject(with: placeID) }
         }
     }

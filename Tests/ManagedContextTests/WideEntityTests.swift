@@ -459,7 +459,7 @@ private func readAll(_ o: Wide) -> [Int64?] {
         }
         let reader = stack.privateContext("reader")
         let o = try reader.performAndWait { try reader.existingObject(with: id) as! Wide }
-        try reader.performAndWait {
+        reader.performAndWait {
             #expect(o.a150 == -150, "A's change survives")
             #expect(o.a199 == -199 && o.a70 == -70, "B's changes past the 64th attribute are written")
             #expect(o.a0 == 0 && o.a100 == 100)

@@ -66,8 +66,8 @@ enum BenchSupport {
         let tag = UUID().uuidString.prefix(8)
         let outURL = work.appendingPathComponent("child-\(tag).out")
         let errURL = work.appendingPathComponent("child-\(tag).err")
-        FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         defer {
             try? FileManager.default.removeItem(at: outURL)
             try? FileManager.default.removeItem(at: errURL)
