@@ -20,9 +20,23 @@ public enum WaitForGraph {
 
     private static let edges = LockedValue<[UInt: Edge]>([:])
 
-    /// The edges one `beginWait` recorded, to be taken back by `endWait`.
+    /// A waiter's edge as it was before a wait replaced it.
+    fileprivate struct Replaced: Sendable {
+        let waiter: UInt
+        let previous: Edge?
+    }
+
+    /// One step of a cycle: `queue` waits along `edge`.
+    fileprivate struct Step {
+        let queue: QueueIdentity
+        let edge: Edge
+    }
+
+    /// The edges one `beginWait` recorded, to be taken back by `endWait`. (Named
+    /// structs, not tuples: an array of tuples looks its type up in the runtime's
+    /// locked metadata cache on every wait.)
     public struct Wait: Sendable {
-        fileprivate let replaced: [(waiter: UInt, previous: Edge?)]
+        fileprivate let replaced: [Replaced]
     }
 
     /// Records that the call chain running now is about to block until `target`'s
@@ -49,23 +63,23 @@ public enum WaitForGraph {
         guard !waiters.isEmpty else { return nil }
         let stack = StackTrace.capture()
         let thread = ctxdebug_thread_id()
-        var replaced: [(waiter: UInt, previous: Edge?)] = []
-        let cycle: (waiter: QueueIdentity, chain: [(QueueIdentity, Edge)])? = edges.withLock { edges in
+        var replaced: [Replaced] = []
+        var cycle: [Step] = []
+        let closer: QueueIdentity? = edges.withLock { edges in
             // Follow who `target` is waiting for; reaching one of `waiters` closes a cycle.
-            var chain: [(QueueIdentity, Edge)] = []
             var at = target
-            while let edge = edges[at.rawValue], chain.count < 64 {
-                chain.append((at, edge))
-                if waiters.contains(edge.target.rawValue) { return (edge.target, chain) }
+            while let edge = edges[at.rawValue], cycle.count < 64 {
+                cycle.append(Step(queue: at, edge: edge))
+                if waiters.contains(edge.target.rawValue) { return edge.target }
                 at = edge.target
             }
             for waiter in waiters {
-                replaced.append((waiter, edges[waiter]))
+                replaced.append(Replaced(waiter: waiter, previous: edges[waiter]))
                 edges[waiter] = Edge(target: target, stack: stack, thread: thread)
             }
             return nil
         }
-        if let cycle { reportDeadlock(waiter: cycle.waiter, target: target, operation: operation(), cycle: cycle.chain) }
+        if let closer { reportDeadlock(waiter: closer, target: target, operation: operation(), cycle: cycle) }
         return Wait(replaced: replaced)
     }
 
@@ -79,14 +93,15 @@ public enum WaitForGraph {
     public static func endWait(_ wait: Wait?) {
         guard let wait else { return }
         edges.withLock { edges in
-            for (waiter, previous) in wait.replaced { edges[waiter] = previous }
+            for r in wait.replaced { edges[r.waiter] = r.previous }
         }
     }
 
-    private static func reportDeadlock(waiter: QueueIdentity, target: QueueIdentity, operation: String, cycle: [(QueueIdentity, Edge)]) {
+    private static func reportDeadlock(waiter: QueueIdentity, target: QueueIdentity, operation: String, cycle: [Step]) {
         var path = ["queue '\(waiter.label)' waits for queue '\(target.label)' (\(operation), this stack)"]
         var others = ""
-        for (queue, edge) in cycle {
+        for step in cycle {
+            let (queue, edge) = (step.queue, step.edge)
             path.append("queue '\(queue.label)' waits for queue '\(edge.target.label)' (thread \(edge.thread))")
             let frames = StackTrace.symbolicate(edge.stack).prefix(16)
             others += "\n  stack of the wait on queue '\(queue.label)':\n" + frames.map { "    " + $0 }.joined(separator: "\n")
