@@ -283,11 +283,11 @@ enum PredicateResolution {
         case .compare(let key, let op, let value):
             let i = try attributeIndex(key, in: entity)
             try checkType(value, of: entity.attributes[i], in: entity)
-            return .compare(i, op, value)
+            return .compare(i, op, value.nanAsNull)
         case .inList(let key, let values):
             let i = try attributeIndex(key, in: entity)
             for v in values { try checkType(v, of: entity.attributes[i], in: entity) }
-            return .inList(i, values)
+            return .inList(i, values.map(\.nanAsNull))
         case .beginsWith(let key, let prefix): return .beginsWith(try attributeIndex(key, in: entity), prefix)
         case .contains(let key, let text): return .contains(try attributeIndex(key, in: entity), text)
         case .toOne(let key, let id, let equal):

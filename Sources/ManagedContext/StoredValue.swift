@@ -12,6 +12,13 @@ public import Foundation
 
     package var isNull: Bool { if case .null = self { true } else { false } }
 
+    /// NULL for a NaN, as SQLite binds and stores one: what a predicate's value
+    /// compares as, in SQL and in memory alike.
+    var nanAsNull: StoredValue {
+        if case .real(let d) = self, d.isNaN { return .null }
+        return self
+    }
+
     /// The numeric value, for integers and reals alike.
     var numeric: Double? {
         switch self {

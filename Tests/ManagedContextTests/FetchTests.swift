@@ -182,6 +182,46 @@ import TestSupport
         }
     }
 
+    /// A NaN in a predicate compares as nil, in SQL and in memory alike: SQLite binds
+    /// (and stores) a NaN as NULL, so `ratio != .nan` is `ratio != nil` in the store,
+    /// and unsaved rows must select the same. Found by the predicate fuzzer
+    /// (Tests/Fixtures/fuzz-regressions/predicate/nan-compares-as-null): the store
+    /// returned every row for `NOT (date != NaN)`, memory none.
+    @Test func aNaNInAPredicateComparesAsNil() throws {
+        let stack = try TestStack()
+        let otherStack = try TestStack()
+        let saved = stack.privateContext()
+        let unsaved = otherStack.privateContext()
+        func fill(_ c: ManagedObjectContext) {
+            for (i, ratio) in [1.5, nil, -2, 0].enumerated() {
+                let s = Sample(context: c)
+                s.large = Int64(i)
+                s.ratio = ratio
+            }
+        }
+        try saved.performAndWait {
+            fill(saved)
+            try saved.save()
+        }
+        unsaved.performAndWait { fill(unsaved) }
+        let nan = Double.nan
+        let predicates: [(FetchPredicate<Sample>, [Int64])] = [
+            (\Sample.ratio != nan, [0, 2, 3]),
+            (!(\Sample.ratio != nan), [1]),
+            (\Sample.ratio == nan, [1]),
+            (\Sample.ratio < nan, []),
+            (!(\Sample.ratio >= nan), [0, 1, 2, 3]),
+            ((\Sample.ratio).isIn([nan, 1.5]), [0]),
+        ]
+        for (p, expected) in predicates {
+            let request = FetchRequest(predicate: p, sortDescriptors: [FetchSortDescriptor(\Sample.large)])
+            let inSQL = try saved.performAndWait { try saved.fetch(request).map { $0.large! } }
+            let inMemory = try unsaved.performAndWait { try unsaved.fetch(request).map { $0.large! } }
+            #expect(inSQL == expected, "SQL, \(p)")
+            #expect(inMemory == expected, "memory, \(p)")
+        }
+    }
+
     @Test func aBackgroundFetchRunsWhileTheViewContextSaves() async throws {
         let stack = try TestStack()
         let seedContext = stack.privateContext()
