@@ -46,6 +46,8 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
     var isStale = false
     /// True once its context was reset: it can never load values again.
     var isInvalidated = false
+    /// True once a save removed it from its context as deleted (its context is nil).
+    var isRemovedByDelete = false
     /// The process's save count (`Diagnostics.saveCount`) when missing-merge last
     /// looked at this object; a read looks again only after another save.
     var checkedSaveCount: UInt64 = 0

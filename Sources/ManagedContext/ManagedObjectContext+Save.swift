@@ -25,7 +25,10 @@ extension ManagedObjectContext {
         let span = ContextInstrumentation.begin(.save, self)
         defer { span.end() }
         processPendingChanges()
-        guard !insertedObjectsSet.isEmpty || !updatedObjectsSet.isEmpty || !deletedObjectsSet.isEmpty else { return }
+        guard !insertedObjectsSet.isEmpty || !updatedObjectsSet.isEmpty || !deletedObjectsSet.isEmpty else {
+            releaseDeletedInserts()
+            return
+        }
         NotificationCenter.default.post(name: Self.willSaveObjectsNotification, object: self)
         let started = concurrencyType == .mainQueue ? DiagnosticsClock.now() : 0
         let rows = insertedObjectsSet.count + updatedObjectsSet.count + deletedObjectsSet.count
@@ -38,8 +41,34 @@ extension ManagedObjectContext {
         case .context(let p):
             try saveToParent(p)
         }
+        releaseDeletedInserts()
         Diagnostics.ancestorSaved(self)
         diagnoseMainQueueIO("save", rows: rows, started: started)
+    }
+
+    /// A deleted object once its deletion is saved: out of the registry, a fault, and
+    /// no longer this context's. Core Data's `managedObjectContext` "may be nil if the
+    /// receiver has been deleted from its context", and it is nil from the save on:
+    /// apps test `isDeleted || managedObjectContext == nil` for a deleted object.
+    /// Its values read as nil from then on, as in Core Data.
+    private func removeSavedDeletion(_ o: ManagedObject) {
+        registry.remove(o.objectID)
+        o.deletedFlag = false
+        o.turnIntoFault()
+        o.managedObjectContext = nil
+        o.isRemovedByDelete = true
+    }
+
+    /// Objects inserted and deleted before this save were never saved anywhere; the
+    /// save ends their membership (in Core Data their `managedObjectContext` stays set
+    /// until the context saves).
+    private func releaseDeletedInserts() {
+        for o in deletedInserts {
+            o.deletedFlag = false
+            o.managedObjectContext = nil
+            o.isRemovedByDelete = true
+        }
+        deletedInserts = []
     }
 
     private func saveToStore(_ c: PersistentStoreCoordinator) throws(ManagedContextError) {
@@ -110,9 +139,7 @@ extension ManagedObjectContext {
                 o.snapshot = row
                 continue
             }
-            registry.remove(o.objectID)
-            o.deletedFlag = false
-            o.turnIntoFault()
+            removeSavedDeletion(o)
             deletedIDs.insert(id)
         }
         insertedObjectsSet = []
@@ -150,11 +177,7 @@ extension ManagedObjectContext {
             o.changedAttributes = ChangeMask()
             o.changedToOne = ChangeMask()
         }
-        for o in deleted {
-            registry.remove(o.objectID)
-            o.deletedFlag = false
-            o.turnIntoFault()
-        }
+        for o in deleted { removeSavedDeletion(o) }
         insertedObjectsSet = []
         updatedObjectsSet = []
         deletedObjectsSet = []

@@ -61,6 +61,9 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     var pendingUpdated: Set<ManagedObject> = []
     var pendingDeleted: Set<ManagedObject> = []
     var pendingRefreshed: Set<ManagedObject> = []
+    /// Objects inserted and deleted again before a save: no longer in the context's
+    /// sets, but still its objects (`managedObjectContext`) until the next save.
+    var deletedInserts: Set<ManagedObject> = []
     /// Notification observer tokens; set from any thread (configuration setters).
     let observers = LockedValue<[ObserverToken]>([])
 
@@ -322,6 +325,8 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
 
     public func delete(_ object: ManagedObject) {
         check(.delete)
+        // Deleted and saved already: gone from every context, nothing left to delete.
+        if object.isRemovedByDelete { return }
         guard object.managedObjectContext === self else {
             preconditionFailure("delete(_:) was given \(object.objectID), which belongs to \(object.managedObjectContext?.debugName ?? "no context"), not to \(debugName).")
         }
@@ -334,6 +339,7 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
             pendingInserted.remove(object)
             registry.remove(object.objectID)
             object.deletedFlag = true
+            deletedInserts.insert(object)
             return
         }
         object.deletedFlag = true
@@ -395,12 +401,14 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     public func rollback() {
         check(.rollback)
         Diagnostics.ancestorSaved(self)
-        for o in insertedObjectsSet {
+        for o in insertedObjectsSet.union(deletedInserts) {
             o.insertedFlag = false
+            o.deletedFlag = false
             registry.remove(o.objectID)
             o.managedObjectContext = nil
             o.queueOwner = .none
         }
+        deletedInserts = []
         for o in updatedObjectsSet.union(deletedObjectsSet) {
             o.updatedFlag = false
             o.deletedFlag = false
@@ -437,6 +445,7 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
             o.deletedFlag = false
         }
         registry.removeAll()
+        deletedInserts = []
         insertedObjectsSet = []
         updatedObjectsSet = []
         deletedObjectsSet = []

@@ -28,6 +28,7 @@ import ManagedContext
         ("three-level", [:]),
         // The export reads the snapshot it loaded, on purpose, after the view context saved an edit.
         ("snapshot-export", ["missing-merge": "no merge of that save was applied"]),
+        ("swipe-to-delete", [:]),
     ]
 
     @Test(arguments: Self.apps.map(\.name))
@@ -67,6 +68,7 @@ func runCleanApp(_ name: String) {
     case "auto-merge": automaticallyMergingViewContext()
     case "three-level": threeLevelStackSavingToTheRoot()
     case "snapshot-export": exportFromASnapshot()
+    case "swipe-to-delete": swipeToDeleteWithAStaleRow()
     default: preconditionFailure("unknown app \(name)")
     }
 }
@@ -327,4 +329,43 @@ private func exportFromASnapshot() {
     }
     let csv = export.performAndWait { loaded.value.map { $0.name ?? "" }.joined(separator: "\n") }
     precondition(csv.hasPrefix("entry 0\nentry 1"), "the export shows its snapshot: \(csv)")
+}
+
+/// Swipe to delete in a list on the view context, as SwiftUI's `onDelete` does: the
+/// row's object is deleted and the context saved, and the row, drawn once more before
+/// the list refetches, still reads its object. Core Data: after the save the object's
+/// `managedObjectContext` is nil ("may be nil if the receiver has been deleted from
+/// its context"), its attributes read as nil, and apps test
+/// `isDeleted || managedObjectContext == nil` to skip such rows. An object inserted and
+/// deleted again before a save keeps its context until the save.
+private func swipeToDeleteWithAStaleRow() {
+    let container = ChildStack.container("SwipeToDelete")
+    keptUntilExit.append(container)
+    let view = container.viewContext
+    let rows = onMain { () -> Held<[Sample]> in
+        for i in 0..<3 {
+            let s = Sample(context: view)
+            s.name = "row \(i)"
+            s.large = Int64(i)
+        }
+        try! view.save()
+        return Held(value: Array(try! view.fetch(FetchRequest<Sample>(sortDescriptors: byLarge))))
+    }
+    onMain {
+        let deleted = rows.value[1]
+        view.delete(deleted)
+        precondition(deleted.isDeleted && deleted.managedObjectContext === view)
+        let draft = Sample(context: view)
+        view.delete(draft)
+        precondition(draft.managedObjectContext === view, "an inserted-then-deleted object keeps its context until the save")
+        try! view.save()
+        precondition(deleted.managedObjectContext == nil && !deleted.isDeleted, "deleted and saved: no context")
+        precondition(draft.managedObjectContext == nil, "the save ends the draft's membership")
+        // The stale row draws once more.
+        let isZombie = deleted.isDeleted || deleted.managedObjectContext == nil
+        precondition(isZombie && (deleted.name ?? "(deleted)") == "(deleted)" && deleted.large == nil)
+        view.delete(deleted)  // a second swipe on the stale row: nothing left to delete
+        precondition(!view.hasChanges)
+        precondition(try! view.fetch(FetchRequest<Sample>(sortDescriptors: byLarge)).map(\.name) == ["row 0", "row 2"])
+    }
 }

@@ -202,4 +202,47 @@ import ManagedContext
             #expect(c.registeredObjects.isEmpty)
         }
     }
+
+    /// A deleted object leaves its context when the deletion is saved, to the store or
+    /// into a parent: `managedObjectContext` is nil from then on (Core Data: "may be
+    /// nil if the receiver has been deleted from its context"), its values read as nil,
+    /// and deleting it again does nothing. An object inserted and deleted before a save
+    /// keeps its context until the save, or until a rollback discards the insert.
+    @Test func aDeletedObjectLeavesItsContextWhenTheDeletionIsSaved() throws {
+        let stack = try TestStack()
+        let parent = stack.privateContext("parent")
+        let child = ManagedObjectContext(concurrencyType: .privateQueue)
+        child.parent = parent
+        let id: ManagedObjectID = try parent.performAndWait {
+            let s = Sample(context: parent)
+            s.name = "kept until deleted"
+            try parent.save()
+            return s.objectID
+        }
+        try child.performAndWait {
+            let s = child.object(with: id) as! Sample
+            #expect(s.name == "kept until deleted")
+            child.delete(s)
+            #expect(s.managedObjectContext === child)
+            try child.save()
+            #expect(s.managedObjectContext == nil, "saved into the parent: gone from the child")
+            #expect(!s.isDeleted && s.name == nil)
+            child.delete(s)
+            #expect(!child.hasChanges)
+        }
+        try parent.performAndWait {
+            let s = parent.object(with: id)
+            #expect(s.isDeleted, "the parent holds the child's deletion, unsaved")
+            try parent.save()
+            #expect(s.managedObjectContext == nil)
+            #expect(try parent.count(for: FetchRequest<Sample>()) == 0)
+
+            let draft = Sample(context: parent)
+            parent.delete(draft)
+            #expect(draft.managedObjectContext === parent)
+            parent.rollback()
+            #expect(draft.managedObjectContext == nil, "the rollback discards the insert")
+            #expect(!parent.hasChanges)
+        }
+    }
 }
