@@ -55,6 +55,7 @@ extension ManagedObjectContext {
         registry.remove(o.objectID)
         o.deletedFlag = false
         o.turnIntoFault()
+        o.values = o.entity.attributes.map { _ in .null }  // nil, not the model's defaults
         o.managedObjectContext = nil
         o.isRemovedByDelete = true
     }

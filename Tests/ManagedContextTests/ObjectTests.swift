@@ -227,6 +227,7 @@ import ManagedContext
             try child.save()
             #expect(s.managedObjectContext == nil, "saved into the parent: gone from the child")
             #expect(!s.isDeleted && s.name == nil)
+            #expect(s.small == nil, "nil, not the model's default (7)")
             child.delete(s)
             #expect(!child.hasChanges)
         }
