@@ -28,7 +28,7 @@ public struct AccessOperation: RawRepresentable, Hashable, Sendable, CustomStrin
     /// Names `rawValue` for reports and the journal; returns its operation. The same
     /// name again is fine; a different name for a number already named, or a number
     /// outside `validRawValues`, is a programming error.
-    @discardableResult
+    @_spi(Runtime) @discardableResult
     public static func register(_ name: String, as rawValue: UInt8) -> AccessOperation {
         precondition(validRawValues.contains(rawValue), "an access operation is a number in 1...31, not \(rawValue)")
         AccessOperationNames.shared.register(name, as: rawValue)
@@ -169,23 +169,6 @@ public enum ConcurrencyDebug {
     @inlinable
     public static var currentOwner: QueueIdentity {
         QueueIdentity(rawValue: ctxdebug_current_owner())
-    }
-
-    /// Makes `owner` the queue identity running now on this thread. Pair every call
-    /// with one that restores the previous owner (see `withOwner`).
-    @inlinable
-    public static func setCurrentOwner(_ owner: QueueIdentity) {
-        ctxdebug_set_current_owner(owner.rawValue)
-    }
-
-    /// Runs `body` as `owner`: what a perform block of that queue's context does.
-    /// Restores the previous owner after, so nested `performAndWait` works.
-    @inlinable
-    public static func withOwner<T, E: Error>(_ owner: QueueIdentity, _ body: () throws(E) -> T) throws(E) -> T {
-        let previous = ctxdebug_current_owner()
-        ctxdebug_set_current_owner(owner.rawValue)
-        defer { ctxdebug_set_current_owner(previous) }
-        return try body()
     }
 
     /// True when the code running now is on the main queue: a main-queue work item

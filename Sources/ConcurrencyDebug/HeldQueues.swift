@@ -12,7 +12,7 @@ import Glibc
 /// a queue that can never come free. The chain lives in a thread-local stack; when a
 /// synchronous wait runs its block on another thread (`DispatchQueue.main.sync` from a
 /// worker), the block inherits the waiting chain's queues for its duration.
-public enum HeldQueues {
+@_spi(Runtime) public enum HeldQueues {
     /// A chain's queues, taken on one thread to be inherited on another.
     public struct Chain: @unchecked Sendable {  // plain integers; handed to the thread that runs the block
         let queues: [UInt]
@@ -66,7 +66,7 @@ extension ConcurrencyDebug {
     /// (`assertPerformQueue`, reporting what `describe` says). Everything is restored on
     /// the way out, so entries nest. Both closures are non-escaping: entering allocates
     /// nothing.
-    @inlinable
+    @_spi(Runtime) @inlinable
     public static func entering<T, E: Error>(
         _ queue: QueueIdentity, dispatched: Bool, describedBy describe: () -> AccessDescription,
         _ body: () throws(E) -> T

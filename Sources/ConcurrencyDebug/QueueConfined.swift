@@ -9,9 +9,10 @@ import Synchronization
 ///     context.perform { counter.value += 1 }                  // a violation, unless
 ///                                                             // context is main-queue
 ///
-/// For a private context, pass its queue identity: the value may then be touched
-/// inside that context's perform blocks only. For a queue of your own, pass the
-/// queue: the value may then be touched by code running on it.
+/// For a context, pass the context (`QueueConfined(value, context: ctx)`, in
+/// ManagedContext): the value may then be touched inside that context's perform blocks
+/// only. For a queue of your own, pass the queue: the value may then be touched by
+/// code running on it.
 ///
 ///     let cache = QueueConfined([String: Int](), queue: cacheQueue)
 ///     cacheQueue.async { cache.value["a"] = 1 }               // fine

@@ -13,7 +13,7 @@ extension ConcurrencyDebug {
     /// variables from the environment when it reads its own, prints their warnings with
     /// its own (when checking is on), and runs their exit work from its one exit hook,
     /// before its own exit report.
-    public struct DiagnosticKinds: Sendable {
+    @_spi(Runtime) public struct DiagnosticKinds: Sendable {
         /// The variable that chooses the kinds (`CTXDEBUG_DIAGNOSTICS`): a comma-separated
         /// list of kind names, `default`, `all` or `none`, where `-name` removes one.
         public var variable: String
@@ -88,7 +88,7 @@ extension ConcurrencyDebug {
     }
 
     /// What the environment chose for registered `DiagnosticKinds`.
-    public struct DiagnosticChoice: Sendable, Equatable {
+    @_spi(Runtime) public struct DiagnosticChoice: Sendable, Equatable {
         public var enabled: Set<ViolationKind>
         /// The thresholds that were set to a valid value, by variable; the others keep
         /// the library's defaults.
@@ -97,7 +97,7 @@ extension ConcurrencyDebug {
 
     /// Adds `kinds` to the one configuration. When the checker has read its
     /// configuration already, their variables are read now, and their warnings printed.
-    public static func register(_ kinds: DiagnosticKinds) {
+    @_spi(Runtime) public static func register(_ kinds: DiagnosticKinds) {
         RegisteredDiagnostics.shared.add(kinds)
         guard AccessMode.current != .unconfigured else { return }
         let warnings = RegisteredDiagnostics.shared.readUnread()

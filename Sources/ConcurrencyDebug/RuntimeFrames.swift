@@ -97,7 +97,7 @@ extension ConcurrencyDebug {
     /// there is no debug info, are the library's own machinery: reports print stacks
     /// from the first frame below them, so `#0` is the line that made the access. The
     /// JSON report keeps every frame, those marked `"runtime": true`.
-    public static func registerRuntimeLibrary(sourceDirectory: String, module: String) {
+    @_spi(Runtime) public static func registerRuntimeLibrary(sourceDirectory: String, module: String) {
         let directory = sourceDirectory.hasSuffix("/") ? sourceDirectory : sourceDirectory + "/"
         RuntimeFrames.register(RuntimeFrames.Library(sourceDirectory: directory, modulePrefix: module + "."))
     }

@@ -11,7 +11,7 @@ extension ViolationKind {
 ///
 /// Used only when checking is on, and only on synchronous cross-queue waits, so it
 /// costs nothing on the per-access hot path.
-public enum WaitForGraph {
+@_spi(Runtime) public enum WaitForGraph {
     struct Edge: Sendable {
         let target: QueueIdentity
         let stack: [UInt]

@@ -1,4 +1,4 @@
-public import ConcurrencyDebug
+@_spi(Runtime) public import ConcurrencyDebug
 
 /// Core Data's operations, as access operations of the checker. The checker knows only
 /// get, set and "access"; these numbers are ManagedContext's, and never change: they
@@ -28,7 +28,7 @@ extension AccessOperation {
 }
 
 /// Registers ManagedContext's operation names with the checker.
-public enum ManagedContextOperations {
+@_spi(Runtime) public enum ManagedContextOperations {
     /// Every operation ManagedContext uses that the checker does not name itself.
     public static let names: [(operation: AccessOperation, name: String)] = [
         (.fireFault, "fire fault"), (.fetch, "fetch"), (.count, "count"), (.insert, "insert"),

@@ -1,4 +1,4 @@
-public import ConcurrencyDebug
+@_spi(Runtime) public import ConcurrencyDebug
 import Foundation
 import Synchronization
 

@@ -13,7 +13,7 @@ import Darwin
 ///
 /// It is called on the thread that ran the work, right after it, so keep it short
 /// (append to a buffer under a lock). It must not call back into the context.
-public protocol ContextInstrumentationObserver: Sendable {
+@_spi(Runtime) public protocol ContextInstrumentationObserver: Sendable {
     func contextEvent(_ event: ContextInstrumentation.Event)
 }
 
@@ -27,7 +27,7 @@ public protocol ContextInstrumentationObserver: Sendable {
 /// the save it comes from (`Event.saveID`) when its `SaveChanges` was made from the
 /// did-save notification while the save ran (in the notification's observer, as
 /// `DidSaveMerger` and automatic merging do).
-public enum ContextInstrumentation {
+@_spi(Runtime) public enum ContextInstrumentation {
     public enum Kind: String, Sendable, CaseIterable, Codable {
         case perform, performAndWait, fetch, fetchObjectIDs, count, save, merge
     }

@@ -1,4 +1,4 @@
-import ConcurrencyDebug
+@_spi(Runtime) import ConcurrencyDebug
 
 /// Registers ManagedContext's sources as the runtime's with the concurrency debugger,
 /// once: printed stacks of a violation then start at the user's access, below the

@@ -276,7 +276,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
         ConcurrencyDebug.check(self, owner: queueOwner, accessEvent(op, attribute: .max))
     }
 
-    public func describe(_ event: AccessEvent) -> AccessDescription {
+    @_spi(Runtime) public func describe(_ event: AccessEvent) -> AccessDescription {
         let propertyName: String? = {
             let i = Int(event.member)
             if event.member == .max { return nil }

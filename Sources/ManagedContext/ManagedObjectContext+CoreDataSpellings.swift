@@ -1,4 +1,4 @@
-import ConcurrencyDebug
+@_spi(Runtime) import ConcurrencyDebug
 public import Foundation
 
 // What Core Data users type, spelled as Core Data spells it (without the NS prefix):

@@ -1,4 +1,4 @@
-import ConcurrencyDebug
+@_spi(Runtime) import ConcurrencyDebug
 public import Foundation
 
 /// A child's save, in values only: what crosses to the parent's queue.

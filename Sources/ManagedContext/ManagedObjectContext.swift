@@ -1,4 +1,4 @@
-public import ConcurrencyDebug
+@_spi(Runtime) public import ConcurrencyDebug
 import Dispatch
 public import Foundation
 import Synchronization
@@ -267,7 +267,7 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
         ConcurrencyDebug.check(self, owner: queueIdentity, AccessEvent(operation: op, owner: queueIdentity, context: number))
     }
 
-    public func describe(_ event: AccessEvent) -> AccessDescription {
+    @_spi(Runtime) public func describe(_ event: AccessEvent) -> AccessDescription {
         AccessDescription(
             operation: "\(event.operation)", entity: nil, attribute: nil, objectID: nil,
             contextName: shortName, ownerQueueLabel: queueIdentity.label,

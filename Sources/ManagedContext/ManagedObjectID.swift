@@ -3,11 +3,11 @@ import Synchronization
 
 /// The store an objectID belongs to, identified by the store's UUID
 /// (`Z_METADATA.Z_UUID`), as in Core Data's `x-coredata://UUID/...` URIs.
-public final class StoreIdentity: Sendable, Hashable {
-    public let uuid: String
+package final class StoreIdentity: Sendable, Hashable {
+    package let uuid: String
     init(uuid: String) { self.uuid = uuid }
-    public static func == (a: StoreIdentity, b: StoreIdentity) -> Bool { a === b || a.uuid == b.uuid }
-    public func hash(into hasher: inout Hasher) { hasher.combine(uuid) }
+    package static func == (a: StoreIdentity, b: StoreIdentity) -> Bool { a === b || a.uuid == b.uuid }
+    package func hash(into hasher: inout Hasher) { hasher.combine(uuid) }
 }
 
 /// A managed object's identity, valid in every context of a stack. Sendable:
@@ -45,7 +45,7 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
 
     public var isTemporaryID: Bool { key < 0 }
     /// `Z_PK`, or nil for a temporary ID.
-    public var primaryKey: Int64? { key > 0 ? key : nil }
+    @_spi(Runtime) public var primaryKey: Int64? { key > 0 ? key : nil }
     public var entityName: String { entity.name }
 
     /// `x-coredata://STORE-UUID/Entity/pPK`, or `x-coredata:///Entity/tTOKEN-N`

@@ -1,4 +1,4 @@
-import ConcurrencyDebug
+@_spi(Runtime) import ConcurrencyDebug
 import Dispatch
 import Foundation
 import Histogram
@@ -95,6 +95,8 @@ final class MainQueueMonitor: Sendable {
     /// for the checker: it is main-queue code (this saves a queue-specific lookup
     /// per access; the checker would find the main queue anyway).
     func run(_ label: String, _ work: () -> Void) {
+        // `dispatched: false`: the monitor's own work items are on the main queue by
+        // construction, so no level-2 check (and no description) is needed.
         let thread = StackSampler.currentThread
         let start = nowNanoseconds()
         let (serial, measured) = state.withLock { s -> (UInt64, Bool) in
@@ -103,7 +105,7 @@ final class MainQueueMonitor: Sendable {
             s.current = Current(serial: serial, label: label, start: start, thread: thread)
             return (serial, s.measuring)
         }
-        ConcurrencyDebug.withOwner(.main) { work() }
+        ConcurrencyDebug.entering(.main, dispatched: false, describedBy: { AccessDescription(operation: label, ownerQueueLabel: "com.apple.main-thread", fixHint: "") }) { work() }
         let end = nowNanoseconds()
         state.withLock { s in
             s.current = nil

@@ -2,7 +2,7 @@ import ConcurrencyDebug
 import Dispatch
 import Foundation
 import Histogram
-import ManagedContext
+@_spi(Runtime) import ManagedContext
 import SurfJournal
 import Synchronization
 

@@ -1,6 +1,6 @@
 import ConcurrencyDebug
 import Dispatch
-import ManagedContext
+@_spi(Runtime) import ManagedContext
 
 /// What happened over time in one scenario, for charts (`--html`): each frame's
 /// start and lateness, and the spans of the scenario's own work. Part of the JSON

@@ -1,7 +1,7 @@
 import ArgumentParser
-import ConcurrencyDebug
+@_spi(Runtime) import ConcurrencyDebug
 import Foundation
-import ManagedContext
+@_spi(Runtime) import ManagedContext
 import Reports
 
 /// `ctxdebug journal stats|dump|violations FILE`: reads an access journal.

@@ -1,10 +1,11 @@
 import ConcurrencyDebug
 import Foundation
 
-/// A value owned by a private queue of its own, for making violations on purpose.
-func makeConfined(_ name: String = "helper.value") -> (QueueConfined<Int>, QueueIdentity) {
-    let owner = QueueIdentity.makePrivate(label: "helper.owner")
-    return (QueueConfined(0, owner: owner, name: name + "-" + UUID().uuidString.prefix(8)), owner)
+/// A value bound to a dispatch queue of its own, for making violations on purpose:
+/// code in `queue.sync { }` may touch it, any other code is reported.
+func makeConfined(_ name: String = "helper.value") -> (QueueConfined<Int>, DispatchQueue) {
+    let queue = DispatchQueue(label: "helper.owner")
+    return (QueueConfined(0, queue: queue, name: name + "-" + UUID().uuidString.prefix(8)), queue)
 }
 
 /// Reads `value` from another queue: one wrong-queue violation, made on this thread

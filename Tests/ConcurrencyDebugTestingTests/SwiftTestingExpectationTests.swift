@@ -12,7 +12,7 @@ struct SwiftTestingExpectationTests {
     @Test("expectNoConcurrencyViolation passes a clean block and returns its value")
     func noViolationPasses() {
         let (value, owner) = makeConfined()
-        let read = expectNoConcurrencyViolation { ConcurrencyDebug.withOwner(owner) { value.value + 1 } }
+        let read = expectNoConcurrencyViolation { owner.sync { value.value + 1 } }
         #expect(read == 1)
     }
 
@@ -45,7 +45,7 @@ struct SwiftTestingExpectationTests {
         let (value, owner) = makeConfined()
         let expectedLine = line(of: "ST-NONE")
         withKnownIssue {
-            expectConcurrencyViolation { ConcurrencyDebug.withOwner(owner) { _ = value.value } }  // ST-NONE
+            expectConcurrencyViolation { owner.sync { _ = value.value } }  // ST-NONE
         } matching: { issue in
             issue.sourceLocation?.line == expectedLine
                 && issue.comments.map(\.rawValue).joined().contains("expected a wrong-queue violation, but the block made no concurrency violation")
@@ -92,7 +92,7 @@ struct SwiftTestingExpectationTests {
                     if index % 2 == 0 {
                         for _ in 0..<5 { touchFromAnotherQueue(value) }
                     } else {
-                        ConcurrencyDebug.withOwner(owner) { value.value += 1 }
+                        owner.sync { value.value += 1 }
                     }
                     allMade.leave()
                     allMade.wait()
@@ -119,7 +119,7 @@ struct SwiftTestingExpectationTests {
     @Test("The trait passes a clean test", .concurrencyChecked)
     func traitClean() {
         let (value, owner) = makeConfined()
-        ConcurrencyDebug.withOwner(owner) { value.value = 3 }
+        owner.sync { value.value = 3 }
     }
 
     @Test("Inside the trait, an expected violation is claimed by its expectation", .concurrencyChecked)

@@ -35,7 +35,7 @@ final class XCTestAssertionTests: XCTestCase {
     func testNoViolationPassesAndReturnsTheValue() {
         let (value, owner) = makeConfined()
         let result = caught {
-            let read = XCTAssertNoConcurrencyViolation { ConcurrencyDebug.withOwner(owner) { value.value + 41 } }
+            let read = XCTAssertNoConcurrencyViolation { owner.sync { value.value + 41 } }
             XCTAssertEqual(read, 41)
         }
         XCTAssertTrue(result.isEmpty, "\(result.map(\.description))")
@@ -68,7 +68,7 @@ final class XCTestAssertionTests: XCTestCase {
     func testExpectedKindFailsWhenThereIsNone() {
         let (value, owner) = makeConfined()
         let result = caught {
-            XCTAssertConcurrencyViolation { ConcurrencyDebug.withOwner(owner) { _ = value.value } }  // XCT-NONE
+            XCTAssertConcurrencyViolation { owner.sync { _ = value.value } }  // XCT-NONE
         }
         XCTAssertEqual(result.map(\.line), [line(of: "XCT-NONE")])
         XCTAssertTrue(result.first?.description.contains("expected a wrong-queue violation, but the block made no concurrency violation") == true)

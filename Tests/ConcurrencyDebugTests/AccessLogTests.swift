@@ -1,4 +1,4 @@
-@_spi(CtxdebugTools) import ConcurrencyDebug
+@_spi(CtxdebugTools) @_spi(Runtime) import ConcurrencyDebug
 import Foundation
 import Testing
 import Synchronization
@@ -168,7 +168,7 @@ struct AccessLogTests {
             setenv("CTXDEBUG_ON_VIOLATION", "log", 1)
             let owner = QueueIdentity.makePrivate(label: "test.journal-owner")
             let counter = QueueConfined(0, owner: owner, name: "journaled")
-            ConcurrencyDebug.withOwner(owner) {
+            runAs(owner) {
                 for _ in 0..<10 { counter.value += 1 }
             }
             DispatchQueue(label: "test.journal-offender").sync { _ = counter.value }

@@ -18,7 +18,7 @@ struct QueueConfinedTests {
     func ownerAndOthers() throws {
         let owner = QueueIdentity.makePrivate(label: "test.in-process-owner")
         let counter = QueueConfined(1, owner: owner, name: "counter")
-        ConcurrencyDebug.withOwner(owner) {
+        runAs(owner) {
             counter.value += 1
             counter.withValue { $0 *= 10 }
         }
@@ -44,9 +44,9 @@ struct QueueConfinedTests {
         let inner = QueueIdentity.makePrivate(label: "test.inner")
         let outerValue = QueueConfined("o", owner: outer)
         let innerValue = QueueConfined("i", owner: inner)
-        ConcurrencyDebug.withOwner(outer) {
+        runAs(outer) {
             _ = outerValue.value
-            ConcurrencyDebug.withOwner(inner) { _ = innerValue.value }
+            runAs(inner) { _ = innerValue.value }
             _ = outerValue.value
         }
         #expect(handler.violations.isEmpty)

@@ -62,7 +62,7 @@ struct ReportModeTests {
             setenv("CTXDEBUG_ON_VIOLATION", "report", 1)
             let owner = QueueIdentity.makePrivate(label: "test.owner")
             let item = FakeItem(owner: owner)
-            ConcurrencyDebug.withOwner(owner) { item.title = "ok" }
+            runAs(owner) { item.title = "ok" }
         }
         let stderr = utf8(try #require(result).standardErrorContent)
         #expect(stderr.contains("on violation: report"))

@@ -1,4 +1,4 @@
-import ConcurrencyDebug
+@_spi(Runtime) import ConcurrencyDebug
 import Foundation
 import Synchronization
 
@@ -84,4 +84,12 @@ func redirectStandardError(to path: String) {
     precondition(fd >= 0, "cannot open \(path)")
     dup2(fd, 2)
     close(fd)
+}
+
+/// Runs `body` as a perform block of `owner` runs it: through the runtime's one door
+/// into a queue, so the thread's current owner is `owner` and its chain holds it.
+func runAs<T, E: Error>(_ owner: QueueIdentity, _ body: () throws(E) -> T) throws(E) -> T {
+    try ConcurrencyDebug.entering(owner, dispatched: false, describedBy: {
+        AccessDescription(operation: "perform", ownerQueueLabel: owner.label, fixHint: "")
+    }, body)
 }

@@ -99,7 +99,7 @@ private func wrongQueueChild() {
     let owner = QueueIdentity.makePrivate(label: "test.owner-queue")
     let item = FakeItem(owner: owner, contextName: "backgroundContext")
     // Allowed: inside the owner's "perform block".
-    ConcurrencyDebug.withOwner(owner) { item.title = "fine" }
+    runAs(owner) { item.title = "fine" }
     DispatchQueue(label: "test.offending-queue").sync {
         _ = item.title  // OFFENDING-ACCESS-TRAP
     }
@@ -110,7 +110,7 @@ private func queueConfinedSetChild() {
     setenv("CTXDEBUG_CONCURRENCY", "1", 1)
     let owner = QueueIdentity.makePrivate(label: "test.confined-owner")
     let counter = QueueConfined(0, owner: owner, name: "counter")
-    ConcurrencyDebug.withOwner(owner) { counter.value += 1 }
+    runAs(owner) { counter.value += 1 }
     DispatchQueue(label: "test.confined-offender").sync {
         counter.value = 42  // OFFENDING-ACCESS-CONFINED
     }

@@ -1,6 +1,6 @@
-import ConcurrencyDebug
+@_spi(Runtime) import ConcurrencyDebug
 import Testing
-import ManagedContext
+@_spi(Runtime) import ManagedContext
 
 /// ManagedContext's operations: Core Data's words live here, not in the checker, under
 /// the numbers the journal has always stored for them (docs/journal-format.md).

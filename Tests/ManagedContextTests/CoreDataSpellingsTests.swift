@@ -2,7 +2,7 @@ import ConcurrencyDebug
 import Foundation
 import Synchronization
 import Testing
-import ManagedContext
+@_spi(Runtime) import ManagedContext
 
 /// What Core Data users type (issue 18, part 4), each checked for what it does.
 @Suite struct CoreDataSpellingsTests {

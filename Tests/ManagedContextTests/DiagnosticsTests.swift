@@ -1,4 +1,4 @@
-import ConcurrencyDebug
+@_spi(Runtime) import ConcurrencyDebug
 import Dispatch
 import Foundation
 import Testing

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import Testing
-import ManagedContext
+@_spi(Runtime) import ManagedContext
 
 /// Parent/child contexts, notifications and merges. Test names follow the cases
 /// well-known Core Data test suites use.

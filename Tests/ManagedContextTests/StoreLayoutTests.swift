@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import Testing
-@testable import ManagedContext
+@_spi(Runtime) @testable import ManagedContext
 
 @Suite struct StoreLayoutTests {
     @Test func newStoreHasCoreDataTablesAndWAL() throws {

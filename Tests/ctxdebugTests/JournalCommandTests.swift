@@ -1,4 +1,4 @@
-import ConcurrencyDebug
+@_spi(Runtime) import ConcurrencyDebug
 import Foundation
 import Testing
 import TestSupport

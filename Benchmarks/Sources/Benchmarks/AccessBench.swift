@@ -1,4 +1,4 @@
-import ConcurrencyDebug
+@_spi(Runtime) import ConcurrencyDebug
 import Foundation
 import ManagedContext
 import SurfJournal
@@ -136,7 +136,7 @@ enum AccessBench {
             }
         }
         func checkOnly() -> Double {
-            ConcurrencyDebug.withOwner(owner) {
+            ConcurrencyDebug.entering(owner, dispatched: false, describedBy: { subject.describe(.init(operation: .other, owner: owner, context: 1, subject: 1, member: 0, instance: 0)) }) {
                 let t0 = benchNow()
                 for i in 0..<n {
                     ConcurrencyDebug.check(subject, owner: owner, AccessEvent(operation: .get, owner: owner, context: 1, subject: 1, member: 5, instance: 42))
@@ -186,7 +186,7 @@ enum AccessBench {
         let url = work.appendingPathComponent("large.journal")
         try? FileManager.default.removeItem(at: url)
         BenchSupport.quietly { ConcurrencyDebug.configure(.init(level: 3, accessLogPath: url.path)) }
-        ConcurrencyDebug.withOwner(owner) {
+        ConcurrencyDebug.entering(owner, dispatched: false, describedBy: { subject.describe(.init(operation: .other, owner: owner, context: 1, subject: 1, member: 0, instance: 0)) }) {
             for i in 0..<events {
                 ConcurrencyDebug.check(
                     subject, owner: owner,

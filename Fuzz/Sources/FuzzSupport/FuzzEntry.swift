@@ -1,6 +1,6 @@
 @_spi(CtxdebugTools) import ConcurrencyDebug
 import Foundation
-import ManagedContext
+@_spi(Runtime) import ManagedContext
 import Replay
 import SurfJournal
 

@@ -1,13 +1,14 @@
 public import ConcurrencyDebug
+public import Dispatch
 
 /// A message inbox confined to one queue, as a managed object is confined to its context.
 public final class Inbox: Sendable {
-    public let owner: QueueIdentity
+    public let queue: DispatchQueue
     private let messages: QueueConfined<[String]>
 
-    public init(owner: QueueIdentity) {
-        self.owner = owner
-        self.messages = QueueConfined([], owner: owner, name: "inbox.messages")
+    public init(queue: DispatchQueue) {
+        self.queue = queue
+        self.messages = QueueConfined([], queue: queue, name: "inbox.messages")
     }
 
     public func post(_ message: String) {

@@ -6,18 +6,16 @@ import Testing
 
 @Suite struct InboxTests {
     @Test func postsOnItsOwnQueue() {
-        let owner = QueueIdentity.makePrivate(label: "sample.inbox-queue")
-        let inbox = Inbox(owner: owner)
-        ConcurrencyDebug.withOwner(owner) {
+        let inbox = Inbox(queue: DispatchQueue(label: "sample.inbox-queue"))
+        inbox.queue.sync {
             inbox.post("hello")
             #expect(inbox.count == 1)
         }
     }
 
     @Test func readsFromAnotherQueue() {
-        let owner = QueueIdentity.makePrivate(label: "sample.inbox-queue")
-        let inbox = Inbox(owner: owner)
-        ConcurrencyDebug.withOwner(owner) { inbox.post("hello") }
+        let inbox = Inbox(queue: DispatchQueue(label: "sample.inbox-queue"))
+        inbox.queue.sync { inbox.post("hello") }
         let count = DispatchQueue(label: "sample.worker").sync {
             inbox.count  // SEEDED-VIOLATION
         }
