@@ -16,9 +16,17 @@ extension ViolationKind {
         let target: QueueIdentity
         let stack: [UInt]
         let thread: UInt64
+        /// Which `beginWait` recorded it: only that wait may take it back.
+        let serial: UInt64
     }
 
-    private static let edges = LockedValue<[UInt: Edge]>([:])
+    /// The edges, and the serial the next wait's edges get.
+    private struct Graph {
+        var edges: [UInt: Edge] = [:]
+        var nextSerial: UInt64 = 1
+    }
+
+    private static let graph = LockedValue(Graph())
 
     /// A waiter's edge as it was before a wait replaced it.
     fileprivate struct Replaced: Sendable {
@@ -37,6 +45,7 @@ extension ViolationKind {
     /// locked metadata cache on every wait.)
     public struct Wait: Sendable {
         fileprivate let replaced: [Replaced]
+        fileprivate let serial: UInt64
     }
 
     /// Records that the call chain running now is about to block until `target`'s
@@ -65,35 +74,56 @@ extension ViolationKind {
         let thread = ctxdebug_thread_id()
         var replaced: [Replaced] = []
         var cycle: [Step] = []
-        let closer: QueueIdentity? = edges.withLock { edges in
+        var serial: UInt64 = 0
+        let closer: QueueIdentity? = graph.withLock { graph in
             // Follow who `target` is waiting for; reaching one of `waiters` closes a cycle.
             var at = target
-            while let edge = edges[at.rawValue], cycle.count < 64 {
+            while let edge = graph.edges[at.rawValue], cycle.count < 64 {
                 cycle.append(Step(queue: at, edge: edge))
                 if waiters.contains(edge.target.rawValue) { return edge.target }
                 at = edge.target
             }
+            serial = graph.nextSerial
+            graph.nextSerial += 1
             for waiter in waiters {
-                replaced.append(Replaced(waiter: waiter, previous: edges[waiter]))
-                edges[waiter] = Edge(target: target, stack: stack, thread: thread)
+                replaced.append(Replaced(waiter: waiter, previous: graph.edges[waiter]))
+                graph.edges[waiter] = Edge(target: target, stack: stack, thread: thread, serial: serial)
             }
             return nil
         }
         if let closer { reportDeadlock(waiter: closer, target: target, operation: operation(), cycle: cycle) }
-        return Wait(replaced: replaced)
+        return Wait(replaced: replaced, serial: serial)
     }
 
     /// True while `queue`'s chain is recorded as waiting for another queue. For tests
     /// that must order a wait before the next step without sleeping.
     package static func isWaiting(_ queue: QueueIdentity) -> Bool {
-        edges.withLock { $0[queue.rawValue] != nil }
+        graph.withLock { $0.edges[queue.rawValue] != nil }
     }
 
-    /// The wait that `beginWait` recorded is over.
+    /// The wait that `beginWait` recorded is served: the queue it waited for has
+    /// started running the waiter's block. Call it first thing in that block. From
+    /// then on nothing is waiting: the block runs for the waiting chain (inheriting
+    /// its queues, so a wait inside it records its own edges for all of them), and the
+    /// waiting thread only has to wake. Its edges end here, not when it wakes: by then
+    /// the queue may have started its next block, whose wait must not see them.
+    public static func served(_ wait: Wait?) {
+        guard let wait else { return }
+        takeBack(wait)
+    }
+
+    /// The wait that `beginWait` recorded is over (a no-op once `served` took it back).
     public static func endWait(_ wait: Wait?) {
         guard let wait else { return }
-        edges.withLock { edges in
-            for r in wait.replaced { edges[r.waiter] = r.previous }
+        takeBack(wait)
+    }
+
+    /// Restores the edges `wait` replaced, each only while it is still `wait`'s own.
+    private static func takeBack(_ wait: Wait) {
+        graph.withLock { graph in
+            for r in wait.replaced where graph.edges[r.waiter]?.serial == wait.serial {
+                graph.edges[r.waiter] = r.previous
+            }
         }
     }
 

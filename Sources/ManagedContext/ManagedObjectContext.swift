@@ -225,13 +225,23 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
         let asked = timed ? DiagnosticsClock.now() : 0
         let wait = WaitForGraph.beginWait(for: queueIdentity, operation: "performAndWait on \(debugName)")
         defer { WaitForGraph.endWait(wait) }
+        // Each block first says the wait is served: the queue is running it now.
         guard timed else {
-            guard let chain else { return try queue.sync { try runAsOwner(block) } }
-            return try queue.sync { try HeldQueues.inheriting(chain) { try runAsOwner(block) } }
+            guard let chain else {
+                return try queue.sync {
+                    WaitForGraph.served(wait)
+                    return try runAsOwner(block)
+                }
+            }
+            return try queue.sync {
+                WaitForGraph.served(wait)
+                return try HeldQueues.inheriting(chain) { try runAsOwner(block) }
+            }
         }
         var running: UInt64 = 0
         defer { diagnoseMainQueueWait(on: self, waited: running &- asked) }
         return try queue.sync {
+            WaitForGraph.served(wait)
             running = DiagnosticsClock.now()
             return try runAsOwner(block)
         }

@@ -1,6 +1,7 @@
 @_spi(Runtime) import ConcurrencyDebug
 import Dispatch
 import Foundation
+import Synchronization
 import Testing
 import ManagedContext
 
@@ -40,6 +41,36 @@ import ManagedContext
         let stderr = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
         #expect(stderr.contains("BUG DETECTED: deadlock"), "\(stderr)")
         #expect(stderr.contains("com.apple.main-thread"))
+    }
+
+    /// Issue 27: a wait that was served (its block started on the other queue) is not
+    /// a wait any more, though its thread has not woken yet. Each program below waits
+    /// in one direction, and its second wait, in the other direction, starts only after
+    /// the first one's block ran: neither can hang. A report must be certain, so each
+    /// must report nothing in 1,000 runs (in one child process per shape and level, in
+    /// report mode, where a false deadlock ends the process with status 66). Before the
+    /// fix the edge lasted until the waiting thread woke, and the next block of the
+    /// queue it waited for could see it and report a cycle.
+    @Test(
+        "a wait already served is not part of a deadlock", arguments: ["view-context", "child-into-parent", "two-private"], [1, 2, 3])
+    func aServedWaitIsNotADeadlock(shape: String, level: Int) async throws {
+        let dir = TempDirectory()
+        let report = dir.file("report.json").path, stderrPath = dir.file("stderr.txt").path
+        let journal = dir.file("access.journal").path
+        await #expect(processExitsWith: .success) {
+            [shape = shape as String, level, report = report as String, stderrPath = stderrPath as String, journal = journal as String] in
+            sendStandardError(to: stderrPath)
+            for name in ["CTXDEBUG_DIAGNOSTICS", "CTXDEBUG_REPORT_DIR", "CTXDEBUG_SUPPRESSIONS", "CTXDEBUG_EXITCODE"] { unsetenv(name) }
+            setenv("CTXDEBUG_CONCURRENCY", "\(level)", 1)
+            setenv("CTXDEBUG_ON_VIOLATION", "report", 1)
+            setenv("CTXDEBUG_REPORT", report, 1)
+            if level == 3 { setenv("CTXDEBUG_JOURNAL", journal, 1) } else { unsetenv("CTXDEBUG_JOURNAL") }
+            runServedWaits(shape, runs: servedWaitRuns)
+        }
+        let stderr = String(decoding: fileBytes(URL(fileURLWithPath: stderrPath)), as: UTF8.self)
+        #expect(!stderr.contains("BUG DETECTED"), "\(stderr.suffix(4000))")
+        #expect(stderr.contains("\(shape): \(servedWaitRuns) runs done"), "\(stderr.suffix(4000))")
+        #expect(!FileManager.default.fileExists(atPath: report), "report mode wrote a report: \(String(decoding: fileBytes(URL(fileURLWithPath: report)), as: UTF8.self))")
     }
 
     @Test func waitingInOneDirectionIsNotADeadlock() async {
@@ -92,4 +123,59 @@ func childAndParentThroughTheMainQueue() {
     }
     sleep(30)
     preconditionFailure("the deadlock was not detected")
+}
+
+let servedWaitRuns = 1_000
+/// Runs finished so far, said at exit: how far a failing child got.
+let servedWaitRunsDone = Atomic<Int>(0)
+
+/// The programs of `aServedWaitIsNotADeadlock`, `runs` times each in one process. In
+/// each, a block that a wait is served by queues the wait in the other direction; the
+/// run ends when that second wait's block has run.
+func runServedWaits(_ shape: String, runs: Int) {
+    let stack = try! TestStack()
+    let viewContext = ManagedObjectContext(concurrencyType: .mainQueue)
+    viewContext.persistentStoreCoordinator = stack.coordinator
+    viewContext.name = "viewContext"
+    let background = stack.privateContext("background")
+    let child = ManagedObjectContext(concurrencyType: .privateQueue)
+    child.parent = viewContext
+    child.name = "child"
+    let other = stack.privateContext("other")
+    let done = DispatchSemaphore(value: 0)
+    atexit {
+        FileHandle.standardError.write(Data("runs finished before exit: \(servedWaitRunsDone.load(ordering: .relaxed))\n".utf8))
+    }
+    for run in 0..<runs {
+        switch shape {
+        case "view-context", "child-into-parent":
+            // The issue's program; and a private child's wait into its main-queue parent.
+            let context = shape == "view-context" ? background : child
+            context.perform {
+                viewContext.performAndWait {
+                    // Runs after the wait above was served; the block around it is ending.
+                    DispatchQueue.main.async {
+                        _ = context.performAndWait { context.hasChanges }
+                        done.signal()
+                    }
+                }
+            }
+        case "two-private":
+            background.perform {
+                other.performAndWait {
+                    other.perform {
+                        _ = background.performAndWait { background.hasChanges }
+                        done.signal()
+                    }
+                }
+            }
+        default:
+            preconditionFailure("unknown shape \(shape)")
+        }
+        // A guard against a hang, not a timing threshold: a run takes microseconds.
+        precondition(done.wait(timeout: .now() + 60) == .success, "\(shape) hung at run \(run)")
+        servedWaitRunsDone.add(1, ordering: .relaxed)
+    }
+    precondition(ConcurrencyDebug.recordedViolations.isEmpty, "\(ConcurrencyDebug.recordedViolations.map(\.message))")
+    FileHandle.standardError.write(Data("\(shape): \(runs) runs done\n".utf8))
 }
