@@ -101,7 +101,7 @@ extension ManagedObjectContext {
     private func pendingRows(_ f: ResolvedFetch) -> PendingRows {
         let coordinator = persistentStoreCoordinator
         var pending = PendingRows()
-        let changed = updatedObjectsSet.union(deletedObjectsSet).union(insertedObjectsSet).filter { $0.entity === f.entity }
+        let changed = changeSets.updated.union(changeSets.deleted).union(changeSets.inserted).filter { $0.entity === f.entity }
         for o in changed {
             pending.overridden.insert(o.objectID)
             if let alias = coordinator?.alias(of: o.objectID) { pending.overridden.insert(alias) }
@@ -147,8 +147,8 @@ extension ManagedObjectContext {
     }
 
     func hasLocalChanges(for entity: EntityDescription) -> Bool {
-        insertedObjectsSet.contains { $0.entity === entity } || updatedObjectsSet.contains { $0.entity === entity }
-            || deletedObjectsSet.contains { $0.entity === entity }
+        changeSets.inserted.contains { $0.entity === entity } || changeSets.updated.contains { $0.entity === entity }
+            || changeSets.deleted.contains { $0.entity === entity }
     }
 
     /// The rows matching `f` as this context sees them: its parent's rows with its
@@ -161,7 +161,7 @@ extension ManagedObjectContext {
         var rows = try parentRows(f, applyWindow: false, loadValues: true)
         let coordinator = persistentStoreCoordinator
         var overridden = Set<ManagedObjectID>()
-        let changed = updatedObjectsSet.union(deletedObjectsSet).union(insertedObjectsSet).filter { $0.entity === f.entity }
+        let changed = changeSets.updated.union(changeSets.deleted).union(changeSets.inserted).filter { $0.entity === f.entity }
         for o in changed {
             overridden.insert(o.objectID)
             if let alias = coordinator?.alias(of: o.objectID) { overridden.insert(alias) }

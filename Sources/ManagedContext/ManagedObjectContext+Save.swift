@@ -25,14 +25,14 @@ extension ManagedObjectContext {
         let span = ContextInstrumentation.begin(.save, self)
         defer { span.end() }
         processPendingChanges()
-        guard !insertedObjectsSet.isEmpty || !updatedObjectsSet.isEmpty || !deletedObjectsSet.isEmpty else {
+        guard !changeSets.inserted.isEmpty || !changeSets.updated.isEmpty || !changeSets.deleted.isEmpty else {
             releaseDeletedInserts()
             return
         }
         NotificationCenter.default.post(name: Self.willSaveObjectsNotification, object: self)
         let started = concurrencyType == .mainQueue ? DiagnosticsClock.now() : 0
-        let rows = insertedObjectsSet.count + updatedObjectsSet.count + deletedObjectsSet.count
-        diagnoseAbandonedInserts(insertedObjectsSet)
+        let rows = changeSets.inserted.count + changeSets.updated.count + changeSets.deleted.count
+        diagnoseAbandonedInserts(changeSets.inserted)
         switch parentStore {
         case .none:
             throw ManagedContextError(.noStore, "\(debugName) has neither a parent nor a persistent store coordinator, so there is nowhere to save to.")
@@ -64,19 +64,19 @@ extension ManagedObjectContext {
     /// save ends their membership (in Core Data their `managedObjectContext` stays set
     /// until the context saves).
     private func releaseDeletedInserts() {
-        for o in deletedInserts {
+        for o in changeSets.deletedInserts {
             o.deletedFlag = false
             o.managedObjectContext = nil
             o.isRemovedByDelete = true
         }
-        deletedInserts = []
+        changeSets.deletedInserts = []
     }
 
     private func saveToStore(_ c: PersistentStoreCoordinator) throws(ManagedContextError) {
         let store = try c.store()
         var changes = StoreChanges()
         changes.mergePolicy = mergePolicy
-        let inserted = insertedObjectsSet, updated = updatedObjectsSet, deleted = deletedObjectsSet
+        let inserted = changeSets.inserted, updated = changeSets.updated, deleted = changeSets.deleted
         for o in inserted.sorted(by: { $0.creationSerial < $1.creationSerial }) {
             changes.inserts.append(.init(id: o.objectID, values: o.values, toOne: o.toOne.map { $0.map(c.permanent) }))
         }
@@ -143,15 +143,15 @@ extension ManagedObjectContext {
             removeSavedDeletion(o)
             deletedIDs.insert(id)
         }
-        insertedObjectsSet = []
-        updatedObjectsSet = []
-        deletedObjectsSet = []
+        changeSets.inserted = []
+        changeSets.updated = []
+        changeSets.deleted = []
         postDidSave(inserted: inserted, updated: updated, deleted: deleted, insertedIDs: insertedIDs, updatedIDs: updatedIDs, deletedIDs: deletedIDs)
     }
 
     private func saveToParent(_ p: ManagedObjectContext) throws(ManagedContextError) {
         var payload = ChildSavePayload()
-        let inserted = insertedObjectsSet, updated = updatedObjectsSet, deleted = deletedObjectsSet
+        let inserted = changeSets.inserted, updated = changeSets.updated, deleted = changeSets.deleted
         for o in inserted.sorted(by: { $0.creationSerial < $1.creationSerial }) {
             payload.inserts.append(.init(id: o.objectID, values: o.values, toOne: o.toOne, changedAttributes: o.changedAttributes, changedToOne: o.changedToOne))
         }
@@ -179,9 +179,9 @@ extension ManagedObjectContext {
             o.changedToOne = ChangeMask()
         }
         for o in deleted { removeSavedDeletion(o) }
-        insertedObjectsSet = []
-        updatedObjectsSet = []
-        deletedObjectsSet = []
+        changeSets.inserted = []
+        changeSets.updated = []
+        changeSets.deleted = []
         postDidSave(
             inserted: inserted, updated: updated, deleted: deleted, insertedIDs: Set(inserted.map(\.objectID)),
             updatedIDs: Set(updated.map(\.objectID)), deletedIDs: Set(deleted.map(\.objectID)))
@@ -204,8 +204,8 @@ extension ManagedObjectContext {
             o.changedToOne = item.changedToOne
             o.insertedFlag = true
             register(o)
-            insertedObjectsSet.insert(o)
-            pendingInserted.insert(o)
+            changeSets.inserted.insert(o)
+            changeSets.pendingInserted.insert(o)
         }
         for item in payload.updates {
             let o = registered(item.id) ?? makeFault(item.id)
@@ -302,9 +302,9 @@ extension ManagedObjectContext {
         for id in changes.deleted {
             guard let o = registered(id) else { continue }
             registry.remove(o.objectID)
-            insertedObjectsSet.remove(o)
-            updatedObjectsSet.remove(o)
-            deletedObjectsSet.remove(o)
+            changeSets.inserted.remove(o)
+            changeSets.updated.remove(o)
+            changeSets.deleted.remove(o)
             o.insertedFlag = false
             o.updatedFlag = false
             o.deletedFlag = false

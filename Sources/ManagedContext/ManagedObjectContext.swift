@@ -21,7 +21,9 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     public static let didSaveObjectsNotification = Notification.Name("ManagedObjectContextDidSave")
 
     /// Keys of the notifications' `userInfo`. Object sets are `Set<ManagedObject>`,
-    /// objectID sets `Set<ManagedObjectID>`.
+    /// objectID sets `Set<ManagedObjectID>`; `invalidatedAllObjects`, posted by
+    /// `reset()`, holds an array of the forgotten objects' IDs (`[ManagedObjectID]`),
+    /// as Core Data's `NSInvalidatedAllObjectsKey` holds an array of objectIDs.
     public enum NotificationKey: String, Sendable {
         case insertedObjects = "inserted", updatedObjects = "updated", deletedObjects = "deleted"
         case refreshedObjects = "refreshed", invalidatedAllObjects = "invalidatedAll"
@@ -54,16 +56,8 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     let objectsReference = ContextReference()
     /// Set once this context merged another's save (missing-merge stays quiet then).
     var hasMerged = false
-    var insertedObjectsSet: Set<ManagedObject> = []
-    var updatedObjectsSet: Set<ManagedObject> = []
-    var deletedObjectsSet: Set<ManagedObject> = []
-    var pendingInserted: Set<ManagedObject> = []
-    var pendingUpdated: Set<ManagedObject> = []
-    var pendingDeleted: Set<ManagedObject> = []
-    var pendingRefreshed: Set<ManagedObject> = []
-    /// Objects inserted and deleted again before a save: no longer in the context's
-    /// sets, but still its objects (`managedObjectContext`) until the next save.
-    var deletedInserts: Set<ManagedObject> = []
+    /// The unsaved changes, and the changes not yet announced.
+    var changeSets = ChangeSets()
     /// Notification observer tokens; set from any thread (configuration setters).
     let observers = LockedValue<[ObserverToken]>([])
 
@@ -329,8 +323,8 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
         object.insertedFlag = true
         object.deletedFlag = false
         register(object)
-        insertedObjectsSet.insert(object)
-        pendingInserted.insert(object)
+        changeSets.inserted.insert(object)
+        changeSets.pendingInserted.insert(object)
     }
 
     public func delete(_ object: ManagedObject) {
@@ -345,17 +339,17 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
         applyDeleteRules(object)
         if object.insertedFlag {
             object.insertedFlag = false
-            insertedObjectsSet.remove(object)
-            pendingInserted.remove(object)
+            changeSets.inserted.remove(object)
+            changeSets.pendingInserted.remove(object)
             registry.remove(object.objectID)
             object.deletedFlag = true
-            deletedInserts.insert(object)
+            changeSets.deletedInserts.insert(object)
             return
         }
         object.deletedFlag = true
-        updatedObjectsSet.remove(object)
-        deletedObjectsSet.insert(object)
-        pendingDeleted.insert(object)
+        changeSets.updated.remove(object)
+        changeSets.deleted.insert(object)
+        changeSets.pendingDeleted.insert(object)
     }
 
     private func applyDeleteRules(_ object: ManagedObject) {
@@ -377,33 +371,30 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     func objectDidChange(_ o: ManagedObject) {
         guard !o.insertedFlag, !o.deletedFlag, o.managedObjectContext === self else { return }
         o.updatedFlag = true
-        updatedObjectsSet.insert(o)
-        pendingUpdated.insert(o)
+        changeSets.updated.insert(o)
+        changeSets.pendingUpdated.insert(o)
     }
 
     public var hasChanges: Bool {
         check(.hasChanges)
-        return !insertedObjectsSet.isEmpty || !updatedObjectsSet.isEmpty || !deletedObjectsSet.isEmpty
+        return changeSets.hasUnsavedChanges
     }
 
-    public var insertedObjects: Set<ManagedObject> { check(.changedObjects); return insertedObjectsSet }
-    public var updatedObjects: Set<ManagedObject> { check(.changedObjects); return updatedObjectsSet }
-    public var deletedObjects: Set<ManagedObject> { check(.changedObjects); return deletedObjectsSet }
+    public var insertedObjects: Set<ManagedObject> { check(.changedObjects); return changeSets.inserted }
+    public var updatedObjects: Set<ManagedObject> { check(.changedObjects); return changeSets.updated }
+    public var deletedObjects: Set<ManagedObject> { check(.changedObjects); return changeSets.deleted }
 
     /// Posts `didChangeObjectsNotification` for the changes made since the last
     /// call. Runs at the end of every perform block.
     public func processPendingChanges() {
-        if pendingInserted.isEmpty && pendingUpdated.isEmpty && pendingDeleted.isEmpty && pendingRefreshed.isEmpty { return }
+        guard changeSets.hasPendingChanges else { return }
+        let pending = changeSets.takePending()
         let info: [String: Any] = [
-            NotificationKey.insertedObjects.rawValue: pendingInserted,
-            NotificationKey.updatedObjects.rawValue: pendingUpdated,
-            NotificationKey.deletedObjects.rawValue: pendingDeleted,
-            NotificationKey.refreshedObjects.rawValue: pendingRefreshed,
+            NotificationKey.insertedObjects.rawValue: pending.inserted,
+            NotificationKey.updatedObjects.rawValue: pending.updated,
+            NotificationKey.deletedObjects.rawValue: pending.deleted,
+            NotificationKey.refreshedObjects.rawValue: pending.refreshed,
         ]
-        pendingInserted = []
-        pendingUpdated = []
-        pendingDeleted = []
-        pendingRefreshed = []
         NotificationCenter.default.post(name: Self.didChangeObjectsNotification, object: self, userInfo: info)
     }
 
@@ -411,25 +402,19 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     public func rollback() {
         check(.rollback)
         Diagnostics.ancestorSaved(self)
-        for o in insertedObjectsSet.union(deletedInserts) {
+        for o in changeSets.inserted.union(changeSets.deletedInserts) {
             o.insertedFlag = false
             o.deletedFlag = false
             registry.remove(o.objectID)
             o.managedObjectContext = nil
             o.queueOwner = .none
         }
-        deletedInserts = []
-        for o in updatedObjectsSet.union(deletedObjectsSet) {
+        for o in changeSets.updated.union(changeSets.deleted) {
             o.updatedFlag = false
             o.deletedFlag = false
             restoreFromSnapshot(o)
         }
-        insertedObjectsSet = []
-        updatedObjectsSet = []
-        deletedObjectsSet = []
-        pendingInserted = []
-        pendingUpdated = []
-        pendingDeleted = []
+        changeSets.dropUnsaved()
     }
 
     private func restoreFromSnapshot(_ o: ManagedObject) {
@@ -443,11 +428,15 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
         }
     }
 
-    /// Forgets every object. Objects fetched before are invalid after.
+    /// Forgets every object. Objects fetched before are invalid after. Posts
+    /// `didChangeObjectsNotification` with `NotificationKey.invalidatedAllObjects` (the
+    /// objectIDs of the objects it forgot), as Core Data's `reset()` does with
+    /// `NSInvalidatedAllObjectsKey`: how an observer learns that every object is gone.
     public func reset() {
         check(.reset)
         Diagnostics.ancestorSaved(self)
-        for o in registry.objects {
+        let invalidated = registry.objects
+        for o in invalidated {
             o.turnIntoFault()
             o.isInvalidated = true
             o.insertedFlag = false
@@ -455,14 +444,10 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
             o.deletedFlag = false
         }
         registry.removeAll()
-        deletedInserts = []
-        insertedObjectsSet = []
-        updatedObjectsSet = []
-        deletedObjectsSet = []
-        pendingInserted = []
-        pendingUpdated = []
-        pendingDeleted = []
-        pendingRefreshed = []
+        changeSets = ChangeSets()
+        NotificationCenter.default.post(
+            name: Self.didChangeObjectsNotification, object: self,
+            userInfo: [NotificationKey.invalidatedAllObjects.rawValue: invalidated.map(\.objectID)])
     }
 
     /// Turns `object` back into a fault, dropping its changes (`mergeChanges: false`),
@@ -474,16 +459,16 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
         if !mergeChanges || !object.updatedFlag {
             if object.updatedFlag {
                 object.updatedFlag = false
-                updatedObjectsSet.remove(object)
+                changeSets.updated.remove(object)
             }
             if !mergeChanges || object.snapshot != nil { object.turnIntoFault() }
-            pendingRefreshed.insert(object)
+            changeSets.pendingRefreshed.insert(object)
             return
         }
         let fresh = try? loadSnapshots([object.objectID], skipSelf: true)[object.objectID]
         guard let fresh else { return }
         reapply(object, onto: fresh)
-        pendingRefreshed.insert(object)
+        changeSets.pendingRefreshed.insert(object)
     }
 
     /// Makes `fresh` the object's committed state and keeps its changed
