@@ -39,6 +39,9 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
     var recordedProperty: PropertyReference?
     var changedAttributes = ChangeMask()
     var changedToOne = ChangeMask()
+    /// To-many relationships (by relationship index) whose members changed: they have
+    /// no column, but they make the object updated, as in Core Data.
+    var changedToMany = ChangeMask()
     var insertedFlag = false
     var deletedFlag = false
     var updatedFlag = false
@@ -89,6 +92,10 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
         var result: [String: Any] = [:]
         for a in entity.attributes where changedAttributes.contains(a.index) {
             result[a.name] = a.attributeType.swiftValue(values[a.index]) ?? NSNull()
+        }
+        // A changed to-many shows its whole new set, as in Core Data.
+        for r in entity.relationships where r.isToMany && changedToMany.contains(r.index) {
+            result[r.name] = Set(relatedObjects(forRelationshipNamed: r.name))
         }
         return result
     }
@@ -205,8 +212,11 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
             guard let inverse = r.inverseRelationship else { return }
             let current = Set(relatedObjects(forRelationshipNamed: name))
             let wanted = Set(objects)
-            for removed in current.subtracting(wanted) { removed.setToOne(inverse, to: nil, maintainInverse: false) }
+            let removed = current.subtracting(wanted)
+            for object in removed { object.setToOne(inverse, to: nil, maintainInverse: false) }
+            // Each added object's inverse maintenance marks this side changed.
             for added in wanted.subtracting(current) { added.setToOne(inverse, to: self, maintainInverse: true) }
+            if !removed.isEmpty { toManyDidChange(r) }
         } else {
             setToOne(r, to: objects.first, maintainInverse: true)
         }
@@ -222,11 +232,30 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
         toOne[r.toOneIndex] = new
         changedToOne.insert(r.toOneIndex)
         if !updatedFlag && !insertedFlag { managedObjectContext?.objectDidChange(self) }
-        guard maintainInverse, let inverse = r.inverseRelationship, !inverse.isToMany else { return }
-        if let old, let context = managedObjectContext, let oldObject = context.registered(old) ?? (try? context.resolvedExistingObject(with: old)) {
-            oldObject.setToOne(inverse, to: nil, maintainInverse: false)
+        guard maintainInverse, let inverse = r.inverseRelationship else { return }
+        let oldObject = old.flatMap { old in
+            managedObjectContext.flatMap { context in context.registered(old) ?? (try? context.resolvedExistingObject(with: old)) }
         }
+        if inverse.isToMany {
+            // The old destination's to-many lost this object, the new one's gained it.
+            oldObject?.toManyDidChange(inverse)
+            destination?.toManyDidChange(inverse)
+            return
+        }
+        oldObject?.setToOne(inverse, to: nil, maintainInverse: false)
         destination?.setToOne(inverse, to: self, maintainInverse: false)
+    }
+
+    /// The members of to-many `r` changed (through the inverse to-one of another
+    /// object): the object is updated, and its save checks and bumps its row's version.
+    /// Core Data: adding or removing objects on the "many" side of a one-to-many gives
+    /// the object on the "one" side a new version.
+    func toManyDidChange(_ r: RelationshipDescription) {
+        ConcurrencyDebug.check(self, owner: queueOwner, accessEvent(.set, attribute: entity.attributes.count + r.index))
+        // Loads the row version the save compares with the store's.
+        fireFaultIfNeeded()
+        changedToMany.insert(r.index)
+        if !updatedFlag && !insertedFlag { managedObjectContext?.objectDidChange(self) }
     }
 
     /// False (after a cross-context-relationship report) when `other` belongs to
@@ -260,6 +289,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
         toOne = Array(repeating: nil, count: entity.toOneRelationships.count)
         changedAttributes = ChangeMask()
         changedToOne = ChangeMask()
+        changedToMany = ChangeMask()
     }
 
     // MARK: Checks

@@ -105,6 +105,7 @@ extension ManagedObjectContext {
             o.insertedFlag = false
             o.changedAttributes = ChangeMask()
             o.changedToOne = ChangeMask()
+            o.changedToMany = ChangeMask()
             if let written {
                 o.toOne = written.toOne
                 o.snapshot = written
@@ -116,6 +117,7 @@ extension ManagedObjectContext {
             o.updatedFlag = false
             o.changedAttributes = ChangeMask()
             o.changedToOne = ChangeMask()
+            o.changedToMany = ChangeMask()
             if let written = result.written[id] {
                 o.values = written.values
                 o.toOne = written.toOne
@@ -171,12 +173,14 @@ extension ManagedObjectContext {
             o.snapshot = RowSnapshot(values: o.values, toOne: o.toOne, version: 0)
             o.changedAttributes = ChangeMask()
             o.changedToOne = ChangeMask()
+            o.changedToMany = ChangeMask()
         }
         for o in updated {
             o.updatedFlag = false
             o.snapshot = RowSnapshot(values: o.values, toOne: o.toOne, version: o.snapshot?.version ?? 0)
             o.changedAttributes = ChangeMask()
             o.changedToOne = ChangeMask()
+            o.changedToMany = ChangeMask()
         }
         for o in deleted { removeSavedDeletion(o) }
         changeSets.inserted = []

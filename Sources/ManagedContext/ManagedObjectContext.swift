@@ -423,6 +423,7 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
             o.toOne = s.toOne
             o.changedAttributes = ChangeMask()
             o.changedToOne = ChangeMask()
+            o.changedToMany = ChangeMask()
         } else {
             o.turnIntoFault()
         }
