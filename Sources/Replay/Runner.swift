@@ -588,17 +588,7 @@ enum HangSymbolication {
         return nil
     }
 
-    static func stripped(_ name: String) -> String {
-        var n = name
-        for prefix in ["merged ", "static ", "generic specialization ", "function signature specialization "] {
-            if n.hasPrefix(prefix) {
-                n.removeFirst(prefix.count)
-                if let of = n.range(of: "> of ") { n = String(n[of.upperBound...]) }
-            }
-        }
-        if n.hasPrefix("static ") { n.removeFirst(7) }
-        return n
-    }
+    static func stripped(_ name: String) -> String { SymbolName.stripped(name) }
 
     static func frames(_ addresses: [UInt]) -> [ScenarioResult.Frame] {
         let v = Violation(
