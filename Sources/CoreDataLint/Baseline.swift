@@ -7,7 +7,7 @@ import ReportFormats
 /// stays baselined. Each baselined finding matches one finding of the new run.
 public struct Baseline: Sendable {
     /// The key of the fingerprint in a SARIF result's `partialFingerprints`.
-    public static let fingerprintKey = "ctxdebugLint/v1"
+    public static let fingerprintKey = SARIF.lintFingerprintKey
 
     private var counts: [Key: Int] = [:]
 

@@ -10,6 +10,10 @@ public enum SARIF {
     public static let schema = "https://json.schemastore.org/sarif-2.1.0.json"
     /// The `uriBaseId` of paths relative to the source root.
     public static let rootBaseID = "%SRCROOT%"
+    /// The keys of ctxdebug's `partialFingerprints`: the stack of a violation
+    /// (`ctxdebug check`), and a finding (`ctxdebug lint`, which its baseline matches on).
+    public static let stackFingerprintKey = "ctxdebugStack/v1"
+    public static let lintFingerprintKey = "ctxdebugLint/v1"
 
     public struct Log: Codable, Sendable, Equatable {
         public var schema: String

@@ -58,7 +58,7 @@ extension MergedRun {
             return SARIF.Result(
                 ruleId: merged.kind.rawValue, ruleIndex: kinds.firstIndex(of: merged.kind.rawValue) ?? 0, level: "error",
                 message: violation.message + " Fix: " + violation.access.fixHint, locations: location,
-                partialFingerprints: ["ctxdebugStack/v1": SARIF.fingerprint(MergedRun.stackKey(violation))],
+                partialFingerprints: [SARIF.stackFingerprintKey: SARIF.fingerprint(MergedRun.stackKey(violation))],
                 properties: [
                     "count": .integer(merged.count),
                     "processCount": .integer(merged.pids.count),
