@@ -583,12 +583,10 @@ enum HangSymbolication {
     /// The innermost frame of the app's code: SurfJournal first, then the runtime.
     static func appFrame(_ frames: [ScenarioResult.Frame]) -> String? {
         for prefix in ["SurfJournal.", "Replay.", "ManagedContext."] {
-            if let f = frames.first(where: { stripped($0.function).hasPrefix(prefix) }) { return f.function }
+            if let f = frames.first(where: { SymbolName.stripped($0.function).hasPrefix(prefix) }) { return f.function }
         }
         return nil
     }
-
-    static func stripped(_ name: String) -> String { SymbolName.stripped(name) }
 
     static func frames(_ addresses: [UInt]) -> [ScenarioResult.Frame] {
         let v = Violation(

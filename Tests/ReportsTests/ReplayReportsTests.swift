@@ -91,3 +91,14 @@ struct ReplayReportsTests {
         #expect(file.hasPrefix("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"tool\":\"ctxdebug replay\""))
     }
 }
+
+@Suite("Function names of sampled stacks")
+struct SymbolNameTests {
+    @Test("The demangler's prefixes go; the short name is the last two parts without arguments")
+    func names() {
+        #expect(SymbolName.stripped("generic specialization <Swift.Int> of static App.Cache.fill(_:)") == "App.Cache.fill(_:)")
+        #expect(SymbolName.stripped("merged SurfJournal.Seeding.run()") == "SurfJournal.Seeding.run()")
+        #expect(SymbolName.shortName("SurfJournal.CSVExport.writeRows(to:)") == "CSVExport.writeRows")
+        #expect(SymbolName.shortName("main") == "main")
+    }
+}
