@@ -10,6 +10,8 @@ let package = Package(
         .library(name: "SurfJournal", targets: ["SurfJournal"]),
         .library(name: "Replay", targets: ["Replay"]),
         .library(name: "Reports", targets: ["Reports"]),
+        .library(name: "ReportFormats", targets: ["ReportFormats"]),
+        .library(name: "ReplayModel", targets: ["ReplayModel"]),
         .library(name: "ConcurrencyDebugTesting", targets: ["ConcurrencyDebugTesting"]),
         .library(name: "CoreDataLint", targets: ["CoreDataLint"]),
         // For this repository's sibling packages (Fuzz/, Benchmarks/); not API.
@@ -29,7 +31,11 @@ let package = Package(
             providers: [.apt(["libunwind-dev"])]
         ),
         .target(name: "CConcurrencyDebug", dependencies: ["CLibunwind"]),
-        .target(name: "ConcurrencyDebug", dependencies: ["CConcurrencyDebug"]),
+        // Foundation-only values and formats: what reports read and write, without the runtime.
+        .target(name: "ViolationModel"),
+        .target(name: "ReportFormats"),
+        .target(name: "ReplayModel"),
+        .target(name: "ConcurrencyDebug", dependencies: ["CConcurrencyDebug", "ViolationModel"]),
         .target(
             name: "ManagedContext",
             dependencies: ["ConcurrencyDebug", .product(name: "GRDB", package: "GRDB.swift")]
@@ -38,17 +44,24 @@ let package = Package(
         .target(name: "SurfJournal", dependencies: ["ManagedContext"]),
         .target(
             name: "Replay",
-            dependencies: ["SurfJournal", "ManagedContext", "ConcurrencyDebug", .product(name: "Histogram", package: "hdrhistogram-swift")]
+            dependencies: [
+                "SurfJournal", "ManagedContext", "ConcurrencyDebug", "ReplayModel",
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ]
         ),
-        .target(name: "Reports", dependencies: ["Replay", "ConcurrencyDebug"]),
+        // Links no runtime: ReportsTests reads the package graph and fails if it does.
+        .target(name: "Reports", dependencies: ["ReportFormats", "ViolationModel", "ReplayModel"]),
         .target(
             name: "CoreDataLint",
-            dependencies: [.product(name: "SwiftSyntax", package: "swift-syntax"), .product(name: "SwiftParser", package: "swift-syntax")]
+            dependencies: [
+                "ReportFormats",
+                .product(name: "SwiftSyntax", package: "swift-syntax"), .product(name: "SwiftParser", package: "swift-syntax"),
+            ]
         ),
         .executableTarget(
             name: "ctxdebug",
             dependencies: [
-                "ManagedContext", "ConcurrencyDebug", "SurfJournal", "Replay", "Reports", "CoreDataLint",
+                "ManagedContext", "ConcurrencyDebug", "SurfJournal", "Replay", "Reports", "ReportFormats", "CoreDataLint",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -60,6 +73,7 @@ let package = Package(
         .testTarget(name: "SurfJournalTests", dependencies: ["SurfJournal", "ManagedContext"]),
         .testTarget(name: "ReplayTests", dependencies: ["Replay", "SurfJournal", "ManagedContext", "ConcurrencyDebug"]),
         .testTarget(name: "CoreDataLintTests", dependencies: ["CoreDataLint"]),
+        .testTarget(name: "ReportsTests", dependencies: ["Reports", "ReportFormats", "ViolationModel", "ReplayModel", "TestSupport"]),
         .testTarget(name: "ctxdebugTests", dependencies: ["ctxdebug", "ConcurrencyDebug", "Reports", "Replay", "TestSupport"]),
     ]
 )

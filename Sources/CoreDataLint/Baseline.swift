@@ -1,4 +1,5 @@
 public import Foundation
+import ReportFormats
 
 /// The findings of an earlier run, read from the SARIF file it wrote, so that a run
 /// reports only what is new. A finding matches on its rule id, its path and its
@@ -6,7 +7,7 @@ public import Foundation
 /// stays baselined. Each baselined finding matches one finding of the new run.
 public struct Baseline: Sendable {
     /// The key of the fingerprint in a SARIF result's `partialFingerprints`.
-    public static let fingerprintKey = "ctxdebugLint/v1"
+    public static let fingerprintKey = SARIF.lintFingerprintKey
 
     private var counts: [Key: Int] = [:]
 
@@ -20,18 +21,17 @@ public struct Baseline: Sendable {
 
     /// Reads a SARIF 2.1.0 log written by `ctxdebug lint --sarif`.
     public init(sarif data: Data, path: String) throws(LintError) {
-        guard let log = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let runs = log["runs"] as? [[String: Any]] else {
+        let log: SARIF.Log
+        do {
+            log = try JSONDecoder().decode(SARIF.Log.self, from: data)
+        } catch {
             throw LintError(path: path, reason: "is not a SARIF log (expected a JSON object with \"runs\")")
         }
-        for run in runs {
-            for result in run["results"] as? [[String: Any]] ?? [] {
-                guard let ruleID = result["ruleId"] as? String,
-                    let fingerprint = (result["partialFingerprints"] as? [String: Any])?[Self.fingerprintKey] as? String,
-                    let uri = ((result["locations"] as? [[String: Any]])?.first?["physicalLocation"] as? [String: Any])
-                        .flatMap({ $0["artifactLocation"] as? [String: Any] })?["uri"] as? String
-                else { continue }
-                counts[Key(ruleID: ruleID, path: Self.path(ofURI: uri), fingerprint: fingerprint), default: 0] += 1
-            }
+        for result in log.runs.flatMap(\.results) {
+            guard let fingerprint = result.partialFingerprints[Self.fingerprintKey],
+                let uri = result.locations?.first?.physicalLocation?.artifactLocation.uri
+            else { continue }
+            counts[Key(ruleID: result.ruleId, path: Self.path(ofURI: uri), fingerprint: fingerprint), default: 0] += 1
         }
     }
 

@@ -1,3 +1,4 @@
+@_exported public import ReplayModel
 import ConcurrencyDebug
 import Foundation
 import ManagedContext
@@ -184,10 +185,5 @@ public enum Verdicts {
     }
 
     /// "SurfJournal.CSVExport.writeRows(...)" -> "CSVExport.writeRows".
-    public static func shortName(_ function: String) -> String {
-        var n = HangSymbolication.stripped(function)
-        if let paren = n.firstIndex(of: "(") { n = String(n[..<paren]) }
-        let parts = n.split(separator: ".")
-        return parts.count > 2 ? parts.suffix(2).joined(separator: ".") : n
-    }
+    public static func shortName(_ function: String) -> String { SymbolName.shortName(function) }
 }

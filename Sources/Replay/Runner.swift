@@ -583,21 +583,9 @@ enum HangSymbolication {
     /// The innermost frame of the app's code: SurfJournal first, then the runtime.
     static func appFrame(_ frames: [ScenarioResult.Frame]) -> String? {
         for prefix in ["SurfJournal.", "Replay.", "ManagedContext."] {
-            if let f = frames.first(where: { stripped($0.function).hasPrefix(prefix) }) { return f.function }
+            if let f = frames.first(where: { SymbolName.stripped($0.function).hasPrefix(prefix) }) { return f.function }
         }
         return nil
-    }
-
-    static func stripped(_ name: String) -> String {
-        var n = name
-        for prefix in ["merged ", "static ", "generic specialization ", "function signature specialization "] {
-            if n.hasPrefix(prefix) {
-                n.removeFirst(prefix.count)
-                if let of = n.range(of: "> of ") { n = String(n[of.upperBound...]) }
-            }
-        }
-        if n.hasPrefix("static ") { n.removeFirst(7) }
-        return n
     }
 
     static func frames(_ addresses: [UInt]) -> [ScenarioResult.Frame] {

@@ -1,5 +1,6 @@
-import ConcurrencyDebug
 public import Foundation
+@_exported public import ReportFormats
+import ViolationModel
 
 // The reports of `ctxdebug check` (docs/ci.md): the summary on stderr, JUnit XML,
 // SARIF 2.1.0 and the merged JSON. Paths are relative to `root` when under it.
@@ -17,7 +18,7 @@ extension MergedRun {
             text += "\n[\(index + 1)/\(n)] \(plural(merged.count, "time", "times")), \(merged.kind)"
             text += site.map { " at \($0)" } ?? ""
             text += ", in \(plural(merged.pids.count, "process", "processes"))\n"
-            text += merged.counted.report
+            text += merged.counted.formattedReport()
         }
         return text
     }
@@ -35,7 +36,7 @@ extension MergedRun {
                 classname: "ctxdebug.\(merged.kind.rawValue)",
                 name: "#\(index + 1) \(violation.access.summary)" + (site.map { " at \($0)" } ?? ""),
                 file: file, line: file == nil ? nil : frame?.line ?? 0,
-                failure: JUnitReport.Failure(type: merged.kind.rawValue, message: violation.message, text: details + violation.report))
+                failure: JUnitReport.Failure(type: merged.kind.rawValue, message: violation.message, text: details + violation.formattedReport()))
         }
         if cases.isEmpty {
             cases = [JUnitReport.TestCase(classname: "ctxdebug.concurrency", name: "no concurrency violations")]
@@ -57,7 +58,7 @@ extension MergedRun {
             return SARIF.Result(
                 ruleId: merged.kind.rawValue, ruleIndex: kinds.firstIndex(of: merged.kind.rawValue) ?? 0, level: "error",
                 message: violation.message + " Fix: " + violation.access.fixHint, locations: location,
-                partialFingerprints: ["ctxdebugStack/v1": SARIF.fingerprint(MergedRun.stackKey(violation))],
+                partialFingerprints: [SARIF.stackFingerprintKey: SARIF.fingerprint(MergedRun.stackKey(violation))],
                 properties: [
                     "count": .integer(merged.count),
                     "processCount": .integer(merged.pids.count),

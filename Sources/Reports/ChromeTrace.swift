@@ -1,6 +1,6 @@
-public import ConcurrencyDebug
 public import Foundation
-public import Replay
+public import ReplayModel
+public import ReportFormats
 
 /// Timelines in the Chrome Trace Event Format (the JSON that ui.perfetto.dev and
 /// chrome://tracing open): `ctxdebug replay --trace FILE` and `ctxdebug journal
@@ -170,16 +170,16 @@ public enum ChromeTrace {
                 let tid = queueTrack(e.queueLabel)
                 let context = e.contextName ?? "#\(e.contextNumber)"
                 var args: [(String, ArgValue)] = [("context", .string(context)), ("queue", .string(e.queueLabel))]
+                if let s = e.mergedSaveID { args.append(("save_id", .int(Int(s)))) }
                 if let s = e.saveID { args.append(("save_id", .int(Int(s)))) }
-                if e.kind == .save { args.append(("save_id", .int(Int(e.id)))) }
-                b.slice("\(e.kind.rawValue) \(context)", cat: "context", tid: tid, start: e.start, end: e.end, args: args)
-                if e.kind == .save { saves[e.id] = (tid, e.start, e.end) }
+                b.slice("\(e.name) \(context)", cat: "context", tid: tid, start: e.start, end: e.end, args: args)
+                if let s = e.saveID { saves[s] = (tid, e.start, e.end) }
             }
             // A flow from each save to the merges of its changes. The merge may start
             // before the save returns (the did-save is posted inside it), so the
             // flow leaves the save before the merge starts.
-            for e in t.runtime where e.kind == .merge {
-                guard let id = e.saveID, let save = saves[id] else { continue }
+            for e in t.runtime {
+                guard let id = e.mergedSaveID, let save = saves[id] else { continue }
                 let flowID = UInt64(index + 1) << 48 | UInt64(e.id)
                 b.events.append(
                     Event(name: "did-save → merge", cat: "merge", ph: "s", ts: b.us(save.start + (min(save.end, max(save.start, e.start)) - save.start) / 2), pid: b.pid, tid: save.tid, id: flowID, bp: "e"))
@@ -192,7 +192,7 @@ public enum ChromeTrace {
             for h in r.hangs {
                 let at = t.runStart &+ UInt64(max(0, h.startMs) * 1e6)
                 b.instant("hang: \(h.label) (\(Int(h.durationMs)) ms)", cat: "hang", tid: main, at: at, args: [
-                    ("duration_ms", .number(h.durationMs)), ("heaviest", .string(h.heaviestFunction.map(Verdicts.shortName) ?? "-")),
+                    ("duration_ms", .number(h.durationMs)), ("heaviest", .string(h.heaviestFunction.map(SymbolName.shortName) ?? "-")),
                 ])
             }
             for v in t.violations {
@@ -223,17 +223,17 @@ public enum ChromeTrace {
     /// Each run of accesses a thread made on one queue (with gaps under 100 µs) is a
     /// slice named after the queue; each access is an instant in it (up to
     /// `journalAccessLimit`), and each violation an instant in the "violation" category.
-    public static func events(journal reader: AccessLogReader) -> [Event] {
-        let labels = reader.queueLabels
-        let names = reader.threadNames
-        func label(_ q: QueueIdentity) -> String {
-            if q == .none { return "(no queue)" }
-            if q == .main { return "main queue" }
-            return labels[q] ?? "queue \(q.rawValue)"
+    public static func events(journal: JournalContents) -> [Event] {
+        let labels = journal.queueLabels
+        let names = journal.threadNames
+        func label(_ q: UInt) -> String {
+            if q == JournalContents.noQueue { return "(no queue)" }
+            if q == JournalContents.mainQueue { return "main queue" }
+            return labels[q] ?? "queue \(q)"
         }
         // Events by (pid, thread), in time order.
-        var byThread: [UInt64: [AccessLogEvent]] = [:]
-        reader.forEachEvent { e in byThread[UInt64(e.pid) << 32 | UInt64(e.thread), default: []].append(e) }
+        var byThread: [UInt64: [JournalContents.Event]] = [:]
+        journal.forEachEvent { e in byThread[UInt64(e.pid) << 32 | UInt64(e.thread), default: []].append(e) }
         let origin = byThread.values.compactMap { $0.map(\.time).min() }.min() ?? 0
         var builders: [UInt32: Builder] = [:]
         var accessBudget = journalAccessLimit
@@ -248,7 +248,7 @@ public enum ChromeTrace {
                 guard end > runStart else { return }
                 let first = list[runStart], last = list[end - 1]
                 var ops: [String: Int] = [:]
-                for e in list[runStart..<end] { ops[reader.name(of: e.operation), default: 0] += 1 }
+                for e in list[runStart..<end] { ops[e.operation, default: 0] += 1 }
                 let opsText = ops.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
                 b.slice("on \(label(first.current))", cat: "accesses", tid: tid, start: first.time, end: max(last.time, first.time + 1_000), args: [
                     ("accesses", .int(end - runStart)), ("operations", .string(opsText)),
@@ -265,10 +265,10 @@ public enum ChromeTrace {
                 if e.member != .max { args.append(("attribute", .int(Int(e.member)))) }
                 if e.instance != 0 { args.append(("object", .int(Int(e.instance)))) }
                 if !e.allowed {
-                    b.instant("VIOLATION \(reader.name(of: e.operation))", cat: "violation", tid: tid, at: e.time, args: args)
+                    b.instant("VIOLATION \(e.operation)", cat: "violation", tid: tid, at: e.time, args: args)
                 } else if accessBudget > 0 {
                     accessBudget -= 1
-                    b.instant(reader.name(of: e.operation), cat: "access", tid: tid, at: e.time, args: args)
+                    b.instant(e.operation, cat: "access", tid: tid, at: e.time, args: args)
                 }
             }
             flush(list.count)
@@ -281,8 +281,8 @@ public enum ChromeTrace {
         return all
     }
 
-    public static func render(journal reader: AccessLogReader) -> Data {
-        encode(events(journal: reader), otherData: [("tool", "ctxdebug journal"), ("journal", reader.path)])
+    public static func render(journal: JournalContents) -> Data {
+        encode(events(journal: journal), otherData: [("tool", "ctxdebug journal"), ("journal", journal.path)])
     }
 
     // MARK: JSON

@@ -1,5 +1,6 @@
-public import Replay
+public import ReplayModel
 import Foundation
+import ReportFormats
 
 /// The replay as one self-contained HTML page (`ctxdebug replay --html FILE`): no
 /// network, no scripts, no external fonts; every chart is inline SVG. A Content
@@ -120,7 +121,7 @@ public enum HTMLReport {
             for (i, hang) in r.hangs.enumerated() {
                 h += "<div class=\"hang\"><p><b>Hang \(i + 1)</b>: '\(esc(hang.label))' blocked the main queue for <b>\(fmt0(hang.durationMs)) ms</b> "
                 h += "from \(fmt0(hang.startMs)) ms; \(hang.sampleCount) stack sample\(hang.sampleCount == 1 ? "" : "s")"
-                if let f = hang.heaviestFunction { h += "; seen most: <code>\(esc(Verdicts.shortName(f)))</code>" }
+                if let f = hang.heaviestFunction { h += "; seen most: <code>\(esc(SymbolName.shortName(f)))</code>" }
                 h += ".</p>"
                 h += stackList(hang.stack, emptyText: "(no stack sampled: the stall was not replay work, or ended before a sample)")
                 h += "</div>"
@@ -172,7 +173,7 @@ public enum HTMLReport {
         guard !frames.isEmpty else { return "<p class=\"note\">\(esc(emptyText))</p>" }
         var h = "<ol class=\"stack\" start=\"0\">"
         for f in frames.prefix(40) {
-            let app = ["SurfJournal.", "Replay.", "ManagedContext.", "ConcurrencyDebug."].contains { HangSymbolicationName.strip(f.function).hasPrefix($0) }
+            let app = ["SurfJournal.", "Replay.", "ManagedContext.", "ConcurrencyDebug."].contains { SymbolName.stripped(f.function).hasPrefix($0) }
             h += "<li\(app ? " class=\"app\"" : "")><code>\(esc(HangSymbolicationName.short(f.function)))</code>"
             if let file = f.file {
                 h += " <span class=\"loc\">\(esc((file as NSString).lastPathComponent))\(f.line.map { ":\($0)" } ?? "")</span>"

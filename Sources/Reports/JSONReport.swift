@@ -1,5 +1,6 @@
 public import Foundation
-public import Replay
+public import ReplayModel
+import ReportFormats
 
 /// The replay as JSON, in the versioned schema of docs/report-format.md.
 public enum JSONReport {
@@ -14,9 +15,7 @@ public enum JSONReport {
     /// How every JSON file of ctxdebug is written: pretty-printed, keys sorted, slashes
     /// as they are.
     public static func encoder() -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return encoder
+        ReportJSON.encoder()
     }
 
     public static func decode(_ data: Data) throws -> ReplayReport {

@@ -1,4 +1,4 @@
-public import ConcurrencyDebug
+public import ViolationModel
 import Foundation
 
 // `ctxdebug check` runs a command whose processes each write a JSON report of their

@@ -1,4 +1,4 @@
-public import Replay
+public import ReplayModel
 import Foundation
 
 /// The replay as text: one side-by-side table (a column per scenario), then the
@@ -65,9 +65,9 @@ public enum TextReport {
             out += "\nHangs (stacks sampled on the blocked main queue, innermost first):\n"
             for (name, h) in hangs.prefix(4) {
                 out += "  \(name): '\(h.label)' blocked \(fmt0(h.durationMs)) ms from \(fmt0(h.startMs)) ms, \(h.sampleCount) sample\(h.sampleCount == 1 ? "" : "s")"
-                if let heavy = h.heaviestFunction { out += "; most seen: \(Verdicts.shortName(heavy))" }
+                if let heavy = h.heaviestFunction { out += "; most seen: \(SymbolName.shortName(heavy))" }
                 out += "\n"
-                let shown = h.stack.filter { f in ["SurfJournal.", "Replay.", "ManagedContext."].contains { HangSymbolicationName.strip(f.function).hasPrefix($0) } }
+                let shown = h.stack.filter { f in ["SurfJournal.", "Replay.", "ManagedContext."].contains { SymbolName.stripped(f.function).hasPrefix($0) } }
                 for f in (shown.isEmpty ? h.stack : shown).prefix(6) {
                     var line = "    " + HangSymbolicationName.short(f.function)
                     if let file = f.file { line += " (\((file as NSString).lastPathComponent)\(f.line.map { ":\($0)" } ?? ""))" }
@@ -93,19 +93,9 @@ public enum TextReport {
 }
 
 enum HangSymbolicationName {
-    static func strip(_ name: String) -> String {
-        var n = name
-        for prefix in ["merged ", "static ", "generic specialization ", "function signature specialization "] where n.hasPrefix(prefix) {
-            n.removeFirst(prefix.count)
-            if let of = n.range(of: "> of ") { n = String(n[of.upperBound...]) }
-        }
-        if n.hasPrefix("static ") { n.removeFirst(7) }
-        return n
-    }
-
     /// A function name without its argument types, at most 100 characters.
     static func short(_ name: String) -> String {
-        let n = strip(name)
+        let n = SymbolName.stripped(name)
         let cut = n.firstIndex(of: "(").map { String(n[..<$0]) } ?? n
         return cut.count > 100 ? String(cut.prefix(100)) + "…" : cut
     }

@@ -2,6 +2,7 @@ import ArgumentParser
 @_spi(Runtime) import ConcurrencyDebug
 import Foundation
 @_spi(Runtime) import ManagedContext
+import ReportFormats
 import Reports
 
 /// `ctxdebug journal stats|dump|violations FILE`: reads an access journal.
@@ -62,32 +63,10 @@ struct JournalCommand: ParsableCommand {
         func run() throws {
             let reader = try JournalCommand.open(options.file)
             try JournalCommand.writeTrace(reader, to: options.trace)
-            let stats = reader.stats
+            let journal = JournalContents(reader)
             switch options.format {
-            case .json:
-                try JournalCommand.printJSON(StatsOutput(reader: reader, stats: stats))
-            case .text:
-                var lines: [String] = []
-                lines.append("journal:      \(reader.path)")
-                lines.append("size:         \(stats.fileBytes) bytes")
-                let sessions = reader.sessions.map { "pid \($0.pid) from \(JournalCommand.date($0.startWallNanos))" }
-                lines.append("sessions:     \(stats.sessions)" + (sessions.isEmpty ? "" : " (" + sessions.joined(separator: "; ") + ")"))
-                lines.append("blocks:       \(stats.blocks) good, \(stats.corruptBlocks) corrupt")
-                lines.append("events:       \(stats.events) (\(stats.violations) violation\(stats.violations == 1 ? "" : "s"))")
-                lines.append("threads:      \(stats.threads)")
-                let labels = reader.queueLabels.sorted { $0.key.rawValue < $1.key.rawValue }
-                    .map { "\($0.key.rawValue) '\($0.value)'" }
-                lines.append("queues:       \(stats.queues)" + (labels.isEmpty ? "" : " (" + labels.joined(separator: ", ") + ")"))
-                lines.append(
-                    "bytes/event:  " + String(format: "%.2f", stats.recordBytesPerEvent) + " in records, "
-                        + String(format: "%.2f", stats.fileBytesPerEvent) + " for the whole file")
-                lines.append("span:         " + String(format: "%.3f ms", Double(stats.duration) / 1e6))
-                let operations = stats.operations.sorted { $0.value > $1.value || ($0.value == $1.value && $0.key < $1.key) }
-                    .map { "\($0.key) \($0.value)" }
-                lines.append("operations:   " + (operations.isEmpty ? "none" : operations.joined(separator: ", ")))
-                lines.append("problems:     " + (reader.problems.isEmpty ? "none" : "\(reader.problems.count)"))
-                for problem in reader.problems { lines.append("  - \(problem)") }
-                print(lines.joined(separator: "\n"))
+            case .json: FileHandle.standardOutput.write(try JournalReport.statsJSON(journal))
+            case .text: print(JournalReport.statsText(journal))
             }
             try JournalCommand.finish(reader)
         }
@@ -141,7 +120,7 @@ struct JournalCommand: ParsableCommand {
     static func writeTrace(_ reader: AccessLogReader, to path: String?) throws {
         guard let path else { return }
         do {
-            try WholeFile.write(ChromeTrace.render(journal: reader), to: path)
+            try WholeFile.write(ChromeTrace.render(journal: JournalContents(reader)), to: path)
         } catch {
             printError("error: cannot write the trace to \(path): \(error.localizedDescription)")
             throw cannotWrite
@@ -164,156 +143,44 @@ struct JournalCommand: ParsableCommand {
     }
 
     static func printEvents(_ reader: AccessLogReader, format: Format, violationsOnly: Bool) throws {
-        let labels = reader.queueLabels
-        let names = (0..<32).map { reader.name(of: AccessOperation(rawValue: UInt8($0))) }
+        let journal = JournalContents(reader)
         switch format {
         case .json:
-            var events: [EventOutput] = []
-            reader.forEachEvent { event in
-                if !violationsOnly || !event.allowed {
-                    events.append(EventOutput(event, labels: labels, operation: names[Int(event.operation.rawValue)]))
-                }
-            }
-            try printJSON(EventsOutput(file: reader.path, events: events, problems: reader.problems.map(ProblemOutput.init)))
+            FileHandle.standardOutput.write(try JournalReport.eventsJSON(journal, violationsOnly: violationsOnly))
         case .text:
-            var output = ""
-            var count = 0
-            reader.forEachEvent { event in
-                guard !violationsOnly || !event.allowed else { return }
-                count += 1
-                output += line(event, labels: labels, operation: names[Int(event.operation.rawValue)])
-                output += "\n"
-                if output.utf8.count > 1 << 16 {
-                    FileHandle.standardOutput.write(Data(output.utf8))
-                    output = ""
+            JournalReport.writeEventsText(journal, violationsOnly: violationsOnly) { text in
+                FileHandle.standardOutput.write(Data(text.utf8))
+            }
+        }
+    }
+}
+
+extension JournalContents {
+    /// What the reports read of a journal that `reader` read.
+    init(_ reader: AccessLogReader) {
+        let stats = reader.stats
+        let names = (0...Int(UInt8.max)).map { reader.name(of: AccessOperation(rawValue: UInt8($0))) }
+        self.init(
+            path: reader.path,
+            sessions: reader.sessions.map { Session(pid: $0.pid, startWallNanos: $0.startWallNanos) },
+            queueLabels: Dictionary(uniqueKeysWithValues: reader.queueLabels.map { ($0.key.rawValue, $0.value) }),
+            threadNames: reader.threadNames,
+            problems: reader.problems.map {
+                Problem(kind: $0.kind.rawValue, offset: $0.offset, length: $0.length, detail: $0.detail, description: $0.description)
+            },
+            stats: Stats(
+                fileBytes: stats.fileBytes, sessions: stats.sessions, blocks: stats.blocks, events: stats.events,
+                violations: stats.violations, threads: stats.threads, queues: stats.queues, corruptBlocks: stats.corruptBlocks,
+                cutTailBytes: stats.cutTailBytes, recordBytesPerEvent: stats.recordBytesPerEvent,
+                fileBytesPerEvent: stats.fileBytesPerEvent, operations: stats.operations, duration: stats.duration),
+            forEachEvent: { body in
+                reader.forEachEvent { event in
+                    body(
+                        Event(
+                            time: event.time, pid: event.pid, thread: event.thread, current: event.current.rawValue,
+                            owner: event.owner.rawValue, context: event.context, subject: event.subject, member: event.member,
+                            instance: event.instance, operation: names[Int(event.operation.rawValue)], allowed: event.allowed))
                 }
-            }
-            if violationsOnly {
-                output += "\(count) violation\(count == 1 ? "" : "s")\n"
-            }
-            FileHandle.standardOutput.write(Data(output.utf8))
-        }
-    }
-
-    static func line(_ event: AccessLogEvent, labels: [QueueIdentity: String], operation: String) -> String {
-        func queue(_ id: QueueIdentity) -> String {
-            if id == .none { return "0 (no queue)" }
-            if let label = labels[id] { return "\(id.rawValue) '\(label)'" }
-            return "\(id.rawValue)"
-        }
-        var text = String(format: "%14.6f ms", Double(event.time) / 1e6)
-        text += "  pid \(event.pid) thread \(event.thread)  "
-        text += event.allowed ? "ok        " : "VIOLATION "
-        text += operation
-        text += "  owner \(queue(event.owner))  by \(queue(event.current))"
-        if event.context != 0 { text += "  context \(event.context)" }
-        // ManagedContext's meaning of the checker's subject, member and instance.
-        if event.subject != 0 { text += "  entity \(event.subject)" }
-        if event.member != .max { text += "  attribute \(event.member)" }
-        if event.instance != 0 { text += "  object \(event.instance)" }
-        return text
-    }
-
-    static func date(_ nanos: UInt64) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: Date(timeIntervalSince1970: Double(nanos) / 1e9))
-    }
-
-    static func printJSON(_ value: some Encodable) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        FileHandle.standardOutput.write(try encoder.encode(value))
-        FileHandle.standardOutput.write(Data("\n".utf8))
-    }
-
-    // MARK: JSON shapes
-
-    struct ProblemOutput: Encodable {
-        var kind: String
-        var offset: Int
-        var length: Int
-        var detail: String
-
-        init(_ problem: AccessLogProblem) {
-            kind = problem.kind.rawValue
-            offset = problem.offset
-            length = problem.length
-            detail = problem.detail
-        }
-    }
-
-    struct EventOutput: Encodable {
-        var timeNanos: UInt64
-        var pid: UInt32
-        var thread: UInt32
-        var operation: String
-        var allowed: Bool
-        var owner: UInt
-        var ownerLabel: String?
-        var current: UInt
-        var currentLabel: String?
-        var context: UInt32
-        var entity: UInt16
-        var attribute: UInt16?
-        var object: Int64
-
-        init(_ event: AccessLogEvent, labels: [QueueIdentity: String], operation: String) {
-            timeNanos = event.time
-            pid = event.pid
-            thread = event.thread
-            self.operation = operation
-            allowed = event.allowed
-            owner = event.owner.rawValue
-            ownerLabel = labels[event.owner]
-            current = event.current.rawValue
-            currentLabel = labels[event.current]
-            context = event.context
-            entity = event.subject
-            attribute = event.member == .max ? nil : event.member
-            object = event.instance
-        }
-    }
-
-    struct EventsOutput: Encodable {
-        var file: String
-        var events: [EventOutput]
-        var problems: [ProblemOutput]
-    }
-
-    struct StatsOutput: Encodable {
-        var file: String
-        var fileBytes: Int
-        var sessions: Int
-        var blocks: Int
-        var corruptBlocks: Int
-        var events: Int
-        var violations: Int
-        var threads: Int
-        var queues: [String: String]
-        var recordBytesPerEvent: Double
-        var fileBytesPerEvent: Double
-        var durationNanos: UInt64
-        var operations: [String: Int]
-        var cutTailBytes: Int
-        var problems: [ProblemOutput]
-
-        init(reader: AccessLogReader, stats: AccessLogStats) {
-            file = reader.path
-            fileBytes = stats.fileBytes
-            sessions = stats.sessions
-            blocks = stats.blocks
-            corruptBlocks = stats.corruptBlocks
-            events = stats.events
-            violations = stats.violations
-            threads = stats.threads
-            queues = Dictionary(uniqueKeysWithValues: reader.queueLabels.map { (String($0.key.rawValue), $0.value) })
-            recordBytesPerEvent = (stats.recordBytesPerEvent * 100).rounded() / 100
-            fileBytesPerEvent = (stats.fileBytesPerEvent * 100).rounded() / 100
-            durationNanos = stats.duration
-            operations = stats.operations
-            cutTailBytes = stats.cutTailBytes
-            problems = reader.problems.map(ProblemOutput.init)
-        }
+            })
     }
 }

@@ -112,6 +112,8 @@ public struct StackFrame: Sendable, Hashable, Codable {
 ///
 /// The stack is captured as addresses at the violation (cheap); `frames` holds the
 /// symbolicated stack once `symbolicated()` has run (slow: it runs `llvm-symbolizer`).
+/// The value lives in ViolationModel (Foundation only, so reports read it without the
+/// runtime); ConcurrencyDebug re-exports it and adds the symbolication.
 public struct Violation: Sendable, Hashable, Codable {
     public var kind: ViolationKind
     /// The access, in words: operation, entity, objectID, owning context and queue, fix hint.
@@ -149,14 +151,6 @@ public struct Violation: Sendable, Hashable, Codable {
         self.count = count
     }
 
-    /// This violation with `frames` filled in (unchanged when they already are).
-    public func symbolicated() -> Violation {
-        guard frames.isEmpty, !addresses.isEmpty else { return self }
-        var copy = self
-        copy.frames = Symbolicator.shared.frames(for: addresses)
-        return copy
-    }
-
     /// The stack from the user's code down: `frames` without the runtime's frames at
     /// the top, so the first is the line that made the access. What reports print.
     public var userFrames: [StackFrame] { Array(frames.drop { $0.isRuntime }) }
@@ -168,9 +162,10 @@ public struct Violation: Sendable, Hashable, Codable {
         return text + ")"
     }
 
-    /// The full report: the headline, the facts, the fix, and the stack.
-    public var report: String {
-        let all = self.symbolicated().frames
+    /// The full report: the headline, the facts, the fix, and the stack as `frames`
+    /// holds it (ConcurrencyDebug's `report` symbolicates first).
+    public func formattedReport() -> String {
+        let all = frames
         let frames = Array(all.drop { $0.isRuntime })
         var lines: [String] = []
         lines.append("ctxdebug: " + message)
@@ -202,7 +197,7 @@ public struct Violation: Sendable, Hashable, Codable {
     }
 
     /// The headline for an access from the wrong queue.
-    static func headline(kind: ViolationKind, access a: AccessDescription, toucher: String) -> String {
+    package static func headline(kind: ViolationKind, access a: AccessDescription, toucher: String) -> String {
         var subject = a.summary
         if let objectID = a.objectID { subject += " (\(objectID))" }
         let owner =

@@ -26,6 +26,25 @@ public struct ReplayReport: Codable, Sendable {
         /// The Swift compiler that built ctxdebug ("6.3"), and the OS (optional in schema 1).
         public var swiftVersion: String?
         public var operatingSystem: String?
+
+        public init(
+            entries: Int, store: String, fps: Int, durationSeconds: Double, hangThresholdMs: Double,
+            workload: String? = nil, injectBug: String? = nil, checkingLevel: Int, cores: Int,
+            buildConfiguration: String, swiftVersion: String? = nil, operatingSystem: String? = nil
+        ) {
+            self.entries = entries
+            self.store = store
+            self.fps = fps
+            self.durationSeconds = durationSeconds
+            self.hangThresholdMs = hangThresholdMs
+            self.workload = workload
+            self.injectBug = injectBug
+            self.checkingLevel = checkingLevel
+            self.cores = cores
+            self.buildConfiguration = buildConfiguration
+            self.swiftVersion = swiftVersion
+            self.operatingSystem = operatingSystem
+        }
     }
 
     public init(generatedAt: String, settings: Settings, scenarios: [ScenarioResult], verdicts: [String]) {
@@ -81,6 +100,19 @@ public struct ScenarioResult: Codable, Sendable {
         public var hitchBand: String
         /// WWDC's aim: 5 ms/s or less.
         public var meetsWWDCAim: Bool
+
+        public init(
+            count: Int, latencyMs: Percentiles, hitches: Int, hitchTimeMs: Double, hitchRatioMsPerSecond: Double,
+            hitchBand: String, meetsWWDCAim: Bool
+        ) {
+            self.count = count
+            self.latencyMs = latencyMs
+            self.hitches = hitches
+            self.hitchTimeMs = hitchTimeMs
+            self.hitchRatioMsPerSecond = hitchRatioMsPerSecond
+            self.hitchBand = hitchBand
+            self.meetsWWDCAim = meetsWWDCAim
+        }
     }
 
     public struct Percentiles: Codable, Sendable {
@@ -88,6 +120,13 @@ public struct ScenarioResult: Codable, Sendable {
         public var p95: Double
         public var p99: Double
         public var max: Double
+
+        public init(p50: Double, p95: Double, p99: Double, max: Double) {
+            self.p50 = p50
+            self.p95 = p95
+            self.p99 = p99
+            self.max = max
+        }
     }
 
     public struct Hang: Codable, Sendable {
@@ -102,6 +141,18 @@ public struct ScenarioResult: Codable, Sendable {
         public var heaviestFunction: String?
         /// The first sample, innermost first, with the sampler's frames removed.
         public var stack: [Frame]
+
+        public init(
+            label: String, startMs: Double, durationMs: Double, sampleCount: Int, heaviestFunction: String? = nil,
+            stack: [Frame]
+        ) {
+            self.label = label
+            self.startMs = startMs
+            self.durationMs = durationMs
+            self.sampleCount = sampleCount
+            self.heaviestFunction = heaviestFunction
+            self.stack = stack
+        }
     }
 
     public struct Frame: Codable, Sendable, Hashable {
@@ -109,6 +160,13 @@ public struct ScenarioResult: Codable, Sendable {
         public var file: String?
         public var line: Int?
         public var module: String?
+
+        public init(function: String, file: String? = nil, line: Int? = nil, module: String? = nil) {
+            self.function = function
+            self.file = file
+            self.line = line
+            self.module = module
+        }
     }
 
     /// One cell of the list: date, spot and conditions, stars.
@@ -116,6 +174,12 @@ public struct ScenarioResult: Codable, Sendable {
         public var title: String
         public var detail: String
         public var rating: String
+
+        public init(title: String, detail: String, rating: String) {
+            self.title = title
+            self.detail = detail
+            self.rating = rating
+        }
     }
 
     public struct WorkItem: Codable, Sendable {
@@ -123,6 +187,13 @@ public struct ScenarioResult: Codable, Sendable {
         public var count: Int
         public var totalMs: Double
         public var maxMs: Double
+
+        public init(label: String, count: Int, totalMs: Double, maxMs: Double) {
+            self.label = label
+            self.count = count
+            self.totalMs = totalMs
+            self.maxMs = maxMs
+        }
     }
 
     public struct ExportFigures: Codable, Sendable {
@@ -130,6 +201,13 @@ public struct ScenarioResult: Codable, Sendable {
         public var rows: Int
         public var seconds: Double
         public var rowsPerSecond: Double
+
+        public init(queue: String, rows: Int, seconds: Double, rowsPerSecond: Double) {
+            self.queue = queue
+            self.rows = rows
+            self.seconds = seconds
+            self.rowsPerSecond = rowsPerSecond
+        }
     }
 
     public struct SearchFigures: Codable, Sendable {
@@ -139,6 +217,13 @@ public struct ScenarioResult: Codable, Sendable {
         public var fetchMs: Double
         /// Main-queue time to turn the first page of IDs into objects and cells.
         public var rematerializeMs: Double
+
+        public init(searches: Int, matches: Int, fetchMs: Double, rematerializeMs: Double) {
+            self.searches = searches
+            self.matches = matches
+            self.fetchMs = fetchMs
+            self.rematerializeMs = rematerializeMs
+        }
     }
 
     public struct SyncFigures: Codable, Sendable {
@@ -149,6 +234,14 @@ public struct ScenarioResult: Codable, Sendable {
         public var visibleOnMain: Int
         /// From the background save to the change being visible on the main queue.
         public var mergeLatencyMs: Percentiles
+
+        public init(bursts: Int, inserted: Int, updated: Int, visibleOnMain: Int, mergeLatencyMs: Percentiles) {
+            self.bursts = bursts
+            self.inserted = inserted
+            self.updated = updated
+            self.visibleOnMain = visibleOnMain
+            self.mergeLatencyMs = mergeLatencyMs
+        }
     }
 
     public struct EditFigures: Codable, Sendable {
@@ -156,6 +249,36 @@ public struct ScenarioResult: Codable, Sendable {
         public var saved: Int
         public var cancelled: Int
         public var added: Int
+
+        public init(opened: Int, saved: Int, cancelled: Int, added: Int) {
+            self.opened = opened
+            self.saved = saved
+            self.cancelled = cancelled
+            self.added = added
+        }
+    }
+
+    public init(
+        name: String, summary: String, durationSeconds: Double, frames: FrameFigures, hangs: [Hang],
+        longestWorkItems: [WorkItem], export: ExportFigures? = nil, search: SearchFigures? = nil,
+        sync: SyncFigures? = nil, edits: EditFigures? = nil, errors: [String], timeline: Timeline? = nil,
+        violations: [ViolationRecord]? = nil, visibleRows: [VisibleRow]? = nil, trace: TraceData? = nil
+    ) {
+        self.name = name
+        self.summary = summary
+        self.durationSeconds = durationSeconds
+        self.frames = frames
+        self.hangs = hangs
+        self.longestWorkItems = longestWorkItems
+        self.export = export
+        self.search = search
+        self.sync = sync
+        self.edits = edits
+        self.errors = errors
+        self.timeline = timeline
+        self.violations = violations
+        self.visibleRows = visibleRows
+        self.trace = trace
     }
 }
 

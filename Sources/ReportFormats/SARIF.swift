@@ -10,6 +10,10 @@ public enum SARIF {
     public static let schema = "https://json.schemastore.org/sarif-2.1.0.json"
     /// The `uriBaseId` of paths relative to the source root.
     public static let rootBaseID = "%SRCROOT%"
+    /// The keys of ctxdebug's `partialFingerprints`: the stack of a violation
+    /// (`ctxdebug check`), and a finding (`ctxdebug lint`, which its baseline matches on).
+    public static let stackFingerprintKey = "ctxdebugStack/v1"
+    public static let lintFingerprintKey = "ctxdebugLint/v1"
 
     public struct Log: Codable, Sendable, Equatable {
         public var schema: String
@@ -40,7 +44,7 @@ public enum SARIF {
 
         /// Pretty-printed JSON with sorted keys and unescaped slashes.
         public func encoded() throws -> Data {
-            try JSONReport.encoder().encode(self)
+            try ReportJSON.encoder().encode(self)
         }
     }
 
@@ -237,5 +241,52 @@ public enum SARIF {
             hash = hash &* 0x100_0000_01b3
         }
         return String(hash, radix: 16)
+    }
+}
+
+// Reading a log (the baseline of `ctxdebug lint`): the members that ctxdebug writes
+// but a reader does not need may be missing, as in a log another tool or an older
+// ctxdebug wrote. What is present must have its type.
+
+extension SARIF.Log {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        schema = try container.decodeIfPresent(String.self, forKey: .schema) ?? SARIF.schema
+        version = try container.decodeIfPresent(String.self, forKey: .version) ?? "2.1.0"
+        runs = try container.decode([SARIF.Run].self, forKey: .runs)
+    }
+}
+
+extension SARIF.Run {
+    enum CodingKeys: String, CodingKey {
+        case tool, originalUriBaseIds, invocations, results
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        tool =
+            try container.decodeIfPresent(SARIF.Tool.self, forKey: .tool)
+            ?? SARIF.Tool(driver: SARIF.ToolComponent(name: "", informationUri: "", rules: []))
+        originalUriBaseIds = try container.decodeIfPresent([String: SARIF.ArtifactLocation].self, forKey: .originalUriBaseIds) ?? [:]
+        invocations = try container.decodeIfPresent([SARIF.Invocation].self, forKey: .invocations) ?? []
+        results = try container.decodeIfPresent([SARIF.Result].self, forKey: .results) ?? []
+    }
+}
+
+extension SARIF.Result {
+    enum CodingKeys: String, CodingKey {
+        case ruleId, ruleIndex, level, message, locations, partialFingerprints, properties, codeFlows
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        ruleId = try container.decode(String.self, forKey: .ruleId)
+        ruleIndex = try container.decodeIfPresent(Int.self, forKey: .ruleIndex) ?? 0
+        level = try container.decodeIfPresent(String.self, forKey: .level) ?? "warning"
+        message = try container.decodeIfPresent(SARIF.Message.self, forKey: .message) ?? SARIF.Message("")
+        locations = try container.decodeIfPresent([SARIF.Location].self, forKey: .locations)
+        partialFingerprints = try container.decodeIfPresent([String: String].self, forKey: .partialFingerprints) ?? [:]
+        properties = try container.decodeIfPresent([String: SARIF.PropertyValue].self, forKey: .properties)
+        codeFlows = try container.decodeIfPresent([SARIF.CodeFlow].self, forKey: .codeFlows)
     }
 }

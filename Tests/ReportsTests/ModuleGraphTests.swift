@@ -1,0 +1,132 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The package graph, as `swift package dump-package` prints it: Reports and
+/// CoreDataLint link no runtime module, directly or through another target
+/// (issue 23: "formats and models without the engine").
+@Suite("The module graph")
+struct ModuleGraphTests {
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// What the formats and the linter must never link: the checker and its C, the
+    /// runtime, the sample app, the replay engine, and GRDB (SQLite).
+    static let runtime: Set<String> = [
+        "ConcurrencyDebug", "CConcurrencyDebug", "CLibunwind", "ManagedContext", "SurfJournal", "Replay", "GRDB",
+    ]
+    static let runtimePackages: Set<String> = ["GRDB.swift"]
+
+    /// A target's dependencies: the targets of this package by name, and products as
+    /// "package/product".
+    struct Graph {
+        var dependencies: [String: [String]]
+
+        init(dependencies: [String: [String]]) { self.dependencies = dependencies }
+
+        /// Reads the JSON of `swift package dump-package`.
+        init(dumpPackage data: Data) throws {
+            let manifest = try JSONDecoder().decode(Manifest.self, from: data)
+            dependencies = Dictionary(uniqueKeysWithValues: manifest.targets.map { ($0.name, $0.dependencies.map(\.name)) })
+        }
+
+        /// Every module `target` links, each with the path that reaches it.
+        func closure(of target: String) -> [String: [String]] {
+            var paths: [String: [String]] = [:]
+            var pending: [(String, [String])] = [(target, [target])]
+            while let (name, path) = pending.popLast() {
+                for dependency in dependencies[name] ?? [] where paths[dependency] == nil {
+                    paths[dependency] = path + [dependency]
+                    pending.append((dependency, path + [dependency]))
+                }
+            }
+            return paths
+        }
+
+        /// The paths from `target` to a runtime module, as "A → B → C".
+        func runtimePaths(from target: String) -> [String] {
+            closure(of: target).filter { name, _ in
+                let parts = name.split(separator: "/").map(String.init)
+                return ModuleGraphTests.runtime.contains(parts.last ?? name)
+                    || (parts.count == 2 && ModuleGraphTests.runtimePackages.contains(parts[0]))
+            }.values.map { $0.joined(separator: " → ") }.sorted()
+        }
+    }
+
+    struct Manifest: Decodable {
+        struct Target: Decodable {
+            var name: String
+            var dependencies: [Dependency]
+        }
+
+        /// `{"byName": [name, condition]}`, `{"target": [name, condition]}` or
+        /// `{"product": [name, package, aliases, condition]}`.
+        struct Dependency: Decodable {
+            var name: String
+
+            init(from decoder: any Decoder) throws {
+                let object = try decoder.singleValueContainer().decode([String: [Part]].self)
+                if let product = object["product"], case .text(let name)? = product.first {
+                    let package = product.count > 1 ? product[1] : .other
+                    if case .text(let packageName) = package { self.name = packageName + "/" + name } else { self.name = name }
+                } else if let parts = object["byName"] ?? object["target"], case .text(let name)? = parts.first {
+                    self.name = name
+                } else {
+                    throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "a dependency of no known form"))
+                }
+            }
+        }
+
+        enum Part: Decodable {
+            case text(String)
+            case other
+
+            init(from decoder: any Decoder) throws {
+                self = (try? decoder.singleValueContainer().decode(String.self)).map(Part.text) ?? .other
+            }
+        }
+
+        var targets: [Target]
+    }
+
+    static func dumpPackage() throws -> Data {
+        // A scratch path of its own: the one of the running `swift test` may be locked.
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("ctxdebug-dump-\(getpid())")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let run = try ChildProcess(
+            "/usr/bin/env", ["swift", "package", "--package-path", packageRoot.path, "--scratch-path", scratch.path, "dump-package"]
+        ).wait(timeout: 300)
+        try #require(run.status == 0 && !run.signaled, "swift package dump-package: \(run)")
+        return Data(run.stdout.utf8)
+    }
+
+    @Test("Reports and CoreDataLint link no runtime module, directly or transitively")
+    func formatsLinkNoRuntime() throws {
+        let graph = try Graph(dumpPackage: Self.dumpPackage())
+        for target in ["Reports", "CoreDataLint", "ReportFormats", "ReplayModel", "ViolationModel"] {
+            #expect(graph.dependencies[target] != nil, "no target \(target) in the package")
+            #expect(graph.runtimePaths(from: target) == [], "\(target) links the runtime")
+        }
+        // The reading works: the CLI does link the runtime, through Replay.
+        #expect(graph.runtimePaths(from: "ctxdebug").contains("ctxdebug → Replay"))
+    }
+
+    @Test("A runtime module reached through another target, or a GRDB product, is found")
+    func findsTransitiveRuntime() {
+        let graph = Graph(dependencies: [
+            "Reports": ["ReportFormats", "Helpers"],
+            "Helpers": ["ManagedContext"],
+            "ManagedContext": ["ConcurrencyDebug", "GRDB.swift/GRDBSQLite"],
+            "ConcurrencyDebug": ["CConcurrencyDebug"],
+            "CoreDataLint": ["swift-syntax/SwiftSyntax", "ReportFormats"],
+        ])
+        #expect(
+            graph.runtimePaths(from: "Reports") == [
+                "Reports → Helpers → ManagedContext",
+                "Reports → Helpers → ManagedContext → ConcurrencyDebug",
+                "Reports → Helpers → ManagedContext → ConcurrencyDebug → CConcurrencyDebug",
+                "Reports → Helpers → ManagedContext → GRDB.swift/GRDBSQLite",
+            ])
+        #expect(graph.runtimePaths(from: "CoreDataLint") == [])
+    }
+}
