@@ -1,4 +1,5 @@
 import ConcurrencyDebug
+import CtxdebugHelpers
 public import Foundation
 
 /// A child's save, in values only: what crosses to the parent's queue.
@@ -30,7 +31,7 @@ extension ManagedObjectContext {
             return
         }
         NotificationCenter.default.post(name: Self.willSaveObjectsNotification, object: self)
-        let started = concurrencyType == .mainQueue ? DiagnosticsClock.now() : 0
+        let started = concurrencyType == .mainQueue ? MonotonicClock.now() : 0
         let rows = insertedObjectsSet.count + updatedObjectsSet.count + deletedObjectsSet.count
         diagnoseAbandonedInserts(insertedObjectsSet)
         switch parentStore {

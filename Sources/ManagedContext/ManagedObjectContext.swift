@@ -1,4 +1,5 @@
 public import ConcurrencyDebug
+import CtxdebugHelpers
 import Dispatch
 public import Foundation
 import Synchronization
@@ -222,7 +223,7 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
         let chain = concurrencyType == .mainQueue ? HeldQueues.current() : nil
         let timed = concurrencyType == .privateQueue && callerOnMainQueue && Diagnostics.isOn(.mainQueueWait)
         // Read before the wait is recorded: a test that sees the wait may move the clock.
-        let asked = timed ? DiagnosticsClock.now() : 0
+        let asked = timed ? MonotonicClock.now() : 0
         let wait = WaitForGraph.beginWait(for: queueIdentity, operation: "performAndWait on \(debugName)")
         defer { WaitForGraph.endWait(wait) }
         guard timed else {
@@ -232,7 +233,7 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
         var running: UInt64 = 0
         defer { diagnoseMainQueueWait(on: self, waited: running &- asked) }
         return try queue.sync {
-            running = DiagnosticsClock.now()
+            running = MonotonicClock.now()
             return try runAsOwner(block)
         }
     }

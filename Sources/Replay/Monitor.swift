@@ -1,10 +1,9 @@
 import ConcurrencyDebug
+import CtxdebugHelpers
 import Dispatch
 import Foundation
 import Histogram
 import Synchronization
-
-@inline(__always) func nowNanoseconds() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
 /// One hang: the main queue did not answer for at least the threshold.
 struct HangRecord: Sendable {
@@ -96,7 +95,7 @@ final class MainQueueMonitor: Sendable {
     /// per access; the checker would find the main queue anyway).
     func run(_ label: String, _ work: () -> Void) {
         let thread = StackSampler.currentThread
-        let start = nowNanoseconds()
+        let start = MonotonicClock.now()
         let (serial, measured) = state.withLock { s -> (UInt64, Bool) in
             let serial = s.nextSerial
             s.nextSerial += 1
@@ -104,7 +103,7 @@ final class MainQueueMonitor: Sendable {
             return (serial, s.measuring)
         }
         ConcurrencyDebug.withOwner(.main) { work() }
-        let end = nowNanoseconds()
+        let end = MonotonicClock.now()
         state.withLock { s in
             s.current = nil
             if let open = s.openHang, open.serial == serial {
@@ -123,7 +122,7 @@ final class MainQueueMonitor: Sendable {
 
     /// Records a frame starting now that was due at `due`.
     func frameStarted(due: UInt64) {
-        let now = nowNanoseconds()
+        let now = MonotonicClock.now()
         let late = now > due ? now - due : 0
         state.withLock { s in
             s.lastFrameStart = now
@@ -227,7 +226,7 @@ final class Watchdog: Sendable {
         var untrackedStart: UInt64 = 0
         while !stopped.load(ordering: .relaxed) {
             usleep(5_000)
-            let now = nowNanoseconds()
+            let now = MonotonicClock.now()
             if let c = monitor.current {
                 untrackedStart = 0
                 // `current` may have started after `now` was read.
@@ -248,7 +247,7 @@ final class Watchdog: Sendable {
                 pingSent.store(now, ordering: .relaxed)
                 DispatchQueue.main.async { [self] in
                     let sentAt = pingSent.exchange(0, ordering: .relaxed)
-                    let answered = nowNanoseconds()
+                    let answered = MonotonicClock.now()
                     if sentAt != 0 && answered - sentAt >= threshold && monitor.current == nil {
                         monitor.noteUntrackedStall(start: sentAt, end: answered)
                     }
@@ -290,7 +289,7 @@ final class FrameClock: Sendable {
 
     private func loop() {
         let interval = monitor.frameInterval
-        var due = nowNanoseconds() + interval
+        var due = MonotonicClock.now() + interval
         var index = 0
         while !stopped.load(ordering: .relaxed) {
             sleepUntil(due)
@@ -319,7 +318,7 @@ final class FrameClock: Sendable {
 
     private func sleepUntil(_ deadline: UInt64) {
         while true {
-            let now = nowNanoseconds()
+            let now = MonotonicClock.now()
             if now >= deadline || stopped.load(ordering: .relaxed) { return }
             let remaining = deadline - now
             usleep(UInt32(min(remaining / 1_000, 20_000)))

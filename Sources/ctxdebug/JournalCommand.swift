@@ -1,5 +1,6 @@
 import ArgumentParser
 import ConcurrencyDebug
+import CtxdebugHelpers
 import Foundation
 import ManagedContext
 import Reports
@@ -49,9 +50,9 @@ struct JournalCommand: ParsableCommand {
         var trace: String?
     }
 
-    static let cannotRead = ExitCode(1)
-    static let notAJournal = ExitCode(2)
-    static let corrupt = ExitCode(3)
+    static let cannotRead = ExitStatus.journalUnreadable.exitCode
+    static let notAJournal = ExitStatus.notAJournal.exitCode
+    static let corrupt = ExitStatus.corruptJournal.exitCode
 
     struct Stats: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -141,14 +142,14 @@ struct JournalCommand: ParsableCommand {
     static func writeTrace(_ reader: AccessLogReader, to path: String?) throws {
         guard let path else { return }
         do {
-            try WholeFile.write(ChromeTrace.render(journal: reader), to: path)
+            try ReportFile.write(ChromeTrace.render(journal: reader), to: path)
         } catch {
-            printError("error: cannot write the trace to \(path): \(error.localizedDescription)")
+            printError("error: cannot write the trace to \(path): \(error)")
             throw cannotWrite
         }
     }
 
-    static let cannotWrite = ExitCode(73)
+    static let cannotWrite = ExitStatus.cannotCreate.exitCode
 
     /// Reports the problems on stderr, and exits 3 when a block was corrupt.
     static func finish(_ reader: AccessLogReader) throws {
@@ -160,7 +161,7 @@ struct JournalCommand: ParsableCommand {
     }
 
     static func printError(_ message: String) {
-        FileHandle.standardError.write(Data("ctxdebug journal: \(message)\n".utf8))
+        say("ctxdebug journal: \(message)")
     }
 
     static func printEvents(_ reader: AccessLogReader, format: Format, violationsOnly: Bool) throws {

@@ -8,7 +8,7 @@ import ManagedContext
 @Suite struct DeadlockTests {
     @Test func twoContextsWaitingOnEachOtherTrap() async throws {
         let result = await #expect(processExitsWith: .signal(SIGTRAP), observing: [\.standardErrorContent]) {
-            setenv("CTXDEBUG_CONCURRENCY", "1", 1)
+            ConcurrencyDebug.Variable.concurrency.set("1")
             twoContextsWaitingOnEachOther()
         }
         let stderr = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
@@ -23,9 +23,7 @@ import ManagedContext
         defer { unlink(report) }
         await #expect(processExitsWith: .exitCode(66)) { [report = report as String] in
             sendStandardError(to: "/dev/null")
-            setenv("CTXDEBUG_CONCURRENCY", "1", 1)
-            setenv("CTXDEBUG_ON_VIOLATION", "report", 1)
-            setenv("CTXDEBUG_REPORT", report, 1)
+            ConcurrencyDebug.Variable.set([.concurrency: "1", .onViolation: "report", .report: report])
             twoContextsWaitingOnEachOther()
         }
         let file = try JSONDecoder().decode(ViolationReportFile.self, from: Data(contentsOf: URL(fileURLWithPath: report)))
@@ -34,7 +32,7 @@ import ManagedContext
 
     @Test func aChildAndItsParentWaitingThroughTheMainQueueTrap() async throws {
         let result = await #expect(processExitsWith: .signal(SIGTRAP), observing: [\.standardErrorContent]) {
-            setenv("CTXDEBUG_CONCURRENCY", "1", 1)
+            ConcurrencyDebug.Variable.concurrency.set("1")
             childAndParentThroughTheMainQueue()
         }
         let stderr = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
@@ -44,8 +42,7 @@ import ManagedContext
 
     @Test func waitingInOneDirectionIsNotADeadlock() async {
         await #expect(processExitsWith: .success) {
-            setenv("CTXDEBUG_CONCURRENCY", "1", 1)
-            setenv("CTXDEBUG_ON_VIOLATION", "log", 1)
+            ConcurrencyDebug.Variable.set([.concurrency: "1", .onViolation: "log"])
             let stack = try! TestStack()
             let a = stack.privateContext("A"), b = stack.privateContext("B")
             for _ in 0..<100 {
