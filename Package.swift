@@ -30,22 +30,25 @@ let package = Package(
             pkgConfig: "libunwind",
             providers: [.apt(["libunwind-dev"])]
         ),
+        // The bottom: what every layer may import (as NIOConcurrencyHelpers is for swift-nio).
+        .target(name: "CCtxdebugHelpers"),
+        .target(name: "CtxdebugHelpers", dependencies: ["CCtxdebugHelpers"]),
         .target(name: "CConcurrencyDebug", dependencies: ["CLibunwind"]),
         // Foundation-only values and formats: what reports read and write, without the runtime.
         .target(name: "ViolationModel"),
         .target(name: "ReportFormats"),
         .target(name: "ReplayModel"),
-        .target(name: "ConcurrencyDebug", dependencies: ["CConcurrencyDebug", "ViolationModel"]),
+        .target(name: "ConcurrencyDebug", dependencies: ["CConcurrencyDebug", "CtxdebugHelpers", "ViolationModel"]),
         .target(
             name: "ManagedContext",
-            dependencies: ["ConcurrencyDebug", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["ConcurrencyDebug", "CtxdebugHelpers", .product(name: "GRDB", package: "GRDB.swift")]
         ),
-        .target(name: "ConcurrencyDebugTesting", dependencies: ["ConcurrencyDebug"]),
-        .target(name: "SurfJournal", dependencies: ["ManagedContext"]),
+        .target(name: "ConcurrencyDebugTesting", dependencies: ["ConcurrencyDebug", "CtxdebugHelpers"]),
+        .target(name: "SurfJournal", dependencies: ["ManagedContext", "CtxdebugHelpers"]),
         .target(
             name: "Replay",
             dependencies: [
-                "SurfJournal", "ManagedContext", "ConcurrencyDebug", "ReplayModel",
+                "SurfJournal", "ManagedContext", "ConcurrencyDebug", "ReplayModel", "CtxdebugHelpers",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
         ),
@@ -61,25 +64,37 @@ let package = Package(
         .executableTarget(
             name: "ctxdebug",
             dependencies: [
-                "ManagedContext", "ConcurrencyDebug", "SurfJournal", "Replay", "Reports", "ReportFormats", "CoreDataLint",
+                "ManagedContext", "ConcurrencyDebug", "SurfJournal", "Replay", "Reports", "ReportFormats", "CoreDataLint", "CtxdebugHelpers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Test-only: saves in a loop for the crash-safety test (SaveCrashTests); built by
+        // `swift build --build-tests` beside the test bundle, not part of `ctxdebug`.
+        .executableTarget(
+            name: "ctxdebug-stress-writer",
+            dependencies: ["ManagedContext", "SurfJournal", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Tests/StressWriter"
+        ),
         // Shared by the tests and the sibling packages (Fuzz/, Benchmarks/).
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["CtxdebugHelpers"], path: "Tests/TestSupport"),
+        .testTarget(name: "CtxdebugHelpersTests", dependencies: ["CtxdebugHelpers", "TestSupport"]),
         .testTarget(name: "ConcurrencyDebugTests", dependencies: ["ConcurrencyDebug", "TestSupport"]),
         .testTarget(name: "ConcurrencyDebugTestingTests", dependencies: ["ConcurrencyDebugTesting", "ConcurrencyDebug"]),
-        .testTarget(name: "ManagedContextTests", dependencies: ["ManagedContext", "ConcurrencyDebug", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "ManagedContextTests", dependencies: ["ManagedContext", "ConcurrencyDebug", "CtxdebugHelpers", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "SurfJournalTests", dependencies: ["SurfJournal", "ManagedContext"]),
         .testTarget(name: "ReplayTests", dependencies: ["Replay", "SurfJournal", "ManagedContext", "ConcurrencyDebug"]),
         .testTarget(name: "CoreDataLintTests", dependencies: ["CoreDataLint"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "ReportFormats", "ViolationModel", "ReplayModel", "TestSupport"]),
-        .testTarget(name: "ctxdebugTests", dependencies: ["ctxdebug", "ConcurrencyDebug", "Reports", "Replay", "TestSupport"]),
+        .testTarget(
+            name: "ctxdebugTests",
+            dependencies: ["ctxdebug", "ctxdebug-stress-writer", "ConcurrencyDebug", "Reports", "Replay", "TestSupport"]
+        ),
     ]
 )
 
 // One place for the settings every Swift target shares.
-for target in package.targets where target.type != .system && target.name != "CConcurrencyDebug" {
+let cTargets: Set = ["CConcurrencyDebug", "CCtxdebugHelpers"]
+for target in package.targets where target.type != .system && !cTargets.contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [
         .swiftLanguageMode(.v6),
         .enableUpcomingFeature("ExistentialAny"),

@@ -1,4 +1,5 @@
 public import CConcurrencyDebug
+import CtxdebugHelpers
 import Dispatch
 import Foundation
 

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import CtxdebugHelpers
 import Glibc
 #endif
 
@@ -125,7 +126,7 @@ public struct AccessLogReader: Sendable {
 
     /// Reads the file at `path`.
     public init(path: String) throws(AccessLogError) {
-        guard let bytes = readWholeFileBytes(path) else {
+        guard let bytes = WholeFile.read(path) else {
             throw AccessLogError(code: .cannotAccess, path: path, message: String(cString: strerror(errno)))
         }
         try self.init(bytes: bytes, path: path)

@@ -1,4 +1,5 @@
 import CConcurrencyDebug
+import CtxdebugHelpers
 import Synchronization
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
 import CConcurrencyDebug
+import CtxdebugHelpers
 public import Dispatch
 import Synchronization
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import CConcurrencyDebug
+import CtxdebugHelpers
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -41,14 +42,14 @@ extension ConcurrencyDebug {
         /// The exit status of report mode: ThreadSanitizer's convention.
         public static let defaultExitCode: Int32 = 66
 
-        /// The variables the checker reads.
-        public static let levelVariable = "CTXDEBUG_CONCURRENCY"
-        public static let onViolationVariable = "CTXDEBUG_ON_VIOLATION"
-        public static let reportVariable = "CTXDEBUG_REPORT"
-        public static let exitCodeVariable = "CTXDEBUG_EXITCODE"
-        public static let suppressionsVariable = "CTXDEBUG_SUPPRESSIONS"
-        public static let accessLogVariable = "CTXDEBUG_JOURNAL"
-        public static let reportDirectoryVariable = "CTXDEBUG_REPORT_DIR"
+        /// The variables the checker reads (their table: `ConcurrencyDebug.Variable`).
+        public static let levelVariable = Variable.concurrency.name
+        public static let onViolationVariable = Variable.onViolation.name
+        public static let reportVariable = Variable.report.name
+        public static let exitCodeVariable = Variable.exitCode.name
+        public static let suppressionsVariable = Variable.suppressions.name
+        public static let accessLogVariable = Variable.journal.name
+        public static let reportDirectoryVariable = Variable.reportDirectory.name
         /// Core Data's launch argument, honoured as an alternative to the level variable.
         public static let launchArgument = "-com.apple.CoreData.ConcurrencyDebug"
 
@@ -88,7 +89,7 @@ extension ConcurrencyDebug {
             var reader = Reader(environment: environment)
             let levelWasSet = reader.level(arguments: arguments, into: &configuration)
             if let raw = environment[onViolationVariable] {
-                if let mode = OnViolation(rawValue: raw.trimmingSpaces.lowercased()) {
+                if let mode = EnvironmentValue.choice(raw, among: OnViolation.allCases.map(\.rawValue)).flatMap(OnViolation.init) {
                     configuration.onViolation = mode
                 } else {
                     reader.warn(onViolationVariable, raw, accepted: "trap, report, log", fallback: "trap")
@@ -98,8 +99,8 @@ extension ConcurrencyDebug {
             configuration.reportDirectory = reader.path(
                 reportDirectoryVariable, accepted: "a directory path", fallback: "no report directory")
             if let raw = environment[exitCodeVariable] {
-                if let code = Int32(raw.trimmingSpaces), (0...255).contains(code) {
-                    configuration.exitCode = code
+                if case .integer(let range) = Variable.exitCode.type, let code = EnvironmentValue.integer(raw, in: range) {
+                    configuration.exitCode = Int32(code)
                 } else {
                     reader.warn(exitCodeVariable, raw, accepted: "an integer from 0 to 255", fallback: "\(defaultExitCode)")
                 }
@@ -121,7 +122,7 @@ extension ConcurrencyDebug {
             /// A path, or nil: unset, or empty (with a warning).
             mutating func path(_ name: String, accepted: String, fallback: String) -> String? {
                 guard let raw = environment[name] else { return nil }
-                guard !raw.trimmingSpaces.isEmpty else {
+                guard !EnvironmentValue.isBlank(raw) else {
                     warn(name, raw, accepted: accepted, fallback: fallback)
                     return nil
                 }
@@ -140,7 +141,7 @@ extension ConcurrencyDebug {
                 } else {
                     return false
                 }
-                if let level = Level(raw.trimmingSpaces) {
+                if let level = Level(EnvironmentValue.trimmed(raw)) {
                     configuration.level = level
                 } else {
                     configuration.level = .check
@@ -153,14 +154,14 @@ extension ConcurrencyDebug {
             /// default one at level 3; none at level 0.
             mutating func accessLog(levelWasSet: Bool, pid: Int32, into configuration: inout Configuration) {
                 if let raw = environment[accessLogVariable] {
-                    if raw.trimmingSpaces.isEmpty {
+                    if EnvironmentValue.isBlank(raw) {
                         warn(accessLogVariable, raw, accepted: "a file path (%p is replaced by the process id)",
                              fallback: configuration.level == .journal ? "the default journal" : "no journal")
                     } else if levelWasSet && configuration.level == .off {
                         warnings.append(
                             "ctxdebug: warning: \(accessLogVariable) is set but checking is off (level 0); no journal is written.")
                     } else {
-                        configuration.accessLogPath = raw.replacingPercentP(with: pid)
+                        configuration.accessLogPath = EnvironmentValue.replacingPercentP(in: raw, with: pid)
                         if !levelWasSet { configuration.level = .journal }
                     }
                 }
@@ -180,14 +181,7 @@ extension ConcurrencyDebug {
 
         /// The configuration of this process, from its environment and arguments.
         static func fromProcess() -> (configuration: Configuration, warnings: [String]) {
-            var environment: [String: String] = [:]
-            for name in [
-                levelVariable, onViolationVariable, reportVariable, exitCodeVariable,
-                suppressionsVariable, accessLogVariable, reportDirectoryVariable, "TMPDIR",
-            ] {
-                if let value = getenv(name) { environment[name] = String(cString: value) }
-            }
-            return read(environment: environment, arguments: CommandLine.arguments, pid: getpid())
+            read(environment: Variable.current(), arguments: CommandLine.arguments, pid: getpid())
         }
     }
 }
@@ -251,30 +245,5 @@ extension ConcurrencyDebug {
 }
 
 private func quoted(_ value: String) -> String {
-    "\"" + value.replacingAll("\"", with: "\\\"") + "\""
-}
-
-extension String {
-    var trimmingSpaces: Substring {
-        var slice = Substring(self)
-        while let first = slice.first, first.isWhitespace { slice.removeFirst() }
-        while let last = slice.last, last.isWhitespace { slice.removeLast() }
-        return slice
-    }
-
-    func replacingPercentP(with pid: Int32) -> String {
-        replacingAll("%p", with: String(pid))
-    }
-
-    func replacingAll(_ target: String, with replacement: String) -> String {
-        guard !target.isEmpty else { return self }
-        var result = ""
-        var rest = self[...]
-        while let range = rest.firstRange(of: target) {
-            result += rest[..<range.lowerBound]
-            result += replacement
-            rest = rest[range.upperBound...]
-        }
-        return result + rest
-    }
+    "\"" + EnvironmentValue.replacingAll("\"", in: value, with: "\\\"") + "\""
 }

@@ -1,3 +1,4 @@
+import CtxdebugHelpers
 import Dispatch
 import Synchronization
 

@@ -1,4 +1,5 @@
 import CConcurrencyDebug
+import CtxdebugHelpers
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -51,7 +52,7 @@ extension ConcurrencyDebug {
             }
             for name in thresholds {
                 guard let raw = environment[name] else { continue }
-                if let value = Double(raw), value >= 0, value.isFinite {
+                if let value = EnvironmentValue.number(raw, atLeast: 0) {
                     choice.thresholds[name] = value
                 } else {
                     warnings.append("\(name)=\"\(raw)\" is not a non-negative number; using the default")
@@ -63,7 +64,7 @@ extension ConcurrencyDebug {
         private func enabledKinds(_ list: String, warnings: inout [String]) -> Set<ViolationKind> {
             var enabled = Set<ViolationKind>()
             let known = Set(all.map(\.rawValue))
-            for raw in list.split(separator: ",").map(\.trimmingBlanks) where !raw.isEmpty {
+            for raw in EnvironmentValue.list(list) {
                 let remove = raw.hasPrefix("-")
                 let name = remove ? String(raw.dropFirst()) : String(raw)
                 let kinds: Set<ViolationKind>
@@ -131,11 +132,8 @@ final class RegisteredDiagnostics: Sendable {
             return indices.map { entries[$0].kinds }
         }
         var warnings: [String] = []
+        let environment = ConcurrencyDebug.Variable.current()
         for kinds in unread {
-            var environment: [String: String] = [:]
-            for name in [kinds.variable] + kinds.thresholds {
-                if let value = getenv(name) { environment[name] = String(cString: value) }
-            }
             let (choice, lines) = kinds.read(environment: environment)
             kinds.apply(choice)
             warnings += lines.map { "ctxdebug: warning: " + $0 }
@@ -147,19 +145,5 @@ final class RegisteredDiagnostics: Sendable {
     func runAtExit() {
         guard !exited.exchange(true, ordering: .acquiringAndReleasing) else { return }
         for kinds in entries.withLock({ $0.map(\.kinds) }) { kinds.atExit() }
-    }
-}
-
-extension Substring {
-    /// Without the spaces and tabs around it (Unicode's space separators and U+0009,
-    /// as Foundation's `CharacterSet.whitespaces`; newlines stay).
-    var trimmingBlanks: Substring {
-        func isBlank(_ c: Character) -> Bool {
-            c.unicodeScalars.allSatisfy { $0 == "\t" || $0.properties.generalCategory == .spaceSeparator }
-        }
-        var slice = self
-        while let first = slice.first, isBlank(first) { slice.removeFirst() }
-        while let last = slice.last, isBlank(last) { slice.removeLast() }
-        return slice
     }
 }

@@ -1,3 +1,4 @@
+import CtxdebugHelpers
 import Foundation
 #if canImport(Glibc)
 import Glibc

@@ -1,3 +1,4 @@
+import CtxdebugHelpers
 
 /// The frames of a stack that belong to a library's own machinery rather than to the
 /// code that uses it: a printed report starts below them, at the user's line.

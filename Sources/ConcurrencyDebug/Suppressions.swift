@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import CtxdebugHelpers
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
@@ -61,7 +62,7 @@ public struct Suppressions: Sendable, Equatable {
         for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             var line = Substring(rawLine)
             if let comment = line.firstRange(of: " #") { line = line[..<comment.lowerBound] }
-            let trimmed = String(line).trimmingSpaces
+            let trimmed = String(line.trimmingWhitespace)
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
             var field = Field.any
             var pattern = String(trimmed)
@@ -69,7 +70,7 @@ public struct Suppressions: Sendable, Equatable {
                 let prefix = String(trimmed[..<colon])
                 if let known = Field(rawValue: prefix), known != .any {
                     field = known
-                    pattern = String(String(trimmed[trimmed.index(after: colon)...]).trimmingSpaces)
+                    pattern = String(trimmed[trimmed.index(after: colon)...].trimmingWhitespace)
                 } else if prefix.allSatisfy({ $0.isLetter }) && prefix.count <= 8 {
                     warnings.append(
                         "ctxdebug: warning: \(source):\(index + 1): unknown prefix \"\(prefix):\"; accepted: fun:, src:, obj:, or none; skipping the line."
@@ -88,7 +89,7 @@ public struct Suppressions: Sendable, Equatable {
 
     /// Loads a suppressions file. A file it cannot read gives a warning and no rules.
     public static func load(path: String) -> (suppressions: Suppressions, warnings: [String]) {
-        guard let text = readWholeFile(path) else {
+        guard let text = WholeFile.readText(path) else {
             let reason = String(cString: strerror(errno))
             return (
                 Suppressions(),

@@ -1,4 +1,5 @@
 import CConcurrencyDebug
+import CtxdebugHelpers
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -131,8 +132,10 @@ final class Symbolicator: Sendable {
     /// only: fast, no file:line); else the toolchain's symbolizer (next to `swift`, or
     /// under /opt/swift), else the system's, else any on PATH.
     static func findSymbolizer() -> String? {
-        if let chosen = getenv("CTXDEBUG_SYMBOLIZER").map({ String(cString: $0) }), !chosen.isEmpty {
-            return chosen == "none" || access(chosen, X_OK) != 0 ? nil : chosen
+        if let chosen = ConcurrencyDebug.Variable.symbolizer.value(in: ConcurrencyDebug.Variable.current()),
+            !EnvironmentValue.isBlank(chosen)
+        {
+            return EnvironmentValue.trimmed(chosen) == "none" || access(chosen, X_OK) != 0 ? nil : chosen
         }
         var candidates: [String] = []
         let path = getenv("PATH").map { String(cString: $0) } ?? "/usr/bin:/bin"
@@ -280,40 +283,6 @@ struct ProcessMaps {
     }
 }
 
-func readWholeFile(_ path: String) -> String? {
-    guard let bytes = readWholeFileBytes(path) else { return nil }
-    return String(decoding: bytes, as: UTF8.self)
-}
-
-func readWholeFileBytes(_ path: String) -> [UInt8]? {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { return nil }
-    defer { close(fd) }
-    // open(2) succeeds on a directory and read(2) then fails with EISDIR, which
-    // readAll takes for the end: say so instead of reading it as an empty file.
-    var status = stat()
-    if fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
-        errno = EISDIR
-        return nil
-    }
-    return readAll(fd)
-}
-
-/// Reads `fd` to its end.
-func readAll(_ fd: Int32) -> [UInt8] {
-    var bytes: [UInt8] = []
-    var status = stat()
-    if fstat(fd, &status) == 0, status.st_size > 0 { bytes.reserveCapacity(Int(status.st_size) + 1) }
-    var chunk = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if count < 0 && errno == EINTR { continue }
-        if count <= 0 { break }
-        bytes.append(contentsOf: chunk[0..<count])
-    }
-    return bytes
-}
-
 /// Runs a program with posix_spawn and returns its standard output (stdin and stderr
 /// are /dev/null). Not Foundation's `Process`: this must also work at exit and just
 /// before a trap.
@@ -339,7 +308,7 @@ enum Subprocess {
             close(fds[0])
             return nil
         }
-        let output = readAll(fds[0])
+        let output = WholeFile.readAll(fds[0])
         close(fds[0])
         var exitStatus: Int32 = 0
         while waitpid(pid, &exitStatus, 0) < 0 && errno == EINTR {}

@@ -1,4 +1,5 @@
 import CConcurrencyDebug
+import CtxdebugHelpers
 import Foundation
 
 extension ViolationKind {

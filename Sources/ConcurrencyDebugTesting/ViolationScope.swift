@@ -1,4 +1,5 @@
 public import ConcurrencyDebug
+import CtxdebugHelpers
 
 /// Which violations a scope of the test helpers counts as its own.
 ///

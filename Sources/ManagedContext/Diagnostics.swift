@@ -1,4 +1,5 @@
 @_spi(Runtime) public import ConcurrencyDebug
+import CtxdebugHelpers
 import Foundation
 import Synchronization
 
@@ -67,11 +68,18 @@ public enum Diagnostics {
         public var mainQueueIOMilliseconds: Double
         /// How old a save must be before a context that hasn't merged it is stale
         /// (a merge may be on its way until then).
-        public var missingMergeGraceMilliseconds: Double = 250
+        public var missingMergeGraceMilliseconds: Double = Variable.missingMergeGrace.defaultNumber
+
+        /// The thresholds' defaults: those of the configuration's table (`CTXDEBUG_*_MS`, `_ROWS`).
+        public static let defaultMainQueueWaitMilliseconds = Variable.mainQueueWait.defaultNumber
+        public static let defaultMainQueueIORows = Int(Variable.mainQueueIORows.defaultNumber)
+        public static let defaultMainQueueIOMilliseconds = Variable.mainQueueIOTime.defaultNumber
 
         public init(
-            enabled: Set<ViolationKind> = Diagnostics.defaultKinds, mainQueueWaitMilliseconds: Double = 100,
-            mainQueueIORows: Int = 1000, mainQueueIOMilliseconds: Double = 16
+            enabled: Set<ViolationKind> = Diagnostics.defaultKinds,
+            mainQueueWaitMilliseconds: Double = Settings.defaultMainQueueWaitMilliseconds,
+            mainQueueIORows: Int = Settings.defaultMainQueueIORows,
+            mainQueueIOMilliseconds: Double = Settings.defaultMainQueueIOMilliseconds
         ) {
             self.enabled = enabled
             self.mainQueueWaitMilliseconds = mainQueueWaitMilliseconds
@@ -89,17 +97,17 @@ public enum Diagnostics {
 
         /// The variables that set the thresholds.
         static let thresholdVariables = [
-            "CTXDEBUG_MAIN_QUEUE_WAIT_MS", "CTXDEBUG_MAIN_QUEUE_IO_ROWS", "CTXDEBUG_MAIN_QUEUE_IO_MS", "CTXDEBUG_MISSING_MERGE_GRACE_MS",
+            Variable.mainQueueWait.name, Variable.mainQueueIORows.name, Variable.mainQueueIOTime.name, Variable.missingMergeGrace.name,
         ]
 
         init(_ choice: ConcurrencyDebug.DiagnosticChoice) {
             self.init(enabled: choice.enabled)
             let t = choice.thresholds
-            if let v = t["CTXDEBUG_MAIN_QUEUE_WAIT_MS"] { mainQueueWaitMilliseconds = v }
+            if let v = t[Variable.mainQueueWait.name] { mainQueueWaitMilliseconds = v }
             // Clamped: a huge value means "never", and Int(Double) traps past Int.max.
-            if let v = t["CTXDEBUG_MAIN_QUEUE_IO_ROWS"] { mainQueueIORows = Int(min(v, Double(Int32.max))) }
-            if let v = t["CTXDEBUG_MAIN_QUEUE_IO_MS"] { mainQueueIOMilliseconds = v }
-            if let v = t["CTXDEBUG_MISSING_MERGE_GRACE_MS"] { missingMergeGraceMilliseconds = v }
+            if let v = t[Variable.mainQueueIORows.name] { mainQueueIORows = Int(min(v, Double(Int32.max))) }
+            if let v = t[Variable.mainQueueIOTime.name] { mainQueueIOMilliseconds = v }
+            if let v = t[Variable.missingMergeGrace.name] { missingMergeGraceMilliseconds = v }
         }
     }
 
@@ -108,7 +116,7 @@ public enum Diagnostics {
     /// warnings with its own, and runs the exit report of unsaved-ancestor from its one
     /// exit hook, before its own report.
     static let registration = ConcurrencyDebug.DiagnosticKinds(
-        variable: "CTXDEBUG_DIAGNOSTICS", all: allKinds, defaults: defaultKinds, thresholds: Settings.thresholdVariables,
+        variable: Variable.diagnostics.name, all: allKinds, defaults: defaultKinds, thresholds: Settings.thresholdVariables,
         apply: { adopt(Settings($0)) }, atExit: { reportUnsavedAncestorsAtExit() })
 
     /// Registers the diagnostics once; the first context does it before it configures
@@ -267,7 +275,7 @@ extension ManagedObjectContext {
     func diagnoseMainQueueIO(_ operation: String, rows: Int, started: UInt64) {
         guard concurrencyType == .mainQueue, Diagnostics.isOn(.mainQueueIO) else { return }
         let s = Diagnostics.settings
-        let ms = Double(DiagnosticsClock.now() &- started) / 1e6
+        let ms = Double(MonotonicClock.now() &- started) / 1e6
         guard rows > s.mainQueueIORows || ms > s.mainQueueIOMilliseconds else { return }
         Diagnostics.report(
             .mainQueueIO,
@@ -320,7 +328,7 @@ extension ManagedObjectContext {
             return
         }
         // Only saves old enough that a merge on its way would have landed.
-        guard Double(DiagnosticsClock.now() &- save.time) / 1e6 >= Diagnostics.settings.missingMergeGraceMilliseconds else { return }
+        guard Double(MonotonicClock.now() &- save.time) / 1e6 >= Diagnostics.settings.missingMergeGraceMilliseconds else { return }
         o.checkedSaveCount = count
         let newest = max(storeVersion ?? save.version, save.version)
         var headline = "\(debugName) reads \(o.entity.name) \(o.objectID) at version \(old.version), but the store has version \(newest)"
@@ -342,3 +350,5 @@ extension ManagedObjectContext {
         }
     }
 }
+
+private typealias Variable = ConcurrencyDebug.Variable

@@ -1,4 +1,5 @@
 import ConcurrencyDebug
+import CtxdebugHelpers
 import Foundation
 
 extension ManagedObjectContext {
@@ -11,7 +12,7 @@ extension ManagedObjectContext {
         defer { span.end() }
         let f = try PredicateResolution.resolve(request, entity: model.entity(for: T.self))
         let eager = request.fetchBatchSize == 0
-        let started = concurrencyType == .mainQueue ? DiagnosticsClock.now() : 0
+        let started = concurrencyType == .mainQueue ? MonotonicClock.now() : 0
         let rows = try matchingRows(f, applyWindow: true, loadValues: eager, includePending: request.includesPendingChanges)
         diagnoseMainQueueIO("fetch of \(f.entity.name)", rows: rows.count, started: started)
         return FetchedResults(context: self, rows: rows, batchSize: request.fetchBatchSize)
@@ -38,7 +39,7 @@ extension ManagedObjectContext {
         let span = ContextInstrumentation.begin(.fetch, self)
         defer { span.end() }
         let f = try PredicateResolution.resolve(request, entity: model.entity(for: T.self))
-        let started = concurrencyType == .mainQueue ? DiagnosticsClock.now() : 0
+        let started = concurrencyType == .mainQueue ? MonotonicClock.now() : 0
         let store = try coordinator.store()
         var pending = request.includesPendingChanges && hasLocalChanges(for: f.entity) ? pendingRows(f) : PendingRows()
         var window = FetchWindow(offset: pending.isEmpty ? 0 : f.offset, limit: pending.isEmpty ? 0 : f.limit)
@@ -120,7 +121,7 @@ extension ManagedObjectContext {
         let span = ContextInstrumentation.begin(.fetchObjectIDs, self)
         defer { span.end() }
         let f = try PredicateResolution.resolve(request, entity: model.entity(for: T.self))
-        let started = concurrencyType == .mainQueue ? DiagnosticsClock.now() : 0
+        let started = concurrencyType == .mainQueue ? MonotonicClock.now() : 0
         let ids = try matchingRows(f, applyWindow: true, loadValues: false, includePending: request.includesPendingChanges).map(\.id)
         diagnoseMainQueueIO("fetch of \(f.entity.name) objectIDs", rows: ids.count, started: started)
         return ids

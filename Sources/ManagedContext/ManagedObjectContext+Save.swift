@@ -1,4 +1,5 @@
 @_spi(Runtime) import ConcurrencyDebug
+import CtxdebugHelpers
 public import Foundation
 
 /// A child's save, in values only: what crosses to the parent's queue.
@@ -30,7 +31,7 @@ extension ManagedObjectContext {
             return
         }
         NotificationCenter.default.post(name: Self.willSaveObjectsNotification, object: self)
-        let started = concurrencyType == .mainQueue ? DiagnosticsClock.now() : 0
+        let started = concurrencyType == .mainQueue ? MonotonicClock.now() : 0
         let rows = changeSets.inserted.count + changeSets.updated.count + changeSets.deleted.count
         diagnoseAbandonedInserts(changeSets.inserted)
         switch parentStore {

@@ -1,4 +1,5 @@
 @_spi(Runtime) public import ConcurrencyDebug
+import CtxdebugHelpers
 import Dispatch
 public import Foundation
 import Synchronization
@@ -216,7 +217,7 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
         let chain = concurrencyType == .mainQueue ? HeldQueues.current() : nil
         let timed = concurrencyType == .privateQueue && callerOnMainQueue && Diagnostics.isOn(.mainQueueWait)
         // Read before the wait is recorded: a test that sees the wait may move the clock.
-        let asked = timed ? DiagnosticsClock.now() : 0
+        let asked = timed ? MonotonicClock.now() : 0
         let wait = WaitForGraph.beginWait(for: queueIdentity, operation: "performAndWait on \(debugName)")
         defer { WaitForGraph.endWait(wait) }
         // Each block first says the wait is served: the queue is running it now.
@@ -236,7 +237,7 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
         defer { diagnoseMainQueueWait(on: self, waited: running &- asked) }
         return try queue.sync {
             WaitForGraph.served(wait)
-            running = DiagnosticsClock.now()
+            running = MonotonicClock.now()
             return try runAsOwner(block)
         }
     }

@@ -1,3 +1,4 @@
+import CtxdebugHelpers
 public import Foundation
 import ConcurrencyDebug
 
@@ -22,7 +23,7 @@ public final class PersistentStoreCoordinator: Sendable {
     struct SaveRecord: Sendable {
         let saver: String
         let stack: [UInt]
-        /// When, by `DiagnosticsClock.now()`.
+        /// When, by `MonotonicClock.now()`.
         let time: UInt64
         /// The row version (`Z_OPT`) the save wrote.
         let version: Int64
@@ -32,7 +33,7 @@ public final class PersistentStoreCoordinator: Sendable {
     /// Records a save's rows (permanent IDs and the versions written), then moves the
     /// process's save count, so a read that sees the new count finds the record.
     func recordSave(_ rows: [(id: ManagedObjectID, version: Int64)], by saver: String, stack: [UInt]) {
-        let time = DiagnosticsClock.now()
+        let time = MonotonicClock.now()
         saves.withLock { s in
             if s.count + rows.count > 200_000 { s = [:] }
             for row in rows { s[row.id] = SaveRecord(saver: saver, stack: stack, time: time, version: row.version) }

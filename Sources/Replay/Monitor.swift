@@ -1,10 +1,9 @@
 @_spi(Runtime) import ConcurrencyDebug
+import CtxdebugHelpers
 import Dispatch
 import Foundation
 import Histogram
 import Synchronization
-
-@inline(__always) func nowNanoseconds() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
 /// One hang: the main queue did not answer for at least the threshold.
 struct HangRecord: Sendable {
@@ -98,7 +97,7 @@ final class MainQueueMonitor: Sendable {
         // `dispatched: false`: the monitor's own work items are on the main queue by
         // construction, so no level-2 check (and no description) is needed.
         let thread = StackSampler.currentThread
-        let start = nowNanoseconds()
+        let start = MonotonicClock.now()
         let (serial, measured) = state.withLock { s -> (UInt64, Bool) in
             let serial = s.nextSerial
             s.nextSerial += 1
@@ -106,7 +105,7 @@ final class MainQueueMonitor: Sendable {
             return (serial, s.measuring)
         }
         ConcurrencyDebug.entering(.main, dispatched: false, describedBy: { AccessDescription(operation: label, ownerQueueLabel: "com.apple.main-thread", fixHint: "") }) { work() }
-        let end = nowNanoseconds()
+        let end = MonotonicClock.now()
         state.withLock { s in
             s.current = nil
             if let open = s.openHang, open.serial == serial {
@@ -125,7 +124,7 @@ final class MainQueueMonitor: Sendable {
 
     /// Records a frame starting now that was due at `due`.
     func frameStarted(due: UInt64) {
-        let now = nowNanoseconds()
+        let now = MonotonicClock.now()
         let late = now > due ? now - due : 0
         state.withLock { s in
             s.lastFrameStart = now
@@ -229,7 +228,7 @@ final class Watchdog: Sendable {
         var untrackedStart: UInt64 = 0
         while !stopped.load(ordering: .relaxed) {
             usleep(5_000)
-            let now = nowNanoseconds()
+            let now = MonotonicClock.now()
             if let c = monitor.current {
                 untrackedStart = 0
                 // `current` may have started after `now` was read.
@@ -250,7 +249,7 @@ final class Watchdog: Sendable {
                 pingSent.store(now, ordering: .relaxed)
                 DispatchQueue.main.async { [self] in
                     let sentAt = pingSent.exchange(0, ordering: .relaxed)
-                    let answered = nowNanoseconds()
+                    let answered = MonotonicClock.now()
                     if sentAt != 0 && answered - sentAt >= threshold && monitor.current == nil {
                         monitor.noteUntrackedStall(start: sentAt, end: answered)
                     }
@@ -292,7 +291,7 @@ final class FrameClock: Sendable {
 
     private func loop() {
         let interval = monitor.frameInterval
-        var due = nowNanoseconds() + interval
+        var due = MonotonicClock.now() + interval
         var index = 0
         while !stopped.load(ordering: .relaxed) {
             sleepUntil(due)
@@ -321,7 +320,7 @@ final class FrameClock: Sendable {
 
     private func sleepUntil(_ deadline: UInt64) {
         while true {
-            let now = nowNanoseconds()
+            let now = MonotonicClock.now()
             if now >= deadline || stopped.load(ordering: .relaxed) { return }
             let remaining = deadline - now
             usleep(UInt32(min(remaining / 1_000, 20_000)))

@@ -1,4 +1,5 @@
 import ConcurrencyDebug
+import CtxdebugHelpers
 import Dispatch
 import Foundation
 import Histogram
@@ -108,7 +109,7 @@ final class ScenarioRunner: Sendable {
         collected.withLock { $0.errors.append("\(what): \(error)") }
     }
 
-    private func span(_ kind: String, _ label: String, queue: String?, from start: UInt64, to end: UInt64 = nowNanoseconds()) {
+    private func span(_ kind: String, _ label: String, queue: String?, from start: UInt64, to end: UInt64 = MonotonicClock.now()) {
         collected.withLock { $0.spans.append(SpanRecord(kind: kind, label: label, queue: queue, start: start, end: end)) }
     }
 
@@ -133,29 +134,29 @@ final class ScenarioRunner: Sendable {
         let clock = FrameClock(monitor: monitor) { _ in ui.frame() }
         let watchdog = Watchdog(monitor: monitor)
         monitor.setMeasuring(true)
-        let start = nowNanoseconds()
+        let start = MonotonicClock.now()
         watchdog.start()
         clock.start()
 
         for step in workload.steps {
             perform(step.action, ui: ui)
-            progress?(Double(nowNanoseconds() - start) / 1e9)
+            progress?(Double(MonotonicClock.now() - start) / 1e9)
         }
         // Run at least the duration, and until the work is done.
         while outstanding.wait(timeout: .now() + .milliseconds(100)) == .timedOut {
-            progress?(Double(nowNanoseconds() - start) / 1e9)
+            progress?(Double(MonotonicClock.now() - start) / 1e9)
         }
         let minimumEnd = start + UInt64(options.duration * 1e9)
-        while nowNanoseconds() < minimumEnd {
+        while MonotonicClock.now() < minimumEnd {
             usleep(50_000)
-            progress?(Double(nowNanoseconds() - start) / 1e9)
+            progress?(Double(MonotonicClock.now() - start) / 1e9)
         }
         // One more frame interval's worth of settle time, then stop.
         _ = monitor.onMainAndWait("settle") { () -> Int in 0 }
         clock.stop()
         watchdog.stop()
         monitor.setMeasuring(false)
-        let end = nowNanoseconds()
+        let end = MonotonicClock.now()
         // Let the main queue drain what the clock posted last.
         _ = monitor.onMainAndWait("drain") { () -> Int in 0 }
         let (edits, cells) = monitor.onMainAndWait("edits") { (ui.edits, ui.lastCells) }
@@ -270,7 +271,7 @@ final class ScenarioRunner: Sendable {
             // The starter app: the export runs on the view context, on the main queue.
             let context = mainContext
             monitor.onMain("export") {
-                let t0 = nowNanoseconds()
+                let t0 = MonotonicClock.now()
                 let result = Result { try CSVExport.exportJournal(from: context, to: url) }
                 self.span("export", "export on the main queue", queue: QueueIdentity.main.label, from: t0)
                 self.finishExport(queue: "main", result, url: url)
@@ -290,7 +291,7 @@ final class ScenarioRunner: Sendable {
                 if let victim, let entry = victim.value {
                     entry.rating = 1  // INJECTED BUG: a view-context object changed off the main queue
                 }
-                let t0 = nowNanoseconds()
+                let t0 = MonotonicClock.now()
                 let result = Result { try CSVExport.exportJournal(from: context, to: url) }
                 self.span("export", "export in performBackgroundTask", queue: context.queueIdentity.label, from: t0)
                 self.monitor.onMain("export.done") {
@@ -316,7 +317,7 @@ final class ScenarioRunner: Sendable {
                 let id = draft.objectID
                 self.monitor.onMain("search.draft") { _ = ui.context.object(with: id) }  // INJECTED BUG: temporary-id
             }
-            let t0 = nowNanoseconds()
+            let t0 = MonotonicClock.now()
             let ids: [ManagedObjectID]
             do {
                 ids = try background.fetchObjectIDs(request)
@@ -325,20 +326,20 @@ final class ScenarioRunner: Sendable {
                 self.outstanding.leave()
                 return
             }
-            let fetchNs = nowNanoseconds() - t0
+            let fetchNs = MonotonicClock.now() - t0
             // The bug: the object itself, not its objectID, goes to the main queue.
             var firstRequest = request
             firstRequest.fetchLimit = 1
             let smuggled: Smuggled<JournalEntry?>? =
                 bug == .objectAcrossQueues ? Smuggled(value: (try? background.fetch(firstRequest))?.first) : nil
             self.monitor.onMain("search.results") {
-                let r0 = nowNanoseconds()
+                let r0 = MonotonicClock.now()
                 if let smuggled, let entry = smuggled.value {
                     _ = entry.location  // INJECTED BUG: a background object read on the main queue
                 }
                 let page = ids.prefix(40).compactMap { ui.context.object(with: $0) as? JournalEntry }
                 if let list = ui.list { ui.lastCells = page.map { list.cell(for: $0) } }
-                let rematerialize = nowNanoseconds() - r0
+                let rematerialize = MonotonicClock.now() - r0
                 self.span("search", "search: fetch \(ids.count) IDs off main, rematerialize 40 on main", queue: nil, from: t0)
                 self.collected.withLock {
                     $0.searches += 1
@@ -412,7 +413,7 @@ final class ScenarioRunner: Sendable {
     static func syncedRating(burst: Int) -> Int16 { Int16(burst % 5 + 1) }
 
     private func syncBurst(_ burst: Int, inserts: Int, updates: Int, in context: ManagedObjectContext) {
-        let burstStart = nowNanoseconds()
+        let burstStart = MonotonicClock.now()
         defer { span("sync", "sync burst \(burst)", queue: context.queueIdentity.label, from: burstStart) }
         for i in 0..<inserts {
             let e = JournalEntry(context: context)
@@ -439,7 +440,7 @@ final class ScenarioRunner: Sendable {
         let insertedCount = context.insertedObjects.count
         let updatedCount = context.updatedObjects.count
         let changedIDs = Set(context.insertedObjects.map(\.objectID)).union(context.updatedObjects.map(\.objectID))
-        let savedAt = nowNanoseconds()
+        let savedAt = MonotonicClock.now()
         do {
             try context.save()
         } catch {
@@ -490,7 +491,7 @@ final class ScenarioRunner: Sendable {
     /// On the main queue: counts the synced changes whose synced values the main
     /// context shows, and the merge latency.
     private func verifySynced(_ changes: SaveChanges, in main: ManagedObjectContext, savedAt: UInt64) {
-        let latency = nowNanoseconds() - savedAt
+        let latency = MonotonicClock.now() - savedAt
         var visible = 0
         for id in changes.inserted.union(changes.updated) {
             guard let e = main.object(with: id) as? JournalEntry, let location = e.location,

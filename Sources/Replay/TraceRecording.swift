@@ -1,4 +1,5 @@
 import ConcurrencyDebug
+import CtxdebugHelpers
 import Dispatch
 @_spi(Runtime) import ManagedContext
 

@@ -1,3 +1,4 @@
+import CtxdebugHelpers
 public import Foundation
 public import ManagedContext
 #if canImport(Glibc)
@@ -49,25 +50,28 @@ public enum CSVExport {
         from context: ManagedObjectContext, to url: URL, batchSize: Int = defaultBatchSize,
         progress: ((Int, Int) -> Void)? = nil
     ) throws -> ExportResult {
-        let start = DispatchTime.now().uptimeNanoseconds
+        let start = MonotonicClock.now()
         let request = FetchRequest<JournalEntry>(sortDescriptors: SurfJournal.newestFirst)
         let total = progress == nil ? 0 : try context.count(for: request)
 
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).partial-\(getpid())")
-        var writer = try CSVFileWriter(path: temporary.path, finalPath: url.path)
-        var ok = false
-        defer { if !ok { writer.abandon() } }
-        writer.append(header)
-        writer.endRecord()
-        let rows = try writeRows(from: context, request, into: &writer, every: max(1, batchSize)) { progress?($0, total) }
-        try writer.finish()
-        guard rename(temporary.path, url.path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            throw SurfJournalError(.outputUnwritable, "Could not move the export into place at \(url.path): \(reason).")
+        var written = (rows: 0, bytes: 0)
+        do {
+            try WholeFile.write(to: url.path) { temporary in
+                var writer = try CSVFileWriter(path: temporary, finalPath: url.path)
+                var ok = false
+                defer { if !ok { writer.abandon() } }
+                writer.append(header)
+                writer.endRecord()
+                let rows = try writeRows(from: context, request, into: &writer, every: max(1, batchSize)) { progress?($0, total) }
+                try writer.finish()
+                ok = true
+                written = (rows, writer.bytesWritten)
+            }
+        } catch let error as WholeFile.MoveError {
+            throw SurfJournalError(.outputUnwritable, "Could not move the export into place at \(url.path): \(error.reason).")
         }
-        ok = true
-        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        return ExportResult(rows: rows, bytes: writer.bytesWritten, seconds: seconds)
+        let seconds = Double(MonotonicClock.now() - start) / 1e9
+        return ExportResult(rows: written.rows, bytes: written.bytes, seconds: seconds)
     }
 
     /// The export loop: one record per entry, the entries streamed from the store

@@ -1,3 +1,4 @@
+import CtxdebugHelpers
 public import Dispatch
 public import Foundation
 public import ManagedContext
@@ -186,7 +187,7 @@ public final class DidSaveMerger: Sendable {
 
     /// `schedule` runs the merge on the main queue (the replay wraps it to measure
     /// it); `merged` is called on the main queue after each merge, with the IDs and
-    /// the time the save was posted (`DispatchTime.now()` on the saving queue).
+    /// the time the save was posted (the helpers' `MonotonicClock`, on the saving queue).
     public init(
         observing saver: ManagedObjectContext, into main: ManagedObjectContext,
         schedule: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void = { work in DispatchQueue.main.async(execute: work) },
@@ -195,7 +196,7 @@ public final class DidSaveMerger: Sendable {
         let t = NotificationCenter.default.addObserver(
             forName: ManagedObjectContext.didSaveObjectsNotification, object: saver, queue: nil
         ) { note in
-            let savedAt = DispatchTime.now().uptimeNanoseconds
+            let savedAt = MonotonicClock.now()
             let changes = SaveChanges(note)
             schedule {
                 main.mergeChanges(changes)

@@ -1,19 +1,6 @@
+import CtxdebugHelpers
 public import Foundation
 public import ManagedContext
-
-/// A small, fast, seeded generator (SplitMix64): the same seed gives the same
-/// entries on every machine.
-public struct SeededGenerator: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-    public init(seed: UInt64) { state = seed }
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// The values of one seeded entry.
 public struct SeedEntry: Sendable, Hashable {
@@ -42,7 +29,7 @@ public enum Seeder {
     /// Entry `index` (0 is the newest) of the sequence made by `seed`. Dates are
     /// distinct whole seconds, one to a bit under two hours apart, going back in time.
     public static func entries(count: Int, seed: UInt64 = defaultSeed) -> [SeedEntry] {
-        var g = SeededGenerator(seed: seed)
+        var g = SplitMix(seed: seed)
         var result: [SeedEntry] = []
         result.reserveCapacity(count)
         var date = newestDate.timeIntervalSince1970

@@ -58,12 +58,6 @@ struct CheckCommand: ParsableCommand {
     @Argument(parsing: .postTerminator, help: ArgumentHelp("The command to run, after --.", valueName: "command"))
     var command: [String] = []
 
-    static let violationsFound: Int32 = 66
-    static let usage: Int32 = 64
-    static let cannotWrite: Int32 = 73
-    static let cannotExecute: Int32 = 126
-    static let notFound: Int32 = 127
-
     func validate() throws {
         guard !command.isEmpty else {
             throw ValidationError("missing the command to run; usage: ctxdebug check [options] -- COMMAND [ARGS...] (for example: ctxdebug check -- swift test)")
@@ -105,44 +99,56 @@ struct CheckCommand: ParsableCommand {
         let directory = try Self.makeReportDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
 
-        var environment = ProcessInfo.processInfo.environment
-        let variables = ConcurrencyDebug.Configuration.self
-        environment[variables.levelVariable] = String(level)
-        environment[variables.onViolationVariable] = "report"
-        environment[variables.reportDirectoryVariable] = directory
-        environment[variables.exitCodeVariable] = "0"
-        environment.removeValue(forKey: variables.reportVariable)
-
-        let status = Self.spawnAndWait(command, environment: environment)
-        let commandText = command.joined(separator: " ")
+        let status = Self.spawnAndWait(command, environment: childEnvironment(reportDirectory: directory))
         switch status {
         case .notFound(let message), .cannotExecute(let message):
-            Self.say("ctxdebug check: cannot run \(command[0]): \(message)")
-            throw ExitCode(status.code)
+            say("ctxdebug check: cannot run \(command[0]): \(message)")
+            throw status.exitStatus.exitCode
         case .exited, .signaled:
             break
         }
-
-        let (reports, problems) = ReportDirectory.read(directory)
-        for problem in problems { Self.say("ctxdebug check: warning: \(problem)") }
-        let merged = MergedRun(reports: reports)
-
+        let (merged, problems) = Self.merge(directory)
         var text = "\n"
         if merged.violations.isEmpty && problems.isEmpty {
             text += "ctxdebug check: no concurrency violations (level \(level)).\n"
         } else if !merged.violations.isEmpty {
             text += merged.summary(root: root)
         }
+        let writeFailed = writeReports(merged, root: root, status: status, log: &text)
+        let verdict = Verdict(status: status, merged: merged, problems: problems, writeFailed: writeFailed, command: command)
+        text += "ctxdebug check: \(verdict.message)\n"
+        say(text, terminator: "")
+        if verdict.exitStatus != .success { throw verdict.exitStatus.exitCode }
+    }
 
-        var writeFailed = false
+    /// The environment COMMAND runs with: this one, with report mode into `reportDirectory`
+    /// set from the configuration's table and `CTXDEBUG_REPORT` taken out.
+    func childEnvironment(reportDirectory: String) -> [String: String] {
+        ConcurrencyDebug.Variable.environment(
+            [.concurrency: String(level), .onViolation: "report", .reportDirectory: reportDirectory, .exitCode: "0"],
+            removing: [.report], base: ProcessInfo.processInfo.environment)
+    }
+
+    /// The reports every process wrote into `directory`, merged; a warning for each
+    /// that could not be read.
+    static func merge(_ directory: String) -> (MergedRun, problems: [String]) {
+        let (reports, problems) = ReportDirectory.read(directory)
+        for problem in problems { say("ctxdebug check: warning: \(problem)") }
+        return (MergedRun(reports: reports), problems)
+    }
+
+    /// Writes the --junit, --sarif and --json files asked for, each whole or not at all;
+    /// adds a line for each to `log`. True when one could not be written.
+    func writeReports(_ merged: MergedRun, root: String, status: Status, log: inout String) -> Bool {
+        var failed = false
         func write(_ flag: String, _ path: String?, _ make: () throws -> Data) {
             guard let path else { return }
             do {
-                try make().write(to: URL(fileURLWithPath: path))
-                text += "ctxdebug check: wrote \(flag) \(path)\n"
+                try ReportFile.write(make(), to: path)
+                log += "ctxdebug check: wrote \(flag) \(path)\n"
             } catch {
-                text += "ctxdebug check: error: could not write \(flag) \(path): \(error.localizedDescription)\n"
-                writeFailed = true
+                log += "ctxdebug check: error: could not write \(flag) \(path): \(error)\n"
+                failed = true
             }
         }
         write("--junit", junit) { Data(merged.junit(root: root, command: command).xml().utf8) }
@@ -150,41 +156,44 @@ struct CheckCommand: ParsableCommand {
         write("--json", json) {
             try CheckJSON(merged, root: root, command: command, exitStatus: status.code, level: level).data()
         }
-
-        let found = !merged.violations.isEmpty || !problems.isEmpty
-        let exit: Int32
-        let verdict: String
-        if status.code != 0 {
-            exit = status.code
-            verdict = "FAILED: `\(commandText)` \(status.description); exiting with its status \(exit)"
-                + (found ? " (and \(merged.violations.count) distinct concurrency violation\(merged.violations.count == 1 ? "" : "s") found)" : "")
-        } else if writeFailed {
-            exit = Self.cannotWrite
-            verdict = "FAILED: a report file could not be written; exiting with status \(exit)"
-        } else if found {
-            exit = Self.violationsFound
-            let n = merged.violations.count
-            verdict = n > 0
-                ? "FAILED: \(n) distinct concurrency violation\(n == 1 ? "" : "s") (\(merged.totalCount) in all); `\(commandText)` passed; exiting with status \(exit)"
-                : "FAILED: some reports could not be read; exiting with status \(exit)"
-        } else {
-            exit = 0
-            verdict = "passed: `\(commandText)` exited with status 0"
-        }
-        text += "ctxdebug check: \(verdict)\n"
-        Self.say(text, newline: false)
-        if exit != 0 { throw ExitCode(exit) }
+        return failed
     }
 
-    static func say(_ text: String, newline: Bool = true) {
-        FileHandle.standardError.write(Data((newline ? text + "\n" : text).utf8))
+    /// How the run ends: COMMAND's failure wins, then a report that could not be
+    /// written, then violations (or reports that could not be read).
+    struct Verdict {
+        let exitStatus: ExitStatus
+        let message: String
+
+        init(status: Status, merged: MergedRun, problems: [String], writeFailed: Bool, command: [String]) {
+            let commandText = command.joined(separator: " ")
+            let n = merged.violations.count
+            let distinct = "\(n) distinct concurrency violation\(n == 1 ? "" : "s")"
+            let found = n > 0 || !problems.isEmpty
+            if status.code != 0 {
+                exitStatus = status.exitStatus
+                message = "FAILED: `\(commandText)` \(status.description); exiting with its status \(exitStatus)"
+                    + (found ? " (and \(distinct) found)" : "")
+            } else if writeFailed {
+                exitStatus = .cannotCreate
+                message = "FAILED: a report file could not be written; exiting with status \(exitStatus)"
+            } else if found {
+                exitStatus = .violations
+                message = n > 0
+                    ? "FAILED: \(distinct) (\(merged.totalCount) in all); `\(commandText)` passed; exiting with status \(exitStatus)"
+                    : "FAILED: some reports could not be read; exiting with status \(exitStatus)"
+            } else {
+                exitStatus = .success
+                message = "passed: `\(commandText)` exited with status 0"
+            }
+        }
     }
 
     static func makeReportDirectory() throws -> String {
         var template = Array((NSTemporaryDirectory() + "/ctxdebug-check-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else {
             say("ctxdebug check: error: cannot create a report directory under \(NSTemporaryDirectory()): \(String(cString: strerror(errno)))")
-            throw ExitCode(cannotWrite)
+            throw ExitStatus.cannotCreate.exitCode
         }
         return String(cString: made)
     }
@@ -196,14 +205,16 @@ struct CheckCommand: ParsableCommand {
         case cannotExecute(String)
 
         /// The status a shell would report.
-        var code: Int32 {
+        var exitStatus: ExitStatus {
             switch self {
-            case .exited(let code): code
-            case .signaled(let signal): 128 + signal
-            case .notFound: CheckCommand.notFound
-            case .cannotExecute: CheckCommand.cannotExecute
+            case .exited(let code): .command(exited: code)
+            case .signaled(let signal): .command(killedBy: signal)
+            case .notFound: .notFound
+            case .cannotExecute: .cannotExecute
             }
         }
+
+        var code: Int32 { exitStatus.code }
 
         var description: String {
             switch self {

@@ -57,8 +57,7 @@ struct ExportCommand: ParsableCommand {
         bar.finish()
         switch result {
         case .success(let r):
-            FileHandle.standardError.write(
-                Data("Exported \(r.rows) entries (\(r.bytes) bytes) to \(outputURL.path) in \(String(format: "%.3f", r.seconds)) s (\(Int(r.rowsPerSecond)) rows/s).\n".utf8))
+            say("Exported \(r.rows) entries (\(r.bytes) bytes) to \(outputURL.path) in \(String(format: "%.3f", r.seconds)) s (\(Int(r.rowsPerSecond)) rows/s).")
         case .failure(let error):
             throw CommandSupport.fail(error, doing: "export to \(outputURL.path)")
         }

@@ -16,21 +16,21 @@ extension InjectedBug {
 }
 
 enum InjectedBugDiagnostics {
-    static let variable = "CTXDEBUG_DIAGNOSTICS"
+    static let variable = ConcurrencyDebug.Variable.diagnostics
 
     /// Before the first context: when `bug` is caught by an opt-in diagnostic, turns it
     /// on (`CTXDEBUG_DIAGNOSTICS=default,KIND`) if the variable is unset, and says so on
     /// stderr; warns when the variable is set and leaves the kind out.
     static func enable(for bug: InjectedBug, environment: [String: String]) {
         guard let kind = bug.optInDiagnostic else { return }
-        if let list = environment[variable] {
-            let (settings, _) = Diagnostics.Settings.read(environment: [variable: list])
+        if let list = variable.value(in: environment) {
+            let (settings, _) = Diagnostics.Settings.read(environment: [variable.name: list])
             if !settings.enabled.contains(kind) {
-                FileHandle.standardError.write(Data("ctxdebug: warning: \(variable)=\(list) leaves out \(kind), so the injected bug \(bug.rawValue) will not be caught; add ,\(kind) to it.\n".utf8))
+                say("ctxdebug: warning: \(variable)=\(list) leaves out \(kind), so the injected bug \(bug.rawValue) will not be caught; add ,\(kind) to it.")
             }
             return
         }
-        setenv(variable, "default,\(kind)", 1)
-        FileHandle.standardError.write(Data("ctxdebug: --inject-bug \(bug.rawValue): turning on the opt-in diagnostic \(kind) (\(variable)=default,\(kind)) so the checker catches it.\n".utf8))
+        variable.set("default,\(kind)")
+        say("ctxdebug: --inject-bug \(bug.rawValue): turning on the opt-in diagnostic \(kind) (\(variable)=default,\(kind)) so the checker catches it.")
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 @_spi(Runtime) import ConcurrencyDebug
+import CtxdebugHelpers
 import Foundation
 @_spi(Runtime) import ManagedContext
 import ReportFormats
@@ -50,9 +51,9 @@ struct JournalCommand: ParsableCommand {
         var trace: String?
     }
 
-    static let cannotRead = ExitCode(1)
-    static let notAJournal = ExitCode(2)
-    static let corrupt = ExitCode(3)
+    static let cannotRead = ExitStatus.journalUnreadable.exitCode
+    static let notAJournal = ExitStatus.notAJournal.exitCode
+    static let corrupt = ExitStatus.corruptJournal.exitCode
 
     struct Stats: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -120,14 +121,14 @@ struct JournalCommand: ParsableCommand {
     static func writeTrace(_ reader: AccessLogReader, to path: String?) throws {
         guard let path else { return }
         do {
-            try WholeFile.write(ChromeTrace.render(journal: JournalContents(reader)), to: path)
+            try ReportFile.write(ChromeTrace.render(journal: JournalContents(reader)), to: path)
         } catch {
-            printError("error: cannot write the trace to \(path): \(error.localizedDescription)")
+            printError("error: cannot write the trace to \(path): \(error)")
             throw cannotWrite
         }
     }
 
-    static let cannotWrite = ExitCode(73)
+    static let cannotWrite = ExitStatus.cannotCreate.exitCode
 
     /// Reports the problems on stderr, and exits 3 when a block was corrupt.
     static func finish(_ reader: AccessLogReader) throws {
@@ -139,7 +140,7 @@ struct JournalCommand: ParsableCommand {
     }
 
     static func printError(_ message: String) {
-        FileHandle.standardError.write(Data("ctxdebug journal: \(message)\n".utf8))
+        say("ctxdebug journal: \(message)")
     }
 
     static func printEvents(_ reader: AccessLogReader, format: Format, violationsOnly: Bool) throws {

@@ -67,8 +67,8 @@ struct LintCommand: ParsableCommand {
     @Option(help: ArgumentHelp("A SARIF file from an earlier run: report only findings not in it.", valueName: "file"))
     var baseline: String?
 
-    static let findingsFound: Int32 = 1
-    static let cannotRead: Int32 = 65
+    static let findingsFound = ExitStatus.findingsFound.code
+    static let cannotRead = ExitStatus.lintInputUnreadable.code
 
     static var ruleList: String {
         RuleCatalog.all.map { "  \($0.id)\n      \($0.summary)" }.joined(separator: "\n")
@@ -138,7 +138,7 @@ struct LintCommand: ParsableCommand {
         write("--junit", junit) { Data(LintJUnit.report(report).xml().utf8) }
         for error in result.errors { Self.say("ctxdebug lint: error: \(error)") }
         Self.say("ctxdebug lint: \(LintText.summary(report))")
-        if writeFailed { throw ExitCode(CheckCommand.cannotWrite) }
+        if writeFailed { throw ExitStatus.cannotCreate.exitCode }
         if exit != 0 { throw ExitCode(exit) }
     }
 

@@ -1,3 +1,4 @@
+import CtxdebugHelpers
 import Foundation
 import ConcurrencyDebug
 #if canImport(Glibc)
@@ -27,7 +28,7 @@ public final class ProgressBar: Sendable {
     /// Shows `done` of the total (or of `total`, which replaces it).
     public func update(_ done: Int, of newTotal: Int? = nil) {
         guard enabled else { return }
-        let now = DispatchTime.now().uptimeNanoseconds
+        let now = MonotonicClock.now()
         let line: String? = state.withLock { s in
             if let newTotal { s.total = max(1, newTotal) }
             let total = s.total

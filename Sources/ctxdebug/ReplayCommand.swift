@@ -1,5 +1,6 @@
 import ArgumentParser
 import ConcurrencyDebug
+import CtxdebugHelpers
 import Foundation
 import ManagedContext
 import Replay
@@ -144,18 +145,18 @@ struct ReplayCommand: ParsableCommand {
         // serviced: the work runs on a thread of its own while this thread gives
         // itself to dispatchMain(). The thread ends the process.
         let worker = Thread {
-            let status: Int32
+            let status: ExitStatus
             do {
                 let report = try Replayer.run(finalOptions)
                 bar.finish()
                 try Self.write(report, format: format, output: outputURL, html: htmlURL, trace: traceURL)
-                status = 0
+                status = .success
             } catch {
                 bar.finish()
-                status = CommandSupport.fail(error, doing: "replay").rawValue
+                status = ExitStatus(CommandSupport.fail(error, doing: "replay"))
             }
             fflush(nil)
-            Foundation.exit(status)
+            status.endProcess()
         }
         worker.name = "ctxdebug.replay"
         worker.stackSize = 8 << 20
@@ -211,11 +212,12 @@ struct ReplayCommand: ParsableCommand {
     /// An injected bug is a real data race: checking must be on to catch it.
     private static func turnOnChecking(for injectBug: InjectedBug) {
         let env = ProcessInfo.processInfo.environment
-        if env[ConcurrencyDebug.Configuration.levelVariable] == nil {
-            setenv(ConcurrencyDebug.Configuration.levelVariable, "1", 1)
-            FileHandle.standardError.write(Data("ctxdebug: --inject-bug \(injectBug.rawValue): turning on CTXDEBUG_CONCURRENCY=1 so the checker catches it.\n".utf8))
-        } else if env[ConcurrencyDebug.Configuration.levelVariable] == "0" {
-            FileHandle.standardError.write(Data("ctxdebug: warning: CTXDEBUG_CONCURRENCY=0, so the injected bug will not be caught (it is a real data race).\n".utf8))
+        let level = ConcurrencyDebug.Variable.concurrency
+        if level.value(in: env) == nil {
+            level.set("1")
+            say("ctxdebug: --inject-bug \(injectBug.rawValue): turning on \(level)=1 so the checker catches it.")
+        } else if level.value(in: env) == "0" {
+            say("ctxdebug: warning: \(level)=0, so the injected bug will not be caught (it is a real data race).")
         }
         InjectedBugDiagnostics.enable(for: injectBug, environment: env)
     }
@@ -231,7 +233,7 @@ struct ReplayCommand: ParsableCommand {
         if let output {
             try writeAtomically(data, to: output)
         } else {
-            FileHandle.standardOutput.write(data)
+            say(data, to: .standardOutput)
         }
     }
 
@@ -239,11 +241,9 @@ struct ReplayCommand: ParsableCommand {
     /// existing FILE is replaced whole or left as it was.
     static func writeAtomically(_ data: Data, to url: URL) throws {
         do {
-            try WholeFile.write(data, to: url.path)
-        } catch let error as WholeFile.MoveError {
-            throw ReplayError(.cannotWrite, "Cannot move the report into place at \(url.path): \(error.reason).")
+            try ReportFile.write(data, to: url.path)
         } catch {
-            throw ReplayError(.cannotWrite, "Cannot write \(url.path): \(error.localizedDescription)")
+            throw ReplayError(.cannotWrite, "Cannot write \(url.path): \(error.reason)")
         }
     }
 }

@@ -49,6 +49,6 @@ struct SeedCommand: ParsableCommand {
         }
         bar.finish()
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        print("Seeded \(entries) entries into \(url.path) in \(String(format: "%.2f", seconds)) s.")
+        say("Seeded \(entries) entries into \(url.path) in \(String(format: "%.2f", seconds)) s.", to: .standardOutput)
     }
 }

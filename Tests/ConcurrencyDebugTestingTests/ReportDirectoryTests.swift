@@ -8,10 +8,10 @@ struct ReportDirectoryTests {
     @Test("CTXDEBUG_REPORT_DIR is read; an empty value warns")
     func readsTheVariable() {
         let (set, none) = ConcurrencyDebug.Configuration.read(
-            environment: ["CTXDEBUG_REPORT_DIR": "/tmp/reports"], arguments: [], pid: 1)
+            environment: ConcurrencyDebug.Variable.environment([.reportDirectory: "/tmp/reports"]), arguments: [], pid: 1)
         #expect(set.reportDirectory == "/tmp/reports")
         #expect(none.isEmpty)
-        let (empty, warnings) = ConcurrencyDebug.Configuration.read(environment: ["CTXDEBUG_REPORT_DIR": " "], arguments: [], pid: 1)
+        let (empty, warnings) = ConcurrencyDebug.Configuration.read(environment: ConcurrencyDebug.Variable.environment([.reportDirectory: " "]), arguments: [], pid: 1)
         #expect(empty.reportDirectory == nil)
         #expect(warnings == [#"ctxdebug: warning: CTXDEBUG_REPORT_DIR=" " is not valid; accepted: a directory path; using no report directory."#])
     }
@@ -52,10 +52,7 @@ struct ReportDirectoryTests {
 }
 
 private func violateInReportMode(directory: String) {
-    setenv("CTXDEBUG_CONCURRENCY", "1", 1)
-    setenv("CTXDEBUG_ON_VIOLATION", "report", 1)
-    setenv("CTXDEBUG_EXITCODE", "0", 1)
-    setenv("CTXDEBUG_REPORT_DIR", directory, 1)
+    ConcurrencyDebug.Variable.set([.concurrency: "1", .onViolation: "report", .exitCode: "0", .reportDirectory: directory])
     let value = QueueConfined(0, owner: QueueIdentity.makePrivate(label: "report-dir.owner"), name: "report-dir.value")
     DispatchQueue(label: "report-dir.offender").sync { _ = value.value }
 }

@@ -164,8 +164,7 @@ struct AccessLogTests {
         let path = temporaryPath("process.journal")
         defer { unlink(path) }
         let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { [path = path as String] in
-            setenv("CTXDEBUG_JOURNAL", path, 1)
-            setenv("CTXDEBUG_ON_VIOLATION", "log", 1)
+            ConcurrencyDebug.Variable.set([.journal: path, .onViolation: "log"])
             let owner = QueueIdentity.makePrivate(label: "test.journal-owner")
             let counter = QueueConfined(0, owner: owner, name: "journaled")
             runAs(owner) {

@@ -47,9 +47,7 @@ struct ReportModeTests {
     @Test("Report mode with CTXDEBUG_EXITCODE exits with that status")
     func reportModeExitCode() async {
         await #expect(processExitsWith: .exitCode(9)) {
-            setenv("CTXDEBUG_CONCURRENCY", "1", 1)
-            setenv("CTXDEBUG_ON_VIOLATION", "report", 1)
-            setenv("CTXDEBUG_EXITCODE", "9", 1)
+            ConcurrencyDebug.Variable.set([.concurrency: "1", .onViolation: "report", .exitCode: "9"])
             let item = FakeItem(owner: QueueIdentity.makePrivate(label: "test.owner"))
             DispatchQueue(label: "test.elsewhere").sync { _ = item.title }
         }
@@ -58,8 +56,7 @@ struct ReportModeTests {
     @Test("Report mode with no violation exits normally")
     func reportModeClean() async throws {
         let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
-            setenv("CTXDEBUG_CONCURRENCY", "1", 1)
-            setenv("CTXDEBUG_ON_VIOLATION", "report", 1)
+            ConcurrencyDebug.Variable.set([.concurrency: "1", .onViolation: "report"])
             let owner = QueueIdentity.makePrivate(label: "test.owner")
             let item = FakeItem(owner: owner)
             runAs(owner) { item.title = "ok" }
@@ -84,10 +81,7 @@ struct ReportModeTests {
     @Test("Bad values warn once each, name the accepted values, and fall back")
     func badValuesWarnAndFallBack() async throws {
         let result = await #expect(processExitsWith: .signal(SIGTRAP), observing: [\.standardErrorContent]) {
-            setenv("CTXDEBUG_CONCURRENCY", "yes please", 1)
-            setenv("CTXDEBUG_ON_VIOLATION", "explode", 1)
-            setenv("CTXDEBUG_EXITCODE", "-4", 1)
-            setenv("CTXDEBUG_SUPPRESSIONS", "/nonexistent/ctxdebug-suppressions", 1)
+            ConcurrencyDebug.Variable.set([.concurrency: "yes please", .onViolation: "explode", .exitCode: "-4", .suppressions: "/nonexistent/ctxdebug-suppressions"])
             let item = FakeItem(owner: QueueIdentity.makePrivate(label: "test.owner"))
             DispatchQueue(label: "test.elsewhere").sync { _ = item.title }
         }
@@ -103,9 +97,7 @@ struct ReportModeTests {
 }
 
 private func threeViolationsChild(reportPath: String) {
-    setenv("CTXDEBUG_CONCURRENCY", "1", 1)
-    setenv("CTXDEBUG_ON_VIOLATION", "report", 1)
-    setenv("CTXDEBUG_REPORT", reportPath, 1)
+    ConcurrencyDebug.Variable.set([.concurrency: "1", .onViolation: "report", .report: reportPath])
     let owner = QueueIdentity.makePrivate(label: "test.report-owner")
     let item = FakeItem(owner: owner)
     let counter = QueueConfined(0, owner: owner, name: "counter")
@@ -121,8 +113,7 @@ private func threeViolationsChild(reportPath: String) {
 }
 
 private func logModeChild() {
-    setenv("CTXDEBUG_CONCURRENCY", "1", 1)
-    setenv("CTXDEBUG_ON_VIOLATION", "log", 1)
+    ConcurrencyDebug.Variable.set([.concurrency: "1", .onViolation: "log"])
     let item = FakeItem(owner: QueueIdentity.makePrivate(label: "test.log-owner"))
     DispatchQueue(label: "test.log-offender").sync {
         for _ in 0..<50 {

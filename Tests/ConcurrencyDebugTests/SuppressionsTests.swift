@@ -74,10 +74,7 @@ func suppressedHelper(_ item: FakeItem) {
 }
 
 private func suppressionsChild(suppressionsPath: String, reportPath: String) {
-    setenv("CTXDEBUG_CONCURRENCY", "1", 1)
-    setenv("CTXDEBUG_ON_VIOLATION", "report", 1)
-    setenv("CTXDEBUG_SUPPRESSIONS", suppressionsPath, 1)
-    setenv("CTXDEBUG_REPORT", reportPath, 1)
+    ConcurrencyDebug.Variable.set([.concurrency: "1", .onViolation: "report", .suppressions: suppressionsPath, .report: reportPath])
     let item = FakeItem(owner: QueueIdentity.makePrivate(label: "test.owner"))
     DispatchQueue(label: "test.elsewhere").sync {
         for _ in 0..<3 { suppressedHelper(item) }

@@ -125,10 +125,8 @@ private func pause(microseconds: Int) {
 }
 
 private func mappingChurnChild(reportPath: String, withSymbolizer: Bool) {
-    if !withSymbolizer { setenv("CTXDEBUG_SYMBOLIZER", "none", 1) }
-    setenv("CTXDEBUG_CONCURRENCY", "1", 1)
-    setenv("CTXDEBUG_ON_VIOLATION", "report", 1)
-    setenv("CTXDEBUG_REPORT", reportPath, 1)
+    if !withSymbolizer { ConcurrencyDebug.Variable.symbolizer.set("none") }
+    ConcurrencyDebug.Variable.set([.concurrency: "1", .onViolation: "report", .report: reportPath])
     startMappingChurn(threads: churnThreads, files: reportPath)
     let owner = QueueIdentity.makePrivate(label: "test.churn-owner")
     let item = FakeItem(owner: owner)

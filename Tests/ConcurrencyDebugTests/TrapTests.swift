@@ -79,7 +79,7 @@ struct TrapTests {
     @Test("Checking off: nothing is checked and nothing is printed")
     func checkingOff() async throws {
         let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
-            setenv("CTXDEBUG_CONCURRENCY", "0", 1)
+            ConcurrencyDebug.Variable.concurrency.set("0")
             let item = FakeItem(owner: QueueIdentity.makePrivate(label: "test.off"))
             DispatchQueue(label: "test.elsewhere").sync { item.title = "unchecked" }
             if ConcurrencyDebug.level != 0 { exit(1) }
@@ -94,8 +94,8 @@ struct TrapTests {
 // expansion's own file and lines).
 
 private func wrongQueueChild() {
-    setenv("CTXDEBUG_CONCURRENCY", "1", 1)
-    unsetenv("CTXDEBUG_ON_VIOLATION")
+    ConcurrencyDebug.Variable.concurrency.set("1")
+    ConcurrencyDebug.Variable.onViolation.unset()
     let owner = QueueIdentity.makePrivate(label: "test.owner-queue")
     let item = FakeItem(owner: owner, contextName: "backgroundContext")
     // Allowed: inside the owner's "perform block".
@@ -107,7 +107,7 @@ private func wrongQueueChild() {
 }
 
 private func queueConfinedSetChild() {
-    setenv("CTXDEBUG_CONCURRENCY", "1", 1)
+    ConcurrencyDebug.Variable.concurrency.set("1")
     let owner = QueueIdentity.makePrivate(label: "test.confined-owner")
     let counter = QueueConfined(0, owner: owner, name: "counter")
     runAs(owner) { counter.value += 1 }
@@ -117,7 +117,7 @@ private func queueConfinedSetChild() {
 }
 
 private func dispatchMainChild() {
-    setenv("CTXDEBUG_CONCURRENCY", "1", 1)
+    ConcurrencyDebug.Variable.concurrency.set("1")
     let counter = QueueConfined(0, owner: .main, name: "main-counter")
     DispatchQueue.main.async {
         // This child's main queue is drained by dispatch_main() (Swift's async main on
@@ -133,7 +133,7 @@ private func dispatchMainChild() {
 }
 
 private func performOffQueueChild() {
-    setenv("CTXDEBUG_CONCURRENCY", "2", 1)
+    ConcurrencyDebug.Variable.concurrency.set("2")
     let owner = QueueIdentity.makePrivate(label: "test.context-queue")
     let queue = DispatchQueue(label: "test.context-queue")
     ConcurrencyDebug.tag(queue, as: owner)

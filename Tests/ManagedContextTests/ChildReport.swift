@@ -55,12 +55,12 @@ private func childMain(_ program: String, _ environment: [String: String], _ rep
     precondition(fd >= 0, "cannot open \(stderrPath)")
     dup2(fd, 2)
     close(fd)
-    for name in ["CTXDEBUG_DIAGNOSTICS", "CTXDEBUG_REPORT_DIR", "CTXDEBUG_JOURNAL", "CTXDEBUG_SUPPRESSIONS", "CTXDEBUG_EXITCODE"] {
-        unsetenv(name)
+    for variable in [ConcurrencyDebug.Variable.diagnostics, .reportDirectory, .journal, .suppressions, .exitCode] {
+        variable.unset()
     }
-    setenv("CTXDEBUG_CONCURRENCY", "1", 1)
-    setenv("CTXDEBUG_ON_VIOLATION", "report", 1)
-    setenv("CTXDEBUG_REPORT", reportPath, 1)
+    ConcurrencyDebug.Variable.set([.concurrency: "1", .onViolation: "report", .report: reportPath])
+    // The caller's, built from the table (`ConcurrencyDebug.Variable.environment`), and
+    // `ChildStack.directoryVariable`.
     for (name, value) in environment { setenv(name, value, 1) }
     runChildProgram(program)
 }

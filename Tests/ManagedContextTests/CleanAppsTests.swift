@@ -44,10 +44,12 @@ import ManagedContext
         let expected = Self.apps.first { $0.name == app }!.optIn
         let report = try await ChildReport.run(
             "clean:\(app)",
-            environment: [
-                "CTXDEBUG_DIAGNOSTICS": "all", "CTXDEBUG_MAIN_QUEUE_IO_MS": "1000000000", "CTXDEBUG_MAIN_QUEUE_WAIT_MS": "1000000000",
-                "CTXDEBUG_MISSING_MERGE_GRACE_MS": "0",
-            ],
+            environment: ConcurrencyDebug.Variable.environment([
+                .diagnostics: "all",
+                .mainQueueIOTime: "1000000000",
+                .mainQueueWait: "1000000000",
+                .missingMergeGrace: "0",
+            ]),
             expectViolations: !expected.isEmpty)
         #expect(report.kinds == expected.keys.sorted(), "\(report.stderr.prefix(4000))")
         #expect(report.kinds.allSatisfy { Diagnostics.optInKinds.contains(ViolationKind($0)) }, "only opt-in kinds speak about a clean app")

@@ -145,7 +145,7 @@ func mainQueueCases() {
 }
 
 func backgroundObjectReadOnAnotherQueue() {
-    setenv("CTXDEBUG_CONCURRENCY", "1", 1)
+    ConcurrencyDebug.Variable.concurrency.set("1")
     let stack = try! TestStack()
     let background = stack.privateContext("background")
     let entry = background.performAndWait {
@@ -162,9 +162,7 @@ func backgroundObjectReadOnAnotherQueue() {
 }
 
 func everyWrongPattern(report: String) {
-    setenv("CTXDEBUG_CONCURRENCY", "1", 1)
-    setenv("CTXDEBUG_ON_VIOLATION", "report", 1)
-    setenv("CTXDEBUG_REPORT", report, 1)
+    ConcurrencyDebug.Variable.set([.concurrency: "1", .onViolation: "report", .report: report])
     let stack = try! TestStack()
     let view = ManagedObjectContext(concurrencyType: .mainQueue)
     view.name = "viewContext"
@@ -271,9 +269,8 @@ func sourceLine(of marker: String, in file: String = #filePath) -> Int {
 
 /// In an exit-test child: checking at `level` in report mode, journaling to `journal` at level 3.
 func checkInReportMode(level: Int, journal: String) {
-    setenv("CTXDEBUG_CONCURRENCY", "\(level)", 1)
-    setenv("CTXDEBUG_ON_VIOLATION", "report", 1)
-    if level == 3 { setenv("CTXDEBUG_JOURNAL", journal, 1) }
+    ConcurrencyDebug.Variable.set([.concurrency: "\(level)", .onViolation: "report"])
+    if level == 3 { ConcurrencyDebug.Variable.journal.set(journal) }
 }
 
 func tempPath(_ name: String) -> String {

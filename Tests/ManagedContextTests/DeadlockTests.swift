@@ -9,7 +9,7 @@ import ManagedContext
 @Suite struct DeadlockTests {
     @Test func twoContextsWaitingOnEachOtherTrap() async throws {
         let result = await #expect(processExitsWith: .signal(SIGTRAP), observing: [\.standardErrorContent]) {
-            setenv("CTXDEBUG_CONCURRENCY", "1", 1)
+            ConcurrencyDebug.Variable.concurrency.set("1")
             twoContextsWaitingOnEachOther()
         }
         let stderr = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
@@ -24,9 +24,7 @@ import ManagedContext
         defer { unlink(report) }
         await #expect(processExitsWith: .exitCode(66)) { [report = report as String] in
             sendStandardError(to: "/dev/null")
-            setenv("CTXDEBUG_CONCURRENCY", "1", 1)
-            setenv("CTXDEBUG_ON_VIOLATION", "report", 1)
-            setenv("CTXDEBUG_REPORT", report, 1)
+            ConcurrencyDebug.Variable.set([.concurrency: "1", .onViolation: "report", .report: report])
             twoContextsWaitingOnEachOther()
         }
         let file = try JSONDecoder().decode(ViolationReportFile.self, from: Data(contentsOf: URL(fileURLWithPath: report)))
@@ -35,7 +33,7 @@ import ManagedContext
 
     @Test func aChildAndItsParentWaitingThroughTheMainQueueTrap() async throws {
         let result = await #expect(processExitsWith: .signal(SIGTRAP), observing: [\.standardErrorContent]) {
-            setenv("CTXDEBUG_CONCURRENCY", "1", 1)
+            ConcurrencyDebug.Variable.concurrency.set("1")
             childAndParentThroughTheMainQueue()
         }
         let stderr = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
@@ -75,8 +73,7 @@ import ManagedContext
 
     @Test func waitingInOneDirectionIsNotADeadlock() async {
         await #expect(processExitsWith: .success) {
-            setenv("CTXDEBUG_CONCURRENCY", "1", 1)
-            setenv("CTXDEBUG_ON_VIOLATION", "log", 1)
+            ConcurrencyDebug.Variable.set([.concurrency: "1", .onViolation: "log"])
             let stack = try! TestStack()
             let a = stack.privateContext("A"), b = stack.privateContext("B")
             for _ in 0..<100 {

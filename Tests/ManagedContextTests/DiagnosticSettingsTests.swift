@@ -21,7 +21,7 @@ import ManagedContext
 
     @Test func optInKindsAreTurnedOnByName() {
         func enabled(_ list: String) -> [String] {
-            Diagnostics.Settings.read(environment: ["CTXDEBUG_DIAGNOSTICS": list]).0.enabled.map(\.rawValue).sorted()
+            Diagnostics.Settings.read(environment: ConcurrencyDebug.Variable.environment([.diagnostics: list])).0.enabled.map(\.rawValue).sorted()
         }
         #expect(enabled("default,missing-merge") == (Self.expectedDefaults + ["missing-merge"]).sorted())
         #expect(enabled("all") == (Self.expectedDefaults + Self.expectedOptIn).sorted())

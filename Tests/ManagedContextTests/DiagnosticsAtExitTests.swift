@@ -1,4 +1,5 @@
 import ConcurrencyDebug
+import CtxdebugHelpers
 import Dispatch
 import Foundation
 import Testing
@@ -31,7 +32,7 @@ import Testing
         let c = Self.cases.first { $0.name == name }!
         let grace = name == "missing-merge-grace" ? "250" : "0"
         let report = try await ChildReport.run(
-            "diagnostic:\(name)", environment: ["CTXDEBUG_DIAGNOSTICS": c.diagnostics, "CTXDEBUG_MISSING_MERGE_GRACE_MS": grace],
+            "diagnostic:\(name)", environment: ConcurrencyDebug.Variable.environment([.diagnostics: c.diagnostics, .missingMergeGrace: grace]),
             expectViolations: !c.kinds.isEmpty)
         #expect(report.kinds == c.kinds, "\(report.stderr.prefix(4000))")
         guard !c.kinds.isEmpty else {
@@ -75,7 +76,7 @@ import Testing
     @Test func badValuesWarnThroughOnePathAndTheExitHookRunsOnce() async throws {
         let report = try await ChildReport.run(
             "diagnostic:unsaved-ancestor-at-exit",
-            environment: ["CTXDEBUG_CONCURRENCY": "high", "CTXDEBUG_DIAGNOSTICS": "default,bogus", "CTXDEBUG_MISSING_MERGE_GRACE_MS": "0"],
+            environment: ConcurrencyDebug.Variable.environment([.concurrency: "high", .diagnostics: "default,bogus", .missingMergeGrace: "0"]),
             expectViolations: true)
         let levelWarning = #"ctxdebug: warning: CTXDEBUG_CONCURRENCY="high" is not valid; accepted: 0 (off), 1 (check), 2 (also perform queues), 3 (also journal); using 1."#
         let kindsWarning = "ctxdebug: warning: CTXDEBUG_DIAGNOSTICS: unknown diagnostic 'bogus' ignored; known: "
@@ -152,7 +153,7 @@ func runExitDiagnostic(_ name: String) {
         // context merges the save (mergeChanges(fromContextDidSave:), or
         // automaticallyMergesChangesFromParent) or refreshes the object.
         // The grace period on the diagnostics' manual clock: it moves only when told.
-        if name == "missing-merge-grace" { DiagnosticsClock.useManualClock() }
+        if name == "missing-merge-grace" { MonotonicClock.useManualClock() }
         let view = ManagedObjectContext(concurrencyType: .mainQueue)
         view.name = "view"
         view.persistentStoreCoordinator = stack.coordinator
@@ -189,10 +190,10 @@ func runExitDiagnostic(_ name: String) {
         }
         if name == "missing-merge-grace" {
             // Inside the grace period a merge may be on its way: nothing yet.
-            DiagnosticsClock.advance(by: 100_000_000)
+            MonotonicClock.advance(by: 100_000_000)
             onMain { _ = shown.value.name }
             precondition(ConcurrencyDebug.recordedViolations.isEmpty, "reported inside the grace period: \(ConcurrencyDebug.recordedViolations.map(\.message))")
-            DiagnosticsClock.advance(by: 200_000_000)
+            MonotonicClock.advance(by: 200_000_000)
         }
         let value = onMain {
             _ = shown.value.name  // STALE READ

@@ -1,4 +1,5 @@
 @_spi(Runtime) import ConcurrencyDebug
+import CtxdebugHelpers
 import Dispatch
 import Foundation
 import Testing
@@ -36,11 +37,7 @@ import ManagedContext
     func diagnostic(scenario: String) async throws {
         let expected = Self.cases.first { $0.scenario == scenario }!
         let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { [scenario = scenario as String] in
-            setenv("CTXDEBUG_CONCURRENCY", "1", 1)
-            setenv("CTXDEBUG_ON_VIOLATION", "log", 1)
-            setenv("CTXDEBUG_DIAGNOSTICS", "all", 1)
-            setenv("CTXDEBUG_MAIN_QUEUE_WAIT_MS", "100", 1)
-            setenv("CTXDEBUG_MISSING_MERGE_GRACE_MS", "0", 1)
+            ConcurrencyDebug.Variable.set([.concurrency: "1", .onViolation: "log", .diagnostics: "all", .mainQueueWait: "100", .missingMergeGrace: "0"])
             runDiagnosticScenario(scenario)
             let kinds = Set(ConcurrencyDebug.recordedViolations.map(\.kind.rawValue))
             let expected = DiagnosticsTests.cases.first { $0.scenario == scenario }!.kind
@@ -169,7 +166,7 @@ func runDiagnosticScenario(_ scenario: String) {
     case "main-queue-wait", "main-queue-wait-twin":
         // The diagnostics' clock moves only when told: the wait is 500 ms because the
         // test says so, however loaded the machine.
-        DiagnosticsClock.useManualClock()
+        MonotonicClock.useManualClock()
         let started = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
         if !scenario.hasSuffix("twin") {
             a.perform {
@@ -186,7 +183,7 @@ func runDiagnosticScenario(_ scenario: String) {
         if !scenario.hasSuffix("twin") {
             // Once the main queue is blocked on A, 500 ms pass; then A's block ends.
             while !WaitForGraph.isWaiting(.main) { sched_yield() }
-            DiagnosticsClock.advance(by: 500_000_000)
+            MonotonicClock.advance(by: 500_000_000)
             release.signal()
         }
         precondition(done.wait(timeout: .now() + 60) == .success, "the main queue is not serviced")
@@ -196,7 +193,7 @@ func runDiagnosticScenario(_ scenario: String) {
         // so a fetch of a few rows takes exactly that long.
         let slow = scenario.contains("slow")
         let step: UInt64 = !slow ? 0 : scenario.hasSuffix("twin") ? 5_000_000 : 20_000_000
-        DiagnosticsClock.useManualClock(advancingEachReadBy: step)
+        MonotonicClock.useManualClock(advancingEachReadBy: step)
         a.performAndWait {
             for i in 0..<(slow || scenario.hasSuffix("twin") ? 10 : 3000) { Sample(context: a).large = Int64(i) }
             try! a.save()

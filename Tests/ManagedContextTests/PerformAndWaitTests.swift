@@ -44,9 +44,8 @@ import ManagedContext
     @Test("two threads, each inside one context's performAndWait, waiting for the other's", arguments: [1, 2, 3])
     func realDeadlockStillReported(level: Int) async throws {
         let result = await #expect(processExitsWith: .exitCode(66), observing: [\.standardErrorContent]) { [level] in
-            setenv("CTXDEBUG_CONCURRENCY", "\(level)", 1)
-            setenv("CTXDEBUG_ON_VIOLATION", "report", 1)
-            if level == 3 { setenv("CTXDEBUG_JOURNAL", tempPath("deadlock-\(getpid()).journal"), 1) }
+            ConcurrencyDebug.Variable.set([.concurrency: "\(level)", .onViolation: "report"])
+            if level == 3 { ConcurrencyDebug.Variable.journal.set(tempPath("deadlock-\(getpid()).journal")) }
             let stack = try! TestStack()
             let a = stack.privateContext("A"), b = stack.privateContext("B")
             let aInside = DispatchSemaphore(value: 0), bInside = DispatchSemaphore(value: 0)
@@ -77,9 +76,8 @@ import ManagedContext
 
     private func expectCleanRun(level: Int, shape: String) async {
         await #expect(processExitsWith: .success) { [level, shape] in
-            setenv("CTXDEBUG_CONCURRENCY", "\(level)", 1)
-            setenv("CTXDEBUG_ON_VIOLATION", "report", 1)
-            if level == 3 { setenv("CTXDEBUG_JOURNAL", tempPath("paw-\(getpid()).journal"), 1) }
+            ConcurrencyDebug.Variable.set([.concurrency: "\(level)", .onViolation: "report"])
+            if level == 3 { ConcurrencyDebug.Variable.journal.set(tempPath("paw-\(getpid()).journal")) }
             let done = DispatchSemaphore(value: 0)
             DispatchQueue.main.async {
                 runPerformAndWaitShape(shape)

@@ -1,3 +1,4 @@
+import CtxdebugHelpers
 import Foundation
 import GRDB
 @_spi(Runtime) import ManagedContext

@@ -90,9 +90,7 @@ import ManagedContext
     @Test(arguments: ["kept", "kept-twin"])
     func theTemporaryIDDiagnosticCatchesAnIDKeptPastTheSave(scenario: String) async throws {
         let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) { [scenario = scenario as String] in
-            setenv("CTXDEBUG_CONCURRENCY", "1", 1)
-            setenv("CTXDEBUG_ON_VIOLATION", "log", 1)
-            setenv("CTXDEBUG_DIAGNOSTICS", "temporary-id", 1)
+            ConcurrencyDebug.Variable.set([.concurrency: "1", .onViolation: "log", .diagnostics: "temporary-id"])
             keptTemporaryID(twin: scenario.hasSuffix("twin"))
             let kinds = ConcurrencyDebug.recordedViolations.map(\.kind.rawValue)
             precondition(kinds == (scenario.hasSuffix("twin") ? [] : ["temporary-id"]), "recorded \(kinds)")

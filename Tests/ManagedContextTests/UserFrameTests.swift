@@ -42,8 +42,7 @@ import ManagedContext
         let report = tempPath("user-frames.json")
         defer { unlink(report) }
         await #expect(processExitsWith: .exitCode(66)) { [report = report as String] in
-            setenv("CTXDEBUG_ON_VIOLATION", "report", 1)
-            setenv("CTXDEBUG_REPORT", report, 1)
+            ConcurrencyDebug.Variable.set([.onViolation: "report", .report: report])
             attributeGetInReportMode()
         }
         let file = try JSONDecoder().decode(ViolationReportFile.self, from: Data(contentsOf: URL(fileURLWithPath: report)))
@@ -68,8 +67,7 @@ import ManagedContext
 // in this file.
 
 private func fourAccessesInLogMode() {
-    setenv("CTXDEBUG_CONCURRENCY", "1", 1)
-    setenv("CTXDEBUG_ON_VIOLATION", "log", 1)
+    ConcurrencyDebug.Variable.set([.concurrency: "1", .onViolation: "log"])
     let stack = try! TestStack()
     let background = stack.privateContext("background")
     let (sample, visit) = background.performAndWait {
@@ -89,7 +87,7 @@ private func fourAccessesInLogMode() {
 }
 
 private func attributeGetInReportMode() {
-    setenv("CTXDEBUG_CONCURRENCY", "1", 1)
+    ConcurrencyDebug.Variable.concurrency.set("1")
     let stack = try! TestStack()
     let background = stack.privateContext("background")
     let sample = background.performAndWait { Sample(context: background) }

@@ -12,9 +12,8 @@ import Testing
     @Test("a short replay of each built-in scenario records no violation", arguments: ScenarioName.allCases.map(\.rawValue))
     func scenarioRunsClean(name: String) async {
         await #expect(processExitsWith: .success) { [name] in
-            if getenv("CTXDEBUG_CONCURRENCY") == nil {
-                setenv("CTXDEBUG_CONCURRENCY", "1", 1)
-                setenv("CTXDEBUG_ON_VIOLATION", "report", 1)
+            if ConcurrencyDebug.Variable.concurrency.value(in: ConcurrencyDebug.Variable.current()) == nil {
+                ConcurrencyDebug.Variable.set([.concurrency: "1", .onViolation: "report"])
             }
             let dir = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("ctxdebug-replay-test-\(getpid())")
             try! FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

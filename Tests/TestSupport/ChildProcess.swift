@@ -1,5 +1,5 @@
+import CtxdebugHelpers
 public import Foundation
-import Synchronization
 
 /// The directory holding the running test executable, where `swift build --build-tests`
 /// put this package's executables too (`ctxdebug`, and those of the sibling packages
@@ -41,8 +41,8 @@ public struct CommandRun: CustomStringConvertible, Sendable {
 /// blocks it; stdin is /dev/null.
 public final class ChildProcess: Sendable {
     public let process: Process
-    private let out = Mutex(Data())
-    private let err = Mutex(Data())
+    private let out = LockedValue(Data())
+    private let err = LockedValue(Data())
     private let readers = DispatchGroup()
     private let ended = DispatchSemaphore(value: 0)
 

@@ -1,3 +1,4 @@
+import ConcurrencyDebug
 import Foundation
 import Testing
 import TestSupport
@@ -185,32 +186,34 @@ struct BadInputCLITests {
 
     /// Every variable the checker reads, with bad values: a warning naming the variable
     /// (or, for settings only used later, silence), exit 0, and the export still right.
-    static let badEnvironment: [(String, String, warning: String?)] = [
-        ("CTXDEBUG_CONCURRENCY", "yes please", "CTXDEBUG_CONCURRENCY=\"yes please\" is not valid"),
-        ("CTXDEBUG_CONCURRENCY", "7", "CTXDEBUG_CONCURRENCY=\"7\" is not valid"),
-        ("CTXDEBUG_CONCURRENCY", "", "CTXDEBUG_CONCURRENCY=\"\" is not valid"),
-        ("CTXDEBUG_CONCURRENCY", "99999999999999999999", "is not valid"),
-        ("CTXDEBUG_ON_VIOLATION", "explode", "CTXDEBUG_ON_VIOLATION=\"explode\" is not valid"),
-        ("CTXDEBUG_REPORT", "", "CTXDEBUG_REPORT=\"\" is not valid"),
-        ("CTXDEBUG_EXITCODE", "999", "CTXDEBUG_EXITCODE=\"999\" is not valid"),
-        ("CTXDEBUG_EXITCODE", "-1", "CTXDEBUG_EXITCODE=\"-1\" is not valid"),
-        ("CTXDEBUG_EXITCODE", "abc", "CTXDEBUG_EXITCODE=\"abc\" is not valid"),
-        ("CTXDEBUG_SUPPRESSIONS", "/nonexistent/supp", "CTXDEBUG_SUPPRESSIONS=\"/nonexistent/supp\" cannot be read"),
-        ("CTXDEBUG_SUPPRESSIONS", "/", "CTXDEBUG_SUPPRESSIONS=\"/\" cannot be read (Is a directory)"),
-        ("CTXDEBUG_JOURNAL", "/nonexistent/dir/j", "CTXDEBUG_JOURNAL=\"/nonexistent/dir/j\" cannot be opened"),
-        ("CTXDEBUG_JOURNAL", "", "CTXDEBUG_JOURNAL=\"\" is not valid"),
-        ("CTXDEBUG_REPORT_DIR", "", "CTXDEBUG_REPORT_DIR=\"\" is not valid"),
-        ("CTXDEBUG_REPORT_DIR", "/nonexistent/dir", nil),
-        ("CTXDEBUG_DIAGNOSTICS", "bogus,-nothing", "unknown diagnostic 'bogus'"),
-        ("CTXDEBUG_MAIN_QUEUE_WAIT_MS", "-3", "CTXDEBUG_MAIN_QUEUE_WAIT_MS=\"-3\" is not a non-negative number"),
-        ("CTXDEBUG_MAIN_QUEUE_IO_ROWS", "abc", "CTXDEBUG_MAIN_QUEUE_IO_ROWS=\"abc\" is not a non-negative number"),
-        ("CTXDEBUG_MAIN_QUEUE_IO_MS", "nan", "CTXDEBUG_MAIN_QUEUE_IO_MS=\"nan\" is not a non-negative number"),
-        ("CTXDEBUG_MAIN_QUEUE_WAIT_MS", "1e308", nil),
+    static let badEnvironment: [(ConcurrencyDebug.Variable, String, warning: String?)] = [
+        (.concurrency, "yes please", "CTXDEBUG_CONCURRENCY=\"yes please\" is not valid"),
+        (.concurrency, "7", "CTXDEBUG_CONCURRENCY=\"7\" is not valid"),
+        (.concurrency, "", "CTXDEBUG_CONCURRENCY=\"\" is not valid"),
+        (.concurrency, "99999999999999999999", "is not valid"),
+        (.onViolation, "explode", "CTXDEBUG_ON_VIOLATION=\"explode\" is not valid"),
+        (.report, "", "CTXDEBUG_REPORT=\"\" is not valid"),
+        (.exitCode, "999", "CTXDEBUG_EXITCODE=\"999\" is not valid"),
+        (.exitCode, "-1", "CTXDEBUG_EXITCODE=\"-1\" is not valid"),
+        (.exitCode, "abc", "CTXDEBUG_EXITCODE=\"abc\" is not valid"),
+        (.suppressions, "/nonexistent/supp", "CTXDEBUG_SUPPRESSIONS=\"/nonexistent/supp\" cannot be read"),
+        (.suppressions, "/", "CTXDEBUG_SUPPRESSIONS=\"/\" cannot be read (Is a directory)"),
+        (.journal, "/nonexistent/dir/j", "CTXDEBUG_JOURNAL=\"/nonexistent/dir/j\" cannot be opened"),
+        (.journal, "", "CTXDEBUG_JOURNAL=\"\" is not valid"),
+        (.reportDirectory, "", "CTXDEBUG_REPORT_DIR=\"\" is not valid"),
+        (.reportDirectory, "/nonexistent/dir", nil),
+        (.diagnostics, "bogus,-nothing", "unknown diagnostic 'bogus'"),
+        (.mainQueueWait, "-3", "CTXDEBUG_MAIN_QUEUE_WAIT_MS=\"-3\" is not a non-negative number"),
+        (.mainQueueIORows, "abc", "CTXDEBUG_MAIN_QUEUE_IO_ROWS=\"abc\" is not a non-negative number"),
+        (.mainQueueIOTime, "nan", "CTXDEBUG_MAIN_QUEUE_IO_MS=\"nan\" is not a non-negative number"),
+        (.mainQueueWait, "1e308", nil),
     ]
 
-    static func runExport(_ w: Workspace, _ variable: String, _ value: String) throws -> (CommandRun, csv: Data?) {
+    static func runExport(_ w: Workspace, _ variable: ConcurrencyDebug.Variable, _ value: String) throws -> (CommandRun, csv: Data?) {
         let output = w.path("out-\(UUID().uuidString.prefix(6)).csv")
-        let env = ["CTXDEBUG_CONCURRENCY": "1"].merging([variable: value]) { $1 }
+        var values: [ConcurrencyDebug.Variable: String] = [.concurrency: "1"]
+        values[variable] = value
+        let env = ConcurrencyDebug.Variable.environment(values)
         let run = try CLI.ctxdebug(["export", "--store", w.path("good.sqlite"), "--output", output], environment: env, timeout: 300)
         return (run, R.bytes(output))
     }
@@ -233,7 +236,7 @@ struct BadInputCLITests {
     @Test("A huge number in CTXDEBUG_MAIN_QUEUE_IO_ROWS does not crash the process")
     func hugeRowThreshold() throws {
         let w = try Workspace(entries: 25)
-        let (run, csv) = try Self.runExport(w, "CTXDEBUG_MAIN_QUEUE_IO_ROWS", "1e30")
+        let (run, csv) = try Self.runExport(w, .mainQueueIORows, "1e30")
         // It used to trap in Int(Double) past Int.max; the value is now clamped.
         #expect(!run.signaled && run.status == 0, "\(run)")
         #expect(csv != nil)
@@ -283,7 +286,7 @@ struct BadInputCLITests {
         let journal = w.path("run.journal")
         let run = try CLI.ctxdebug(
             ["export", "--store", w.path("good.sqlite"), "--output", w.path("j.csv")],
-            environment: ["CTXDEBUG_CONCURRENCY": "3", "CTXDEBUG_JOURNAL": journal], timeout: 300)
+            environment: ConcurrencyDebug.Variable.environment([.concurrency: "3", .journal: journal]), timeout: 300)
         try #require(run.status == 0, "\(run)")
         let stats = try R.ctxdebug("journal", "stats", journal)
         try #require(stats.status == 0 && stats.stdout.contains("problems:     none"), "\(stats)")

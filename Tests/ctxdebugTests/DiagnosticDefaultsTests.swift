@@ -1,3 +1,4 @@
+import ConcurrencyDebug
 import Foundation
 import Testing
 
@@ -36,7 +37,7 @@ struct DiagnosticDefaultsTests {
         let report = dir.appendingPathComponent("on.json").path
         let on = try Reliability.ctxdebug(
             "replay", "--store", store, "--duration", "0.5", "--inject-bug", "missing-merge",
-            environment: ["CTXDEBUG_CONCURRENCY": "1", "CTXDEBUG_ON_VIOLATION": "report", "CTXDEBUG_REPORT": report])
+            environment: ConcurrencyDebug.Variable.environment([.concurrency: "1", .onViolation: "report", .report: report]))
         #expect(on.status == 66, "\(on)")
         #expect(on.stderr.contains("turning on the opt-in diagnostic missing-merge"), "\(on)")
         let kinds = try Self.kinds(report)
@@ -45,10 +46,12 @@ struct DiagnosticDefaultsTests {
         let quiet = dir.appendingPathComponent("off.json").path
         let off = try Reliability.ctxdebug(
             "replay", "--store", store, "--duration", "0.5", "--inject-bug", "missing-merge",
-            environment: [
-                "CTXDEBUG_CONCURRENCY": "1", "CTXDEBUG_ON_VIOLATION": "report", "CTXDEBUG_REPORT": quiet,
-                "CTXDEBUG_DIAGNOSTICS": "default",
-            ])
+            environment: ConcurrencyDebug.Variable.environment([
+                .concurrency: "1",
+                .onViolation: "report",
+                .report: quiet,
+                .diagnostics: "default",
+            ]))
         #expect(off.status == 0, "\(off)")
         #expect(off.stderr.contains("leaves out missing-merge"), "\(off)")
         #expect(!FileManager.default.fileExists(atPath: quiet), "nothing recorded with the default set")

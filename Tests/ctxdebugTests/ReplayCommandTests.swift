@@ -1,3 +1,4 @@
+import ConcurrencyDebug
 import Foundation
 import Testing
 import TestSupport
@@ -20,7 +21,7 @@ private enum ReplaySteps {
         let report = dir.appendingPathComponent("violations.json").path
         let run = try CLI.ctxdebug(
             ["replay", "--store", store, "--duration", "0.5", "--inject-bug", bug],
-            environment: ["CTXDEBUG_CONCURRENCY": "1", "CTXDEBUG_ON_VIOLATION": "report", "CTXDEBUG_REPORT": report])
+            environment: ConcurrencyDebug.Variable.environment([.concurrency: "1", .onViolation: "report", .report: report]))
         let violations = (try? json(report))?["violations"] as? [[String: Any]] ?? []
         return (run, violations)
     }
@@ -103,7 +104,7 @@ struct ReplayCommandTests {
         for s in ["baseline", "export-main", "export-background", "search-background", "sync-background", "nested-stack", "edit-child"] {
             args += ["--scenario", s]
         }
-        let r = try CLI.ctxdebug(args, environment: ["CTXDEBUG_CONCURRENCY": "1", "CTXDEBUG_ON_VIOLATION": "report", "CTXDEBUG_REPORT": violations])
+        let r = try CLI.ctxdebug(args, environment: ConcurrencyDebug.Variable.environment([.concurrency: "1", .onViolation: "report", .report: violations]))
         #expect(r.status == 0, "\(r.stderr)")
         #expect(!FileManager.default.fileExists(atPath: violations))
         let text = try String(contentsOfFile: output, encoding: .utf8)
@@ -115,7 +116,7 @@ struct ReplayCommandTests {
         let dir = try CLI.temporaryDirectory("replay-tests")
         defer { try? FileManager.default.removeItem(atPath: dir.path) }
         let store = try ReplaySteps.seededStore(2_000, in: dir)
-        let r = try CLI.ctxdebug(["replay", "--store", store, "--duration", "0.5", "--inject-bug", bug], environment: ["CTXDEBUG_CONCURRENCY": "1"])
+        let r = try CLI.ctxdebug(["replay", "--store", store, "--duration", "0.5", "--inject-bug", bug], environment: ConcurrencyDebug.Variable.environment([.concurrency: "1"]))
         // Killed by SIGTRAP (shell status 133). Once in a dozen runs under load the
         // Swift runtime's crash handler got the signal first ("failed to suspend
         // thread while processing a crash") and the process died of another signal

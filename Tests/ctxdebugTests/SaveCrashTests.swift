@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Crash safety of saves (issue 9, docs/reliability.md): `ctxdebug stress-writer`
+/// Crash safety of saves (issue 9, docs/reliability.md): `ctxdebug-stress-writer`
 /// saves continuously and acknowledges each save on stdout after `save()` returns;
 /// this kills it with SIGKILL at random moments, many times over the same store, and
 /// after each kill checks the store with the sqlite3 CLI (an independent reader).
@@ -59,7 +59,7 @@ struct SaveCrashTests {
         var totalAcks = 0
         let start = Date()
         for cycle in 1...cycles {
-            let child = try ChildProcess(try CLI.ctxdebugPath(), ["stress-writer", "--store", store, "--rows", "\(Self.rowsPerSave)"])
+            let child = try ChildProcess(try CLI.product("ctxdebug-stress-writer"), ["--store", store, "--rows", "\(Self.rowsPerSave)"])
             // A random moment. One cycle in five: while the process starts and opens (or
             // creates) the store. The others: once it has opened the store ("start"),
             // somewhere in the saves that follow, however slow the machine is.

@@ -1,3 +1,4 @@
+import ConcurrencyDebug
 import Foundation
 import Testing
 
@@ -156,7 +157,7 @@ struct TraceTests {
         let html = dir.appendingPathComponent("report.html")
         let replay = try CLI.ctxdebug(
             ["replay", "--store", store, "--entries", "2000", "--duration", "0.5", "--inject-bug", "object-across-queues", "--trace", trace.path, "--html", html.path],
-            environment: ["CTXDEBUG_CONCURRENCY": "1", "CTXDEBUG_ON_VIOLATION": "report"])
+            environment: ConcurrencyDebug.Variable.environment([.concurrency: "1", .onViolation: "report"]))
         #expect(replay.status == 66, "\(replay.stderr)")
         let events = try Self.load(trace)
         Self.checkWellFormed(events)

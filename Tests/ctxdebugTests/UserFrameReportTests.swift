@@ -49,9 +49,7 @@ private func siteLine(file: String = #filePath) -> Int {
 
 // Outside `#expect`, so that debug info gives its lines in this file.
 private func attributeReadFromAnotherQueue(report: String) {
-    setenv("CTXDEBUG_CONCURRENCY", "1", 1)
-    setenv("CTXDEBUG_ON_VIOLATION", "report", 1)
-    setenv("CTXDEBUG_REPORT", report, 1)
+    ConcurrencyDebug.Variable.set([.concurrency: "1", .onViolation: "report", .report: report])
     let directory = NSTemporaryDirectory() + "/ctxdebug-user-frame-store-\(getpid())"
     try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -86,15 +86,6 @@ static inline void ctxdebug_held_truncate(int count) {
     if (count >= 0 && count < ctxdebug_held_count_tls) ctxdebug_held_count_tls = count;
 }
 
-// ThreadSanitizer annotations. Synchronization.Mutex on Linux waits on futexes, which
-// ThreadSanitizer does not see, so every access under such a lock would look like a
-// race. Lock wrappers call these after taking and before releasing the lock. The
-// symbols are weak: in a build without ThreadSanitizer they are null and these do nothing.
-void __tsan_acquire(void *addr) __attribute__((weak));
-void __tsan_release(void *addr) __attribute__((weak));
-static inline void ctxdebug_tsan_acquire(void *addr) { if (__tsan_acquire) __tsan_acquire(addr); }
-static inline void ctxdebug_tsan_release(void *addr) { if (__tsan_release) __tsan_release(addr); }
-
 // Captures up to `max` return addresses of the calling thread with libunwind's
 // unw_backtrace. Async-signal-safe. Returns how many were written.
 int ctxdebug_capture_stack(void **addresses, int max);

@@ -6,7 +6,7 @@ import Glibc
 /// Files written whole or not at all: under a hidden temporary name in the same
 /// directory, then renamed over the destination, so a reader (or a crash) never sees
 /// half a file and an existing file is replaced whole or left as it was. For this
-/// package's modules (`package`).
+/// package's modules (`package`). (Reading a file whole: WholeFile+Read.swift.)
 package enum WholeFile {
     /// The rename at the end failed; the destination is as it was.
     package struct MoveError: Error, CustomStringConvertible {

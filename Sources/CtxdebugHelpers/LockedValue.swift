@@ -1,17 +1,16 @@
-import CConcurrencyDebug
+import CCtxdebugHelpers
 import Synchronization
 
 /// A value behind a `Mutex`, held in a class so it can be shared and stored in
 /// `Sendable` classes without `~Copyable` rules spreading. For this package's
-/// modules (`package`), not part of the checker's API.
+/// modules (`package`), not part of any module's API.
 ///
 /// It also tells ThreadSanitizer about the lock: `Mutex` waits on futexes, which
 /// ThreadSanitizer does not see (`ctxdebug_tsan_acquire` is a no-op without it).
 ///
 /// Sendable for any value, as `Mutex` is: the value goes in and out only as `sending`.
-/// Every lock in this package's runtime and replay is one of these, so that a program
-/// run under ThreadSanitizer with ctxdebug linked gets no reports from ctxdebug's own
-/// locks.
+/// Every lock in this package is one of these, so that a program run under
+/// ThreadSanitizer with ctxdebug linked gets no reports from ctxdebug's own locks.
 package final class LockedValue<Value: ~Copyable>: @unchecked Sendable {
     private let mutex: Mutex<Value>
     package init(_ value: consuming sending Value) { mutex = Mutex(value) }

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ConcurrencyDebug
+import CtxdebugHelpers
 
 /// `LockedValue` is the one lock of the runtime and the replay: it tells
 /// ThreadSanitizer about each acquire and release, which a bare `Mutex` (futex

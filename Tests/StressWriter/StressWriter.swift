@@ -3,7 +3,8 @@ import Foundation
 import ManagedContext
 import SurfJournal
 
-/// `ctxdebug stress-writer`: a hidden subcommand for the crash-safety test
+/// `ctxdebug-stress-writer`: a test-only executable (built by `swift build
+/// --build-tests`, not part of the shipped `ctxdebug`) for the crash-safety test
 /// (Tests/ctxdebugTests/SaveCrashTests.swift, docs/reliability.md). It saves through
 /// the runtime in a loop, and acknowledges each save on stdout only after `save()`
 /// returned, so a harness that kills it with SIGKILL knows which saves must be in
@@ -14,11 +15,11 @@ import SurfJournal
 /// after a crash: every `w<n>` group has exactly `--rows` rows, the groups are
 /// 1…max with no gap, and the marker says max. It resumes from the store's max on
 /// start, so one store survives many kills.
-struct StressWriterCommand: ParsableCommand {
+@main
+struct StressWriter: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "stress-writer",
-        abstract: "Save continuously, acknowledging each save on stdout (crash-safety tests).",
-        shouldDisplay: false)
+        commandName: "ctxdebug-stress-writer",
+        abstract: "Save continuously, acknowledging each save on stdout (crash-safety tests).")
 
     @Option(name: .long, help: ArgumentHelp("The store to write (created if missing).", valueName: "PATH"))
     var store: String
@@ -39,7 +40,7 @@ struct StressWriterCommand: ParsableCommand {
         do {
             container = try SurfJournal.openContainer(at: URL(fileURLWithPath: store))
         } catch {
-            throw CommandSupport.fail(error, doing: "open \(store)")
+            throw Self.fail("cannot open \(store): \(error)")
         }
         let context = container.newBackgroundContext()
         context.name = "stress-writer"
@@ -83,7 +84,13 @@ struct StressWriterCommand: ParsableCommand {
                 return error
             }
         }
-        if let failure { throw CommandSupport.fail(failure, doing: "save to \(store)") }
+        if let failure { throw Self.fail("cannot save to \(store): \(failure)") }
+    }
+
+    /// Says why on stderr; exits 1.
+    private static func fail(_ message: String) -> ExitCode {
+        FileHandle.standardError.write(Data("ctxdebug-stress-writer: error: \(message)\n".utf8))
+        return ExitCode.failure
     }
 
     /// One line on stdout with one `write(2)`, so it is out before the next save starts.
