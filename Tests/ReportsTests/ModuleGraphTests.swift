@@ -57,6 +57,8 @@ struct ModuleGraphTests {
         struct Target: Decodable {
             var name: String
             var dependencies: [Dependency]
+            var type: String
+            var path: String?
         }
 
         /// `{"byName": [name, condition]}`, `{"target": [name, condition]}` or
@@ -109,6 +111,49 @@ struct ModuleGraphTests {
         }
         // The reading works: the CLI does link the runtime, through Replay.
         #expect(graph.runtimePaths(from: "ctxdebug").contains("ctxdebug → Replay"))
+    }
+
+    /// Modules every target may import without declaring them: the toolchain's.
+    static let toolchainModules: Set<String> = [
+        "Foundation", "FoundationEssentials", "Dispatch", "Glibc", "Musl", "Darwin", "Synchronization",
+        "Testing", "XCTest", "_Concurrency", "CoreFoundation", "os",
+    ]
+
+    @Test("Every module a target imports is one it declares (GRDBSQLite was imported undeclared)")
+    func importsAreDeclared() throws {
+        let manifest = try JSONDecoder().decode(Manifest.self, from: Self.dumpPackage())
+        var undeclared: [String] = []
+        for target in manifest.targets where target.type == "regular" || target.type == "test" || target.type == "executable" {
+            let directory = target.path ?? ((target.type == "test" ? "Tests/" : "Sources/") + target.name)
+            let declared = Set(target.dependencies.map { $0.name.split(separator: "/").last.map(String.init) ?? $0.name })
+            for (file, module) in try Self.imports(under: Self.packageRoot.appendingPathComponent(directory))
+            where !declared.contains(module) && !Self.toolchainModules.contains(module) && module != target.name {
+                undeclared.append("\(target.name): \(file) imports \(module)")
+            }
+        }
+        #expect(undeclared == [], "imported but not declared in Package.swift")
+    }
+
+    /// Each Swift file's imported modules, from its `import` lines (attributes and
+    /// access levels allowed: `@_spi(Runtime) public import X`).
+    static func imports(under directory: URL) throws -> [(file: String, module: String)] {
+        var found: [(String, String)] = []
+        let files = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil)
+        while let url = files?.nextObject() as? URL {
+            guard url.pathExtension == "swift" else { continue }
+            for line in try String(contentsOf: url, encoding: .utf8).split(separator: "\n") {
+                let words = line.split(separator: " ").filter { !$0.hasPrefix("@") }
+                guard let importIndex = words.firstIndex(of: "import"), importIndex <= 1, importIndex + 1 < words.count,
+                    importIndex == 0 || ["public", "package", "internal"].contains(words[0])
+                else { continue }
+                var nameIndex = importIndex + 1
+                let kinds: Set<Substring> = ["struct", "class", "enum", "protocol", "typealias", "func", "var", "let"]
+                if kinds.contains(words[nameIndex]), nameIndex + 1 < words.count { nameIndex += 1 }
+                let module = words[nameIndex].split(separator: ".").first.map(String.init) ?? ""
+                found.append((url.lastPathComponent, module))
+            }
+        }
+        return found
     }
 
     @Test("A runtime module reached through another target, or a GRDB product, is found")

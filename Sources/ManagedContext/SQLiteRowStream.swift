@@ -1,0 +1,194 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+
+/// The raw row path: rows stepped and decoded straight from the SQLite C API, for
+/// batched fetches and exports, where GRDB's generic `Row` costs a lookup per value.
+extension SQLiteStore {
+    /// Decodes the current row of `statement` (columns as `selectList` lays them
+    /// out) straight from the SQLite C API: the hot loop of batched fetches and
+    /// exports, where GRDB's generic `Row` decoding costs a metadata lookup per value.
+    func decodeRow(_ statement: SQLiteStatement, entity: EntityDescription) -> RowSnapshot {
+        let attributeCount = entity.attributes.count
+        // An entity without attributes gets a plain empty array: the unsafe initializer
+        // with capacity 0 would write into the shared empty-array storage.
+        let values = attributeCount == 0 ? [] : [StoredValue](unsafeUninitializedCapacity: attributeCount) { buffer, count in
+            for i in 0..<attributeCount {
+                (buffer.baseAddress! + i).initialize(to: StoredValue(statement, CInt(2 + i)))
+            }
+            count = attributeCount
+        }
+        var toOne: [ManagedObjectID?] = []
+        if !entity.toOneRelationships.isEmpty {
+            let fkBase = 2 + attributeCount
+            for (j, r) in entity.toOneRelationships.enumerated() {
+                let column = CInt(fkBase + j)
+                let pk = sqlite3_column_type(statement, column) == SQLITE_NULL ? 0 : sqlite3_column_int64(statement, column)
+                toOne.append(pk > 0 ? ManagedObjectID(entity: r.destinationEntity!, store: identity, primaryKey: pk) : nil)
+            }
+        }
+        return RowSnapshot(values: values, toOne: toOne, version: sqlite3_column_int64(statement, 1))
+    }
+
+
+    /// The rows matching a fetch, values loaded, in SQL order, read one at a time
+    /// by `RowStream.next()`. One query, stepped on the caller's thread, on a
+    /// read-only connection of its own: the caller may use the store between rows
+    /// (fire a fault, fetch), which it could not inside a pool read (GRDB's reads
+    /// are not reentrant). The statement reads one snapshot, from its first row.
+    func rowStream(_ f: ResolvedFetch, applyWindow: Bool) throws(ManagedContextError) -> RowStream {
+        let (whereSQL, arguments) = SQLCompiler.compile(f.predicate, entity: f.entity, store: identity)
+        var sql = "SELECT \(selectList(f.entity)) FROM \(f.entity.tableName) WHERE \(whereSQL)" + SQLCompiler.orderBy(f.sorts, entity: f.entity)
+        if applyWindow && (f.limit > 0 || f.offset > 0) { sql += " LIMIT \(f.limit > 0 ? f.limit : -1) OFFSET \(f.offset)" }
+        let doing = "fetch \(f.entity.name)"
+        let connection = try StreamConnection(path: url.path, doing: doing)
+        do {
+            let statement = try connection.prepare(sql, arguments, doing: doing)
+            return RowStream(store: self, entity: f.entity, connection: connection, statement: statement, doing: doing)
+        } catch {
+            connection.close()
+            throw error
+        }
+    }
+
+    /// An open `rowStream`: closes its statement and connection when done or dropped.
+    final class RowStream {
+        private let store: SQLiteStore
+        private let entity: EntityDescription
+        private let connection: StreamConnection
+        private var statement: OpaquePointer?
+        private let doing: String
+
+        fileprivate init(store: SQLiteStore, entity: EntityDescription, connection: StreamConnection, statement: OpaquePointer, doing: String) {
+            self.store = store
+            self.entity = entity
+            self.connection = connection
+            self.statement = statement
+            self.doing = doing
+        }
+
+        /// The next row, or nil at the end.
+        func next() throws(ManagedContextError) -> FetchedRow? {
+            guard let statement else { return nil }
+            let rc = sqlite3_step(statement)
+            guard rc == SQLITE_ROW else {
+                close()
+                if rc == SQLITE_DONE { return nil }
+                throw connection.error(rc, doing: doing)
+            }
+            let id = ManagedObjectID(entity: entity, store: store.identity, primaryKey: sqlite3_column_int64(statement, 0))
+            return FetchedRow(id: id, snapshot: store.decodeRow(statement, entity: entity))
+        }
+
+        func close() {
+            guard let statement else { return }
+            sqlite3_finalize(statement)
+            self.statement = nil
+            connection.close()
+        }
+
+        deinit { close() }
+    }
+
+    /// The read-only SQLite connection of one `rowStream`.
+    fileprivate struct StreamConnection {
+        let handle: OpaquePointer
+        let path: String
+
+        init(path: String, doing: String) throws(ManagedContextError) {
+            var handle: OpaquePointer?
+            let rc = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil)
+            guard rc == SQLITE_OK, let handle else {
+                let message = handle.map { String(cString: sqlite3_errmsg($0)) }
+                sqlite3_close_v2(handle)
+                throw SQLiteStore.translate(DatabaseError(resultCode: ResultCode(rawValue: rc), message: message), path: path, doing: doing)
+            }
+            self.handle = handle
+            self.path = path
+            sqlite3_busy_timeout(handle, 10_000)
+        }
+
+        func prepare(_ sql: String, _ arguments: [DatabaseValue], doing: String) throws(ManagedContextError) -> OpaquePointer {
+            var statement: OpaquePointer?
+            let rc = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
+            guard rc == SQLITE_OK, let statement else { throw error(rc, doing: doing) }
+            for (i, value) in arguments.enumerated() {
+                let index = CInt(i + 1)
+                let bound: CInt
+                switch value.storage {
+                case .null: bound = sqlite3_bind_null(statement, index)
+                case .int64(let v): bound = sqlite3_bind_int64(statement, index, v)
+                case .double(let v): bound = sqlite3_bind_double(statement, index, v)
+                case .string(let v): bound = sqlite3_bind_text(statement, index, v, -1, Self.transient)
+                case .blob(let v):
+                    bound = v.withUnsafeBytes { sqlite3_bind_blob(statement, index, $0.baseAddress, CInt($0.count), Self.transient) }
+                }
+                guard bound == SQLITE_OK else {
+                    sqlite3_finalize(statement)
+                    throw error(bound, doing: doing)
+                }
+            }
+            return statement
+        }
+
+        func error(_ rc: CInt, doing: String) -> ManagedContextError {
+            let message = String(cString: sqlite3_errmsg(handle))
+            return SQLiteStore.translate(DatabaseError(resultCode: ResultCode(rawValue: rc), message: message), path: path, doing: doing)
+        }
+
+        func close() { sqlite3_close_v2(handle) }
+
+        /// SQLITE_TRANSIENT: SQLite copies the bound value.
+        private static let transient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
+    }
+}
+
+extension StoredValue {
+    /// Column `index` of the current row of `statement`.
+    @inline(__always)
+    init(_ statement: SQLiteStatement, _ index: CInt) {
+        switch sqlite3_column_type(statement, index) {
+        case SQLITE_INTEGER: self = .integer(sqlite3_column_int64(statement, index))
+        case SQLITE_FLOAT: self = .real(sqlite3_column_double(statement, index))
+        case SQLITE_TEXT:
+            let count = Int(sqlite3_column_bytes(statement, index))
+            if let bytes = sqlite3_column_text(statement, index) {
+                self = .text(String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self))
+            } else {
+                self = .text("")
+            }
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(statement, index))
+            if let bytes = sqlite3_column_blob(statement, index), count > 0 {
+                self = .blob(Data(bytes: bytes, count: count))
+            } else {
+                self = .blob(Data())
+            }
+        default: self = .null
+        }
+    }
+
+    init(_ dbValue: DatabaseValue) {
+        switch dbValue.storage {
+        case .null: self = .null
+        case .int64(let i): self = .integer(i)
+        case .double(let d): self = .real(d)
+        case .string(let s): self = .text(s)
+        case .blob(let b): self = .blob(b)
+        }
+    }
+
+    var databaseValue: DatabaseValue {
+        switch self {
+        case .null: .null
+        case .integer(let i): i.databaseValue
+        case .real(let d): d.databaseValue
+        case .text(let s):
+            // GRDB binds a String NUL-terminated, which would cut the value at an
+            // embedded NUL; such text is stored as its UTF-8 bytes instead, and
+            // reads back as the same String (String.fromStored decodes BLOBs).
+            s.utf8.contains(0) ? Data(s.utf8).databaseValue : s.databaseValue
+        case .blob(let b): b.databaseValue
+        }
+    }
+}

@@ -1,0 +1,264 @@
+import Foundation
+import GRDB
+
+/// Writing: permanent IDs and saves, each in one transaction, with optimistic locking
+/// on Z_OPT and the context's merge policy.
+extension SQLiteStore {
+    /// Reserves primary keys in Z_PRIMARYKEY, for `obtainPermanentIDs(for:)`.
+    func reservePrimaryKeys(entity: EntityDescription, count: Int) throws(ManagedContextError) -> [Int64] {
+        guard !isReadOnly else {
+            throw ManagedContextError(.readOnlyStore, "The store was opened read-only; permanent IDs need a write.", path: url.path)
+        }
+        do {
+            return try pool.write { db in
+                let first = try nextPrimaryKey(db, entity: entity)
+                let keys = (0..<Int64(count)).map { first + $0 }
+                try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", arguments: [first + Int64(count) - 1, entityNumber(entity)])
+                return keys
+            }
+        } catch {
+            throw Self.translate(error, path: url.path, doing: "reserve permanent IDs")
+        }
+    }
+
+    private func nextPrimaryKey(_ db: Database, entity: EntityDescription) throws -> Int64 {
+        let zmax = try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [entityNumber(entity)]) ?? 0
+        let maxPK = try Int64.fetchOne(db, sql: "SELECT MAX(Z_PK) FROM \(entity.tableName)") ?? 0
+        return max(zmax, maxPK) + 1
+    }
+
+    /// Applies one save in one transaction. Throws, with nothing written, on a
+    /// conflict under the `error` policy or on any SQLite failure.
+    func save(_ changes: StoreChanges) throws(ManagedContextError) -> StoreSaveResult {
+        guard !isReadOnly else {
+            throw ManagedContextError(.readOnlyStore, "The store was opened read-only, so the save was refused. The context keeps its changes.", path: url.path)
+        }
+        do {
+            return try pool.write { db in try applySave(db, changes) }
+        } catch {
+            throw Self.translate(error, path: url.path, doing: "save")
+        }
+    }
+
+    /// The rows of this save whose version in the store is not the one their
+    /// context loaded (optimistic locking), by objectID: the store's row, or nil
+    /// when it is gone.
+    private typealias StoreRows = [ManagedObjectID: RowSnapshot?]
+
+    private func applySave(_ db: Database, _ changes: StoreChanges) throws -> StoreSaveResult {
+        var result = StoreSaveResult()
+        let storeRows = try checkVersions(db, changes)
+        let maxKeys = try assignPrimaryKeys(db, changes.inserts, into: &result)
+        for insert in changes.inserts { try insertRow(db, insert, into: &result) }
+        for update in changes.updates {
+            try updateRow(db, update, conflicting: storeRows, policy: changes.mergePolicy, into: &result)
+        }
+        for delete in changes.deletes {
+            guard let pk = delete.id.primaryKey else { continue }
+            if let store = storeRows[delete.id], changes.mergePolicy == .rollback {
+                result.discarded[delete.id] = store
+                continue
+            }
+            try db.execute(sql: "DELETE FROM \(delete.id.entity.tableName) WHERE Z_PK = ?", arguments: [pk])
+        }
+        for (index, key) in maxKeys {
+            let entity = model.entities[index]
+            try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = MAX(IFNULL(Z_MAX, 0), ?) WHERE Z_ENT = ?", arguments: [key, entityNumber(entity)])
+        }
+        return result
+    }
+
+    /// Compares each loaded version with the store's. Throws under the `error`
+    /// policy when any differ; returns the differing rows otherwise.
+    private func checkVersions(_ db: Database, _ changes: StoreChanges) throws -> StoreRows {
+        var conflicts: [MergeConflict] = []
+        var storeRows: StoreRows = [:]
+        for u in changes.updates {
+            guard let expected = u.snapshot?.version, expected > 0, let pk = u.id.primaryKey else { continue }
+            let current = try currentRow(db, entity: u.id.entity, pk: pk)
+            if current?.version != expected {
+                storeRows[u.id] = .some(current)
+                conflicts.append(conflict(u.id, expected: expected, current: current, objectValues: u.values))
+            }
+        }
+        for d in changes.deletes where d.expectedVersion > 0 {
+            guard let pk = d.id.primaryKey else { continue }
+            let current = try currentRow(db, entity: d.id.entity, pk: pk)
+            if let current, current.version != d.expectedVersion {
+                storeRows[d.id] = .some(current)
+                conflicts.append(conflict(d.id, expected: d.expectedVersion, current: current, objectValues: []))
+            }
+        }
+        if !conflicts.isEmpty && changes.mergePolicy == .error {
+            throw ManagedContextError(
+                .mergeConflict,
+                "Save failed: \(conflicts.count) object(s) changed in the store since this context loaded them (optimistic locking). Merge the other save first, refresh the objects, or set a merge policy.\n  " + conflicts.map(\.description).joined(separator: "\n  "),
+                path: url.path, conflicts: conflicts)
+        }
+        return storeRows
+    }
+
+    /// Gives each inserted object its permanent key (its own, when it already has
+    /// one); returns the highest key used per entity index, for Z_PRIMARYKEY.
+    private func assignPrimaryKeys(_ db: Database, _ inserts: [StoreChanges.Insert], into result: inout StoreSaveResult) throws -> [Int: Int64] {
+        var nextKey: [Int: Int64] = [:]
+        var maxKey: [Int: Int64] = [:]
+        for ins in inserts {
+            let entity = ins.id.entity
+            let pk: Int64
+            if let existing = ins.id.primaryKey {
+                pk = existing
+            } else {
+                if nextKey[entity.index] == nil { nextKey[entity.index] = try nextPrimaryKey(db, entity: entity) }
+                pk = nextKey[entity.index]!
+                nextKey[entity.index] = pk + 1
+            }
+            maxKey[entity.index] = max(maxKey[entity.index] ?? 0, pk)
+            result.permanentIDs[ins.id] = ManagedObjectID(entity: entity, store: identity, primaryKey: pk)
+        }
+        return maxKey
+    }
+
+    /// The primary key a to-one relationship stores for `id`: its own, or the one
+    /// this save gave it.
+    private func foreignKey(_ id: ManagedObjectID?, from entity: EntityDescription, _ r: RelationshipDescription, _ result: StoreSaveResult) throws -> Int64? {
+        guard let id else { return nil }
+        if let pk = id.primaryKey { return pk }
+        if let permanent = result.permanentIDs[id] { return permanent.primaryKey }
+        throw ManagedContextError(.saveFailed, "\(entity.name).\(r.name) points to \(id), an object that is not saved in this save or before (is it in another context?). Save the destination first, in the same context.", path: url.path)
+    }
+
+    private func insertRow(_ db: Database, _ ins: StoreChanges.Insert, into result: inout StoreSaveResult) throws {
+        let entity = ins.id.entity
+        let permanent = result.permanentIDs[ins.id]!
+        var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
+        var args: [DatabaseValue] = [permanent.key.databaseValue, entityNumber(entity).databaseValue, 1.databaseValue]
+        for a in entity.attributes {
+            columns.append(a.columnName)
+            args.append(ins.values[a.index].databaseValue)
+        }
+        var toOne: [ManagedObjectID?] = []
+        for r in entity.toOneRelationships {
+            columns.append(r.columnName)
+            let fk = try foreignKey(ins.toOne[r.toOneIndex], from: entity, r, result)
+            args.append(fk?.databaseValue ?? .null)
+            toOne.append(fk.map { ManagedObjectID(entity: r.destinationEntity!, store: identity, primaryKey: $0) })
+        }
+        let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+        try db.execute(sql: "INSERT INTO \(entity.tableName) (\(columns.joined(separator: ", "))) VALUES (\(marks))", arguments: StatementArguments(args))
+        result.written[ins.id] = RowSnapshot(values: ins.values, toOne: toOne, version: 1)
+    }
+
+    /// What an update writes: the values and the properties to set.
+    private struct UpdateRow {
+        var values: [StoredValue]
+        var toOne: [ManagedObjectID?]
+        var attributeMask: ChangeMask
+        var toOneMask: ChangeMask
+        var baseVersion: Int64
+    }
+
+    private func updateRow(
+        _ db: Database, _ u: StoreChanges.Update, conflicting storeRows: StoreRows, policy: MergePolicy,
+        into result: inout StoreSaveResult
+    ) throws {
+        guard let pk = u.id.primaryKey else { return }
+        let entity = u.id.entity
+        var row = UpdateRow(
+            values: u.values, toOne: u.toOne, attributeMask: u.changedAttributes, toOneMask: u.changedToOne,
+            baseVersion: u.snapshot?.version ?? 0)
+        if storeRows.keys.contains(u.id) {
+            guard let store = storeRows[u.id] ?? nil else {
+                // The row is gone: nothing to update under any non-error policy.
+                result.discarded[u.id] = .some(nil)
+                return
+            }
+            guard resolveConflict(u, store: store, policy: policy, row: &row, result: &result) else { return }
+        } else if row.baseVersion == 0 {
+            row.baseVersion = try currentRow(db, entity: entity, pk: pk)?.version ?? 0
+        }
+        var sets: [String] = []
+        var args: [DatabaseValue] = []
+        for a in entity.attributes where row.attributeMask.contains(a.index) {
+            sets.append("\(a.columnName) = ?")
+            args.append(row.values[a.index].databaseValue)
+        }
+        var resolvedToOne: [ManagedObjectID?] = []
+        for r in entity.toOneRelationships {
+            let fk = try foreignKey(row.toOne[r.toOneIndex], from: entity, r, result)
+            resolvedToOne.append(fk.map { ManagedObjectID(entity: r.destinationEntity!, store: identity, primaryKey: $0) })
+            if row.toOneMask.contains(r.toOneIndex) {
+                sets.append("\(r.columnName) = ?")
+                args.append(fk?.databaseValue ?? .null)
+            }
+        }
+        let newVersion = row.baseVersion + 1
+        sets.append("Z_OPT = ?")
+        args.append(newVersion.databaseValue)
+        args.append(pk.databaseValue)
+        try db.execute(sql: "UPDATE \(entity.tableName) SET \(sets.joined(separator: ", ")) WHERE Z_PK = ?", arguments: StatementArguments(args))
+        if db.changesCount == 0 {
+            result.discarded[u.id] = .some(nil)
+            return
+        }
+        result.written[u.id] = RowSnapshot(values: row.values, toOne: resolvedToOne, version: newVersion)
+    }
+
+    /// Applies the merge policy to an update whose row changed in the store since
+    /// it was loaded. Returns false when the update is dropped (rollback).
+    private func resolveConflict(
+        _ u: StoreChanges.Update, store: RowSnapshot, policy: MergePolicy, row: inout UpdateRow, result: inout StoreSaveResult
+    ) -> Bool {
+        let entity = u.id.entity
+        row.baseVersion = store.version
+        func differs(_ a: StoredValue, _ b: StoredValue) -> Bool { StoredValue.compare(a, b) != 0 }
+        switch policy {
+        case .rollback:
+            result.discarded[u.id] = store
+            return false
+        case .overwrite:
+            if let loaded = u.snapshot {
+                let overwritten = entity.attributes.filter {
+                    differs(loaded.values[$0.index], store.values[$0.index]) && differs(row.values[$0.index], store.values[$0.index])
+                }
+                if !overwritten.isEmpty { result.lostUpdates.append(LostUpdate(id: u.id, attributes: overwritten.map(\.name), fromVersion: loaded.version)) }
+            }
+        case .mergeByPropertyStoreTrump, .mergeByPropertyObjectTrump, .error:
+            let objectWins = policy == .mergeByPropertyObjectTrump
+            let loaded = u.snapshot
+            if objectWins, let loaded {
+                let overwritten = entity.attributes.filter {
+                    u.changedAttributes.contains($0.index) && differs(loaded.values[$0.index], store.values[$0.index])
+                        && differs(u.values[$0.index], store.values[$0.index])
+                }
+                if !overwritten.isEmpty { result.lostUpdates.append(LostUpdate(id: u.id, attributes: overwritten.map(\.name), fromVersion: loaded.version)) }
+            }
+            for a in entity.attributes {
+                let mine = u.changedAttributes.contains(a.index)
+                let theirs = loaded.map { differs($0.values[a.index], store.values[a.index]) } ?? true
+                if !mine || (theirs && !objectWins) { row.values[a.index] = store.values[a.index] }
+            }
+            for r in entity.toOneRelationships {
+                let mine = u.changedToOne.contains(r.toOneIndex)
+                let theirs = loaded.map { $0.toOne[r.toOneIndex] != store.toOne[r.toOneIndex] } ?? true
+                if !mine || (theirs && !objectWins) { row.toOne[r.toOneIndex] = store.toOne[r.toOneIndex] }
+            }
+        }
+        row.attributeMask = .all(entity.attributes.count)
+        row.toOneMask = .all(entity.toOneRelationships.count)
+        return true
+    }
+
+    private func currentRow(_ db: Database, entity: EntityDescription, pk: Int64) throws -> RowSnapshot? {
+        try Row.fetchOne(db, sql: "SELECT \(selectList(entity)) FROM \(entity.tableName) WHERE Z_PK = ?", arguments: [pk])
+            .map { decodeRow($0, entity: entity) }
+    }
+
+    private func conflict(_ id: ManagedObjectID, expected: Int64, current: RowSnapshot?, objectValues: [StoredValue]) -> MergeConflict {
+        let attrs = id.entity.attributes
+        return MergeConflict(
+            objectID: id, oldVersion: expected, newVersion: current?.version ?? 0,
+            storeValues: current.map { c in Dictionary(uniqueKeysWithValues: attrs.map { ($0.name, c.values[$0.index]) }) } ?? [:],
+            objectValues: objectValues.isEmpty ? [:] : Dictionary(uniqueKeysWithValues: attrs.map { ($0.name, objectValues[$0.index]) }))
+    }
+}

@@ -1,0 +1,44 @@
+/// The changes of one save, as the store applies them.
+struct StoreChanges: Sendable {
+    struct Insert: Sendable {
+        let id: ManagedObjectID
+        let values: [StoredValue]
+        let toOne: [ManagedObjectID?]
+    }
+    struct Update: Sendable {
+        let id: ManagedObjectID
+        let values: [StoredValue]
+        let toOne: [ManagedObjectID?]
+        let changedAttributes: ChangeMask
+        let changedToOne: ChangeMask
+        /// What the context loaded: to find what the store changed since.
+        let snapshot: RowSnapshot?
+    }
+    struct Delete: Sendable {
+        let id: ManagedObjectID
+        let expectedVersion: Int64
+    }
+    var inserts: [Insert] = []
+    var updates: [Update] = []
+    var deletes: [Delete] = []
+    var mergePolicy: MergePolicy = .error
+    var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty }
+}
+
+/// What a save did, for the context to bring its objects in step.
+struct StoreSaveResult: Sendable {
+    /// Temporary ID → permanent ID of each inserted object.
+    var permanentIDs: [ManagedObjectID: ManagedObjectID] = [:]
+    /// The row each saved object now has (values as written, new version).
+    var written: [ManagedObjectID: RowSnapshot] = [:]
+    /// Objects whose in-memory changes were dropped (rollback policy, or row gone).
+    var discarded: [ManagedObjectID: RowSnapshot?] = [:]
+    /// Attributes whose change by another save this save overwrote (trump/overwrite).
+    var lostUpdates: [LostUpdate] = []
+}
+
+struct LostUpdate: Sendable {
+    let id: ManagedObjectID
+    let attributes: [String]
+    let fromVersion: Int64
+}

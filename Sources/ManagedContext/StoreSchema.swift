@@ -1,0 +1,161 @@
+import Foundation
+import GRDB
+
+/// Core Data's SQLite layout: what a store file must be before it is opened
+/// (its location, its header), the tables of an existing store (`Z_METADATA`,
+/// `Z_PRIMARYKEY`, one `Z<ENTITY>` table per entity) and the making of a new one.
+enum StoreSchema {
+    static func validateLocation(path: String, readOnly: Bool) throws(ManagedContextError) {
+        let dir = (path as NSString).deletingLastPathComponent
+        let directory = dir.isEmpty ? "." : dir
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDir) else {
+            throw ManagedContextError(.directoryMissing, "The store's directory \(directory) does not exist. Create it first, or choose another store path.", path: path)
+        }
+        guard isDir.boolValue else {
+            throw ManagedContextError(.directoryMissing, "\(directory) is not a directory, so the store cannot live in it. Choose another store path.", path: path)
+        }
+        if !readOnly && access(directory, W_OK) != 0 {
+            throw ManagedContextError(.directoryUnwritable, "The store's directory \(directory) is not writable (SQLite needs to create the -wal and -shm files there). Fix its permissions, or open the store read-only.", path: path)
+        }
+        var fileIsDir: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &fileIsDir), fileIsDir.boolValue {
+            throw ManagedContextError(.notAStore, "The store path is a directory, not a file. Name a .sqlite file inside it.", path: path)
+        }
+    }
+
+    static func fileSize(_ path: String) -> Int64 {
+        (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? 0
+    }
+
+    /// True for a zero-byte store file whose `-wal` is missing or empty: an empty
+    /// database. A zero-byte file next to a `-wal` that holds pages is refused:
+    /// whether those pages belong to it cannot be told.
+    static func isEmptyDatabaseFile(path: String, readOnly: Bool) throws(ManagedContextError) -> Bool {
+        guard fileSize(path) == 0 else { return false }
+        if fileSize(path + "-wal") > 0 {
+            throw ManagedContextError(.notAStore, "The store file is empty but its -wal file is not, so the pages in the -wal cannot be matched to a database. Restore the store from a copy, or delete both files to start a new store.", path: path)
+        }
+        if readOnly {
+            throw ManagedContextError(.schemaMismatch, "The store is empty and was opened read-only, so its tables cannot be created.", path: path)
+        }
+        return true
+    }
+
+    /// Refuses files that are not SQLite before SQLite sees them, so nothing is
+    /// ever written into them: another format, or one cut short.
+    static func validateHeader(path: String) throws(ManagedContextError) {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw ManagedContextError(.storeOpenFailed, "The store file cannot be read. Check its permissions.", path: path)
+        }
+        defer { try? handle.close() }
+        let header = (try? handle.read(upToCount: 100)) ?? Data()
+        let size = fileSize(path)
+        let magic = Array("SQLite format 3".utf8) + [0]
+        guard header.count >= 100, Array(header.prefix(16)) == magic else {
+            throw ManagedContextError(.notAStore, "The file is not an SQLite database (its first bytes are not the SQLite header). Check the path; nothing was changed.", path: path)
+        }
+        let bytes = [UInt8](header)
+        func be32(_ o: Int) -> UInt32 { bytes[o..<(o + 4)].reduce(0) { $0 << 8 | UInt32($1) } }
+        let rawPageSize = Int(bytes[16]) << 8 | Int(bytes[17])
+        let pageSize = rawPageSize == 1 ? 65536 : rawPageSize
+        guard pageSize >= 512, pageSize & (pageSize - 1) == 0 else {
+            throw ManagedContextError(.corruptStore, "The SQLite header is damaged (page size \(rawPageSize)). Restore the store from a copy.", path: path)
+        }
+        let pageCount = Int64(be32(28))
+        let headerCountValid = be32(92) == be32(24) && pageCount > 0
+        if size % Int64(pageSize) != 0 || (headerCountValid && size < pageCount * Int64(pageSize)) {
+            throw ManagedContextError(.corruptStore, "The store file is cut short (\(size) bytes, the header says \(pageCount) pages of \(pageSize)). Restore it from a copy; nothing was changed.", path: path)
+        }
+    }
+
+    /// The layout of an existing store, or nil when the database has no tables
+    /// yet. Throws `.schemaMismatch` when it is not a store of this model.
+    static func inspectSchema(_ queue: DatabaseQueue, model: ManagedObjectModel, path: String) throws -> (uuid: String, numbers: [Int64])? {
+        try queue.read { db in
+            let existing = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+            if existing.isEmpty { return nil }
+            let tables = Set(existing)
+            guard tables.contains("Z_METADATA"), tables.contains("Z_PRIMARYKEY") else {
+                let sample = existing.sorted().prefix(5).joined(separator: ", ")
+                throw ManagedContextError(.schemaMismatch, "This SQLite database is not a store in Core Data's layout: it has tables (\(sample)) but no Z_METADATA and Z_PRIMARYKEY. Nothing was changed; point to a Core Data store.", path: path)
+            }
+            let uuid = try String.fetchOne(db, sql: "SELECT Z_UUID FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1") ?? ""
+            guard !uuid.isEmpty else {
+                throw ManagedContextError(.schemaMismatch, "The store's Z_METADATA has no Z_UUID. Nothing was changed.", path: path)
+            }
+            var byName: [String: Int64] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY") {
+                if let name: String = row["Z_NAME"], let ent: Int64 = row["Z_ENT"] { byName[name] = ent }
+            }
+            var numbers: [Int64] = []
+            for entity in model.entities {
+                guard let number = byName[entity.name] else {
+                    throw ManagedContextError(.schemaMismatch, "The store has no entity \(entity.name) (its Z_PRIMARYKEY lists \(byName.keys.sorted().joined(separator: ", "))). It was made with another model; open it with the model it was made with.", path: path)
+                }
+                guard tables.contains(entity.tableName) else {
+                    throw ManagedContextError(.schemaMismatch, "The store has no table \(entity.tableName) for entity \(entity.name).", path: path)
+                }
+                let columns = Set(try db.columns(in: entity.tableName).map { $0.name.uppercased() })
+                let needed = ["Z_PK", "Z_ENT", "Z_OPT"] + entity.attributes.map(\.columnName) + entity.toOneRelationships.map(\.columnName)
+                for column in needed where !columns.contains(column) {
+                    throw ManagedContextError(.schemaMismatch, "The store's table \(entity.tableName) has no column \(column), which the model's \(entity.name) needs. It was made with another model.", path: path)
+                }
+                numbers.append(number)
+            }
+            return (uuid, numbers)
+        }
+    }
+
+    static func createSchema(_ db: Database, model: ManagedObjectModel, uuid: String) throws {
+        for entity in model.entities {
+            var columns = ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"]
+            columns += entity.toOneRelationships.map { "\($0.columnName) INTEGER" }
+            columns += entity.attributes.map { "\($0.columnName) \($0.attributeType.sqlType)" }
+            try db.execute(sql: "CREATE TABLE \(entity.tableName) ( \(columns.joined(separator: ", ")) )")
+            for r in entity.toOneRelationships {
+                try db.execute(sql: "CREATE INDEX \(entity.tableName)_\(r.columnName)_INDEX ON \(entity.tableName) (\(r.columnName))")
+            }
+        }
+        try db.execute(sql: "CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)")
+        for entity in model.entities {
+            try db.execute(sql: "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, 0, 0)", arguments: [entity.index + 1, entity.name])
+        }
+        try db.execute(sql: "CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)")
+        try db.execute(sql: "INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)", arguments: [uuid, StoreMetadata.plist(model: model, uuid: uuid)])
+    }
+
+}
+
+/// Z_METADATA's Z_PLIST: a binary property list as Core Data writes it.
+enum StoreMetadata {
+    static func plist(model: ManagedObjectModel, uuid: String) -> Data {
+        var hashes: [String: Data] = [:]
+        for e in model.entities {
+            let text = e.name + "|" + e.attributes.map { "\($0.name):\($0.attributeType.rawValue)" }.joined(separator: ",")
+                + "|" + e.relationships.map { "\($0.name)->\($0.destinationEntityName)" }.joined(separator: ",")
+            hashes[e.name] = Data(fnv1a(text))
+        }
+        let dict: [String: Any] = [
+            "NSStoreType": "SQLite",
+            "NSStoreUUID": uuid,
+            "NSPersistenceFrameworkVersion": 1,
+            "NSStoreModelVersionHashesVersion": 3,
+            "NSStoreModelVersionHashes": hashes,
+            "NSStoreModelVersionIdentifiers": [""],
+            "ctxdebugVersion": "1",
+        ]
+        return (try? PropertyListSerialization.data(fromPropertyList: dict, format: .binary, options: 0)) ?? Data()
+    }
+
+    /// A stable 32-byte digest (four FNV-1a lanes); not Core Data's hash.
+    private static func fnv1a(_ s: String) -> [UInt8] {
+        var out: [UInt8] = []
+        for lane in 0..<4 {
+            var h: UInt64 = 0xcbf2_9ce4_8422_2325 &+ UInt64(lane)
+            for b in s.utf8 { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+            for i in 0..<8 { out.append(UInt8(truncatingIfNeeded: h >> (UInt64(i) * 8))) }
+        }
+        return out
+    }
+}
