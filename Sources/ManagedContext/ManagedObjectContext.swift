@@ -43,13 +43,20 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
         case context(ManagedObjectContext)
     }
 
-    private struct Configuration: @unchecked Sendable {  // holds a context reference; guarded by the lock
+    /// What code may set from any thread, as in Core Data (name, parent, merge
+    /// policy, staleness...): one value behind one lock.
+    struct Configuration: @unchecked Sendable {  // holds a context reference; guarded by the lock
         var name: String?
         var parentStore: ParentStore = .none
         var mergePolicy: MergePolicy = .error
         var automaticallyMergesChangesFromParent = false
+        /// How the context was made, for its name in reports when it has none:
+        /// "background" for `newBackgroundContext()`.
+        var origin: String?
+        var stalenessInterval: TimeInterval = -1
+        var transactionAuthor: String?
     }
-    private let configuration = LockedValue(Configuration())
+    let configuration = LockedValue(Configuration())
 
     // Confined to the queue.
     var registry = ObjectRegistry()
@@ -181,7 +188,7 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
         }
     }
 
-    // The async `perform(schedule:_:)` is in ManagedObjectContext+CoreDataSpellings.swift.
+    // The async `perform(schedule:_:)` is in ManagedObjectContext+AsyncPerform.swift.
 
     /// Runs `block` on the context's queue and waits for it, as Core Data does:
     /// a private context runs the block on the calling thread, holding its queue,
@@ -475,6 +482,17 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
 
     /// Makes `fresh` the object's committed state and keeps its changed
     /// properties on top, as Core Data's merge and refresh do.
+    /// Refreshes every registered object, keeping unsaved changes: Core Data's
+    /// `refreshAllObjects()`, which calls `refresh(_:mergeChanges: true)` on each
+    /// (unchanged objects become faults and load the store's current values on next
+    /// access; changed ones get the store's values under their changes).
+    public func refreshAllObjects() {
+        check(.refresh)
+        for object in registry.objects {
+            refresh(object, mergeChanges: true)
+        }
+    }
+
     func reapply(_ o: ManagedObject, onto fresh: RowSnapshot) {
         var values = fresh.values
         var toOne = fresh.toOne
@@ -617,10 +635,6 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
         try coordinator.recordPermanentIDs(map)
     }
 
-    /// The state of the Core Data spellings (ManagedObjectContext+CoreDataSpellings.swift).
-    var spellings: LockedValue<CoreDataSpellingState> { spellingsState }
-    // Stored here, at the end of the class, so other edits of this file merge cleanly.
-    private let spellingsState = LockedValue(CoreDataSpellingState())
 }
 
 /// Calls into the checker that only matter at level 2, kept in one place.

@@ -55,7 +55,7 @@ public final class PersistentContainer: Sendable {
     public func newBackgroundContext() -> ManagedObjectContext {
         let context = ManagedObjectContext(concurrencyType: .privateQueue)
         context.persistentStoreCoordinator = persistentStoreCoordinator
-        context.spellings.withLock { $0.origin = "background" }  // "background #2" in reports
+        context.configuration.withLock { $0.origin = "background" }  // "background #2" in reports
         return context
     }
 
@@ -108,5 +108,40 @@ public final class PersistentContainer: Sendable {
             throw ManagedContextError(.seedFailed, "Could not copy the seed store: \(error.localizedDescription)", path: destination.path)
         }
         return true
+    }
+}
+
+/// What `PersistentContainer.loadPersistentStores(completionHandler:)` hands its
+/// handler, as Core Data's `NSPersistentStoreDescription`: the store it loaded.
+public struct PersistentStoreDescription: Sendable, Hashable {
+    public var url: URL?
+    /// Always "SQLite" (Core Data's `NSSQLiteStoreType`).
+    public var type: String = "SQLite"
+    public var isReadOnly: Bool
+
+    public init(url: URL?, isReadOnly: Bool = false) {
+        self.url = url
+        self.isReadOnly = isReadOnly
+    }
+}
+
+extension PersistentContainer {
+    /// The container's one store, described.
+    public var persistentStoreDescriptions: [PersistentStoreDescription] {
+        [PersistentStoreDescription(url: storeURL, isReadOnly: storeOptions.readOnly)]
+    }
+
+    /// Core Data's `loadPersistentStores(completionHandler:)`: loads the store and
+    /// calls `block` once for it, with the error when it failed (nil when it loaded),
+    /// before returning, as Core Data does for a store that is not added
+    /// asynchronously.
+    public func loadPersistentStores(completionHandler block: (PersistentStoreDescription, (any Error)?) -> Void) {
+        let description = persistentStoreDescriptions[0]
+        do {
+            try loadPersistentStores()
+            block(description, nil)
+        } catch {
+            block(description, error)
+        }
     }
 }

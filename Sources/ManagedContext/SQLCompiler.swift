@@ -78,18 +78,3 @@ enum SQLCompiler {
         return " ORDER BY " + terms.joined(separator: ", ")
     }
 }
-
-/// How a save resolves a conflict with what another context saved since the
-/// objects were loaded. The names are Core Data's.
-public enum MergePolicy: Sendable, Hashable, CaseIterable {
-    /// The save fails with a merge-conflict error; the store keeps what it had.
-    case error
-    /// Property by property, the store's changes win over the context's.
-    case mergeByPropertyStoreTrump
-    /// Property by property, the context's changes win over the store's.
-    case mergeByPropertyObjectTrump
-    /// The whole in-memory object is written over the store's row.
-    case overwrite
-    /// The context's changes to the conflicting objects are dropped.
-    case rollback
-}
