@@ -17,14 +17,6 @@ func touchFromAnotherQueue(_ value: QueueConfined<Int>) {
     }
 }
 
-/// The line of the only line of `file` that contains `marker`.
-func line(of marker: String, in file: String = #filePath) -> Int {
-    let lines = (try? String(contentsOfFile: file, encoding: .utf8))?.components(separatedBy: "\n") ?? []
-    let found = lines.indices.filter { lines[$0].contains(marker) && !lines[$0].contains("line(of:") }
-    precondition(found.count == 1, "marker \(marker) must be on exactly one line of \(file), found \(found.count)")
-    return found[0] + 1
-}
-
 /// True when the process-wide record holds a violation of the value named `name`.
 func processRecorded(_ name: String) -> Bool {
     ConcurrencyDebug.recordedViolations.contains { $0.access.objectID == name }

@@ -2,6 +2,7 @@ import ConcurrencyDebug
 import ConcurrencyDebugTesting
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 /// The Swift Testing expectations and the trait. Failures are checked with

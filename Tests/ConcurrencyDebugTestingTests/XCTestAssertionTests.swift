@@ -1,6 +1,7 @@
 import ConcurrencyDebug
 import ConcurrencyDebugTesting
 import Foundation
+import TestSupport
 import XCTest
 
 /// The XCTest assertions. Failures are caught by overriding `recordFailure`, so each

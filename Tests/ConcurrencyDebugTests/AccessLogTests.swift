@@ -1,5 +1,6 @@
 @_spi(CtxdebugTools) @_spi(Runtime) import ConcurrencyDebug
 import Foundation
+import TestSupport
 import Testing
 import Synchronization
 

@@ -1,5 +1,6 @@
 import ConcurrencyDebug
 import Foundation
+import TestSupport
 import Testing
 
 /// In-process tests of the checker with a collecting handler. They change the

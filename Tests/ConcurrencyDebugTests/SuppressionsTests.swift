@@ -1,5 +1,6 @@
 import ConcurrencyDebug
 import Foundation
+import TestSupport
 import Testing
 
 @Suite("Suppressions")

@@ -1,5 +1,6 @@
 import ConcurrencyDebug
 import Foundation
+import TestSupport
 import Testing
 
 /// The debugger must never crash the program it watches (issue 18, part 1).

@@ -38,52 +38,13 @@ final class FakeItem: AccessDescribing, @unchecked Sendable {
     }
 }
 
-/// The line of the only line of `file` that contains `marker`.
-func line(of marker: String, in file: String = #filePath) -> Int {
-    let lines = (try? String(contentsOfFile: file, encoding: .utf8))?.components(separatedBy: "\n") ?? []
-    let found = lines.indices.filter { lines[$0].contains(marker) && !lines[$0].contains("line(of:") }
-    precondition(found.count == 1, "marker \(marker) must be on exactly one line of \(file), found \(found.count)")
-    return found[0] + 1
-}
-
-/// True when `text` holds "<fileName>:<line>" as a location (followed by ':' or the end of a word).
-func containsLocation(_ text: String, fileName: String, line: Int) -> Bool {
-    let needle = "\(fileName):\(line)"
-    var rest = text[...]
-    while let range = rest.range(of: needle) {
-        let after = rest[range.upperBound...].first
-        if after == nil || after == ":" || after == "\n" || after == " " { return true }
-        rest = rest[range.upperBound...]
-    }
-    return false
-}
-
 func utf8(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
-
-func occurrences(of needle: String, in text: String) -> Int {
-    text.components(separatedBy: needle).count - 1
-}
-
-/// A fresh path under the temporary directory.
-func temporaryPath(_ name: String) -> String {
-    let directory = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-    return "\(directory)/ctxdebug-tests-\(getpid())-\(UUID().uuidString.prefix(8))-\(name)"
-}
 
 /// A handler that keeps what it is given.
 final class CollectingHandler: ViolationHandler {
     let seen = Mutex<[Violation]>([])
     func handle(_ violation: Violation) { seen.withLock { $0.append(violation) } }
     var violations: [Violation] { seen.withLock { $0 } }
-}
-
-/// Sends this process's stderr (fd 2) to a file: for output written at exit, which an
-/// exit test's `standardErrorContent` does not capture.
-func redirectStandardError(to path: String) {
-    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-    precondition(fd >= 0, "cannot open \(path)")
-    dup2(fd, 2)
-    close(fd)
 }
 
 /// Runs `body` as a perform block of `owner` runs it: through the runtime's one door

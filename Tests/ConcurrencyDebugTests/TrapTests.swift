@@ -1,5 +1,6 @@
 import ConcurrencyDebug
 import Foundation
+import TestSupport
 import Testing
 
 /// Trap mode runs in child processes (exit tests) and is judged from outside: the

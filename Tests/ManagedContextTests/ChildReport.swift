@@ -1,5 +1,6 @@
 import ConcurrencyDebug
 import Foundation
+import TestSupport
 import Testing
 import ManagedContext
 
@@ -16,12 +17,12 @@ struct ChildReport {
     /// The kinds recorded, each once, sorted.
     var kinds: [String] { Set(violations.map(\.kind.rawValue)).sorted() }
 
-    /// Runs `program` (see `runChildProgram`) in a child process with checking at
+    /// Runs `program` in a child process with checking at
     /// level 1 in report mode, plus `environment`. Expects exit status 66 when
     /// `expectViolations`, else success. The variables that would send the child's
     /// report elsewhere (`CTXDEBUG_REPORT_DIR`, a journal, suppressions, another exit
     /// code) and an inherited `CTXDEBUG_DIAGNOSTICS` are cleared first.
-    static func run(_ program: String, environment: [String: String], expectViolations: Bool) async throws -> ChildReport {
+    static func run(_ program: ChildProgram, environment: [String: String], expectViolations: Bool) async throws -> ChildReport {
         let dir = TempDirectory()
         var environment = environment
         environment[ChildStack.directoryVariable] = dir.url.path
@@ -29,13 +30,13 @@ struct ChildReport {
         let stderrPath = dir.file("stderr.txt").path
         if expectViolations {
             await #expect(processExitsWith: .exitCode(66)) {
-                [program = program as String, environment = environment as [String: String], reportPath = reportPath as String,
+                [program = program as ChildProgram, environment = environment as [String: String], reportPath = reportPath as String,
                  stderrPath = stderrPath as String] in
                 childMain(program, environment, reportPath, stderrPath)
             }
         } else {
             await #expect(processExitsWith: .success) {
-                [program = program as String, environment = environment as [String: String], reportPath = reportPath as String,
+                [program = program as ChildProgram, environment = environment as [String: String], reportPath = reportPath as String,
                  stderrPath = stderrPath as String] in
                 childMain(program, environment, reportPath, stderrPath)
             }
@@ -50,11 +51,8 @@ struct ChildReport {
     }
 }
 
-private func childMain(_ program: String, _ environment: [String: String], _ reportPath: String, _ stderrPath: String) {
-    let fd = open(stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-    precondition(fd >= 0, "cannot open \(stderrPath)")
-    dup2(fd, 2)
-    close(fd)
+private func childMain(_ program: ChildProgram, _ environment: [String: String], _ reportPath: String, _ stderrPath: String) {
+    redirectStandardError(to: stderrPath)
     for variable in [ConcurrencyDebug.Variable.diagnostics, .reportDirectory, .journal, .suppressions, .exitCode] {
         variable.unset()
     }
@@ -62,18 +60,20 @@ private func childMain(_ program: String, _ environment: [String: String], _ rep
     // The caller's, built from the table (`ConcurrencyDebug.Variable.environment`), and
     // `ChildStack.directoryVariable`.
     for (name, value) in environment { setenv(name, value, 1) }
-    runChildProgram(program)
+    program.run()
 }
 
-/// The programs child processes run, by name: `diagnostic:NAME` (DiagnosticsAtExitTests)
-/// or `clean:NAME` (CleanAppsTests).
-func runChildProgram(_ program: String) {
-    let parts = program.split(separator: ":", maxSplits: 1).map(String.init)
-    precondition(parts.count == 2, "bad program name \(program)")
-    switch parts[0] {
-    case "diagnostic": runExitDiagnostic(parts[1])
-    case "clean": runCleanApp(parts[1])
-    default: preconditionFailure("bad program name \(program)")
+/// What a child process runs: a value the exit test captures (exit tests capture only
+/// Codable values), each case a function of its own.
+enum ChildProgram: Codable, Sendable, Hashable {
+    case cleanApp(CleanApp)
+    case exitDiagnostic(ExitDiagnostic)
+
+    func run() {
+        switch self {
+        case .cleanApp(let app): app.run()
+        case .exitDiagnostic(let diagnostic): diagnostic.run()
+        }
     }
 }
 

@@ -16,34 +16,30 @@ import ManagedContext
 @Suite struct CleanAppsTests {
     /// Each app, and the opt-in kinds that speak about it with `all`, with a phrase of
     /// their report.
-    static let apps: [(name: String, optIn: [String: String])] = [
+    static let optIn: [CleanApp: [String: String]] = [
         // The list's fetch of 1,200 rows on the main queue is over main-queue-io's row threshold.
-        ("list-import", ["main-queue-io": "touched 1200 rows"]),
+        .listImport: ["main-queue-io": "touched 1200 rows"],
         // The view's save under mergeByPropertyObjectTrump overwrites the sync's name on purpose.
-        ("object-trump", ["lost-update": "mergeByPropertyObjectTrump"]),
-        ("child-editor", [:]),
+        .objectTrump: ["lost-update": "mergeByPropertyObjectTrump"],
         // Visits saved with the model's defaults only.
-        ("defaults-only", ["abandoned-insert": "without any property set"]),
-        ("auto-merge", [:]),
-        ("three-level", [:]),
+        .defaultsOnly: ["abandoned-insert": "without any property set"],
         // The export reads the snapshot it loaded, on purpose, after the view context saved an edit.
-        ("snapshot-export", ["missing-merge": "no merge of that save was applied"]),
-        ("swipe-to-delete", [:]),
+        .snapshotExport: ["missing-merge": "no merge of that save was applied"],
     ]
 
-    @Test(arguments: Self.apps.map(\.name))
-    func defaultDiagnosticsRecordNothing(app: String) async throws {
-        let report = try await ChildReport.run("clean:\(app)", environment: [:], expectViolations: false)
+    @Test(arguments: CleanApp.allCases)
+    func defaultDiagnosticsRecordNothing(app: CleanApp) async throws {
+        let report = try await ChildReport.run(.cleanApp(app), environment: [:], expectViolations: false)
         #expect(report.violations.isEmpty, "\(report.stderr.prefix(4000))")
         #expect(!report.stderr.contains("BUG DETECTED"), "\(report.stderr.prefix(4000))")
         #expect(report.stderr.contains("concurrency checking on (level 1"), "checking was on:\n\(report.stderr.prefix(2000))")
     }
 
-    @Test(arguments: Self.apps.map(\.name))
-    func optInDiagnosticsSay(app: String) async throws {
-        let expected = Self.apps.first { $0.name == app }!.optIn
+    @Test(arguments: CleanApp.allCases)
+    func optInDiagnosticsSay(app: CleanApp) async throws {
+        let expected = Self.optIn[app] ?? [:]
         let report = try await ChildReport.run(
-            "clean:\(app)",
+            .cleanApp(app),
             environment: ConcurrencyDebug.Variable.environment([
                 .diagnostics: "all",
                 .mainQueueIOTime: "1000000000",
@@ -61,17 +57,26 @@ import ManagedContext
     }
 }
 
-func runCleanApp(_ name: String) {
-    switch name {
-    case "list-import": listWithBackgroundImport()
-    case "object-trump": viewContextWithObjectTrump()
-    case "child-editor": editorInChildScratchpad()
-    case "defaults-only": objectsWithDefaultsOnly()
-    case "auto-merge": automaticallyMergingViewContext()
-    case "three-level": threeLevelStackSavingToTheRoot()
-    case "snapshot-export": exportFromASnapshot()
-    case "swipe-to-delete": swipeToDeleteWithAStaleRow()
-    default: preconditionFailure("unknown app \(name)")
+/// The clean apps, each a function below.
+enum CleanApp: String, Codable, Sendable, CaseIterable, CustomTestStringConvertible {
+    case listImport = "list-import", objectTrump = "object-trump", childEditor = "child-editor"
+    case defaultsOnly = "defaults-only", autoMerge = "auto-merge", threeLevel = "three-level"
+    case snapshotExport = "snapshot-export", swipeToDelete = "swipe-to-delete"
+
+    var testDescription: String { rawValue }
+
+    func run() {
+        let program: () -> Void = switch self {
+        case .listImport: listWithBackgroundImport
+        case .objectTrump: viewContextWithObjectTrump
+        case .childEditor: editorInChildScratchpad
+        case .defaultsOnly: objectsWithDefaultsOnly
+        case .autoMerge: automaticallyMergingViewContext
+        case .threeLevel: threeLevelStackSavingToTheRoot
+        case .snapshotExport: exportFromASnapshot
+        case .swipeToDelete: swipeToDeleteWithAStaleRow
+        }
+        program()
     }
 }
 

@@ -1,6 +1,7 @@
 import ConcurrencyDebug
 import Dispatch
 import Foundation
+import TestSupport
 import Testing
 import ManagedContext
 
@@ -28,11 +29,11 @@ import ManagedContext
 
     /// Every wrong pattern in the seed material, in one report-mode child.
     @Test func everyWrongPatternOfTheSeedMaterialIsCaught() async throws {
-        let report = tempPath("report.json")
-        let log = tempPath("stderr.txt")
+        let report = temporaryPath("report.json")
+        let log = temporaryPath("stderr.txt")
         defer { unlink(report); unlink(log) }
         await #expect(processExitsWith: .exitCode(66)) { [report = report as String, log = log as String] in
-            sendStandardError(to: log)
+            redirectStandardError(to: log)
             everyWrongPattern(report: report)
         }
         let data = try Data(contentsOf: URL(fileURLWithPath: report))
@@ -50,7 +51,7 @@ import ManagedContext
     /// Every correct pattern in the seed material runs clean at levels 1, 2 and 3.
     @Test(arguments: [1, 2, 3])
     func everyCorrectPatternRunsClean(level: Int) async throws {
-        let journal = tempPath("journal")
+        let journal = temporaryPath("journal")
         defer { unlink(journal) }
         await #expect(processExitsWith: .success) { [journal = journal as String, level = level as Int] in
             checkInReportMode(level: level, journal: journal)
@@ -79,7 +80,7 @@ import ManagedContext
 @Suite struct MainQueueCheckTests {
     @Test(arguments: [1, 3])
     func viewContextReadsFromPlainMainQueueCodeAreAllowedAndOtherQueuesAreNot(level: Int) async throws {
-        let journal = tempPath("journal")
+        let journal = temporaryPath("journal")
         defer { unlink(journal) }
         await #expect(processExitsWith: .success) { [journal = journal as String, level = level as Int] in
             checkInReportMode(level: level, journal: journal)
@@ -273,13 +274,3 @@ func checkInReportMode(level: Int, journal: String) {
     if level == 3 { ConcurrencyDebug.Variable.journal.set(journal) }
 }
 
-func tempPath(_ name: String) -> String {
-    "\(FileManager.default.temporaryDirectory.path)/ctxdebug-mc-\(getpid())-\(UUID().uuidString.prefix(8))-\(name)"
-}
-
-func sendStandardError(to path: String) {
-    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-    precondition(fd >= 0)
-    dup2(fd, 2)
-    close(fd)
-}

@@ -1,6 +1,7 @@
 import ConcurrencyDebug
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 @_spi(Runtime) import ManagedContext
 

@@ -2,6 +2,7 @@
 import Dispatch
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 import ManagedContext
 
@@ -20,10 +21,10 @@ import ManagedContext
     }
 
     @Test func twoContextsWaitingOnEachOtherInReportMode() async throws {
-        let report = tempPath("deadlock.json")
+        let report = temporaryPath("deadlock.json")
         defer { unlink(report) }
         await #expect(processExitsWith: .exitCode(66)) { [report = report as String] in
-            sendStandardError(to: "/dev/null")
+            redirectStandardError(to: "/dev/null")
             ConcurrencyDebug.Variable.set([.concurrency: "1", .onViolation: "report", .report: report])
             twoContextsWaitingOnEachOther()
         }
@@ -57,7 +58,7 @@ import ManagedContext
         let journal = dir.file("access.journal").path
         await #expect(processExitsWith: .success) {
             [shape = shape as String, level, report = report as String, stderrPath = stderrPath as String, journal = journal as String] in
-            sendStandardError(to: stderrPath)
+            redirectStandardError(to: stderrPath)
             for name in ["CTXDEBUG_DIAGNOSTICS", "CTXDEBUG_REPORT_DIR", "CTXDEBUG_SUPPRESSIONS", "CTXDEBUG_EXITCODE"] { unsetenv(name) }
             setenv("CTXDEBUG_CONCURRENCY", "\(level)", 1)
             setenv("CTXDEBUG_ON_VIOLATION", "report", 1)

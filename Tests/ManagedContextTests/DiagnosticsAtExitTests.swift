@@ -2,6 +2,7 @@ import ConcurrencyDebug
 import CtxdebugHelpers
 import Dispatch
 import Foundation
+import TestSupport
 import Testing
 @testable import ManagedContext
 
@@ -13,26 +14,37 @@ import Testing
 ///   part 5), its grace period on an injected clock, and a refetch with
 ///   `fetchBatchSize` (issue 18, part 3).
 @Suite struct DiagnosticsAtExitTests {
-    /// (program, the diagnostics turned on, the kinds expected, text the report must hold)
-    static let cases: [(name: String, diagnostics: String, kinds: [String], says: String)] = [
-        ("unsaved-ancestor-at-exit", "default", ["unsaved-ancestor"], "the process is ending without saving them"),
-        ("unsaved-ancestor-twin", "default", [], ""),
-        ("unsaved-ancestor-rolled-back", "default", [], ""),
-        ("unsaved-ancestor-cancelled-editors", "default", [], ""),
-        ("missing-merge-read", "default,missing-merge", ["missing-merge"], "the save's stack"),
-        ("missing-merge-read-twin", "default,missing-merge", [], ""),
-        ("missing-merge-read-off", "default", [], ""),
-        ("missing-merge-grace", "default,missing-merge", ["missing-merge"], "the save's stack"),
-        ("missing-merge-batch", "default,missing-merge", ["missing-merge"], "the save's stack"),
-        ("missing-merge-batch-twin", "default,missing-merge", [], ""),
+    /// A program, the diagnostics turned on, the kinds expected, and text the report must hold.
+    struct Case: Sendable, CustomTestStringConvertible {
+        var program: ExitDiagnostic
+        var diagnostics: String
+        var kinds: [String]
+        var says: String
+        var testDescription: String
+
+        init(_ name: String, _ program: ExitDiagnostic, _ diagnostics: String, _ kinds: [String], _ says: String = "") {
+            (self.testDescription, self.program, self.diagnostics, self.kinds, self.says) = (name, program, diagnostics, kinds, says)
+        }
+    }
+
+    static let cases: [Case] = [
+        Case("unsaved-ancestor-at-exit", .unsavedAncestor(.keptUnsaved), "default", ["unsaved-ancestor"], "the process is ending without saving them"),
+        Case("unsaved-ancestor-twin", .unsavedAncestor(.saved), "default", []),
+        Case("unsaved-ancestor-rolled-back", .unsavedAncestor(.rolledBack), "default", []),
+        Case("unsaved-ancestor-cancelled-editors", .cancelledEditors, "default", []),
+        Case("missing-merge-read", .missingMergeRead(.notMerged), "default,missing-merge", ["missing-merge"], "the save's stack"),
+        Case("missing-merge-read-twin", .missingMergeRead(.merged), "default,missing-merge", []),
+        Case("missing-merge-read-off", .missingMergeRead(.notMerged), "default", []),
+        Case("missing-merge-grace", .missingMergeRead(.readInsideTheGracePeriodFirst), "default,missing-merge", ["missing-merge"], "the save's stack"),
+        Case("missing-merge-batch", .missingMergeBatch(merged: false), "default,missing-merge", ["missing-merge"], "the save's stack"),
+        Case("missing-merge-batch-twin", .missingMergeBatch(merged: true), "default,missing-merge", []),
     ]
 
-    @Test(arguments: Self.cases.map(\.name))
-    func diagnostic(name: String) async throws {
-        let c = Self.cases.first { $0.name == name }!
-        let grace = name == "missing-merge-grace" ? "250" : "0"
+    @Test(arguments: Self.cases)
+    func diagnostic(c: Case) async throws {
+        let grace = c.program == .missingMergeRead(.readInsideTheGracePeriodFirst) ? "250" : "0"
         let report = try await ChildReport.run(
-            "diagnostic:\(name)", environment: ConcurrencyDebug.Variable.environment([.diagnostics: c.diagnostics, .missingMergeGrace: grace]),
+            .exitDiagnostic(c.program), environment: ConcurrencyDebug.Variable.environment([.diagnostics: c.diagnostics, .missingMergeGrace: grace]),
             expectViolations: !c.kinds.isEmpty)
         #expect(report.kinds == c.kinds, "\(report.stderr.prefix(4000))")
         guard !c.kinds.isEmpty else {
@@ -44,25 +56,25 @@ import Testing
         #expect(violation.message.contains("BUG DETECTED"))
         #expect(violation.message.contains(c.says), "\(violation.message)")
         #expect(report.stderr.contains("fix:"), "a fix hint:\n\(report.stderr.prefix(4000))")
-        switch name {
-        case "unsaved-ancestor-at-exit":
+        switch c.program {
+        case .unsavedAncestor(.keptUnsaved):
             // The report's stack is the child's save that pushed the changes, not the exit hook.
-            let line = Self.line(containing: "try! child.save()  // PUSHED")
+            let line = line(of: "try! child.save()  // PUSHED")
             #expect(
                 violation.frames.contains { $0.file?.hasSuffix("DiagnosticsAtExitTests.swift") == true && $0.line == line },
                 "the child's save at line \(line) is in the stack: \(violation.frames.prefix(8).map(\.formatted))")
             #expect(violation.message.contains("context 'child'"), "\(violation.message)")
             #expect(violation.access.contextName?.contains("root") == true)
-        case "missing-merge-read", "missing-merge-grace":
+        case .missingMergeRead(.notMerged), .missingMergeRead(.readInsideTheGracePeriodFirst):
             #expect(violation.access.operation == "read")
             #expect(violation.access.attribute == "name")
             #expect(report.stderr.contains("access:    read of Sample.name"), "\(report.stderr.prefix(4000))")
-            let line = Self.line(containing: "_ = shown.value.name  // STALE READ")
+            let line = line(of: "_ = shown.value.name  // STALE READ")
             #expect(
                 violation.frames.contains { $0.file?.hasSuffix("DiagnosticsAtExitTests.swift") == true && $0.line == line },
                 "the read at line \(line) is in the stack: \(violation.frames.prefix(8).map(\.formatted))")
             #expect(violation.message.contains("saved by context 'background'"))
-        case "missing-merge-batch":
+        case .missingMergeBatch(merged: false):
             #expect(violation.access.operation == "fetch (batch)")
             #expect(report.stderr.contains("access:    fetch (batch) of Sample"), "\(report.stderr.prefix(4000))")
         default:
@@ -75,7 +87,7 @@ import Testing
     /// exit hook runs the unsaved-ancestor report, then the checker's exit report, once.
     @Test func badValuesWarnThroughOnePathAndTheExitHookRunsOnce() async throws {
         let report = try await ChildReport.run(
-            "diagnostic:unsaved-ancestor-at-exit",
+            .exitDiagnostic(.unsavedAncestor(.keptUnsaved)),
             environment: ConcurrencyDebug.Variable.environment([.concurrency: "high", .diagnostics: "default,bogus", .missingMergeGrace: "0"]),
             expectViolations: true)
         let levelWarning = #"ctxdebug: warning: CTXDEBUG_CONCURRENCY="high" is not valid; accepted: 0 (off), 1 (check), 2 (also perform queues), 3 (also journal); using 1."#
@@ -90,27 +102,40 @@ import Testing
 
         #expect(report.kinds == ["unsaved-ancestor"] && report.violations.count == 1, "\(report.violations.map(\.message))")
         #expect(report.violations.first?.count == 1)
-        #expect(occurrences("ctxdebug: SUMMARY: 1 distinct concurrency violation", in: report.stderr) == 1, "\(report.stderr.prefix(3000))")
-        #expect(occurrences("the process is ending without saving them", in: report.stderr) == 1)
-        #expect(occurrences("ctxdebug: exiting with status 66", in: report.stderr) == 1)
-    }
-
-    static func line(containing marker: String) -> Int {
-        let source = (try? String(contentsOfFile: #filePath, encoding: .utf8)) ?? ""
-        let lines = source.components(separatedBy: "\n")
-        // The marker's own line, not this call's.
-        return (lines.indices.first { lines[$0].contains(marker) && !lines[$0].contains("line(containing:") } ?? -2) + 1
+        #expect(occurrences(of: "ctxdebug: SUMMARY: 1 distinct concurrency violation", in: report.stderr) == 1, "\(report.stderr.prefix(3000))")
+        #expect(occurrences(of: "the process is ending without saving them", in: report.stderr) == 1)
+        #expect(occurrences(of: "ctxdebug: exiting with status 66", in: report.stderr) == 1)
     }
 }
 
 /// Keeps contexts alive until the process exits, as an app's stack lives as long as the app.
 nonisolated(unsafe) var keptUntilExit: [AnyObject] = []
 
-func runExitDiagnostic(_ name: String) {
-    let stack = ChildStack()
-    keptUntilExit.append(stack)
-    switch name {
-    case "unsaved-ancestor-at-exit", "unsaved-ancestor-twin", "unsaved-ancestor-rolled-back":
+/// The programs of the diagnostics above, each run in a child process.
+enum ExitDiagnostic: Codable, Sendable, Hashable {
+    /// How the parent of a saved child ends.
+    enum AncestorEnding: Codable, Sendable, Hashable { case keptUnsaved, saved, rolledBack }
+    /// What the view context does about a background save before it reads again.
+    enum MergeRead: Codable, Sendable, Hashable { case notMerged, merged, readInsideTheGracePeriodFirst }
+
+    case unsavedAncestor(AncestorEnding)
+    case cancelledEditors
+    case missingMergeRead(MergeRead)
+    case missingMergeBatch(merged: Bool)
+
+    func run() {
+        let stack = ChildStack()
+        keptUntilExit.append(stack)
+        switch self {
+        case .unsavedAncestor(let ending): childSavesIntoAParent(stack, ending)
+        case .cancelledEditors: editorsCancelled(stack)
+        case .missingMergeRead(let merge): viewReadsAfterABackgroundSave(stack, merge)
+        case .missingMergeBatch(let merged): viewRefetchesInBatches(stack, merged: merged)
+        }
+    }
+}
+
+private func childSavesIntoAParent(_ stack: ChildStack, _ ending: ExitDiagnostic.AncestorEnding) {
         // A child saves into its parent, which stays alive to the end and, in the bug,
         // never saves. Core Data: saving a child context pushes its changes into the
         // parent only; they reach the store when the parent (up to the root) saves.
@@ -123,11 +148,13 @@ func runExitDiagnostic(_ name: String) {
             Sample(context: child).name = "synced"
             try! child.save()  // PUSHED
         }
-        if name == "unsaved-ancestor-twin" { root.performAndWait { try! root.save() } }
+        if ending == .saved { root.performAndWait { try! root.save() } }
         // Rolling back is a deliberate discard (Core Data: rollback() removes everything
         // from the undo stack, discards all insertions and deletions, restores updated objects).
-        if name == "unsaved-ancestor-rolled-back" { root.performAndWait { root.rollback() } }
-    case "unsaved-ancestor-cancelled-editors":
+        if ending == .rolledBack { root.performAndWait { root.rollback() } }
+}
+
+private func editorsCancelled(_ stack: ChildStack) {
         // A nested editor saves into its parent editor, then the user cancels both and
         // the app drops them: cancelling is not saving (the chapter's own words). The
         // view context they hang from lives to the end, with nothing pushed into it.
@@ -146,14 +173,16 @@ func runExitDiagnostic(_ name: String) {
             }
             precondition(editor.performAndWait { editor.hasChanges })
         }
-    case "missing-merge-read", "missing-merge-read-twin", "missing-merge-read-off", "missing-merge-grace":
+}
+
+private func viewReadsAfterABackgroundSave(_ stack: ChildStack, _ merge: ExitDiagnostic.MergeRead) {
         // The view context shows an object; a background context saves a newer version
         // of its row; the UI reads the attribute again with no refetch. Core Data never
         // updates a context's objects by itself: they keep their values until the
         // context merges the save (mergeChanges(fromContextDidSave:), or
         // automaticallyMergesChangesFromParent) or refreshes the object.
         // The grace period on the diagnostics' manual clock: it moves only when told.
-        if name == "missing-merge-grace" { MonotonicClock.useManualClock() }
+        if merge == .readInsideTheGracePeriodFirst { MonotonicClock.useManualClock() }
         let view = ManagedObjectContext(concurrencyType: .mainQueue)
         view.name = "view"
         view.persistentStoreCoordinator = stack.coordinator
@@ -168,7 +197,7 @@ func runExitDiagnostic(_ name: String) {
         onMain { precondition(shown.value.name == "v1") }
         let merged = DispatchSemaphore(value: 0)
         var observer: (any NSObjectProtocol)?
-        if name == "missing-merge-read-twin" {
+        if merge == .merged {
             // The correct twin: merge the save on the view context's queue.
             observer = NotificationCenter.default.addObserver(
                 forName: ManagedObjectContext.didSaveObjectsNotification, object: background, queue: nil
@@ -188,7 +217,7 @@ func runExitDiagnostic(_ name: String) {
             precondition(merged.wait(timeout: .now() + 30) == .success, "the merge never ran")
             NotificationCenter.default.removeObserver(observer!)
         }
-        if name == "missing-merge-grace" {
+        if merge == .readInsideTheGracePeriodFirst {
             // Inside the grace period a merge may be on its way: nothing yet.
             MonotonicClock.advance(by: 100_000_000)
             onMain { _ = shown.value.name }
@@ -199,8 +228,10 @@ func runExitDiagnostic(_ name: String) {
             _ = shown.value.name  // STALE READ
             return shown.value.name
         }
-        precondition(value == (name == "missing-merge-read-twin" ? "v2" : "v1"), "read \(value ?? "nil")")
-    case "missing-merge-batch", "missing-merge-batch-twin":
+        precondition(value == (merge == .merged ? "v2" : "v1"), "read \(value ?? "nil")")
+}
+
+private func viewRefetchesInBatches(_ stack: ChildStack, merged: Bool) {
         // A table view's refetch: fetchBatchSize loads rows batch by batch, and the
         // objects the context already holds keep their values (Core Data: a fetch
         // does not refresh registered objects unless shouldRefreshRefetchedObjects).
@@ -221,7 +252,7 @@ func runExitDiagnostic(_ name: String) {
             (background.object(with: id) as! Sample).name = "v2"
             try! background.save()
         }
-        if name == "missing-merge-batch-twin" {
+        if merged {
             let changes = SaveChanges(updated: [id])
             onMain { view.mergeChanges(changes) }
         }
@@ -233,11 +264,4 @@ func runExitDiagnostic(_ name: String) {
             let ids = results.map(\.objectID)
             precondition(ids.count == 31 && ids.contains(id))
         }
-    default:
-        preconditionFailure("unknown program \(name)")
-    }
-}
-
-private func occurrences(_ needle: String, in text: String) -> Int {
-    text.components(separatedBy: needle).count - 1
 }

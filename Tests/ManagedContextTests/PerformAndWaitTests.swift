@@ -1,6 +1,7 @@
 import ConcurrencyDebug
 import Dispatch
 import Foundation
+import TestSupport
 import Testing
 import ManagedContext
 
@@ -45,7 +46,7 @@ import ManagedContext
     func realDeadlockStillReported(level: Int) async throws {
         let result = await #expect(processExitsWith: .exitCode(66), observing: [\.standardErrorContent]) { [level] in
             ConcurrencyDebug.Variable.set([.concurrency: "\(level)", .onViolation: "report"])
-            if level == 3 { ConcurrencyDebug.Variable.journal.set(tempPath("deadlock-\(getpid()).journal")) }
+            if level == 3 { ConcurrencyDebug.Variable.journal.set(temporaryPath("deadlock-\(getpid()).journal")) }
             let stack = try! TestStack()
             let a = stack.privateContext("A"), b = stack.privateContext("B")
             let aInside = DispatchSemaphore(value: 0), bInside = DispatchSemaphore(value: 0)
@@ -77,7 +78,7 @@ import ManagedContext
     private func expectCleanRun(level: Int, shape: String) async {
         await #expect(processExitsWith: .success) { [level, shape] in
             ConcurrencyDebug.Variable.set([.concurrency: "\(level)", .onViolation: "report"])
-            if level == 3 { ConcurrencyDebug.Variable.journal.set(tempPath("paw-\(getpid()).journal")) }
+            if level == 3 { ConcurrencyDebug.Variable.journal.set(temporaryPath("paw-\(getpid()).journal")) }
             let done = DispatchSemaphore(value: 0)
             DispatchQueue.main.async {
                 runPerformAndWaitShape(shape)

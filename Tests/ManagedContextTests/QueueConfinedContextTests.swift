@@ -2,6 +2,7 @@ import ConcurrencyDebug
 import Dispatch
 import Foundation
 import ManagedContext
+import TestSupport
 import Testing
 
 /// `QueueConfined(value, context:)`: a value of the user's own, confined to a context's
@@ -9,7 +10,7 @@ import Testing
 /// imports ManagedContext and ConcurrencyDebug without SPI, as a user's code does.
 @Suite struct QueueConfinedContextTests {
     @Test func aValueBoundToAPrivateContextIsCheckedAgainstItsQueue() async throws {
-        let report = tempPath("report.json")
+        let report = temporaryPath("report.json")
         defer { unlink(report) }
         await #expect(processExitsWith: .exitCode(66)) { [report = report as String] in
             setenv("CTXDEBUG_REPORT", report, 1)
@@ -54,7 +55,7 @@ private func touchAPrivateContextsValue() {
 
 private func openContainer() -> PersistentContainer {
     let container = PersistentContainer(
-        name: "Confined", managedObjectModel: testModel, storeURL: URL(fileURLWithPath: tempPath("Confined.sqlite")))
+        name: "Confined", managedObjectModel: testModel, storeURL: URL(fileURLWithPath: temporaryPath("Confined.sqlite")))
     try! container.loadPersistentStores()
     return container
 }

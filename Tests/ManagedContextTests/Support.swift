@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 @testable import ManagedContext
+import TestSupport
 
 final class Sample: ManagedObject {
     @Attribute("name") var name: String?
@@ -31,17 +32,6 @@ final class Person: ManagedObject {
 }
 
 let testModel = ManagedObjectModel(entities: [Sample.self, Place.self, Visit.self, Person.self])
-
-/// A temporary directory for one test, removed when it goes away.
-final class TempDirectory: @unchecked Sendable {
-    let url: URL
-    init() {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("ctxdebug-tests-\(UUID().uuidString)")
-        try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-    func file(_ name: String) -> URL { url.appendingPathComponent(name) }
-    deinit { try? FileManager.default.removeItem(at: url) }
-}
 
 /// A store in a temp directory, with a coordinator and helpers.
 final class TestStack: @unchecked Sendable {

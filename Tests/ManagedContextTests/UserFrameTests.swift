@@ -1,6 +1,7 @@
 import ConcurrencyDebug
 import Dispatch
 import Foundation
+import TestSupport
 import Testing
 import ManagedContext
 
@@ -39,7 +40,7 @@ import ManagedContext
     }
 
     @Test func theJSONReportKeepsTheRuntimesFramesMarked() async throws {
-        let report = tempPath("user-frames.json")
+        let report = temporaryPath("user-frames.json")
         defer { unlink(report) }
         await #expect(processExitsWith: .exitCode(66)) { [report = report as String] in
             ConcurrencyDebug.Variable.set([.onViolation: "report", .report: report])

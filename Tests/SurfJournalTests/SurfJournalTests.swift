@@ -1,13 +1,8 @@
 import Foundation
 import ManagedContext
 import SurfJournal
+import TestSupport
 import Testing
-
-private func temporaryDirectory(_ name: String) throws -> URL {
-    let url = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("surfjournal-tests-\(getpid())-\(UUID().uuidString.prefix(8))-\(name)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
-}
 
 @Suite("SurfJournal")
 struct SurfJournalTests {

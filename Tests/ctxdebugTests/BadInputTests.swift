@@ -14,7 +14,7 @@ struct BadInputCLITests {
     final class Workspace {
         let dir: URL
         init(entries: Int? = 40) throws {
-            dir = try CLI.temporaryDirectory("reliability-bad-input")
+            dir = try temporaryDirectory("reliability-bad-input")
             if let entries {
                 let seed = try R.ctxdebug("seed", "--store", path("good.sqlite"), "--entries", "\(entries)")
                 try #require(seed.status == 0 && !seed.signaled, "seeding failed: \(seed)")

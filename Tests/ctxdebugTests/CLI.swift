@@ -63,12 +63,4 @@ enum CLI {
         }
         return nil
     }
-
-    /// A fresh directory under the temporary directory, named after `name`.
-    static func temporaryDirectory(_ name: String) throws -> URL {
-        let url = URL(fileURLWithPath: NSTemporaryDirectory())
-            .appendingPathComponent("ctxdebug-\(name)-\(getpid())-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
 }

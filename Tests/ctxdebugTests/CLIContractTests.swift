@@ -47,7 +47,7 @@ import TestSupport
     /// `--junit`, `--sarif` and `--json` replace a file whole (a new file renamed over the
     /// old one), never rewrite it in place: a hard link to the old file keeps the old bytes.
     @Test func checkReplacesReportFilesWhole() throws {
-        let directory = try CLI.temporaryDirectory("check-report-files")
+        let directory = try temporaryDirectory("check-report-files")
         defer { try? FileManager.default.removeItem(at: directory) }
         var paths: [String: String] = [:]
         for flag in ["--junit", "--sarif", "--json"] {

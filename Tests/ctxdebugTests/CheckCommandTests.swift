@@ -65,12 +65,8 @@ struct CheckCommandTests {
     static let seeded: Result<Check, any Error> = Result { try check(sourceRoot: packageRoot.path) }
 
     /// The line of `marker` in a fixture file.
-    static func line(of marker: String, in relativePath: String) throws -> Int {
-        let text = try String(contentsOf: fixture.appendingPathComponent(relativePath), encoding: .utf8)
-        let lines = text.components(separatedBy: "\n")
-        let found = lines.indices.filter { lines[$0].contains(marker) }
-        try #require(found.count == 1, "marker \(marker) once in \(relativePath)")
-        return found[0] + 1
+    static func line(of marker: String, in relativePath: String) -> Int {
+        TestSupport.line(of: marker, in: fixture.appendingPathComponent(relativePath).path)
     }
 
     static let inboxPath = "Sources/CheckSample/Inbox.swift"
@@ -84,8 +80,8 @@ struct CheckCommandTests {
         let check = try Self.seeded.get()
         let run = check.run
         #expect(run.status == 66, "\(run.output.suffix(3000))")
-        let access = try Self.line(of: "OFFENDING-ACCESS", in: Self.inboxPath)
-        let seeded = try Self.line(of: "SEEDED-VIOLATION", in: Self.testsPath)
+        let access = Self.line(of: "OFFENDING-ACCESS", in: Self.inboxPath)
+        let seeded = Self.line(of: "SEEDED-VIOLATION", in: Self.testsPath)
         // The test run's own closing line, passed through.
         #expect(run.output.contains("Test run with 3 tests"), "\(run.output.suffix(2000))")
         #expect(run.stderr.contains("ctxdebug check: 1 distinct concurrency violation (1 in all) in 1 process, most frequent first"))
@@ -108,8 +104,8 @@ struct CheckCommandTests {
     func seededJUnit() throws {
         let check = try Self.seeded.get()
         let xml = try String(contentsOfFile: check.junit, encoding: .utf8)
-        let access = try Self.line(of: "OFFENDING-ACCESS", in: Self.inboxPath)
-        let seeded = try Self.line(of: "SEEDED-VIOLATION", in: Self.testsPath)
+        let access = Self.line(of: "OFFENDING-ACCESS", in: Self.inboxPath)
+        let seeded = Self.line(of: "SEEDED-VIOLATION", in: Self.testsPath)
         #expect(xml.hasPrefix(#"<?xml version="1.0" encoding="UTF-8"?>"#))
         #expect(xml.contains(#"<testsuites name="ctxdebug check" tests="1" failures="1" errors="0">"#))
         #expect(occurrences(of: "<testcase ", in: xml) == 1)
@@ -123,8 +119,8 @@ struct CheckCommandTests {
     @Test("SARIF 2.1.0: a rule per kind, the result at the user's line, the stack as a code flow, relative paths")
     func seededSARIF() throws {
         let check = try Self.seeded.get()
-        let access = try Self.line(of: "OFFENDING-ACCESS", in: Self.inboxPath)
-        let seeded = try Self.line(of: "SEEDED-VIOLATION", in: Self.testsPath)
+        let access = Self.line(of: "OFFENDING-ACCESS", in: Self.inboxPath)
+        let seeded = Self.line(of: "SEEDED-VIOLATION", in: Self.testsPath)
         let log = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: check.sarif))) as? [String: Any])
         #expect(log["version"] as? String == "2.1.0")
         #expect((log["$schema"] as? String)?.contains("sarif-2.1.0") == true)
@@ -170,8 +166,8 @@ struct CheckCommandTests {
         let read = try CLI.run(script, [check.sarif, check.junit], in: Self.packageRoot)
         try #require(read.status == 0, "\(read.stderr)")
         let values = try #require(try JSONSerialization.jsonObject(with: Data(read.stdout.utf8)) as? [String: Any])
-        let access = try Self.line(of: "OFFENDING-ACCESS", in: Self.inboxPath)
-        let seeded = try Self.line(of: "SEEDED-VIOLATION", in: Self.testsPath)
+        let access = Self.line(of: "OFFENDING-ACCESS", in: Self.inboxPath)
+        let seeded = Self.line(of: "SEEDED-VIOLATION", in: Self.testsPath)
         let ours = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: check.json))) as? [String: Any])
         let message = try #require((ours["violations"] as? [[String: Any]])?.first?["message"] as? String)
 
@@ -260,8 +256,4 @@ struct CheckCommandTests {
         #expect(plain.status == 3)
         #expect(plain.stdout.contains("passthrough"))
     }
-}
-
-private func occurrences(of needle: String, in text: String) -> Int {
-    text.components(separatedBy: needle).count - 1
 }

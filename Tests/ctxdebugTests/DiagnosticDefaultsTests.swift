@@ -1,5 +1,6 @@
 import ConcurrencyDebug
 import Foundation
+import TestSupport
 import Testing
 
 /// The opt-in diagnostics, through the built binary (issue 17): `replay --help` says how
@@ -29,7 +30,7 @@ struct DiagnosticDefaultsTests {
     /// when CTXDEBUG_DIAGNOSTICS is unset; with the default set named explicitly, the
     /// same stale reads go unreported and the binary warns that the bug will not be caught.
     @Test func injectBugTurnsOnItsOptInKindUnlessTheListIsSet() throws {
-        let dir = try CLI.temporaryDirectory("reliability-diagnostic-defaults")
+        let dir = try temporaryDirectory("reliability-diagnostic-defaults")
         defer { Reliability.remove(dir) }
         let store = dir.appendingPathComponent("journal.sqlite").path
         #expect(try Reliability.ctxdebug("seed", "--store", store, "--entries", "2000").status == 0)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `ctxdebug replay --html`: real replays through the built binary, rendered in
@@ -11,7 +12,7 @@ struct HTMLReportTests {
     /// log we read (so "no console messages" below means something).
     @Test("Chromium's console messages reach the log the tests read")
     func consoleCaptureWorks() throws {
-        let dir = try CLI.temporaryDirectory("html-control")
+        let dir = try temporaryDirectory("html-control")
         defer { try? FileManager.default.removeItem(at: dir) }
         let page = dir.appendingPathComponent("control.html")
         try Data("<!DOCTYPE html><html><body><p>x</p><script>console.error('control-error-42')</script></body></html>".utf8).write(to: page)
@@ -21,7 +22,7 @@ struct HTMLReportTests {
 
     @Test("The HTML of a real replay loads with no console errors, has an SVG chart per scenario, and screenshots to a PNG")
     func rendersInChromium() throws {
-        let dir = try CLI.temporaryDirectory("html")
+        let dir = try temporaryDirectory("html")
         defer { try? FileManager.default.removeItem(at: dir) }
         let store = dir.appendingPathComponent("journal.sqlite").path
         let html = dir.appendingPathComponent("report.html")
@@ -74,7 +75,7 @@ struct HTMLReportTests {
 
     @Test("A location of <script>alert(1)</script> in the store shows as text, and no script runs")
     func escapesDataFromTheStore() throws {
-        let dir = try CLI.temporaryDirectory("html-escape")
+        let dir = try temporaryDirectory("html-escape")
         defer { try? FileManager.default.removeItem(at: dir) }
         let store = dir.appendingPathComponent("journal.sqlite").path
         let seed = try CLI.ctxdebug(["seed", "--store", store, "--entries", "10"])
@@ -108,7 +109,7 @@ struct HTMLReportTests {
         // test short; the page's size grows with frames, and the charts draw at most
         // one point per pixel column whatever the length.
         let store = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("ctxdebug-tests-default-200000.sqlite").path
-        let dir = try CLI.temporaryDirectory("html-size")
+        let dir = try temporaryDirectory("html-size")
         defer { try? FileManager.default.removeItem(at: dir) }
         let html = dir.appendingPathComponent("report.html")
         let replay = try CLI.ctxdebug(["replay", "--store", store, "--entries", "200000", "--duration", "1", "--html", html.path])

@@ -10,10 +10,6 @@ struct JournalCommandTests {
         try CLI.ctxdebug(arguments, sourceLocation: sourceLocation)
     }
 
-    static func temporaryPath(_ name: String) -> String {
-        "\(NSTemporaryDirectory())/ctxdebug-cli-tests-\(getpid())-\(UUID().uuidString.prefix(8))-\(name)"
-    }
-
     /// A journal of 2,000 accesses, 20 of them violations, in blocks of ~1 KiB.
     static func makeJournal() throws -> String {
         let path = temporaryPath("sample.journal")
@@ -89,7 +85,7 @@ struct JournalCommandTests {
         #expect(missing.stderr == "ctxdebug journal: error: /nonexistent/none.journal: No such file or directory\n")
         #expect(missing.stdout.isEmpty)
 
-        let path = Self.temporaryPath("text.txt")
+        let path = temporaryPath("text.txt")
         defer { unlink(path) }
         try "just some text\n".write(toFile: path, atomically: true, encoding: .utf8)
         let notJournal = try ctxdebug("journal", "dump", path)
@@ -170,7 +166,7 @@ struct JournalCommandTests {
     func operationNamesInTheJournal() throws {
         // The ctxdebug binary registers no operation 29: it can only learn the name from the file.
         let frobnicate = AccessOperation.register("frobnicate", as: 29)
-        let path = Self.temporaryPath("named.journal")
+        let path = temporaryPath("named.journal")
         defer { unlink(path) }
         let owner = QueueIdentity.makePrivate(label: "cli.named")
         let writer = try AccessLogWriter(path: path, blockCapacity: 1024)

@@ -12,7 +12,7 @@ struct LintCommandTests {
 
     /// A fresh copy of the fixture project, to run in and to change.
     static func project() throws -> URL {
-        let directory = try CLI.temporaryDirectory("lint")
+        let directory = try temporaryDirectory("lint")
         let copy = directory.appendingPathComponent("SurfJournal")
         try FileManager.default.copyItem(at: fixture, to: copy)
         return copy

@@ -34,7 +34,7 @@ enum Reliability {
     /// read-only first when `readOnly`. Returns nil, with the reason, when this process
     /// cannot mount (not root, no CAP_SYS_ADMIN, in a container without it).
     static func withTmpfs<T>(size: String, readOnly: Bool = false, prepare: (URL) throws -> Void = { _ in }, _ body: (URL) throws -> T) throws -> (T?, skipped: String?) {
-        let dir = try CLI.temporaryDirectory(readOnly ? "reliability-ro-mount" : "reliability-tmpfs")
+        let dir = try temporaryDirectory(readOnly ? "reliability-ro-mount" : "reliability-tmpfs")
         defer { remove(dir) }
         guard let mount = CLI.which("mount"), let umount = CLI.which("umount") else { return (nil, "no mount(8) on PATH") }
         let m = try CLI.run(mount, ["-t", "tmpfs", "-o", "size=\(size),mode=0755", "tmpfs", dir.path])

@@ -15,7 +15,7 @@ private enum ReplaySteps {
     /// A short replay of a fresh store with `bug` injected, checking on in report mode:
     /// the run and the violations of its JSON report.
     static func replayInReportMode(injecting bug: String) throws -> (CommandRun, violations: [[String: Any]]) {
-        let dir = try CLI.temporaryDirectory("replay-tests")
+        let dir = try temporaryDirectory("replay-tests")
         defer { try? FileManager.default.removeItem(atPath: dir.path) }
         let store = try seededStore(2_000, in: dir)
         let report = dir.appendingPathComponent("violations.json").path
@@ -45,7 +45,7 @@ struct ReplayCommandTests {
     /// export's code; in the background no main-queue work item comes near the export's
     /// length, and no hang is in the export's code.
     @Test func exportMainHangsInTheExportAndExportBackgroundDoesNot() throws {
-        let dir = try CLI.temporaryDirectory("replay-tests")
+        let dir = try temporaryDirectory("replay-tests")
         defer { try? FileManager.default.removeItem(atPath: dir.path) }
         let store = try ReplaySteps.seededStore(20_000, in: dir)
         let output = dir.appendingPathComponent("report.json").path
@@ -82,7 +82,7 @@ struct ReplayCommandTests {
     }
 
     @Test func syncBackgroundShowsEverySyncedChangeOnTheMainContext() throws {
-        let dir = try CLI.temporaryDirectory("replay-tests")
+        let dir = try temporaryDirectory("replay-tests")
         defer { try? FileManager.default.removeItem(atPath: dir.path) }
         let store = try ReplaySteps.seededStore(3_000, in: dir)
         let output = dir.appendingPathComponent("report.json").path
@@ -95,7 +95,7 @@ struct ReplayCommandTests {
     }
 
     @Test func everyScenarioRunsCleanWithCheckingOn() throws {
-        let dir = try CLI.temporaryDirectory("replay-tests")
+        let dir = try temporaryDirectory("replay-tests")
         defer { try? FileManager.default.removeItem(atPath: dir.path) }
         let store = try ReplaySteps.seededStore(3_000, in: dir)
         let violations = dir.appendingPathComponent("violations.json").path
@@ -113,7 +113,7 @@ struct ReplayCommandTests {
 
     @Test(arguments: ["object-across-queues", "background-touches-main", "no-perform"])
     func injectedBugsTrap(bug: String) throws {
-        let dir = try CLI.temporaryDirectory("replay-tests")
+        let dir = try temporaryDirectory("replay-tests")
         defer { try? FileManager.default.removeItem(atPath: dir.path) }
         let store = try ReplaySteps.seededStore(2_000, in: dir)
         let r = try CLI.ctxdebug(["replay", "--store", store, "--duration", "0.5", "--inject-bug", bug], environment: ConcurrencyDebug.Variable.environment([.concurrency: "1"]))
@@ -159,7 +159,7 @@ struct ReplayCommandTests {
     /// must still reach `ctxdebug check` through CTXDEBUG_REPORT_DIR.
     @Test(arguments: ["no-perform", "object-across-queues", "missing-merge"])
     func checkFailsAReplayWithAnInjectedBug(bug: String) throws {
-        let dir = try CLI.temporaryDirectory("replay-tests")
+        let dir = try temporaryDirectory("replay-tests")
         defer { try? FileManager.default.removeItem(atPath: dir.path) }
         let store = try ReplaySteps.seededStore(2_000, in: dir)
         let r = try CLI.ctxdebug(["check", "--", try CLI.ctxdebugPath(), "replay", "--store", store, "--duration", "0.5", "--inject-bug", bug])
@@ -168,7 +168,7 @@ struct ReplayCommandTests {
     }
 
     @Test func aMalformedWorkloadNamesItsLineAndColumn() throws {
-        let dir = try CLI.temporaryDirectory("replay-tests")
+        let dir = try temporaryDirectory("replay-tests")
         defer { try? FileManager.default.removeItem(atPath: dir.path) }
         let workload = dir.appendingPathComponent("bad.json")
         try "{\n  \"version\": 1,\n  \"timeline\": [\n    {\"action\": \"scroll\" \"rowsPerSecond\": 1}\n  ]\n}\n".write(to: workload, atomically: true, encoding: .utf8)
@@ -179,7 +179,7 @@ struct ReplayCommandTests {
     }
 
     @Test func badFlagsAndBadStoresGiveOneLineErrors() throws {
-        let dir = try CLI.temporaryDirectory("replay-tests")
+        let dir = try temporaryDirectory("replay-tests")
         defer { try? FileManager.default.removeItem(atPath: dir.path) }
         #expect(try CLI.ctxdebug(["replay", "--fps", "0"]).status == 64)
         #expect(try CLI.ctxdebug(["replay", "--scenario", "nope"]).status == 64)
@@ -196,7 +196,7 @@ struct ReplayCommandTests {
     }
 
     @Test func exportWritesAHeaderAndOneLinePerEntry() throws {
-        let dir = try CLI.temporaryDirectory("replay-tests")
+        let dir = try temporaryDirectory("replay-tests")
         defer { try? FileManager.default.removeItem(atPath: dir.path) }
         let store = try ReplaySteps.seededStore(1_234, in: dir)
         for queue in ["main", "background"] {

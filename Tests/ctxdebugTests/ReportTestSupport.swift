@@ -9,7 +9,7 @@ enum ReportTestSupport {
     /// browser logged, console messages included (`--enable-logging=stderr`).
     static func chromium(_ arguments: [String], file: URL) throws -> CommandRun {
         let chromium = try #require(CLI.which("chromium") ?? CLI.which("chromium-browser"), "install chromium (Scripts/bootstrap)")
-        let profile = try CLI.temporaryDirectory("chromium-profile")
+        let profile = try temporaryDirectory("chromium-profile")
         defer { try? FileManager.default.removeItem(at: profile) }
         return try CLI.run(
             chromium,

@@ -49,7 +49,7 @@ struct SaveCrashTests {
         let cycles = Int(ProcessInfo.processInfo.environment["RELIABILITY_SAVE_CRASH_CYCLES"] ?? "") ?? 120
         let seed = Reliability.seed()
         var rng = SplitMix(seed: seed)
-        let dir = try CLI.temporaryDirectory("reliability-save-crash")
+        let dir = try temporaryDirectory("reliability-save-crash")
         defer { Reliability.remove(dir) }
         let store = dir.appendingPathComponent("Crash.sqlite").path
 

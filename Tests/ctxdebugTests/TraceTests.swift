@@ -1,5 +1,6 @@
 import ConcurrencyDebug
 import Foundation
+import TestSupport
 import Testing
 
 /// `ctxdebug replay --trace` and `ctxdebug journal --trace`: the Chrome Trace Event
@@ -96,7 +97,7 @@ struct TraceTests {
 
     @Test("The trace of a real replay: every event well formed, slices nest, flows from saves to merges, tracks named")
     func replayTrace() throws {
-        let dir = try CLI.temporaryDirectory("trace")
+        let dir = try temporaryDirectory("trace")
         defer { try? FileManager.default.removeItem(at: dir) }
         let store = dir.appendingPathComponent("journal.sqlite").path
         let trace = dir.appendingPathComponent("trace.json")
@@ -150,7 +151,7 @@ struct TraceTests {
 
     @Test("A replay with violations in report mode marks them as instant events")
     func violationsInTrace() throws {
-        let dir = try CLI.temporaryDirectory("trace-violations")
+        let dir = try temporaryDirectory("trace-violations")
         defer { try? FileManager.default.removeItem(at: dir) }
         let store = dir.appendingPathComponent("journal.sqlite").path
         let trace = dir.appendingPathComponent("trace.json")
@@ -175,7 +176,7 @@ struct TraceTests {
     func journalTrace() throws {
         let journal = try JournalCommandTests.makeJournal()
         defer { try? FileManager.default.removeItem(atPath: journal) }
-        let dir = try CLI.temporaryDirectory("journal-trace")
+        let dir = try temporaryDirectory("journal-trace")
         defer { try? FileManager.default.removeItem(at: dir) }
         let trace = dir.appendingPathComponent("journal-trace.json")
         let run = try CLI.ctxdebug(["journal", "stats", journal, "--trace", trace.path])
