@@ -37,10 +37,10 @@ final class Checker: Sendable {
     private let state = LockedValue(State())
     private let recorded = LockedValue(Recorded())
     private let currentLevel = Atomic<Int>(0)
-    /// The process journal: an unmanaged, retained `AccessLogWriter`, or 0. A journal that
+    /// The process journal: an unmanaged, retained `AccessJournalWriter`, or 0. A journal that
     /// is replaced is flushed and closed but never released, so a pointer loaded here
     /// stays valid.
-    private let accessLogBits = Atomic<UInt>(0)
+    private let accessJournalBits = Atomic<UInt>(0)
 
     // MARK: The slow path
 
@@ -84,10 +84,10 @@ final class Checker: Sendable {
     /// Level 3: appends the access to the process journal, if one is open.
     @inline(__always)
     private func journal(_ event: AccessEvent, current: UInt, allowed: Bool) {
-        let bits = accessLogBits.load(ordering: .acquiring)
+        let bits = accessJournalBits.load(ordering: .acquiring)
         if bits != 0, let pointer = UnsafeRawPointer(bitPattern: bits) {
-            // Never released (see accessLogBits): no retain needed.
-            Unmanaged<AccessLogWriter>.fromOpaque(pointer)._withUnsafeGuaranteedRef { journal in
+            // Never released (see accessJournalBits): no retain needed.
+            Unmanaged<AccessJournalWriter>.fromOpaque(pointer)._withUnsafeGuaranteedRef { journal in
                 journal.record(event, current: QueueIdentity(rawValue: current), allowed: allowed)
             }
         }
@@ -153,8 +153,8 @@ final class Checker: Sendable {
 
     func configure(_ configuration: ConcurrencyDebug.Configuration, warnings: [String], onlyIfUnconfigured: Bool) {
         var messages = warnings
-        var newJournal: AccessLogWriter?
-        var accessLogPath = configuration.accessLogPath
+        var newJournal: AccessJournalWriter?
+        var accessJournalPath = configuration.accessJournalPath
         let applied: Bool = state.withLock { state in
             if onlyIfUnconfigured && state.configured { return false }
             state.configured = true
@@ -175,18 +175,18 @@ final class Checker: Sendable {
                 state.suppressions = suppressions
                 messages += suppressionWarnings
             }
-            if let path = accessLogPath, configuration.level > 0 {
+            if let path = accessJournalPath, configuration.level > 0 {
                 if journal?.path != path {
                     do {
-                        newJournal = try AccessLogWriter(path: path)
+                        newJournal = try AccessJournalWriter(path: path)
                     } catch {
                         messages.append(
                             "ctxdebug: warning: CTXDEBUG_JOURNAL=\"\(path)\" cannot be opened (\(error)); using no journal.")
-                        accessLogPath = nil
+                        accessJournalPath = nil
                     }
                 }
             } else {
-                accessLogPath = nil
+                accessJournalPath = nil
             }
             if !state.exitHookInstalled {
                 state.exitHookInstalled = true
@@ -201,19 +201,19 @@ final class Checker: Sendable {
         }
         guard applied else { return }
         if let newJournal {
-            let old = accessLogBits.exchange(UInt(bitPattern: Unmanaged.passRetained(newJournal).toOpaque()), ordering: .acquiringAndReleasing)
-            if old != 0 { Unmanaged<AccessLogWriter>.fromOpaque(UnsafeRawPointer(bitPattern: old)!).takeUnretainedValue().close() }
-        } else if accessLogPath == nil {
-            let old = accessLogBits.exchange(0, ordering: .acquiringAndReleasing)
-            if old != 0 { Unmanaged<AccessLogWriter>.fromOpaque(UnsafeRawPointer(bitPattern: old)!).takeUnretainedValue().close() }
+            let old = accessJournalBits.exchange(UInt(bitPattern: Unmanaged.passRetained(newJournal).toOpaque()), ordering: .acquiringAndReleasing)
+            if old != 0 { Unmanaged<AccessJournalWriter>.fromOpaque(UnsafeRawPointer(bitPattern: old)!).takeUnretainedValue().close() }
+        } else if accessJournalPath == nil {
+            let old = accessJournalBits.exchange(0, ordering: .acquiringAndReleasing)
+            if old != 0 { Unmanaged<AccessJournalWriter>.fromOpaque(UnsafeRawPointer(bitPattern: old)!).takeUnretainedValue().close() }
         }
         // The registered diagnostics' variables, read with the checker's own, their
         // warnings printed with its own (only when checking is on: off, they do nothing).
         let registeredWarnings = RegisteredDiagnostics.shared.readUnread()
         currentLevel.store(configuration.level.rawValue, ordering: .relaxed)
-        ConcurrencyDebug.AccessMode.set(ConcurrencyDebug.AccessMode(level: configuration.level, logging: accessLogPath != nil))
+        ConcurrencyDebug.AccessMode.set(ConcurrencyDebug.AccessMode(level: configuration.level, logging: accessJournalPath != nil))
         var effective = configuration
-        effective.accessLogPath = accessLogPath
+        effective.accessJournalPath = accessJournalPath
         if configuration.level > 0 { messages += registeredWarnings + [effective.banner] }
         if !messages.isEmpty { writeToStandardError(messages.joined(separator: "\n") + "\n") }
     }
@@ -224,10 +224,10 @@ final class Checker: Sendable {
 
     var level: ConcurrencyDebug.Level { ConcurrencyDebug.Level(rawValue: currentLevel.load(ordering: .relaxed)) ?? .off }
 
-    var journal: AccessLogWriter? {
-        let bits = accessLogBits.load(ordering: .acquiring)
+    var journal: AccessJournalWriter? {
+        let bits = accessJournalBits.load(ordering: .acquiring)
         guard bits != 0, let pointer = UnsafeRawPointer(bitPattern: bits) else { return nil }
-        return Unmanaged<AccessLogWriter>.fromOpaque(pointer).takeUnretainedValue()
+        return Unmanaged<AccessJournalWriter>.fromOpaque(pointer).takeUnretainedValue()
     }
 
     func setInterceptor(_ interceptor: (@Sendable (Violation) -> Bool)?) {
@@ -468,10 +468,10 @@ extension ConcurrencyDebug {
     public static func resetRecordedViolations() { Checker.shared.resetRecorded() }
 
     /// Writes every thread's unflushed journal events to the journal file.
-    public static func flushAccessLog() { Checker.shared.journal?.flush() }
+    public static func flushAccessJournal() { Checker.shared.journal?.flush() }
 
     /// The file the process journal is written to, or nil.
-    public static var accessLogPath: String? { Checker.shared.journal?.path }
+    public static var accessJournalPath: String? { Checker.shared.journal?.path }
 
     /// Stops the process with SIGTRAP in `ctxdebug_violation_trap`, the stable name a
     /// debugger breaks on. Restores the default SIGTRAP action first, and unblocks the

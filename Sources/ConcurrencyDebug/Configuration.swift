@@ -33,7 +33,7 @@ extension ConcurrencyDebug {
         /// A file of frame patterns; matching violations are not reported.
         public var suppressionsPath: String?
         /// Where every checked access is journaled; nil for no journal.
-        public var accessLogPath: String?
+        public var accessJournalPath: String?
         /// A directory where report mode also writes its JSON at exit, as a file of its
         /// own (`CTXDEBUG_REPORT_DIR`): how `ctxdebug check` collects the reports of
         /// every process a command starts.
@@ -48,7 +48,7 @@ extension ConcurrencyDebug {
         public static let reportVariable = Variable.report.name
         public static let exitCodeVariable = Variable.exitCode.name
         public static let suppressionsVariable = Variable.suppressions.name
-        public static let accessLogVariable = Variable.journal.name
+        public static let accessJournalVariable = Variable.journal.name
         public static let reportDirectoryVariable = Variable.reportDirectory.name
         /// Core Data's launch argument, honoured as an alternative to the level variable.
         public static let launchArgument = "-com.apple.CoreData.ConcurrencyDebug"
@@ -56,14 +56,14 @@ extension ConcurrencyDebug {
         public init(
             level: Level = .off, onViolation: OnViolation = .trap, reportPath: String? = nil,
             exitCode: Int32 = Configuration.defaultExitCode, suppressionsPath: String? = nil,
-            accessLogPath: String? = nil, reportDirectory: String? = nil
+            accessJournalPath: String? = nil, reportDirectory: String? = nil
         ) {
             self.level = level
             self.onViolation = onViolation
             self.reportPath = reportPath
             self.exitCode = exitCode
             self.suppressionsPath = suppressionsPath
-            self.accessLogPath = accessLogPath
+            self.accessJournalPath = accessJournalPath
             self.reportDirectory = reportDirectory
         }
 
@@ -106,7 +106,7 @@ extension ConcurrencyDebug {
                 }
             }
             configuration.suppressionsPath = reader.path(suppressionsVariable, accepted: "a file path", fallback: "no suppressions")
-            reader.accessLog(levelWasSet: levelWasSet, pid: pid, into: &configuration)
+            reader.accessJournal(levelWasSet: levelWasSet, pid: pid, into: &configuration)
             return (configuration, reader.warnings)
         }
 
@@ -152,30 +152,30 @@ extension ConcurrencyDebug {
 
             /// The journal: `CTXDEBUG_JOURNAL` (alone, it turns on level 3), or the
             /// default one at level 3; none at level 0.
-            mutating func accessLog(levelWasSet: Bool, pid: Int32, into configuration: inout Configuration) {
-                if let raw = environment[accessLogVariable] {
+            mutating func accessJournal(levelWasSet: Bool, pid: Int32, into configuration: inout Configuration) {
+                if let raw = environment[accessJournalVariable] {
                     if EnvironmentValue.isBlank(raw) {
-                        warn(accessLogVariable, raw, accepted: "a file path (%p is replaced by the process id)",
+                        warn(accessJournalVariable, raw, accepted: "a file path (%p is replaced by the process id)",
                              fallback: configuration.level == .journal ? "the default journal" : "no journal")
                     } else if levelWasSet && configuration.level == .off {
                         warnings.append(
-                            "ctxdebug: warning: \(accessLogVariable) is set but checking is off (level 0); no journal is written.")
+                            "ctxdebug: warning: \(accessJournalVariable) is set but checking is off (level 0); no journal is written.")
                     } else {
-                        configuration.accessLogPath = EnvironmentValue.replacingPercentP(in: raw, with: pid)
+                        configuration.accessJournalPath = EnvironmentValue.replacingPercentP(in: raw, with: pid)
                         if !levelWasSet { configuration.level = .journal }
                     }
                 }
-                if configuration.level == .journal && configuration.accessLogPath == nil {
-                    configuration.accessLogPath = defaultJournalPath(environment: environment, pid: pid)
+                if configuration.level == .journal && configuration.accessJournalPath == nil {
+                    configuration.accessJournalPath = defaultJournalPath(environment: environment, pid: pid)
                 }
-                if configuration.level == .off { configuration.accessLogPath = nil }
+                if configuration.level == .off { configuration.accessJournalPath = nil }
             }
         }
 
         /// The one-line banner printed at the first context when checking is on.
         public var banner: String {
             var text = "ctxdebug: concurrency checking on (level \(level), on violation: \(onViolation)"
-            if let accessLogPath { text += ", journal: \(accessLogPath)" }
+            if let accessJournalPath { text += ", journal: \(accessJournalPath)" }
             return text + ")"
         }
 
@@ -229,10 +229,10 @@ extension ConcurrencyDebug {
         static let off = AccessMode(rawValue: Int32(CTXDEBUG_ACCESS_OFF))
         /// Compare owners (levels 1 and 2).
         static let check = AccessMode(rawValue: Int32(CTXDEBUG_ACCESS_CHECK))
-        /// Compare owners and append to the access log (level 3, or a journal).
+        /// Compare owners and append to the access journal (level 3, or a journal).
         static let checkAndLog = AccessMode(rawValue: Int32(CTXDEBUG_ACCESS_CHECK_AND_LOG))
 
-        /// The mode of `level`, with or without an access log.
+        /// The mode of `level`, with or without an access journal.
         init(level: Level, logging: Bool) {
             self = level == .off ? .off : (logging ? .checkAndLog : .check)
         }

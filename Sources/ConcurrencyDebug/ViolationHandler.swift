@@ -38,7 +38,7 @@ public struct TrapViolationHandler: ViolationHandler {
             violation.report
                 + "ctxdebug: stopping with SIGTRAP in ctxdebug_violation_trap (set CTXDEBUG_ON_VIOLATION=report or log to go on instead)\n"
         )
-        ConcurrencyDebug.flushAccessLog()
+        ConcurrencyDebug.flushAccessJournal()
         Checker.shared.writeToReportDirectory(
             ConcurrencyDebug.recordedViolations.map { $0.symbolicated() }, handler: self)
         ConcurrencyDebug.trap()

@@ -126,7 +126,7 @@ enum ScopeRegistry {
             if wasOff {
                 // .log only for the instant until the handler below replaces it.
                 raised.onViolation = .log
-                raised.accessLogPath = nil
+                raised.accessJournalPath = nil
             }
             ConcurrencyDebug.configure(raised)
             if wasOff {

@@ -223,16 +223,16 @@ public enum ChromeTrace {
     /// Each run of accesses a thread made on one queue (with gaps under 100 µs) is a
     /// slice named after the queue; each access is an instant in it (up to
     /// `journalAccessLimit`), and each violation an instant in the "violation" category.
-    public static func events(journal: JournalContents) -> [Event] {
+    public static func events(journal: AccessJournalContents) -> [Event] {
         let labels = journal.queueLabels
         let names = journal.threadNames
         func label(_ q: UInt) -> String {
-            if q == JournalContents.noQueue { return "(no queue)" }
-            if q == JournalContents.mainQueue { return "main queue" }
+            if q == AccessJournalContents.noQueue { return "(no queue)" }
+            if q == AccessJournalContents.mainQueue { return "main queue" }
             return labels[q] ?? "queue \(q)"
         }
         // Events by (pid, thread), in time order.
-        var byThread: [UInt64: [JournalContents.Event]] = [:]
+        var byThread: [UInt64: [AccessJournalContents.Event]] = [:]
         journal.forEachEvent { e in byThread[UInt64(e.pid) << 32 | UInt64(e.thread), default: []].append(e) }
         let origin = byThread.values.compactMap { $0.map(\.time).min() }.min() ?? 0
         var builders: [UInt32: Builder] = [:]
@@ -281,7 +281,7 @@ public enum ChromeTrace {
         return all
     }
 
-    public static func render(journal: JournalContents) -> Data {
+    public static func render(journal: AccessJournalContents) -> Data {
         encode(events(journal: journal), otherData: [("tool", "ctxdebug journal"), ("journal", journal.path)])
     }
 

@@ -64,10 +64,10 @@ struct JournalCommand: ParsableCommand {
         func run() throws {
             let reader = try JournalCommand.open(options.file)
             try JournalCommand.writeTrace(reader, to: options.trace)
-            let journal = JournalContents(reader)
+            let journal = AccessJournalContents(reader)
             switch options.format {
-            case .json: FileHandle.standardOutput.write(try JournalReport.statsJSON(journal))
-            case .text: print(JournalReport.statsText(journal))
+            case .json: FileHandle.standardOutput.write(try AccessJournalReport.statsJSON(journal))
+            case .text: print(AccessJournalReport.statsText(journal))
             }
             try JournalCommand.finish(reader)
         }
@@ -103,11 +103,11 @@ struct JournalCommand: ParsableCommand {
 
     // MARK: Shared
 
-    static func open(_ path: String) throws -> AccessLogReader {
+    static func open(_ path: String) throws -> AccessJournalReader {
         // A version-1 journal holds no operation names: ManagedContext's name its numbers.
         ManagedContextOperations.register()
         do {
-            return try AccessLogReader(path: path)
+            return try AccessJournalReader(path: path)
         } catch {
             printError("error: \(error.description)")
             switch error.code {
@@ -118,10 +118,10 @@ struct JournalCommand: ParsableCommand {
     }
 
     /// Writes the trace of `reader` to `path` (under a temporary name, then renamed).
-    static func writeTrace(_ reader: AccessLogReader, to path: String?) throws {
+    static func writeTrace(_ reader: AccessJournalReader, to path: String?) throws {
         guard let path else { return }
         do {
-            try ReportFile.write(ChromeTrace.render(journal: JournalContents(reader)), to: path)
+            try ReportFile.write(ChromeTrace.render(journal: AccessJournalContents(reader)), to: path)
         } catch {
             printError("error: cannot write the trace to \(path): \(error)")
             throw cannotWrite
@@ -131,7 +131,7 @@ struct JournalCommand: ParsableCommand {
     static let cannotWrite = ExitStatus.cannotCreate.exitCode
 
     /// Reports the problems on stderr, and exits 3 when a block was corrupt.
-    static func finish(_ reader: AccessLogReader) throws {
+    static func finish(_ reader: AccessJournalReader) throws {
         for problem in reader.problems {
             let severity = problem.kind == .cutTail ? "note" : "error"
             printError("\(severity): \(reader.path): \(problem)")
@@ -143,22 +143,22 @@ struct JournalCommand: ParsableCommand {
         say("ctxdebug journal: \(message)")
     }
 
-    static func printEvents(_ reader: AccessLogReader, format: Format, violationsOnly: Bool) throws {
-        let journal = JournalContents(reader)
+    static func printEvents(_ reader: AccessJournalReader, format: Format, violationsOnly: Bool) throws {
+        let journal = AccessJournalContents(reader)
         switch format {
         case .json:
-            FileHandle.standardOutput.write(try JournalReport.eventsJSON(journal, violationsOnly: violationsOnly))
+            FileHandle.standardOutput.write(try AccessJournalReport.eventsJSON(journal, violationsOnly: violationsOnly))
         case .text:
-            JournalReport.writeEventsText(journal, violationsOnly: violationsOnly) { text in
+            AccessJournalReport.writeEventsText(journal, violationsOnly: violationsOnly) { text in
                 FileHandle.standardOutput.write(Data(text.utf8))
             }
         }
     }
 }
 
-extension JournalContents {
+extension AccessJournalContents {
     /// What the reports read of a journal that `reader` read.
-    init(_ reader: AccessLogReader) {
+    init(_ reader: AccessJournalReader) {
         let stats = reader.stats
         let names = (0...Int(UInt8.max)).map { reader.name(of: AccessOperation(rawValue: UInt8($0))) }
         self.init(

@@ -22,7 +22,7 @@ struct ConfigurationTests {
         let (configuration, warnings) = read(["CTXDEBUG_CONCURRENCY": " \(level) "])
         #expect(configuration.level.rawValue == level)
         #expect(warnings.isEmpty)
-        #expect(configuration.accessLogPath == (level == 3 ? "/tmp/ctxdebug-4242.journal" : nil))
+        #expect(configuration.accessJournalPath == (level == 3 ? "/tmp/ctxdebug-4242.journal" : nil))
     }
 
     @Test("Modes, report path, exit code, suppressions, journal")
@@ -36,7 +36,7 @@ struct ConfigurationTests {
         #expect(configuration.reportPath == "/tmp/r.json")
         #expect(configuration.exitCode == 0)
         #expect(configuration.suppressionsPath == "/tmp/s.txt")
-        #expect(configuration.accessLogPath == "/tmp/j-4242.journal")
+        #expect(configuration.accessJournalPath == "/tmp/j-4242.journal")
         #expect(configuration.level == 1)
         #expect(configuration.banner == "ctxdebug: concurrency checking on (level 1, on violation: log, journal: /tmp/j-4242.journal)")
     }
@@ -85,9 +85,9 @@ struct ConfigurationTests {
         #expect(read(["CTXDEBUG_JOURNAL": "/tmp/x.journal"]).0.level == 3)
         let (configuration, warnings) = read(["CTXDEBUG_JOURNAL": "/tmp/x.journal", "CTXDEBUG_CONCURRENCY": "0"])
         #expect(configuration.level == 0)
-        #expect(configuration.accessLogPath == nil)
+        #expect(configuration.accessJournalPath == nil)
         #expect(warnings.count == 1)
         #expect(warnings.first?.contains("CTXDEBUG_JOURNAL is set but checking is off") == true)
-        #expect(read(["CTXDEBUG_CONCURRENCY": "3", "TMPDIR": "/var/tmp/"]).0.accessLogPath == "/var/tmp/ctxdebug-4242.journal")
+        #expect(read(["CTXDEBUG_CONCURRENCY": "3", "TMPDIR": "/var/tmp/"]).0.accessJournalPath == "/var/tmp/ctxdebug-4242.journal")
     }
 }

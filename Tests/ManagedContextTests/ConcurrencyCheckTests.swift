@@ -58,10 +58,10 @@ import ManagedContext
             runCorrectPatterns()
             precondition(ConcurrencyDebug.level.rawValue == level, "level \(ConcurrencyDebug.level)")
             precondition(ConcurrencyDebug.recordedViolations.isEmpty, "violations: \(ConcurrencyDebug.recordedViolations.map { "\($0.access.operation)" })")
-            ConcurrencyDebug.flushAccessLog()
+            ConcurrencyDebug.flushAccessJournal()
         }
         if level == 3 {
-            let reader = try AccessLogReader(path: journal)
+            let reader = try AccessJournalReader(path: journal)
             var events = 0
             var refused = 0
             reader.forEachEvent { e in
@@ -85,7 +85,7 @@ import ManagedContext
         await #expect(processExitsWith: .success) { [journal = journal as String, level = level as Int] in
             checkInReportMode(level: level, journal: journal)
             mainQueueCases()
-            ConcurrencyDebug.flushAccessLog()
+            ConcurrencyDebug.flushAccessJournal()
         }
     }
 }

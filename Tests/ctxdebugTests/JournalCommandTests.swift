@@ -14,7 +14,7 @@ struct JournalCommandTests {
     static func makeJournal() throws -> String {
         let path = temporaryPath("sample.journal")
         let owner = QueueIdentity.makePrivate(label: "cli.owner")
-        let writer = try AccessLogWriter(path: path, blockCapacity: 1024)
+        let writer = try AccessJournalWriter(path: path, blockCapacity: 1024)
         for n in 1...2000 {
             let violation = n % 100 == 0
             writer.record(
@@ -98,7 +98,7 @@ struct JournalCommandTests {
         let path = try Self.makeJournal()
         defer { unlink(path) }
         var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
-        let original = try AccessLogReader(bytes: bytes)
+        let original = try AccessJournalReader(bytes: bytes)
         let block = original.blocks[1]
         bytes[block.offset + 50] ^= 0xFF
         try Data(bytes).write(to: URL(fileURLWithPath: path))
@@ -116,7 +116,7 @@ struct JournalCommandTests {
         let path = try Self.makeJournal()
         defer { unlink(path) }
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
-        let last = try #require(try AccessLogReader(bytes: bytes).blocks.last)
+        let last = try #require(try AccessJournalReader(bytes: bytes).blocks.last)
         try Data(bytes[..<(last.offset + 40)]).write(to: URL(fileURLWithPath: path))
 
         let run = try ctxdebug("journal", "dump", path)
@@ -169,12 +169,12 @@ struct JournalCommandTests {
         let path = temporaryPath("named.journal")
         defer { unlink(path) }
         let owner = QueueIdentity.makePrivate(label: "cli.named")
-        let writer = try AccessLogWriter(path: path, blockCapacity: 1024)
+        let writer = try AccessJournalWriter(path: path, blockCapacity: 1024)
         for n in 1...600 {
             writer.record(AccessEvent(operation: n % 3 == 0 ? frobnicate : .get, owner: owner, instance: Int64(n)), current: owner, allowed: true)
         }
         writer.close()
-        #expect(try AccessLogReader(path: path).blocks.count > 1, "names must be in every block")
+        #expect(try AccessJournalReader(path: path).blocks.count > 1, "names must be in every block")
 
         let stats = try ctxdebug("journal", "stats", path)
         #expect(stats.status == 0, "\(stats.stderr)")

@@ -56,14 +56,14 @@ enum AccessBench {
         let n = max(1, iterations / chunks)
         func configure(_ level: Int) {
             BenchSupport.quietly {
-                ConcurrencyDebug.configure(.init(level: .init(rawValue: level) ?? .off, accessLogPath: level == 3 ? journalURL.path : nil))
+                ConcurrencyDebug.configure(.init(level: .init(rawValue: level) ?? .off, accessJournalPath: level == 3 ? journalURL.path : nil))
             }
         }
         let samples = measureLoops(
             context: context, entry: entry, subject: subject, owner: owner, n: n, chunks: chunks, repetitions: repetitions, configure: configure)
         // Bytes per journaled event: the journal of the level-3 loops above.
         configure(0)  // closes and flushes the journal
-        let reader = try AccessLogReader(path: journalURL.path)
+        let reader = try AccessJournalReader(path: journalURL.path)
         let stats = reader.stats
 
         // A large journal for item 7, written the same way (checked accesses at level 3).
@@ -185,7 +185,7 @@ enum AccessBench {
     static func writeLargeJournal(events: Int, work: URL, subject: BenchSubject, owner: QueueIdentity) -> URL {
         let url = work.appendingPathComponent("large.journal")
         try? FileManager.default.removeItem(at: url)
-        BenchSupport.quietly { ConcurrencyDebug.configure(.init(level: 3, accessLogPath: url.path)) }
+        BenchSupport.quietly { ConcurrencyDebug.configure(.init(level: 3, accessJournalPath: url.path)) }
         ConcurrencyDebug.entering(owner, dispatched: false, describedBy: { subject.describe(.init(operation: .other, owner: owner, context: 1, subject: 1, member: 0, instance: 0)) }) {
             for i in 0..<events {
                 ConcurrencyDebug.check(
@@ -202,7 +202,7 @@ enum AccessBench {
     /// Item 1's figures from the loops' samples (nanoseconds per iteration, loop included).
     static func figures(
         loop: [Double], plain plainNs: [Double], managed: [Int: [Double]], check: [Int: [Double]], missingMergeOn: [Double],
-        performAndWait: [Int: [Double]], stats: AccessLogStats, mainQueue: MainQueueReadBench.Samples
+        performAndWait: [Int: [Double]], stats: AccessJournalStats, mainQueue: MainQueueReadBench.Samples
     ) -> [BenchFigure] {
         let plainCost = minus(plainNs, loop)
         let offCost = minus(managed[0]!, loop)

@@ -109,7 +109,7 @@ struct BenchCommand: ParsableCommand {
         items.append(try UIBench.run(store: replayStore, entries: replayEntries, duration: quick ? 0.5 : 3, repetitions: reps, work: work))
         if let journal {
             progress("7/8 journal reading")
-            items.append(try AccessLogBench.run(journal: journal, repetitions: reps, work: work))
+            items.append(try AccessJournalBench.run(journal: journal, repetitions: reps, work: work))
             try? FileManager.default.removeItem(at: journal)
         }
         progress("8/8 ctxdebug lint")

@@ -69,7 +69,7 @@ enum MainQueueReadBench {
         defer { try? FileManager.default.removeItem(atPath: journal) }
         func configure(_ level: Int) {
             BenchSupport.quietly {
-                ConcurrencyDebug.configure(.init(level: .init(rawValue: level) ?? .off, accessLogPath: level == 3 ? journal : nil))
+                ConcurrencyDebug.configure(.init(level: .init(rawValue: level) ?? .off, accessJournalPath: level == 3 ? journal : nil))
             }
         }
         configure(0)

@@ -12,14 +12,14 @@ import SurfJournal
 public enum FuzzEntry {
     // MARK: journal reader
 
-    /// `AccessLogReader(bytes:)` on any bytes: it refuses or reads; what it reads is
+    /// `AccessJournalReader(bytes:)` on any bytes: it refuses or reads; what it reads is
     /// consistent, and events come only from blocks whose checksum held.
     public static func journalReader(_ data: [UInt8]) {
         // An input with an odd first byte (but not the 'C' of a real journal) gets a
         // valid session header in place of that byte, to get past the magic.
         var bytes = data
         if let first = data.first, first != 0x43, first & 1 == 1 { bytes = sessionHeader + data.dropFirst() }
-        guard let reader = try? AccessLogReader(bytes: bytes) else { return }
+        guard let reader = try? AccessJournalReader(bytes: bytes) else { return }
         var count = 0
         var violations = 0
         reader.forEachEvent { event in
@@ -46,7 +46,7 @@ public enum FuzzEntry {
     /// A valid session header (pid 1, start time 0), for inputs that lack one.
     static let sessionHeader: [UInt8] = {
         var h: [UInt8] = Array("CTXDJRNL".utf8) + [1, 0, 32, 0, 1, 0, 0, 0] + [UInt8](repeating: 0, count: 8)
-        let crc = h.withUnsafeBytes { AccessLogFormat.crc32c($0) }
+        let crc = h.withUnsafeBytes { AccessJournalFormat.crc32c($0) }
         h += withUnsafeBytes(of: crc.littleEndian, Array.init)
         h += [0, 0, 0, 0]
         return h

@@ -18,7 +18,7 @@ enum {
     CTXDEBUG_ACCESS_UNCONFIGURED = -1, // not configured yet: the slow path configures
     CTXDEBUG_ACCESS_OFF = 0,           // nothing (checking off)
     CTXDEBUG_ACCESS_CHECK = 1,         // compare owners
-    CTXDEBUG_ACCESS_CHECK_AND_LOG = 2, // compare owners and append to the access log
+    CTXDEBUG_ACCESS_CHECK_AND_LOG = 2, // compare owners and append to the access journal
 };
 
 static inline uintptr_t ctxdebug_current_owner(void) { return ctxdebug_current_owner_tls; }

@@ -1,7 +1,7 @@
 /// An access journal as the reports read it (`ctxdebug journal`'s text and JSON, its
 /// Chrome trace): plain values, so that rendering needs no runtime. ConcurrencyDebug's
-/// `AccessLogReader` reads the file; the CLI turns what it read into this.
-public struct JournalContents {
+/// `AccessJournalReader` reads the file; the CLI turns what it read into this.
+public struct AccessJournalContents {
     /// The queue numbers the checker gives the absence of a queue and the main queue.
     public static let noQueue: UInt = 0
     public static let mainQueue: UInt = 1

@@ -2,9 +2,9 @@ public import Foundation
 public import ReportFormats
 
 /// `ctxdebug journal stats|dump|violations` as text and as JSON (docs/journal-format.md).
-public enum JournalReport {
+public enum AccessJournalReport {
     /// `stats` as text: one line per figure, no final newline.
-    public static func statsText(_ journal: JournalContents) -> String {
+    public static func statsText(_ journal: AccessJournalContents) -> String {
         let stats = journal.stats
         var lines: [String] = []
         lines.append("journal:      \(journal.path)")
@@ -29,13 +29,13 @@ public enum JournalReport {
     }
 
     /// `stats` as JSON, with a final newline.
-    public static func statsJSON(_ journal: JournalContents) throws -> Data {
+    public static func statsJSON(_ journal: AccessJournalContents) throws -> Data {
         try json(StatsOutput(journal))
     }
 
     /// `dump` (or `violations`, with `violationsOnly`) as text, handed to `write` in
     /// pieces of about 64 KiB so that a large journal is never one string.
-    public static func writeEventsText(_ journal: JournalContents, violationsOnly: Bool, to write: (String) -> Void) {
+    public static func writeEventsText(_ journal: AccessJournalContents, violationsOnly: Bool, to write: (String) -> Void) {
         var output = ""
         var count = 0
         journal.forEachEvent { event in
@@ -55,7 +55,7 @@ public enum JournalReport {
     }
 
     /// `dump` (or `violations`) as JSON, with a final newline.
-    public static func eventsJSON(_ journal: JournalContents, violationsOnly: Bool) throws -> Data {
+    public static func eventsJSON(_ journal: AccessJournalContents, violationsOnly: Bool) throws -> Data {
         var events: [EventOutput] = []
         journal.forEachEvent { event in
             if !violationsOnly || !event.allowed {
@@ -66,9 +66,9 @@ public enum JournalReport {
     }
 
     /// One event of `dump` as text.
-    public static func line(_ event: JournalContents.Event, labels: [UInt: String]) -> String {
+    public static func line(_ event: AccessJournalContents.Event, labels: [UInt: String]) -> String {
         func queue(_ id: UInt) -> String {
-            if id == JournalContents.noQueue { return "0 (no queue)" }
+            if id == AccessJournalContents.noQueue { return "0 (no queue)" }
             if let label = labels[id] { return "\(id) '\(label)'" }
             return "\(id)"
         }
@@ -105,7 +105,7 @@ public enum JournalReport {
         var length: Int
         var detail: String
 
-        init(_ problem: JournalContents.Problem) {
+        init(_ problem: AccessJournalContents.Problem) {
             kind = problem.kind
             offset = problem.offset
             length = problem.length
@@ -128,7 +128,7 @@ public enum JournalReport {
         var attribute: UInt16?
         var object: Int64
 
-        init(_ event: JournalContents.Event, labels: [UInt: String]) {
+        init(_ event: AccessJournalContents.Event, labels: [UInt: String]) {
             timeNanos = event.time
             pid = event.pid
             thread = event.thread
@@ -168,7 +168,7 @@ public enum JournalReport {
         var cutTailBytes: Int
         var problems: [ProblemOutput]
 
-        init(_ journal: JournalContents) {
+        init(_ journal: AccessJournalContents) {
             let stats = journal.stats
             file = journal.path
             fileBytes = stats.fileBytes

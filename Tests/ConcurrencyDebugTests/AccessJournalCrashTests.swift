@@ -3,11 +3,11 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Crash safety of the journal beyond AccessLogTests (issue 9, docs/reliability.md):
+/// Crash safety of the journal beyond AccessJournalTests (issue 9, docs/reliability.md):
 /// many SIGKILLs at random moments with random block sizes and thread counts, and
 /// damage at many random offsets, which is always detected and never misread.
 @Suite("Reliability: crash safety of the journal")
-struct AccessLogCrashTests {
+struct AccessJournalCrashTests {
     static func seed() -> UInt64 {
         if let s = ProcessInfo.processInfo.environment["RELIABILITY_SEED"], let v = UInt64(s) { return v }
         return UInt64(Date().timeIntervalSince1970 * 1000)
@@ -34,7 +34,7 @@ struct AccessLogCrashTests {
 
         await #expect(processExitsWith: .signal(SIGKILL), "\(context)") {
             [path = path as String, threads = threads as Int, capacity = capacity as Int, threshold = threshold as Int, extraDelay = extraDelay as UInt32] in
-            let writer = try AccessLogWriter(path: path, blockCapacity: capacity)
+            let writer = try AccessJournalWriter(path: path, blockCapacity: capacity)
             let killer = Thread {
                 while (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0 < threshold { usleep(100) }
                 usleep(extraDelay)
@@ -46,18 +46,18 @@ struct AccessLogCrashTests {
                     var n: Int64 = 0
                     while true {
                         n += 1
-                        writer.record(AccessLogTests.event(Int64(t) * AccessLogCrashTests.threadStride + n), current: AccessLogTests.owner, allowed: n % 50 != 0)
+                        writer.record(AccessJournalTests.event(Int64(t) * AccessJournalCrashTests.threadStride + n), current: AccessJournalTests.owner, allowed: n % 50 != 0)
                     }
                 }
             }
             var n: Int64 = 0
             while true {
                 n += 1
-                writer.record(AccessLogTests.event(n), current: AccessLogTests.owner, allowed: n % 50 != 0)
+                writer.record(AccessJournalTests.event(n), current: AccessJournalTests.owner, allowed: n % 50 != 0)
             }
         }
 
-        let reader = try AccessLogReader(path: path)
+        let reader = try AccessJournalReader(path: path)
         // Only a cut tail, never a corrupt block or garbage.
         #expect(reader.isIntact, "\(reader.problems) — \(context)")
         #expect(reader.problems.allSatisfy { $0.kind == .cutTail }, "\(reader.problems) — \(context)")
@@ -69,7 +69,7 @@ struct AccessLogCrashTests {
         for event in reader.events {
             byThread[event.instance / Self.threadStride, default: []].append(event.instance % Self.threadStride)
             // Never misread: each event is exactly the one written for its object.
-            let expected = AccessLogTests.event(event.instance)
+            let expected = AccessJournalTests.event(event.instance)
             #expect(event.operation == expected.operation && event.subject == expected.subject && event.member == expected.member, "\(context)")
             #expect(event.allowed == (event.instance % Self.threadStride % 50 != 0), "\(context)")
         }
@@ -82,17 +82,17 @@ struct AccessLogCrashTests {
     }
 
     /// A journal of ~60 blocks from three threads.
-    static func sampleJournal() throws -> AccessLogReader {
+    static func sampleJournal() throws -> AccessJournalReader {
         let path = temporaryPath("sample-for-damage.journal")
         defer { unlink(path) }
-        let writer = try AccessLogWriter(path: path, blockCapacity: 512)
+        let writer = try AccessJournalWriter(path: path, blockCapacity: 512)
         DispatchQueue.concurrentPerform(iterations: 3) { t in
             for n in 1...2500 {
-                writer.record(AccessLogTests.event(Int64(t) * threadStride + Int64(n)), current: AccessLogTests.owner, allowed: n % 50 != 0)
+                writer.record(AccessJournalTests.event(Int64(t) * threadStride + Int64(n)), current: AccessJournalTests.owner, allowed: n % 50 != 0)
             }
         }
         writer.close()
-        let reader = try AccessLogReader(path: path)
+        let reader = try AccessJournalReader(path: path)
         try #require(reader.problems.isEmpty)
         try #require(reader.blocks.count >= 40)
         return reader
@@ -101,10 +101,10 @@ struct AccessLogCrashTests {
     /// Checks a damaged copy: damage is reported, every block that holds no damaged
     /// byte is read back whole, no damaged block is decoded, and every event read is one
     /// that was written.
-    static func checkDamaged(_ original: AccessLogReader, _ bytes: [UInt8], damaged offsets: [Int], _ context: String) throws {
-        let reader: AccessLogReader
+    static func checkDamaged(_ original: AccessJournalReader, _ bytes: [UInt8], damaged offsets: [Int], _ context: String) throws {
+        let reader: AccessJournalReader
         do {
-            reader = try AccessLogReader(bytes: bytes)
+            reader = try AccessJournalReader(bytes: bytes)
         } catch {
             // Only damage to the first 10 bytes (session magic or version) may refuse the file.
             #expect(offsets.contains { $0 < 10 }, "refused: \(error) — \(context)")
@@ -118,7 +118,7 @@ struct AccessLogCrashTests {
             return
         }
         #expect(!reader.problems.isEmpty, "the damage went unnoticed — \(context)")
-        let hit = { (b: AccessLogBlock) in offsets.contains { $0 >= b.offset && $0 < b.offset + b.size } }
+        let hit = { (b: AccessJournalBlock) in offsets.contains { $0 >= b.offset && $0 < b.offset + b.size } }
         let readOffsets = Set(reader.blocks.map(\.offset))
         for block in original.blocks {
             if hit(block) {
@@ -130,10 +130,10 @@ struct AccessLogCrashTests {
         #expect(reader.blocks.count == original.blocks.filter { !hit($0) }.count, "\(context)")
         var seen = Set<Int64>()
         for event in reader.events {
-            let expected = AccessLogTests.event(event.instance)
+            let expected = AccessJournalTests.event(event.instance)
             #expect(
                 event.operation == expected.operation && event.subject == expected.subject && event.member == expected.member
-                    && event.owner == AccessLogTests.owner && event.context == 2,
+                    && event.owner == AccessJournalTests.owner && event.context == 2,
                 "misread event \(event) — \(context)")
             #expect(seen.insert(event.instance).inserted, "an event read twice — \(context)")
         }
@@ -192,7 +192,7 @@ struct AccessLogCrashTests {
         let blocks = original.blocks
         let from = blocks[blocks.count - 2].offset
         for cut in from..<original.bytes.count {
-            let reader = try AccessLogReader(bytes: Array(original.bytes[..<cut]))
+            let reader = try AccessJournalReader(bytes: Array(original.bytes[..<cut]))
             #expect(reader.isIntact, "cut at \(cut): \(reader.problems)")
             let complete = blocks.filter { $0.offset + $0.size <= cut }
             #expect(reader.blocks.map(\.offset) == complete.map(\.offset), "cut at \(cut)")

@@ -6,24 +6,24 @@ import Testing
 /// `ctxdebug journal`'s text and JSON, and its Chrome trace, from journal contents
 /// built by hand (the CLI tests read real journal files).
 @Suite("The journal's reports")
-struct JournalReportsTests {
-    static let ok = JournalContents.Event(
+struct AccessJournalReportsTests {
+    static let ok = AccessJournalContents.Event(
         time: 1_500_000, pid: 10, thread: 3, current: 2, owner: 2, context: 1, subject: 4, member: .max, instance: 0,
         operation: "fetch", allowed: true)
-    static let wrong = JournalContents.Event(
-        time: 2_000_000, pid: 10, thread: 3, current: JournalContents.mainQueue, owner: 2, context: 1, subject: 4, member: 2,
+    static let wrong = AccessJournalContents.Event(
+        time: 2_000_000, pid: 10, thread: 3, current: AccessJournalContents.mainQueue, owner: 2, context: 1, subject: 4, member: 2,
         instance: 9, operation: "get", allowed: false)
-    static let stats = JournalContents.Stats(
+    static let stats = AccessJournalContents.Stats(
         fileBytes: 4_096, sessions: 1, blocks: 1, events: 2, violations: 1, threads: 1, queues: 1, corruptBlocks: 0,
         cutTailBytes: 12, recordBytesPerEvent: 3.333, fileBytesPerEvent: 2_048, operations: ["get": 1, "fetch": 1],
         duration: 500_000)
 
-    static func journal(_ events: [JournalContents.Event] = [ok, wrong]) -> JournalContents {
-        JournalContents(
-            path: "/tmp/app.journal", sessions: [JournalContents.Session(pid: 10, startWallNanos: 0)],
+    static func journal(_ events: [AccessJournalContents.Event] = [ok, wrong]) -> AccessJournalContents {
+        AccessJournalContents(
+            path: "/tmp/app.journal", sessions: [AccessJournalContents.Session(pid: 10, startWallNanos: 0)],
             queueLabels: [2: "bg <queue>"], threadNames: [10 << 32 | 3: "worker"],
             problems: [
-                JournalContents.Problem(kind: "cut-tail", offset: 4_084, length: 12, detail: "no end", description: "the tail was cut")
+                AccessJournalContents.Problem(kind: "cut-tail", offset: 4_084, length: 12, detail: "no end", description: "the tail was cut")
             ],
             stats: stats, events: events)
     }
@@ -32,30 +32,30 @@ struct JournalReportsTests {
     func line() {
         let labels = Self.journal().queueLabels
         #expect(
-            JournalReport.line(Self.wrong, labels: labels)
+            AccessJournalReport.line(Self.wrong, labels: labels)
                 == "      2.000000 ms  pid 10 thread 3  VIOLATION get  owner 2 'bg <queue>'  by 1  context 1  entity 4  attribute 2  object 9")
         var none = Self.ok
-        none.current = JournalContents.noQueue
-        #expect(JournalReport.line(none, labels: labels).contains("by 0 (no queue)  context 1  entity 4"))
-        #expect(!JournalReport.line(none, labels: labels).contains("attribute"))
+        none.current = AccessJournalContents.noQueue
+        #expect(AccessJournalReport.line(none, labels: labels).contains("by 0 (no queue)  context 1  entity 4"))
+        #expect(!AccessJournalReport.line(none, labels: labels).contains("attribute"))
     }
 
     @Test("violations as text: only the violations, then their count; in pieces for a large journal")
     func violationsText() {
         var pieces: [String] = []
-        JournalReport.writeEventsText(Self.journal(), violationsOnly: true) { pieces.append($0) }
+        AccessJournalReport.writeEventsText(Self.journal(), violationsOnly: true) { pieces.append($0) }
         let text = pieces.joined()
         #expect(text.split(separator: "\n").count == 2)
         #expect(text.hasSuffix("VIOLATION get  owner 2 'bg <queue>'  by 1  context 1  entity 4  attribute 2  object 9\n1 violation\n"))
         pieces = []
-        JournalReport.writeEventsText(Self.journal(Array(repeating: Self.ok, count: 2_000)), violationsOnly: false) { pieces.append($0) }
+        AccessJournalReport.writeEventsText(Self.journal(Array(repeating: Self.ok, count: 2_000)), violationsOnly: false) { pieces.append($0) }
         #expect(pieces.count > 1)
         #expect(pieces.joined().split(separator: "\n").count == 2_000)
     }
 
     @Test("dump as JSON: the events with labels, attribute null for none, and the problems")
     func eventsJSON() throws {
-        let data = try JournalReport.eventsJSON(Self.journal(), violationsOnly: false)
+        let data = try AccessJournalReport.eventsJSON(Self.journal(), violationsOnly: false)
         #expect(data.last == 0x0A)
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let events = try #require(object["events"] as? [[String: Any]])
@@ -69,13 +69,13 @@ struct JournalReportsTests {
 
     @Test("stats as text and JSON")
     func statsReports() throws {
-        let text = JournalReport.statsText(Self.journal())
+        let text = AccessJournalReport.statsText(Self.journal())
         #expect(text.hasPrefix("journal:      /tmp/app.journal\nsize:         4096 bytes\nsessions:     1 (pid 10 from 1970-01-01T00:00:00.000Z)\n"))
         #expect(text.contains("\nqueues:       1 (2 'bg <queue>')\n"))
         #expect(text.contains("\nbytes/event:  3.33 in records, 2048.00 for the whole file\n"))
         #expect(text.contains("\noperations:   fetch 1, get 1\n"))
         #expect(text.hasSuffix("\nproblems:     1\n  - the tail was cut"))
-        let object = try #require(try JSONSerialization.jsonObject(with: JournalReport.statsJSON(Self.journal())) as? [String: Any])
+        let object = try #require(try JSONSerialization.jsonObject(with: AccessJournalReport.statsJSON(Self.journal())) as? [String: Any])
         #expect(object["recordBytesPerEvent"] as? Double == 3.33)
         #expect(object["queues"] as? [String: String] == ["2": "bg <queue>"])
         #expect(object["cutTailBytes"] as? Int == 12)

@@ -7,7 +7,7 @@ import CConcurrencyDebug
 /// A file is a sequence of session headers (one per process that opened it) and
 /// blocks. All integers are little-endian. Each block carries a CRC-32C of its body;
 /// a reader keeps every block whose checksum holds and reports the rest.
-@_spi(CtxdebugTools) public enum AccessLogFormat {
+@_spi(CtxdebugTools) public enum AccessJournalFormat {
     /// "CTXDJRNL": the first 8 bytes of a session header.
     static let sessionMagic: [UInt8] = Array("CTXDJRNL".utf8)
     /// 2 added the operation-name record; a version-1 file has none, and its operations
@@ -144,7 +144,7 @@ struct ByteReader {
 
     mutating func string() throws(Malformed) -> String {
         let count = Int(try varint())
-        guard count <= AccessLogFormat.maximumNameLength, offset + count <= bytes.count else { throw Malformed() }
+        guard count <= AccessJournalFormat.maximumNameLength, offset + count <= bytes.count else { throw Malformed() }
         let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)]), as: UTF8.self)
         offset += count
         return text

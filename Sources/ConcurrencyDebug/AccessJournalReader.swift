@@ -4,7 +4,7 @@ import Glibc
 #endif
 
 /// One journaled access.
-public struct AccessLogEvent: Sendable, Hashable {
+public struct AccessJournalEvent: Sendable, Hashable {
     /// Nanoseconds since the writing process opened the journal (monotonic clock).
     public var time: UInt64
     public var pid: UInt32
@@ -21,14 +21,14 @@ public struct AccessLogEvent: Sendable, Hashable {
     /// `UInt16.max` for none.
     public var member: UInt16
     public var instance: Int64
-    /// Its name: `AccessLogReader.name(of:)`.
+    /// Its name: `AccessJournalReader.name(of:)`.
     public var operation: AccessOperation
     /// False for a violation.
     public var allowed: Bool
 }
 
 /// A session: one process that opened the journal.
-public struct AccessLogSession: Sendable, Hashable {
+public struct AccessJournalSession: Sendable, Hashable {
     public var offset: Int
     public var pid: UInt32
     /// When the process opened the journal, in nanoseconds since 1970 (UTC).
@@ -36,7 +36,7 @@ public struct AccessLogSession: Sendable, Hashable {
 }
 
 /// A complete block, checksum verified.
-public struct AccessLogBlock: Sendable, Hashable {
+public struct AccessJournalBlock: Sendable, Hashable {
     public var offset: Int
     /// The bytes of the block on disk, header included.
     public var size: Int
@@ -59,7 +59,7 @@ public struct AccessLogBlock: Sendable, Hashable {
 }
 
 /// Something wrong in a journal that the reader stepped over.
-public struct AccessLogProblem: Sendable, Hashable, CustomStringConvertible {
+public struct AccessJournalProblem: Sendable, Hashable, CustomStringConvertible {
     public enum Kind: String, Sendable {
         /// A block whose checksum or structure is wrong: its events are dropped.
         case corruptBlock = "corrupt-block"
@@ -84,7 +84,7 @@ public struct AccessLogProblem: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// Numbers about a journal.
-public struct AccessLogStats: Sendable, Hashable {
+public struct AccessJournalStats: Sendable, Hashable {
     public var fileBytes: Int
     public var sessions: Int
     public var blocks: Int
@@ -105,16 +105,16 @@ public struct AccessLogStats: Sendable, Hashable {
     public var duration: UInt64
 }
 
-/// Reads a journal written by `AccessLogWriter`: every complete block whose checksum
+/// Reads a journal written by `AccessJournalWriter`: every complete block whose checksum
 /// holds, whatever else is in the file. Damage is never misread: a block with a bad
 /// checksum is dropped whole and listed in `problems`, and an unfinished block at the
 /// end is reported as a cut tail.
-public struct AccessLogReader: Sendable {
+public struct AccessJournalReader: Sendable {
     public let path: String
     public let bytes: [UInt8]
-    public private(set) var sessions: [AccessLogSession] = []
-    public private(set) var blocks: [AccessLogBlock] = []
-    public private(set) var problems: [AccessLogProblem] = []
+    public private(set) var sessions: [AccessJournalSession] = []
+    public private(set) var blocks: [AccessJournalBlock] = []
+    public private(set) var problems: [AccessJournalProblem] = []
     /// Queue labels recorded with the events.
     public private(set) var queueLabels: [QueueIdentity: String] = [:]
     /// Operation names recorded with the events (format version 2 on).
@@ -125,21 +125,21 @@ public struct AccessLogReader: Sendable {
     private var maximumTime: UInt64 = 0
 
     /// Reads the file at `path`.
-    public init(path: String) throws(AccessLogError) {
+    public init(path: String) throws(AccessJournalError) {
         guard let bytes = WholeFile.read(path) else {
-            throw AccessLogError(code: .cannotAccess, path: path, message: String(cString: strerror(errno)))
+            throw AccessJournalError(code: .cannotAccess, path: path, message: String(cString: strerror(errno)))
         }
         try self.init(bytes: bytes, path: path)
     }
 
     /// Reads a journal held in memory.
-    public init(bytes: [UInt8], path: String = "(memory)") throws(AccessLogError) {
+    public init(bytes: [UInt8], path: String = "(memory)") throws(AccessJournalError) {
         self.path = path
         self.bytes = bytes
-        guard bytes.count >= AccessLogFormat.sessionMagic.count,
-            Array(bytes[0..<AccessLogFormat.sessionMagic.count]) == AccessLogFormat.sessionMagic
+        guard bytes.count >= AccessJournalFormat.sessionMagic.count,
+            Array(bytes[0..<AccessJournalFormat.sessionMagic.count]) == AccessJournalFormat.sessionMagic
         else {
-            throw AccessLogError(
+            throw AccessJournalError(
                 code: .notAJournal, path: path,
                 message: bytes.isEmpty
                     ? "not a ctxdebug journal (the file is empty)"
@@ -147,10 +147,10 @@ public struct AccessLogReader: Sendable {
         }
         if bytes.count >= 10 {
             let version = UInt16(bytes[8]) | UInt16(bytes[9]) << 8
-            if version > AccessLogFormat.version {
-                throw AccessLogError(
+            if version > AccessJournalFormat.version {
+                throw AccessJournalError(
                     code: .unsupportedVersion, path: path,
-                    message: "journal format version \(version) is newer than this reader (\(AccessLogFormat.version))")
+                    message: "journal format version \(version) is newer than this reader (\(AccessJournalFormat.version))")
             }
         }
         scan()
@@ -161,8 +161,8 @@ public struct AccessLogReader: Sendable {
     private enum Found { case session, block, nothing }
 
     private func what(at offset: Int) -> Found {
-        if matches(AccessLogFormat.sessionMagic, at: offset) { return .session }
-        if matches(AccessLogFormat.blockMagic, at: offset) { return .block }
+        if matches(AccessJournalFormat.sessionMagic, at: offset) { return .session }
+        if matches(AccessJournalFormat.blockMagic, at: offset) { return .block }
         return .nothing
     }
 
@@ -180,7 +180,7 @@ public struct AccessLogReader: Sendable {
         var position = offset + 1
         while position + 4 <= bytes.count {
             if bytes[position] == 0x43,
-                matches(AccessLogFormat.blockMagic, at: position) || matches(AccessLogFormat.sessionMagic, at: position)
+                matches(AccessJournalFormat.blockMagic, at: position) || matches(AccessJournalFormat.sessionMagic, at: position)
             {
                 return position
             }
@@ -204,53 +204,53 @@ public struct AccessLogReader: Sendable {
     /// at a cut tail.
     private mutating func scanSession(at offset: Int) -> Int? {
         let remaining = bytes.count - offset
-        guard remaining >= AccessLogFormat.sessionHeaderSize else {
-            problems.append(AccessLogProblem(
+        guard remaining >= AccessJournalFormat.sessionHeaderSize else {
+            problems.append(AccessJournalProblem(
                 kind: .cutTail, offset: offset, length: remaining, detail: "an unfinished session header"))
             return nil
         }
         guard let session = readSession(at: offset) else {
-            return skipCorrupt(from: offset, length: AccessLogFormat.sessionHeaderSize, detail: "session header checksum mismatch")
+            return skipCorrupt(from: offset, length: AccessJournalFormat.sessionHeaderSize, detail: "session header checksum mismatch")
         }
         sessions.append(session)
-        return offset + AccessLogFormat.sessionHeaderSize
+        return offset + AccessJournalFormat.sessionHeaderSize
     }
 
     /// Reads the block at `offset`; returns where reading goes on, or nil at a cut tail.
     private mutating func scanBlock(at offset: Int) -> Int? {
         let remaining = bytes.count - offset
-        guard remaining >= AccessLogFormat.blockHeaderSize else {
-            problems.append(AccessLogProblem(
+        guard remaining >= AccessJournalFormat.blockHeaderSize else {
+            problems.append(AccessJournalProblem(
                 kind: .cutTail, offset: offset, length: remaining, detail: "an unfinished block header"))
             return nil
         }
         let body = Int(bytes.load(UInt32.self, at: offset + 4))
-        let size = AccessLogFormat.blockHeaderSize + body
-        if body > AccessLogFormat.maximumBlockBody {
+        let size = AccessJournalFormat.blockHeaderSize + body
+        if body > AccessJournalFormat.maximumBlockBody {
             return skipCorrupt(from: offset, length: nil, detail: "block length \(body) is not believable")
         }
         if size > remaining {
             guard let next = nextStart(after: offset) else {
-                problems.append(AccessLogProblem(
+                problems.append(AccessJournalProblem(
                     kind: .cutTail, offset: offset, length: remaining,
                     detail: "a block of \(size) bytes, \(remaining) of them written"))
                 return nil
             }
-            problems.append(AccessLogProblem(
+            problems.append(AccessJournalProblem(
                 kind: .corruptBlock, offset: offset, length: next - offset,
                 detail: "block length \(body) runs past the end of the file"))
             return next
         }
         let stored = bytes.load(UInt32.self, at: offset + 8)
         let computed = bytes.withUnsafeBytes { raw in
-            AccessLogFormat.crc32c(UnsafeRawBufferPointer(rebasing: raw[(offset + 12)..<(offset + size)]))
+            AccessJournalFormat.crc32c(UnsafeRawBufferPointer(rebasing: raw[(offset + 12)..<(offset + size)]))
         }
         if stored != computed {
             let end = offset + size
             guard end == bytes.count || what(at: end) != .nothing else {
                 return skipCorrupt(from: offset, length: nil, detail: "checksum mismatch")
             }
-            problems.append(AccessLogProblem(
+            problems.append(AccessJournalProblem(
                 kind: .corruptBlock, offset: offset, length: size,
                 detail: "checksum mismatch (stored \(hex32(stored)), computed \(hex32(computed)))"))
             return end
@@ -258,7 +258,7 @@ public struct AccessLogReader: Sendable {
         if let block = decodeBlock(at: offset, size: size) {
             blocks.append(block)
         } else {
-            problems.append(AccessLogProblem(
+            problems.append(AccessJournalProblem(
                 kind: .corruptBlock, offset: offset, length: size,
                 detail: "records do not decode (checksum held: written by a different format?)"))
         }
@@ -270,45 +270,45 @@ public struct AccessLogReader: Sendable {
     private mutating func scanUnknown(at offset: Int) -> Int? {
         let remaining = bytes.count - offset
         if let next = nextStart(after: offset) {
-            problems.append(AccessLogProblem(kind: .garbage, offset: offset, length: next - offset, detail: "not a block"))
+            problems.append(AccessJournalProblem(kind: .garbage, offset: offset, length: next - offset, detail: "not a block"))
             return next
         }
         if remaining < 8 && isMagicPrefix(at: offset) {
-            problems.append(AccessLogProblem(
+            problems.append(AccessJournalProblem(
                 kind: .cutTail, offset: offset, length: remaining, detail: "an unfinished block header"))
         } else {
-            problems.append(AccessLogProblem(kind: .garbage, offset: offset, length: remaining, detail: "not a block"))
+            problems.append(AccessJournalProblem(kind: .garbage, offset: offset, length: remaining, detail: "not a block"))
         }
         return nil
     }
 
     private func isMagicPrefix(at offset: Int) -> Bool {
         let tail = Array(bytes[offset...])
-        return AccessLogFormat.blockMagic.starts(with: tail) || AccessLogFormat.sessionMagic.starts(with: tail)
+        return AccessJournalFormat.blockMagic.starts(with: tail) || AccessJournalFormat.sessionMagic.starts(with: tail)
     }
 
     /// Records a corrupt region starting at `offset` and returns where reading goes on:
     /// the next session header or block magic (or the end).
     private mutating func skipCorrupt(from offset: Int, length: Int?, detail: String) -> Int {
         let next = nextStart(after: offset) ?? bytes.count
-        problems.append(AccessLogProblem(kind: .corruptBlock, offset: offset, length: length ?? (next - offset), detail: detail))
+        problems.append(AccessJournalProblem(kind: .corruptBlock, offset: offset, length: length ?? (next - offset), detail: detail))
         return next
     }
 
-    private func readSession(at offset: Int) -> AccessLogSession? {
+    private func readSession(at offset: Int) -> AccessJournalSession? {
         bytes.withUnsafeBytes { raw in
             let reader = ByteReader(bytes: raw, offset: 0)
-            let crc = AccessLogFormat.crc32c(UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + 24)]))
+            let crc = AccessJournalFormat.crc32c(UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + 24)]))
             guard crc == reader.load(UInt32.self, at: offset + 24) else { return nil }
-            return AccessLogSession(
+            return AccessJournalSession(
                 offset: offset, pid: reader.load(UInt32.self, at: offset + 12),
                 startWallNanos: reader.load(UInt64.self, at: offset + 16))
         }
     }
 
     /// Decodes a block once to check its structure and gather stats.
-    private mutating func decodeBlock(at offset: Int, size: Int) -> AccessLogBlock? {
-        var block = AccessLogBlock(
+    private mutating func decodeBlock(at offset: Int, size: Int) -> AccessJournalBlock? {
+        var block = AccessJournalBlock(
             offset: offset, size: size, pid: 0, thread: 0, eventCount: 0, violationCount: 0, baseTime: 0,
             endTime: 0, tickSpan: 0)
         var labels: [QueueIdentity: String] = [:]
@@ -324,14 +324,14 @@ public struct AccessLogReader: Sendable {
             block.endTime = max(block.baseTime, header.load(UInt64.self, at: offset + 32))
             block.tickSpan = header.load(UInt64.self, at: offset + 40)
             let expected = Int(header.load(UInt32.self, at: offset + 12))
-            let body = UnsafeRawBufferPointer(rebasing: raw[(offset + AccessLogFormat.blockHeaderSize)..<(offset + size)])
+            let body = UnsafeRawBufferPointer(rebasing: raw[(offset + AccessJournalFormat.blockHeaderSize)..<(offset + size)])
             do {
                 try Self.decodeRecords(
                     body, block: block,
                     control: { kind, queue, text in
-                        if kind == AccessLogFormat.threadNameRecord {
+                        if kind == AccessJournalFormat.threadNameRecord {
                             block.threadName = text
-                        } else if kind == AccessLogFormat.operationNameRecord {
+                        } else if kind == AccessJournalFormat.operationNameRecord {
                             names[AccessOperation(rawValue: UInt8(queue))] = text
                         } else {
                             labels[QueueIdentity(rawValue: queue)] = text
@@ -353,7 +353,7 @@ public struct AccessLogReader: Sendable {
         queueLabels.merge(labels) { $1 }
         operationNames.merge(names) { $1 }
         for index in operations.indices { operationCounts[index] += operations[index] }
-        recordBytes += size - AccessLogFormat.blockHeaderSize
+        recordBytes += size - AccessJournalFormat.blockHeaderSize
         if block.eventCount > 0 {
             minimumTime = min(minimumTime, first)
             maximumTime = max(maximumTime, last)
@@ -363,13 +363,13 @@ public struct AccessLogReader: Sendable {
 
     /// Decodes the records of one block body.
     static func decodeRecords(
-        _ body: UnsafeRawBufferPointer, block: AccessLogBlock,
-        control: (UInt8, UInt, String) -> Void, event: (AccessLogEvent) -> Void
+        _ body: UnsafeRawBufferPointer, block: AccessJournalBlock,
+        control: (UInt8, UInt, String) -> Void, event: (AccessJournalEvent) -> Void
     ) throws(ByteReader.Malformed) {
         var reader = ByteReader(bytes: body, offset: 0)
         let scale = block.nanosecondsPerTick
         var ticks: UInt64 = 0
-        var current = AccessLogEvent(
+        var current = AccessJournalEvent(
             time: block.baseTime, pid: block.pid, thread: block.thread, current: .none, owner: .none, context: 0,
             subject: 0, member: .max, instance: 0, operation: .get, allowed: true)
         while !reader.isAtEnd {
@@ -377,12 +377,12 @@ public struct AccessLogReader: Sendable {
             let second = try reader.byte()
             if head == 0 {
                 switch second {
-                case AccessLogFormat.threadNameRecord:
+                case AccessJournalFormat.threadNameRecord:
                     control(second, 0, try reader.string())
-                case AccessLogFormat.queueLabelRecord:
+                case AccessJournalFormat.queueLabelRecord:
                     let queue = UInt(try reader.varint())
                     control(second, queue, try reader.string())
-                case AccessLogFormat.operationNameRecord:
+                case AccessJournalFormat.operationNameRecord:
                     let operation = try reader.byte()
                     guard AccessOperation.validRawValues.contains(operation) else { throw ByteReader.Malformed() }
                     control(second, UInt(operation), try reader.string())
@@ -391,32 +391,32 @@ public struct AccessLogReader: Sendable {
                 }
                 continue
             }
-            guard head & AccessLogFormat.reservedBits0 == 0, second & AccessLogFormat.reservedBits1 == 0,
-                head & AccessLogFormat.operationMask != 0
+            guard head & AccessJournalFormat.reservedBits0 == 0, second & AccessJournalFormat.reservedBits1 == 0,
+                head & AccessJournalFormat.operationMask != 0
             else { throw ByteReader.Malformed() }
-            current.operation = AccessOperation(rawValue: head & AccessLogFormat.operationMask)
-            current.allowed = head & AccessLogFormat.allowedBit != 0
+            current.operation = AccessOperation(rawValue: head & AccessJournalFormat.operationMask)
+            current.allowed = head & AccessJournalFormat.allowedBit != 0
             ticks &+= try reader.varint()
             let nanoseconds = Double(ticks) * scale
             current.time = block.baseTime &+ (nanoseconds < 1.8e19 ? UInt64(nanoseconds) : 0)
-            if second & AccessLogFormat.ownerChanged != 0 { current.owner = QueueIdentity(rawValue: UInt(try reader.varint())) }
-            if second & AccessLogFormat.currentChanged != 0 {
+            if second & AccessJournalFormat.ownerChanged != 0 { current.owner = QueueIdentity(rawValue: UInt(try reader.varint())) }
+            if second & AccessJournalFormat.currentChanged != 0 {
                 current.current = QueueIdentity(rawValue: UInt(try reader.varint()))
             }
-            if second & AccessLogFormat.contextChanged != 0 {
+            if second & AccessJournalFormat.contextChanged != 0 {
                 guard let value = UInt32(exactly: try reader.varint()) else { throw ByteReader.Malformed() }
                 current.context = value
             }
-            if second & AccessLogFormat.subjectChanged != 0 {
+            if second & AccessJournalFormat.subjectChanged != 0 {
                 guard let value = UInt16(exactly: try reader.varint()) else { throw ByteReader.Malformed() }
                 current.subject = value
             }
-            if second & AccessLogFormat.memberChanged != 0 {
+            if second & AccessJournalFormat.memberChanged != 0 {
                 guard let value = UInt16(exactly: try reader.varint()) else { throw ByteReader.Malformed() }
                 current.member = value &- 1
             }
-            if second & AccessLogFormat.instanceChanged != 0 {
-                current.instance &+= AccessLogFormat.unzigzag(try reader.varint())
+            if second & AccessJournalFormat.instanceChanged != 0 {
+                current.instance &+= AccessJournalFormat.unzigzag(try reader.varint())
             }
             event(current)
         }
@@ -427,12 +427,12 @@ public struct AccessLogReader: Sendable {
     /// Calls `body` with every event of every good block, in file order (each block
     /// holds one thread's events in time order; blocks of different threads interleave
     /// in the order they were written).
-    public func forEachEvent<E: Error>(_ body: (AccessLogEvent) throws(E) -> Void) throws(E) {
+    public func forEachEvent<E: Error>(_ body: (AccessJournalEvent) throws(E) -> Void) throws(E) {
         var failure: E?
         bytes.withUnsafeBytes { raw in
             for block in blocks {
                 let bodyBytes = UnsafeRawBufferPointer(
-                    rebasing: raw[(block.offset + AccessLogFormat.blockHeaderSize)..<(block.offset + block.size)])
+                    rebasing: raw[(block.offset + AccessJournalFormat.blockHeaderSize)..<(block.offset + block.size)])
                 var stop = false
                 try? Self.decodeRecords(
                     bodyBytes, block: block, control: { _, _, _ in },
@@ -450,16 +450,16 @@ public struct AccessLogReader: Sendable {
     }
 
     /// Every event of every good block, in file order.
-    public var events: [AccessLogEvent] {
-        var all: [AccessLogEvent] = []
+    public var events: [AccessJournalEvent] {
+        var all: [AccessJournalEvent] = []
         all.reserveCapacity(blocks.reduce(0) { $0 + $1.eventCount })
         forEachEvent { all.append($0) }
         return all
     }
 
     /// The events that were violations (not allowed).
-    public func violations() -> [AccessLogEvent] {
-        var found: [AccessLogEvent] = []
+    public func violations() -> [AccessJournalEvent] {
+        var found: [AccessJournalEvent] = []
         forEachEvent { event in if !event.allowed { found.append(event) } }
         return found
     }
@@ -482,9 +482,9 @@ public struct AccessLogReader: Sendable {
     public var isIntact: Bool { problems.allSatisfy { $0.kind == .cutTail } }
 
     /// The cut tail, if the writer stopped in the middle of a block.
-    public var cutTail: AccessLogProblem? { problems.first { $0.kind == .cutTail } }
+    public var cutTail: AccessJournalProblem? { problems.first { $0.kind == .cutTail } }
 
-    public var stats: AccessLogStats {
+    public var stats: AccessJournalStats {
         let events = blocks.reduce(0) { $0 + $1.eventCount }
         var threads = Set<UInt64>()
         for block in blocks { threads.insert(UInt64(block.pid) << 32 | UInt64(block.thread)) }
@@ -492,7 +492,7 @@ public struct AccessLogReader: Sendable {
         for (raw, count) in operationCounts.enumerated() where count > 0 {
             operations[name(of: AccessOperation(rawValue: UInt8(raw))), default: 0] += count
         }
-        return AccessLogStats(
+        return AccessJournalStats(
             fileBytes: bytes.count, sessions: sessions.count, blocks: blocks.count, events: events,
             violations: blocks.reduce(0) { $0 + $1.violationCount }, threads: threads.count,
             queues: Set(queueLabels.keys).count,

@@ -2,7 +2,7 @@ import Foundation
 
 /// Item 7: how fast `ctxdebug journal stats` reads a large journal, written at
 /// level 3 by item 1 (checked accesses, one thread).
-enum AccessLogBench {
+enum AccessJournalBench {
     struct StatsOutput: Decodable {
         var events: Int
         var fileBytes: Int

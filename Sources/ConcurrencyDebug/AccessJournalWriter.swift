@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// What went wrong opening or reading a journal.
-public struct AccessLogError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct AccessJournalError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Code: String, Sendable {
         /// The file could not be opened, read or written.
         case cannotAccess = "cannot-access"
@@ -30,60 +30,60 @@ public struct AccessLogError: Error, Sendable, Equatable, CustomStringConvertibl
 /// when the thread exits.
 ///
 /// An access is staged without a lock and encoded in rounds of
-/// `AccessLogThreadBuffer.stagingCapacity` (see there). A crash loses only the events
+/// `AccessJournalThreadBuffer.stagingCapacity` (see there). A crash loses only the events
 /// still in the buffers: at most one block's worth per thread (`blockCapacity` bytes,
 /// ~2,000-5,000 events) and the accesses staged but not yet encoded (at most 31).
-public final class AccessLogWriter: Sendable {
+public final class AccessJournalWriter: Sendable {
     public let path: String
     /// The payload bytes of a block; a buffer is written out when it fills.
     public let blockCapacity: Int
-    private let file: AccessLogFile
-    private let clock: AccessLogClock
+    private let file: AccessJournalFile
+    private let clock: AccessJournalClock
     private let pid: UInt32
     private let key: pthread_key_t
     /// Tells this writer's thread buffers from those of a journal opened before.
     private let identity: UInt
     /// Every thread's buffer, for flush() and close(). Keyed by identity.
-    private let buffers = LockedValue<[ObjectIdentifier: AccessLogThreadBuffer]>([:])
+    private let buffers = LockedValue<[ObjectIdentifier: AccessJournalThreadBuffer]>([:])
 
     /// Room kept free for one event plus a thread name, two queue labels and an
     /// operation name.
-    static let recordReserve = 64 + 3 * (AccessLogFormat.maximumNameLength + 16) + 80
+    static let recordReserve = 64 + 3 * (AccessJournalFormat.maximumNameLength + 16) + 80
 
     /// Opens `path` for appending (creating it) and writes a session header.
-    public init(path: String, blockCapacity: Int = 16 * 1024) throws(AccessLogError) {
+    public init(path: String, blockCapacity: Int = 16 * 1024) throws(AccessJournalError) {
         self.path = path
-        self.blockCapacity = max(1024, min(blockCapacity, AccessLogFormat.maximumBlockBody / 2))
+        self.blockCapacity = max(1024, min(blockCapacity, AccessJournalFormat.maximumBlockBody / 2))
         let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
-            throw AccessLogError(code: .cannotAccess, path: path, message: String(cString: strerror(errno)))
+            throw AccessJournalError(code: .cannotAccess, path: path, message: String(cString: strerror(errno)))
         }
-        self.file = AccessLogFile(fd: fd)
-        self.clock = AccessLogClock()
+        self.file = AccessJournalFile(fd: fd)
+        self.clock = AccessJournalClock()
         self.pid = UInt32(truncatingIfNeeded: getpid())
         var key = pthread_key_t()
-        pthread_key_create(&key, accessLogThreadDidExit)
+        pthread_key_create(&key, accessJournalThreadDidExit)
         self.key = key
         self.identity = writerSerial.add(1, ordering: .relaxed).newValue
 
-        var header = [UInt8](repeating: 0, count: AccessLogFormat.sessionHeaderSize)
+        var header = [UInt8](repeating: 0, count: AccessJournalFormat.sessionHeaderSize)
         var wall = timespec()
         clock_gettime(CLOCK_REALTIME, &wall)
         let wallNanos = UInt64(wall.tv_sec) &* 1_000_000_000 &+ UInt64(wall.tv_nsec)
         header.withUnsafeMutableBufferPointer { buffer in
             let writer = ByteWriter(base: buffer.baseAddress!, offset: 0)
-            for (index, byte) in AccessLogFormat.sessionMagic.enumerated() { buffer[index] = byte }
-            writer.store(AccessLogFormat.version, at: 8)
-            writer.store(UInt16(AccessLogFormat.sessionHeaderSize), at: 10)
+            for (index, byte) in AccessJournalFormat.sessionMagic.enumerated() { buffer[index] = byte }
+            writer.store(AccessJournalFormat.version, at: 8)
+            writer.store(UInt16(AccessJournalFormat.sessionHeaderSize), at: 10)
             writer.store(pid, at: 12)
             writer.store(wallNanos, at: 16)
-            let crc = AccessLogFormat.crc32c(UnsafeRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(buffer)[0..<24]))
+            let crc = AccessJournalFormat.crc32c(UnsafeRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(buffer)[0..<24]))
             writer.store(crc, at: 24)
         }
         guard ctxdebug_write_all(fd, header, header.count) == 0 else {
             let message = String(cString: strerror(errno))
             Glibc.close(fd)
-            throw AccessLogError(code: .cannotAccess, path: path, message: message)
+            throw AccessJournalError(code: .cannotAccess, path: path, message: message)
         }
     }
 
@@ -93,7 +93,7 @@ public final class AccessLogWriter: Sendable {
         let ticks = ctxdebug_ticks()
         if let raw = ctxdebug_access_log_buffer() {
             // The thread's pthread slot holds a reference until the thread exits: no retain.
-            let buffer = Unmanaged<AccessLogThreadBuffer>.fromOpaque(raw)
+            let buffer = Unmanaged<AccessJournalThreadBuffer>.fromOpaque(raw)
             if buffer._withUnsafeGuaranteedRef({ $0.writer == identity }) {
                 buffer._withUnsafeGuaranteedRef { $0.append(event, current: current.rawValue, allowed: allowed, ticks: ticks) }
                 return
@@ -105,12 +105,12 @@ public final class AccessLogWriter: Sendable {
     /// This thread's buffer of this writer, found through the pthread slot (or made),
     /// and put in the thread's fast slot.
     @inline(never)
-    private func threadBuffer() -> AccessLogThreadBuffer {
-        let buffer: AccessLogThreadBuffer
+    private func threadBuffer() -> AccessJournalThreadBuffer {
+        let buffer: AccessJournalThreadBuffer
         if let raw = pthread_getspecific(key) {
-            buffer = Unmanaged<AccessLogThreadBuffer>.fromOpaque(raw).takeUnretainedValue()
+            buffer = Unmanaged<AccessJournalThreadBuffer>.fromOpaque(raw).takeUnretainedValue()
         } else {
-            buffer = AccessLogThreadBuffer(
+            buffer = AccessJournalThreadBuffer(
                 capacity: blockCapacity, pid: pid, thread: UInt32(truncatingIfNeeded: ctxdebug_thread_id()),
                 threadName: Checker.currentThreadName(), file: file, clock: clock, writer: identity)
             buffers.withLock { $0[ObjectIdentifier(buffer)] = buffer }
@@ -144,7 +144,7 @@ public final class AccessLogWriter: Sendable {
 
 /// The journal's file descriptor. Shared by the writer and every thread buffer, so a
 /// buffer can flush at thread exit whatever became of the writer.
-final class AccessLogFile: Sendable {
+final class AccessJournalFile: Sendable {
     private let fd: LockedValue<Int32>
 
     init(fd: Int32) { self.fd = LockedValue(fd) }
@@ -172,11 +172,11 @@ final class AccessLogFile: Sendable {
 private let writerSerial = Atomic<UInt>(0)
 
 /// Called by pthreads when a thread that journaled exits.
-private func accessLogThreadDidExit(_ raw: UnsafeMutableRawPointer?) {
+private func accessJournalThreadDidExit(_ raw: UnsafeMutableRawPointer?) {
     guard let raw else { return }
     // Another key's destructor may still journal: never through the buffer freed here.
     if ctxdebug_access_log_buffer() == raw { ctxdebug_set_access_log_buffer(nil) }
-    let buffer = Unmanaged<AccessLogThreadBuffer>.fromOpaque(raw).takeRetainedValue()
+    let buffer = Unmanaged<AccessJournalThreadBuffer>.fromOpaque(raw).takeRetainedValue()
     buffer.close()
 }
 
@@ -202,7 +202,7 @@ struct StagedAccess {
 /// `@unchecked Sendable`: the staging slots are raw memory, written by the owning
 /// thread only and read by other threads only under `state`'s lock, below a count
 /// published with release/acquire (see above).
-final class AccessLogThreadBuffer: @unchecked Sendable {
+final class AccessJournalThreadBuffer: @unchecked Sendable {
     /// Accesses staged between two encodings: one lock per this many accesses.
     static let stagingCapacity = 32
 
@@ -234,7 +234,7 @@ final class AccessLogThreadBuffer: @unchecked Sendable {
 
         init(capacity: Int) {
             self.capacity = capacity
-            storage = .allocate(capacity: AccessLogFormat.blockHeaderSize + capacity + AccessLogWriter.recordReserve)
+            storage = .allocate(capacity: AccessJournalFormat.blockHeaderSize + capacity + AccessJournalWriter.recordReserve)
         }
 
         deinit { storage?.deallocate() }
@@ -244,8 +244,8 @@ final class AccessLogThreadBuffer: @unchecked Sendable {
     let pid: UInt32
     let thread: UInt32
     let threadName: String
-    let file: AccessLogFile
-    let clock: AccessLogClock
+    let file: AccessJournalFile
+    let clock: AccessJournalClock
     /// The `identity` of the writer it belongs to.
     let writer: UInt
     private let closed = Atomic<Bool>(false)
@@ -260,7 +260,7 @@ final class AccessLogThreadBuffer: @unchecked Sendable {
 
     var isClosed: Bool { closed.load(ordering: .relaxed) }
 
-    init(capacity: Int, pid: UInt32, thread: UInt32, threadName: String, file: AccessLogFile, clock: AccessLogClock, writer: UInt) {
+    init(capacity: Int, pid: UInt32, thread: UInt32, threadName: String, file: AccessJournalFile, clock: AccessJournalClock, writer: UInt) {
         self.writer = writer
         self.state = LockedValue(State(capacity: capacity))
         self.file = file
@@ -312,19 +312,19 @@ final class AccessLogThreadBuffer: @unchecked Sendable {
 
     private func encode(_ event: AccessEvent, current: UInt, allowed: Bool, ticks: UInt64, _ state: inout State) {
         guard let storage = state.storage else { return }
-        if state.used + AccessLogWriter.recordReserve > state.capacity {
+        if state.used + AccessJournalWriter.recordReserve > state.capacity {
             write(&state)
         }
         // The common case, kept short: the same access as the one before, a few ticks later.
-        let operation = event.operation.rawValue & AccessLogFormat.operationMask
+        let operation = event.operation.rawValue & AccessJournalFormat.operationMask
         let delta = ticks &- state.lastTicks
         if state.count != 0, delta < 0x4000, ticks >= state.lastTicks, event.owner.rawValue == state.lastOwner,
             current == state.lastCurrent, event.instance == state.lastInstance, event.context == state.lastContext,
             event.subject == state.lastSubject, event.member == state.lastMember,
             state.namedOperations & (1 << UInt32(operation)) != 0
         {
-            let out = storage + AccessLogFormat.blockHeaderSize + state.used
-            out[0] = operation | (allowed ? AccessLogFormat.allowedBit : 0)
+            let out = storage + AccessJournalFormat.blockHeaderSize + state.used
+            out[0] = operation | (allowed ? AccessJournalFormat.allowedBit : 0)
             out[1] = 0
             if delta < 0x80 {
                 out[2] = UInt8(truncatingIfNeeded: delta)
@@ -338,7 +338,7 @@ final class AccessLogThreadBuffer: @unchecked Sendable {
             state.lastTicks = ticks
             return
         }
-        var out = ByteWriter(base: storage + AccessLogFormat.blockHeaderSize, offset: state.used)
+        var out = ByteWriter(base: storage + AccessJournalFormat.blockHeaderSize, offset: state.used)
         if state.count == 0 {
             // The block's base time: the staging round's clock reading, moved by the
             // ticks from it to this access (none when the round starts the block).
@@ -346,35 +346,35 @@ final class AccessLogThreadBuffer: @unchecked Sendable {
             state.baseTicks = ticks
             state.lastTicks = ticks
             out.byte(0)
-            out.byte(AccessLogFormat.threadNameRecord)
-            out.bytes(threadName, limit: AccessLogFormat.maximumNameLength)
+            out.byte(AccessJournalFormat.threadNameRecord)
+            out.bytes(threadName, limit: AccessJournalFormat.maximumNameLength)
         }
         let owner = event.owner.rawValue
         var flags: UInt8 = 0
         if owner != state.lastOwner {
-            flags |= AccessLogFormat.ownerChanged
+            flags |= AccessJournalFormat.ownerChanged
             if !state.labeled.contains(owner) { label(owner, into: &out, state: &state) }
         }
         if current != state.lastCurrent {
-            flags |= AccessLogFormat.currentChanged
+            flags |= AccessJournalFormat.currentChanged
             if !state.labeled.contains(current) { label(current, into: &out, state: &state) }
         }
-        if event.context != state.lastContext { flags |= AccessLogFormat.contextChanged }
-        if event.subject != state.lastSubject { flags |= AccessLogFormat.subjectChanged }
-        if event.member != state.lastMember { flags |= AccessLogFormat.memberChanged }
-        if event.instance != state.lastInstance { flags |= AccessLogFormat.instanceChanged }
+        if event.context != state.lastContext { flags |= AccessJournalFormat.contextChanged }
+        if event.subject != state.lastSubject { flags |= AccessJournalFormat.subjectChanged }
+        if event.member != state.lastMember { flags |= AccessJournalFormat.memberChanged }
+        if event.instance != state.lastInstance { flags |= AccessJournalFormat.instanceChanged }
         if state.namedOperations & (1 << UInt32(operation)) == 0 { name(operation, into: &out, state: &state) }
 
-        out.byte(operation | (allowed ? AccessLogFormat.allowedBit : 0))
+        out.byte(operation | (allowed ? AccessJournalFormat.allowedBit : 0))
         out.byte(flags)
         out.varint(ticks > state.lastTicks ? ticks &- state.lastTicks : 0)
-        if flags & AccessLogFormat.ownerChanged != 0 { out.varint(owner) }
-        if flags & AccessLogFormat.currentChanged != 0 { out.varint(current) }
-        if flags & AccessLogFormat.contextChanged != 0 { out.varint(UInt64(event.context)) }
-        if flags & AccessLogFormat.subjectChanged != 0 { out.varint(UInt64(event.subject)) }
-        if flags & AccessLogFormat.memberChanged != 0 { out.varint(UInt64(event.member &+ 1)) }
-        if flags & AccessLogFormat.instanceChanged != 0 {
-            out.varint(AccessLogFormat.zigzag(event.instance &- state.lastInstance))
+        if flags & AccessJournalFormat.ownerChanged != 0 { out.varint(owner) }
+        if flags & AccessJournalFormat.currentChanged != 0 { out.varint(current) }
+        if flags & AccessJournalFormat.contextChanged != 0 { out.varint(UInt64(event.context)) }
+        if flags & AccessJournalFormat.subjectChanged != 0 { out.varint(UInt64(event.subject)) }
+        if flags & AccessJournalFormat.memberChanged != 0 { out.varint(UInt64(event.member &+ 1)) }
+        if flags & AccessJournalFormat.instanceChanged != 0 {
+            out.varint(AccessJournalFormat.zigzag(event.instance &- state.lastInstance))
         }
         state.used = out.offset
         state.count += 1
@@ -391,9 +391,9 @@ final class AccessLogThreadBuffer: @unchecked Sendable {
         state.labeled.append(queue)
         guard queue != QueueIdentity.none.rawValue else { return }
         out.byte(0)
-        out.byte(AccessLogFormat.queueLabelRecord)
+        out.byte(AccessJournalFormat.queueLabelRecord)
         out.varint(queue)
-        out.bytes(QueueIdentity(rawValue: queue).label, limit: AccessLogFormat.maximumNameLength)
+        out.bytes(QueueIdentity(rawValue: queue).label, limit: AccessJournalFormat.maximumNameLength)
     }
 
     /// The operation's registered name, the first time the block uses it (none when
@@ -402,9 +402,9 @@ final class AccessLogThreadBuffer: @unchecked Sendable {
         state.namedOperations |= 1 << UInt32(operation)
         guard let name = AccessOperationNames.shared.name(of: operation) else { return }
         out.byte(0)
-        out.byte(AccessLogFormat.operationNameRecord)
+        out.byte(AccessJournalFormat.operationNameRecord)
         out.byte(operation)
-        out.bytes(name, limit: AccessLogFormat.maximumNameLength)
+        out.bytes(name, limit: AccessJournalFormat.maximumNameLength)
     }
 
     /// Encodes what is staged and writes the block. Any thread.
@@ -430,7 +430,7 @@ final class AccessLogThreadBuffer: @unchecked Sendable {
     private func write(_ state: inout State) {
         guard state.count > 0, let storage = state.storage else { return }
         let header = ByteWriter(base: storage, offset: 0)
-        for (index, byte) in AccessLogFormat.blockMagic.enumerated() { storage[index] = byte }
+        for (index, byte) in AccessJournalFormat.blockMagic.enumerated() { storage[index] = byte }
         header.store(UInt32(state.used), at: 4)
         header.store(state.count, at: 12)
         header.store(pid, at: 16)
@@ -442,12 +442,12 @@ final class AccessLogThreadBuffer: @unchecked Sendable {
         let span = endTicks > state.baseTicks ? endTicks &- state.baseTicks : 0
         header.store(max(endTime, state.baseTime), at: 32)
         header.store(span, at: 40)
-        state.previousLastTime = AccessLogFormat.eventTime(
+        state.previousLastTime = AccessJournalFormat.eventTime(
             ticksSinceBase: state.lastTicks &- state.baseTicks, baseTime: state.baseTime,
             endTime: max(endTime, state.baseTime), tickSpan: span)
-        let checked = UnsafeRawBufferPointer(start: storage + 12, count: AccessLogFormat.blockHeaderSize - 12 + state.used)
-        header.store(AccessLogFormat.crc32c(checked), at: 8)
-        file.write(storage, count: AccessLogFormat.blockHeaderSize + state.used)
+        let checked = UnsafeRawBufferPointer(start: storage + 12, count: AccessJournalFormat.blockHeaderSize - 12 + state.used)
+        header.store(AccessJournalFormat.crc32c(checked), at: 8)
+        file.write(storage, count: AccessJournalFormat.blockHeaderSize + state.used)
         state.used = 0
         state.count = 0
         state.lastOwner = 0
@@ -463,7 +463,7 @@ final class AccessLogThreadBuffer: @unchecked Sendable {
 
 /// The session's clock: nanoseconds since the session header was written, and the
 /// tick rate, measured from the session start.
-struct AccessLogClock: Sendable {
+struct AccessJournalClock: Sendable {
     let startNanos: UInt64
     let startTicks: UInt64
 

@@ -5,7 +5,7 @@ import Testing
 import Synchronization
 
 @Suite("Journal")
-struct AccessLogTests {
+struct AccessJournalTests {
     static let owner = QueueIdentity(rawValue: 5)
     static let other = QueueIdentity(rawValue: 6)
 
@@ -19,16 +19,16 @@ struct AccessLogTests {
     @Test("CRC-32C gives the standard check value")
     func crc() {
         let bytes = Array("123456789".utf8)
-        #expect(bytes.withUnsafeBytes { AccessLogFormat.crc32c($0) } == 0xE306_9283)
-        let head = bytes.prefix(4).withUnsafeBytes { AccessLogFormat.crc32c($0) }
-        #expect(bytes[4...].withUnsafeBytes { AccessLogFormat.crc32c($0, continuing: head) } == 0xE306_9283)
+        #expect(bytes.withUnsafeBytes { AccessJournalFormat.crc32c($0) } == 0xE306_9283)
+        let head = bytes.prefix(4).withUnsafeBytes { AccessJournalFormat.crc32c($0) }
+        #expect(bytes[4...].withUnsafeBytes { AccessJournalFormat.crc32c($0, continuing: head) } == 0xE306_9283)
     }
 
     @Test("Round trip: every event comes back, in order per thread, in about 4 bytes each")
     func roundTrip() throws {
         let path = temporaryPath("roundtrip.journal")
         defer { unlink(path) }
-        let writer = try AccessLogWriter(path: path, blockCapacity: 4096)
+        let writer = try AccessJournalWriter(path: path, blockCapacity: 4096)
         let perThread = 20_000
         let threads = 3
         DispatchQueue.concurrentPerform(iterations: threads) { thread in
@@ -40,13 +40,13 @@ struct AccessLogTests {
         }
         writer.close()
 
-        let reader = try AccessLogReader(path: path)
+        let reader = try AccessJournalReader(path: path)
         #expect(reader.problems.isEmpty)
         #expect(reader.sessions.count == 1)
         #expect(reader.sessions.first?.pid == UInt32(getpid()))
         let events = reader.events
         #expect(events.count == perThread * threads)
-        var byThread: [UInt32: [AccessLogEvent]] = [:]
+        var byThread: [UInt32: [AccessJournalEvent]] = [:]
         for event in events { byThread[event.thread, default: []].append(event) }
         #expect(byThread.count <= threads)
         var seen = Set<Int64>()
@@ -77,10 +77,10 @@ struct AccessLogTests {
     func flippedBytes() throws {
         let path = temporaryPath("flipped.journal")
         defer { unlink(path) }
-        let writer = try AccessLogWriter(path: path, blockCapacity: 1024)
+        let writer = try AccessJournalWriter(path: path, blockCapacity: 1024)
         for n in 1...5000 { writer.record(Self.event(Int64(n)), current: Self.owner, allowed: true) }
         writer.close()
-        let original = try AccessLogReader(path: path)
+        let original = try AccessJournalReader(path: path)
         try #require(original.blocks.count >= 10)
         #expect(original.problems.isEmpty)
 
@@ -88,7 +88,7 @@ struct AccessLogTests {
             var bytes = original.bytes
             let block = original.blocks[blockIndex]
             bytes[block.offset + offsetInBlock] ^= 0x10
-            let damaged = try AccessLogReader(bytes: bytes)
+            let damaged = try AccessJournalReader(bytes: bytes)
             #expect(!damaged.isIntact)
             #expect(damaged.problems.count == 1, "\(damaged.problems)")
             #expect(damaged.problems.first?.offset == block.offset)
@@ -105,13 +105,13 @@ struct AccessLogTests {
     func cutTail() throws {
         let path = temporaryPath("cut.journal")
         defer { unlink(path) }
-        let writer = try AccessLogWriter(path: path, blockCapacity: 1024)
+        let writer = try AccessJournalWriter(path: path, blockCapacity: 1024)
         for n in 1...3000 { writer.record(Self.event(Int64(n)), current: Self.owner, allowed: true) }
         writer.close()
-        let whole = try AccessLogReader(path: path)
+        let whole = try AccessJournalReader(path: path)
         let last = try #require(whole.blocks.last)
         for cut in [last.offset + 3, last.offset + 20, last.offset + last.size - 1] {
-            let reader = try AccessLogReader(bytes: Array(whole.bytes[..<cut]))
+            let reader = try AccessJournalReader(bytes: Array(whole.bytes[..<cut]))
             #expect(reader.isIntact)
             #expect(reader.cutTail?.offset == last.offset)
             #expect(reader.cutTail?.length == cut - last.offset)
@@ -122,10 +122,10 @@ struct AccessLogTests {
 
     @Test("Not a journal, an empty file and a missing file are errors")
     func notAJournal() throws {
-        #expect(throws: AccessLogError.self) { try AccessLogReader(bytes: Array("hello, world".utf8)) }
-        #expect(throws: AccessLogError.self) { try AccessLogReader(bytes: []) }
+        #expect(throws: AccessJournalError.self) { try AccessJournalReader(bytes: Array("hello, world".utf8)) }
+        #expect(throws: AccessJournalError.self) { try AccessJournalReader(bytes: []) }
         do {
-            _ = try AccessLogReader(path: "/nonexistent/x.journal")
+            _ = try AccessJournalReader(path: "/nonexistent/x.journal")
             Issue.record("expected an error")
         } catch {
             #expect(error.code == .cannotAccess)
@@ -137,7 +137,7 @@ struct AccessLogTests {
         let path = temporaryPath("killed.journal")
         defer { unlink(path) }
         await #expect(processExitsWith: .signal(SIGKILL)) { [path = path as String] in
-            let writer = try AccessLogWriter(path: path, blockCapacity: 2048)
+            let writer = try AccessJournalWriter(path: path, blockCapacity: 2048)
             let killer = Thread {
                 // Kill the process once some blocks are on disk, while the writer goes on.
                 while (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0 < 40_000 {
@@ -149,10 +149,10 @@ struct AccessLogTests {
             var n: Int64 = 0
             while true {
                 n += 1
-                writer.record(AccessLogTests.event(n), current: AccessLogTests.owner, allowed: true)
+                writer.record(AccessJournalTests.event(n), current: AccessJournalTests.owner, allowed: true)
             }
         }
-        let reader = try AccessLogReader(path: path)
+        let reader = try AccessJournalReader(path: path)
         #expect(reader.isIntact, "\(reader.problems)")
         let objects = reader.events.map(\.instance)
         #expect(objects.count > 1000)
@@ -175,7 +175,7 @@ struct AccessLogTests {
         }
         let stderr = utf8(try #require(result).standardErrorContent)
         #expect(stderr.contains("level 3, on violation: log, journal: \(path)"))
-        let reader = try AccessLogReader(path: path)
+        let reader = try AccessJournalReader(path: path)
         #expect(reader.isIntact)
         let events = reader.events
         #expect(events.count == 11)
@@ -207,12 +207,12 @@ struct AccessLogTests {
         let path = temporaryPath("names.journal")
         defer { unlink(path) }
         let poke = AccessOperation.register("poke", as: 28)
-        let writer = try AccessLogWriter(path: path, blockCapacity: 1024)
+        let writer = try AccessJournalWriter(path: path, blockCapacity: 1024)
         for n in 1...3000 {
             writer.record(AccessEvent(operation: n % 2 == 0 ? poke : .get, owner: Self.owner, instance: Int64(n)), current: Self.owner, allowed: true)
         }
         writer.close()
-        let reader = try AccessLogReader(path: path)
+        let reader = try AccessJournalReader(path: path)
         #expect(reader.problems.isEmpty)
         try #require(reader.blocks.count > 2)
         #expect(reader.operationNames == [poke: "poke", .get: "get"])
@@ -222,7 +222,7 @@ struct AccessLogTests {
         let bytes = reader.bytes
         for block in reader.blocks {
             let alone = Array(bytes[0..<32]) + Array(bytes[block.offset..<(block.offset + block.size)])
-            #expect(try AccessLogReader(bytes: alone).operationNames[poke] == "poke")
+            #expect(try AccessJournalReader(bytes: alone).operationNames[poke] == "poke")
         }
         // Once per block, not per event: control record 3, operation 28, 4 bytes of UTF-8.
         let record: [UInt8] = [0, 3, 28, 4] + Array("poke".utf8)
@@ -236,7 +236,7 @@ struct AccessLogTests {
         defer { unlink(path) }
         // Small blocks: the owner's staging rounds, its full blocks and the flushes' partial
         // blocks all interleave.
-        let writer = try AccessLogWriter(path: path, blockCapacity: 1024)
+        let writer = try AccessJournalWriter(path: path, blockCapacity: 1024)
         let total: Int64 = 60_000
         let started = DispatchSemaphore(value: 0)
         let done = DispatchSemaphore(value: 0)
@@ -256,7 +256,7 @@ struct AccessLogTests {
         done.wait()
         writer.close()
 
-        let reader = try AccessLogReader(path: path)
+        let reader = try AccessJournalReader(path: path)
         #expect(reader.problems.isEmpty, "\(reader.problems)")
         let events = reader.events
         // Each block is one thread's, in time order; the owner's blocks are in file order.
@@ -273,30 +273,30 @@ struct AccessLogTests {
     func stagedAccessesAreFlushed() throws {
         let path = temporaryPath("staged.journal")
         defer { unlink(path) }
-        let writer = try AccessLogWriter(path: path)
+        let writer = try AccessJournalWriter(path: path)
         // Fewer accesses than one staging round: none is encoded until a flush.
         for n in 1...5 { writer.record(Self.event(Int64(n)), current: Self.owner, allowed: true) }
         writer.flush()
-        #expect(try AccessLogReader(path: path).events.map(\.instance) == [1, 2, 3, 4, 5])
+        #expect(try AccessJournalReader(path: path).events.map(\.instance) == [1, 2, 3, 4, 5])
         for n in 6...8 { writer.record(Self.event(Int64(n)), current: Self.owner, allowed: true) }
         writer.close()
-        #expect(try AccessLogReader(path: path).events.map(\.instance) == Array(1...8))
+        #expect(try AccessJournalReader(path: path).events.map(\.instance) == Array(1...8))
         // After close, accesses are dropped, and nothing breaks.
         for n in 9...100 { writer.record(Self.event(Int64(n)), current: Self.owner, allowed: true) }
-        #expect(try AccessLogReader(path: path).events.count == 8)
+        #expect(try AccessJournalReader(path: path).events.count == 8)
     }
 
     @Test("One thread, two journals in turn: each access goes to the journal it was recorded in")
     func twoWritersOnOneThread() throws {
         let first = temporaryPath("first.journal"), second = temporaryPath("second.journal")
         defer { unlink(first); unlink(second) }
-        let a = try AccessLogWriter(path: first), b = try AccessLogWriter(path: second)
+        let a = try AccessJournalWriter(path: first), b = try AccessJournalWriter(path: second)
         for n in 1...40 { a.record(Self.event(Int64(n)), current: Self.owner, allowed: true) }
         for n in 101...150 { b.record(Self.event(Int64(n)), current: Self.owner, allowed: true) }
         for n in 41...45 { a.record(Self.event(Int64(n)), current: Self.owner, allowed: true) }
         a.close()
         b.close()
-        #expect(try AccessLogReader(path: first).events.map(\.instance) == Array(1...45))
-        #expect(try AccessLogReader(path: second).events.map(\.instance) == Array(101...150))
+        #expect(try AccessJournalReader(path: first).events.map(\.instance) == Array(1...45))
+        #expect(try AccessJournalReader(path: second).events.map(\.instance) == Array(101...150))
     }
 }
