@@ -17,3 +17,33 @@ public typealias AccessLogBlock = AccessJournalBlock
 public typealias AccessLogProblem = AccessJournalProblem
 @available(*, deprecated, renamed: "AccessJournalStats")
 public typealias AccessLogStats = AccessJournalStats
+
+extension ConcurrencyDebug {
+    @available(*, deprecated, renamed: "flushAccessJournal()")
+    public static func flushAccessLog() { flushAccessJournal() }
+
+    @available(*, deprecated, renamed: "accessJournalPath")
+    public static var accessLogPath: String? { accessJournalPath }
+}
+
+extension ConcurrencyDebug.Configuration {
+    @available(*, deprecated, renamed: "accessJournalPath")
+    public var accessLogPath: String? {
+        get { accessJournalPath }
+        set { accessJournalPath = newValue }
+    }
+
+    @available(*, deprecated, renamed: "accessJournalVariable")
+    public static var accessLogVariable: String { accessJournalVariable }
+
+    @available(*, deprecated, renamed: "init(level:onViolation:reportPath:exitCode:suppressionsPath:accessJournalPath:reportDirectory:)")
+    public init(
+        level: ConcurrencyDebug.Level = .off, onViolation: OnViolation = .trap, reportPath: String? = nil,
+        exitCode: Int32 = ConcurrencyDebug.Configuration.defaultExitCode, suppressionsPath: String? = nil,
+        accessLogPath: String?, reportDirectory: String? = nil
+    ) {
+        self.init(
+            level: level, onViolation: onViolation, reportPath: reportPath, exitCode: exitCode,
+            suppressionsPath: suppressionsPath, accessJournalPath: accessLogPath, reportDirectory: reportDirectory)
+    }
+}
