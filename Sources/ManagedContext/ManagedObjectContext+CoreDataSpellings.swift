@@ -67,9 +67,10 @@ extension ManagedObjectContext {
     /// (unchanged objects become faults and load the store's current values on next
     /// access; changed ones get the store's values under their changes).
     public func refreshAllObjects() {
-        check(.refresh)
-        for object in registry.objects {
-            refresh(object, mergeChanges: true)
+        operation(.refresh) {
+            for object in registry.objects {
+                refresh(object, mergeChanges: true)
+            }
         }
     }
 
@@ -214,7 +215,7 @@ extension ManagedObjectContext {
     private func stackHoldsObject(under id: ManagedObjectID) -> Bool {
         if registry.object(for: id) != nil { return true }
         guard let parent else { return false }
-        return parent.performAndWait { parent.stackHoldsObject(under: id) }
+        return parent.performAndWait { parent.confined { parent.stackHoldsObject(under: id) } }
     }
 
     /// For `object(with:)` given a dead temporary ID: reports it, and returns an
