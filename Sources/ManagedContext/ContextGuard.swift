@@ -27,8 +27,8 @@ import Glibc
 final class ContextGuard: Sendable {
     /// How long a violator waits for the owner's queue to finish its block, once per
     /// context.
-    static let drainTimeout: DispatchTimeInterval = .seconds(1)
-    static let drainTimeoutDescription = "1 s"
+    static let drainTimeout: DispatchTimeInterval = .seconds(2)
+    static let drainTimeoutDescription = "2 s"
 
     private let queue: DispatchQueue
     private let guarded = Atomic<Bool>(false)
@@ -92,7 +92,8 @@ final class ContextGuard: Sendable {
         // owner's queue ends before the queue runs this.
         let done = DispatchSemaphore(value: 0)
         queue.async { done.signal() }
-        if done.wait(timeout: .now() + Self.drainTimeout) == .timedOut, !drained.load(ordering: .acquiring) {
+        let waited = done.wait(timeout: .now() + Self.drainTimeout)
+        if waited == .timedOut, !drained.load(ordering: .acquiring) {
             FileHandle.standardError.write(Data(
                 "ctxdebug: note: after a wrong-queue access, the queue '\(queue.label)' did not finish its running block within \(Self.drainTimeoutDescription); going on (an operation of its owner that was running already may still race with it)\n".utf8))
         }
