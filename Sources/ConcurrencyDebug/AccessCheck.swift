@@ -2,6 +2,7 @@ public import CConcurrencyDebug
 import CtxdebugHelpers
 import Dispatch
 import Foundation
+import Synchronization
 
 /// What kind of access was made: a number from 1 to 31, stored in 5 bits of a journal
 /// record. The checker names only its own (`get`, `set`, `other`); a client names
@@ -175,4 +176,71 @@ enum MainQueueMarker {
         return true
     }()
     static func install() { _ = installed }
+}
+
+extension ConcurrencyDebug {
+    /// What `checkGuarded` found, for a runtime that keeps its own state whole when the
+    /// program goes on after a violation.
+    @_spi(Runtime) public enum GuardVerdict: Sendable {
+        /// The fast path: the owner's access, and nothing in the process is guarded.
+        case unguarded
+        /// An allowed access while the process guards some owner (after
+        /// `beginGuarding()`): the caller takes its lock if its owner is guarded.
+        case owner
+        /// A violation the handler went on from (report or log mode, a suppression,
+        /// an interceptor): the caller guards its owner and takes its lock.
+        case violation
+    }
+
+    /// `check(_:owner:_:)`, telling a runtime what to do around the access. Its fast
+    /// path is `check`'s and returns `.unguarded`: until some violation guards an
+    /// owner, this costs what `check` costs. `beginGuarding()` turns the fast path off
+    /// for the rest of the process, so that an owner's access reaches its lock.
+    @_spi(Runtime) @inlinable @inline(__always)
+    public static func checkGuarded(
+        _ subject: some AccessDescribing, owner: QueueIdentity, _ event: @autoclosure () -> AccessEvent
+    ) -> GuardVerdict {
+        let mode = ctxdebug_access_mode()
+        if _fastPath(mode == Int32(CTXDEBUG_ACCESS_OFF)) { return .unguarded }
+        if _fastPath(mode == Int32(CTXDEBUG_ACCESS_CHECK)) {
+            if _fastPath(ctxdebug_current_owner() == owner.rawValue) { return .unguarded }
+            if owner == .main && ctxdebug_on_main_queue() != 0 { return .unguarded }
+        }
+        return guardedSlowPath(subject, owner: owner, event: event())
+    }
+
+    /// `checkGuarded`'s out-of-line path (public for inlining only).
+    @_spi(Runtime) @inline(never)
+    public static func guardedSlowPath(_ subject: some AccessDescribing, owner: QueueIdentity, event: AccessEvent) -> GuardVerdict {
+        if owner == .none && ctxdebug_access_mode() != Int32(CTXDEBUG_ACCESS_UNCONFIGURED) { return .unguarded }
+        if Checker.shared.handle(subject, owner: owner, event: event) { return .violation }
+        return Guarding.isOn ? .owner : .unguarded
+    }
+
+    /// Sends every checked access of the process through the out-of-line path from
+    /// now on, for a runtime whose owner's accesses must see that it guards an owner
+    /// (ManagedContext: after a context's first violation in report or log mode).
+    /// Stays on for the life of the process, `configure(_:)` included.
+    @_spi(Runtime) public static func beginGuarding() {
+        Guarding.begin()
+    }
+}
+
+/// Whether the process guards some owner, and the access mode that says so.
+enum Guarding {
+    private static let on = Atomic<Bool>(false)
+
+    static var isOn: Bool { on.load(ordering: .sequentiallyConsistent) }
+
+    static func begin() {
+        if on.load(ordering: .sequentiallyConsistent) { return }
+        on.store(true, ordering: .sequentiallyConsistent)
+        _ = ctxdebug_replace_access_mode(Int32(CTXDEBUG_ACCESS_CHECK), Int32(CTXDEBUG_ACCESS_CHECK_GUARDED))
+    }
+
+    /// `mode` as the process should have it: plain checking becomes guarded checking
+    /// once guarding is on. Called after each change of the mode.
+    static func settle() {
+        if isOn { _ = ctxdebug_replace_access_mode(Int32(CTXDEBUG_ACCESS_CHECK), Int32(CTXDEBUG_ACCESS_CHECK_GUARDED)) }
+    }
 }

@@ -44,12 +44,15 @@ final class Checker: Sendable {
 
     // MARK: The slow path
 
-    func handle(_ subject: some AccessDescribing, owner: QueueIdentity, event: AccessEvent) {
-        if admit(owner: owner, event: event) { return }
+    /// True when the access was a violation, raised, and the handler went on.
+    @discardableResult
+    func handle(_ subject: some AccessDescribing, owner: QueueIdentity, event: AccessEvent) -> Bool {
+        if admit(owner: owner, event: event) { return false }
         let addresses = StackTrace.capture()
         ctxdebug_set_in_checker(1)
         defer { ctxdebug_set_in_checker(0) }
         raise(kind: .wrongQueue, access: subject.describe(event), message: nil, addresses: addresses)
+        return true
     }
 
     /// Everything of `handle` but the violation, out of the generic function: configures

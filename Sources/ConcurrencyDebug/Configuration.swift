@@ -231,6 +231,9 @@ extension ConcurrencyDebug {
         static let check = AccessMode(rawValue: Int32(CTXDEBUG_ACCESS_CHECK))
         /// Compare owners and append to the access journal (level 3, or a journal).
         static let checkAndLog = AccessMode(rawValue: Int32(CTXDEBUG_ACCESS_CHECK_AND_LOG))
+        /// Compare owners, always out of line: `check` once a runtime guards an owner
+        /// (`ConcurrencyDebug.beginGuarding()`).
+        static let checkGuarded = AccessMode(rawValue: Int32(CTXDEBUG_ACCESS_CHECK_GUARDED))
 
         /// The mode of `level`, with or without an access journal.
         init(level: Level, logging: Bool) {
@@ -240,7 +243,10 @@ extension ConcurrencyDebug {
         init(rawValue: Int32) { self.rawValue = rawValue }
 
         static var current: AccessMode { AccessMode(rawValue: ctxdebug_access_mode()) }
-        static func set(_ mode: AccessMode) { ctxdebug_set_access_mode(mode.rawValue) }
+        static func set(_ mode: AccessMode) {
+            ctxdebug_set_access_mode(mode.rawValue)
+            Guarding.settle()
+        }
     }
 }
 

@@ -1,4 +1,4 @@
-public import ConcurrencyDebug
+@_spi(Runtime) public import ConcurrencyDebug
 import Foundation
 
 /// An object of an entity, confined to its context's queue. Subclass it and
@@ -80,15 +80,18 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
     // MARK: State
 
     public var isFault: Bool { isFaultFlag }
-    public var isInserted: Bool { check(.hasChanges); return insertedFlag }
-    public var isUpdated: Bool { check(.hasChanges); return updatedFlag }
-    public var isDeleted: Bool { check(.hasChanges); return deletedFlag }
-    public var hasChanges: Bool { check(.hasChanges); return insertedFlag || updatedFlag || deletedFlag }
+    public var isInserted: Bool { access(accessEvent(.hasChanges, attribute: .max)) { insertedFlag } }
+    public var isUpdated: Bool { access(accessEvent(.hasChanges, attribute: .max)) { updatedFlag } }
+    public var isDeleted: Bool { access(accessEvent(.hasChanges, attribute: .max)) { deletedFlag } }
+    public var hasChanges: Bool { access(accessEvent(.hasChanges, attribute: .max)) { insertedFlag || updatedFlag || deletedFlag } }
 
     /// The changed attributes and their new values, by name, as Core Data's
     /// `changedValues()`: Swift values (see `value(forKey:)`), `NSNull` for nil.
     public func changedValues() -> [String: Any] {
-        check(.hasChanges)
+        access(accessEvent(.hasChanges, attribute: .max)) { changedValuesChecked() }
+    }
+
+    private func changedValuesChecked() -> [String: Any] {
         var result: [String: Any] = [:]
         for a in entity.attributes where changedAttributes.contains(a.index) {
             result[a.name] = a.attributeType.swiftValue(values[a.index]) ?? NSNull()
@@ -103,10 +106,11 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
     /// The values last fetched or saved, by attribute name, as Core Data's
     /// `committedValues(forKeys: nil)`: Swift values, `NSNull` for nil.
     public func committedValues() -> [String: Any] {
-        check(.get)
-        fireFaultIfNeeded()
-        let source = snapshot?.values ?? entity.defaultValues
-        return Dictionary(uniqueKeysWithValues: entity.attributes.map { ($0.name, $0.attributeType.swiftValue(source[$0.index]) ?? NSNull()) })
+        access(accessEvent(.get, attribute: .max)) {
+            fireFaultIfNeeded()
+            let source = snapshot?.values ?? entity.defaultValues
+            return Dictionary(uniqueKeysWithValues: entity.attributes.map { ($0.name, $0.attributeType.swiftValue(source[$0.index]) ?? NSNull()) })
+        }
     }
 
     // MARK: Attribute access (the hot path)
@@ -122,7 +126,11 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
     /// reads the same fields of a million objects.
     @inline(__always)
     package final func storedValue(atAttributeIndex index: Int) -> StoredValue {
-        ConcurrencyDebug.check(self, owner: queueOwner, accessEvent(isFaultFlag ? .fireFault : .get, attribute: index))
+        access(accessEvent(isFaultFlag ? .fireFault : .get, attribute: index)) { readStoredValue(atAttributeIndex: index) }
+    }
+
+    @inline(__always)
+    private final func readStoredValue(atAttributeIndex index: Int) -> StoredValue {
         if _slowPath(isFaultFlag || isRecordingPrototype) {
             if isRecordingPrototype {
                 recordedProperty = .attribute(index)
@@ -147,14 +155,15 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
 
     @usableFromInline package final func setStoredValue(_ value: StoredValue, forAttributeNamed name: String) {
         let index = entity.attributeIndex(name)
-        ConcurrencyDebug.check(self, owner: queueOwner, accessEvent(isFaultFlag ? .fireFault : .set, attribute: index))
-        if _slowPath(isFaultFlag || isRecordingPrototype) {
-            if isRecordingPrototype { recordedProperty = .attribute(index); return }
-            fireFaultIfNeeded()
+        access(accessEvent(isFaultFlag ? .fireFault : .set, attribute: index)) {
+            if _slowPath(isFaultFlag || isRecordingPrototype) {
+                if isRecordingPrototype { recordedProperty = .attribute(index); return }
+                fireFaultIfNeeded()
+            }
+            values[index] = value
+            changedAttributes.insert(index)
+            if !updatedFlag && !insertedFlag { managedObjectContext?.objectDidChange(self) }
         }
-        values[index] = value
-        changedAttributes.insert(index)
-        if !updatedFlag && !insertedFlag { managedObjectContext?.objectDidChange(self) }
     }
 
     /// Key-value access by attribute name, as Core Data's `value(forKey:)`: the
@@ -183,7 +192,10 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
 
     public final func relatedObjects(forRelationshipNamed name: String) -> [ManagedObject] {
         let r = entity.relationships[entity.relationshipIndex(name)]
-        ConcurrencyDebug.check(self, owner: queueOwner, accessEvent(.get, attribute: entity.attributes.count + r.index))
+        return access(accessEvent(.get, attribute: entity.attributes.count + r.index)) { relatedObjectsChecked(r) }
+    }
+
+    private final func relatedObjectsChecked(_ r: RelationshipDescription) -> [ManagedObject] {
         if isRecordingPrototype {
             recordedProperty = r.isToMany ? nil : .toOne(r.index)
             return []
@@ -202,7 +214,10 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
 
     public final func setRelatedObjects(_ objects: [ManagedObject], forRelationshipNamed name: String) {
         let r = entity.relationships[entity.relationshipIndex(name)]
-        ConcurrencyDebug.check(self, owner: queueOwner, accessEvent(.set, attribute: entity.attributes.count + r.index))
+        access(accessEvent(.set, attribute: entity.attributes.count + r.index)) { setRelatedObjectsChecked(objects, r, name: name) }
+    }
+
+    private final func setRelatedObjectsChecked(_ objects: [ManagedObject], _ r: RelationshipDescription, name: String) {
         if isRecordingPrototype { recordedProperty = r.isToMany ? nil : .toOne(r.index); return }
         fireFaultIfNeeded()
         let accepted = objects.filter { checkSameContext($0, relationship: r) }
@@ -224,7 +239,12 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
 
     /// Sets a to-one slot and, for one-to-one relationships, the other side too.
     func setToOne(_ r: RelationshipDescription, to destination: ManagedObject?, maintainInverse: Bool) {
-        ConcurrencyDebug.check(self, owner: queueOwner, accessEvent(.set, attribute: entity.attributes.count + r.index))
+        access(accessEvent(.set, attribute: entity.attributes.count + r.index)) {
+            setToOneChecked(r, to: destination, maintainInverse: maintainInverse)
+        }
+    }
+
+    private func setToOneChecked(_ r: RelationshipDescription, to destination: ManagedObject?, maintainInverse: Bool) {
         fireFaultIfNeeded()
         let old = toOne[r.toOneIndex]
         let new = destination?.objectID
@@ -251,11 +271,12 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
     /// Core Data: adding or removing objects on the "many" side of a one-to-many gives
     /// the object on the "one" side a new version.
     func toManyDidChange(_ r: RelationshipDescription) {
-        ConcurrencyDebug.check(self, owner: queueOwner, accessEvent(.set, attribute: entity.attributes.count + r.index))
-        // Loads the row version the save compares with the store's.
-        fireFaultIfNeeded()
-        changedToMany.insert(r.index)
-        if !updatedFlag && !insertedFlag { managedObjectContext?.objectDidChange(self) }
+        access(accessEvent(.set, attribute: entity.attributes.count + r.index)) {
+            // Loads the row version the save compares with the store's.
+            fireFaultIfNeeded()
+            changedToMany.insert(r.index)
+            if !updatedFlag && !insertedFlag { managedObjectContext?.objectDidChange(self) }
+        }
     }
 
     /// False (after a cross-context-relationship report) when `other` belongs to
@@ -301,9 +322,21 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
             member: attribute == .max ? .max : UInt16(truncatingIfNeeded: attribute), instance: objectID.key)
     }
 
+    /// Runs one access of the object: checks it and, when the check leaves its fast
+    /// path, runs it through its context's guard (ContextGuard.swift), which keeps the
+    /// context's bookkeeping and the object's values whole after a violation. On the
+    /// fast path, `body` runs as it is.
     @inline(__always)
-    final func check(_ op: AccessOperation) {
-        ConcurrencyDebug.check(self, owner: queueOwner, accessEvent(op, attribute: .max))
+    final func access<R, E: Error>(_ event: @autoclosure () -> AccessEvent, _ body: () throws(E) -> R) throws(E) -> R {
+        let verdict = ConcurrencyDebug.checkGuarded(self, owner: queueOwner, event())
+        if _fastPath(verdict == .unguarded) { return try body() }
+        return try guardedAccess(verdict, body)
+    }
+
+    @inline(never)
+    final func guardedAccess<R, E: Error>(_ verdict: ConcurrencyDebug.GuardVerdict, _ body: () throws(E) -> R) throws(E) -> R {
+        guard let contextGuard = contextReference?.contextGuard else { return try body() }
+        return try contextGuard.run(verdict, body)
     }
 
     @_spi(Runtime) public func describe(_ event: AccessEvent) -> AccessDescription {
@@ -352,8 +385,14 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
 @available(*, unavailable, message: "A managed object is confined to its context's queue; pass its objectID instead.")
 extension ManagedObject: @unchecked Sendable {}
 
-/// A context's weak reference to itself, shared by its objects. Set once, in the
-/// context's init, before the context is shared.
+/// A context's weak reference to itself, shared by its objects, and the context's
+/// guard, which its objects' accesses reach through it. Set once, in the context's
+/// init, before the context is shared.
 final class ContextReference: @unchecked Sendable {
     weak var context: ManagedObjectContext?
+    let contextGuard: ContextGuard
+
+    init(contextGuard: ContextGuard) {
+        self.contextGuard = contextGuard
+    }
 }

@@ -24,7 +24,7 @@ extension ManagedObjectContext {
     private func stackHoldsObject(under id: ManagedObjectID) -> Bool {
         if registry.object(for: id) != nil { return true }
         guard let parent else { return false }
-        return parent.performAndWait { parent.stackHoldsObject(under: id) }
+        return parent.performAndWait { parent.confined { parent.stackHoldsObject(under: id) } }
     }
 
     /// For `object(with:)` given a dead temporary ID: reports it, and returns an

@@ -7,7 +7,10 @@ extension ManagedObjectContext {
     /// inserts and changes and leaving out its deletes. With a `fetchBatchSize`,
     /// the result loads objects batch by batch as iteration reaches them.
     public func fetch<T: ManagedObject>(_ request: FetchRequest<T>) throws(ManagedContextError) -> FetchedResults<T> {
-        check(.fetch)
+        try operation(.fetch) { () throws(ManagedContextError) -> FetchedResults<T> in try fetchChecked(request) }
+    }
+
+    private func fetchChecked<T: ManagedObject>(_ request: FetchRequest<T>) throws(ManagedContextError) -> FetchedResults<T> {
         let span = ContextInstrumentation.begin(.fetch, self)
         defer { span.end() }
         let f = try PredicateResolution.resolve(request, entity: model.entity(for: T.self))
@@ -35,7 +38,13 @@ extension ManagedObjectContext {
             for object in try fetch(batched) { try body(object) }
             return
         }
-        check(.fetch)
+        try operation(.fetch) { () throws in try enumerateStoreObjects(for: request, coordinator: coordinator, using: body) }
+    }
+
+    /// `enumerateObjects` for a context on the coordinator, checked already.
+    private func enumerateStoreObjects<T: ManagedObject>(
+        for request: FetchRequest<T>, coordinator: PersistentStoreCoordinator, using body: (T) throws -> Void
+    ) throws {
         let span = ContextInstrumentation.begin(.fetch, self)
         defer { span.end() }
         let f = try PredicateResolution.resolve(request, entity: model.entity(for: T.self))
@@ -117,23 +126,25 @@ extension ManagedObjectContext {
     /// The objectIDs of the objects matching `request` (Core Data's
     /// `.managedObjectIDResultType`): what a background fetch hands to another context.
     public func fetchObjectIDs<T: ManagedObject>(_ request: FetchRequest<T>) throws(ManagedContextError) -> [ManagedObjectID] {
-        check(.fetch)
-        let span = ContextInstrumentation.begin(.fetchObjectIDs, self)
-        defer { span.end() }
-        let f = try PredicateResolution.resolve(request, entity: model.entity(for: T.self))
-        let started = concurrencyType == .mainQueue ? MonotonicClock.now() : 0
-        let ids = try matchingRows(f, applyWindow: true, loadValues: false, includePending: request.includesPendingChanges).map(\.id)
-        diagnoseMainQueueIO("fetch of \(f.entity.name) objectIDs", rows: ids.count, started: started)
-        return ids
+        try operation(.fetch) { () throws(ManagedContextError) -> [ManagedObjectID] in
+            let span = ContextInstrumentation.begin(.fetchObjectIDs, self)
+            defer { span.end() }
+            let f = try PredicateResolution.resolve(request, entity: model.entity(for: T.self))
+            let started = concurrencyType == .mainQueue ? MonotonicClock.now() : 0
+            let ids = try matchingRows(f, applyWindow: true, loadValues: false, includePending: request.includesPendingChanges).map(\.id)
+            diagnoseMainQueueIO("fetch of \(f.entity.name) objectIDs", rows: ids.count, started: started)
+            return ids
+        }
     }
 
     /// How many objects match `request`, counting unsaved changes.
     public func count<T: ManagedObject>(for request: FetchRequest<T>) throws(ManagedContextError) -> Int {
-        check(.count)
-        let span = ContextInstrumentation.begin(.count, self)
-        defer { span.end() }
-        let f = try PredicateResolution.resolve(request, entity: model.entity(for: T.self))
-        return try countRows(f, includePending: request.includesPendingChanges)
+        try operation(.count) { () throws(ManagedContextError) -> Int in
+            let span = ContextInstrumentation.begin(.count, self)
+            defer { span.end() }
+            let f = try PredicateResolution.resolve(request, entity: model.entity(for: T.self))
+            return try countRows(f, includePending: request.includesPendingChanges)
+        }
     }
 
     func countRows(_ f: ResolvedFetch, includePending: Bool) throws(ManagedContextError) -> Int {
@@ -143,7 +154,10 @@ extension ManagedObjectContext {
         switch parentStore {
         case .none: throw ManagedContextError(.noStore, "\(debugName) has neither a parent nor a coordinator.")
         case .coordinator(let c): return try c.store().count(f)
-        case .context(let p): return try p.performAndWaitTyped { () throws(ManagedContextError) -> Int in try p.countRows(f, includePending: true) }
+        case .context(let p):
+            return try p.performAndWaitTyped { () throws(ManagedContextError) -> Int in
+                try p.confined { () throws(ManagedContextError) -> Int in try p.countRows(f, includePending: true) }
+            }
         }
     }
 
@@ -190,7 +204,9 @@ extension ManagedObjectContext {
             return try c.store().fetch(f, applyWindow: applyWindow, loadValues: loadValues)
         case .context(let p):
             return try p.performAndWaitTyped { () throws(ManagedContextError) -> [FetchedRow] in
-                try p.matchingRows(f, applyWindow: applyWindow, loadValues: loadValues, includePending: true)
+                try p.confined { () throws(ManagedContextError) -> [FetchedRow] in
+                    try p.matchingRows(f, applyWindow: applyWindow, loadValues: loadValues, includePending: true)
+                }
             }
         }
     }
@@ -244,7 +260,7 @@ extension ManagedObjectContext {
             }
         case .context(let p):
             let fromParent = try p.performAndWaitTyped { () throws(ManagedContextError) -> [ManagedObjectID: RowSnapshot] in
-                try p.loadSnapshots(missing)
+                try p.confined { () throws(ManagedContextError) -> [ManagedObjectID: RowSnapshot] in try p.loadSnapshots(missing) }
             }
             result.merge(fromParent) { a, _ in a }
         }
@@ -295,10 +311,11 @@ public final class FetchedResults<Element: ManagedObject>: RandomAccessCollectio
 
     public subscript(position: Int) -> Element {
         if let eager { return eager[position] }
-        context.check(.fetch)
-        let start = position - position % batchSize
-        if start != batchStart { loadBatch(at: start) }
-        return batch[position - start]
+        return context.operation(.fetch) {
+            let start = position - position % batchSize
+            if start != batchStart { loadBatch(at: start) }
+            return batch[position - start]
+        }
     }
 
     private func loadBatch(at start: Int) {

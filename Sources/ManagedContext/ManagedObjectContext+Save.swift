@@ -22,7 +22,10 @@ extension ManagedObjectContext {
     /// for a child. A save that fails changes nothing, neither on disk nor in the
     /// context, whose changes stay in place to retry or roll back.
     public func save() throws(ManagedContextError) {
-        check(.save)
+        try operation(.save) { () throws(ManagedContextError) in try saveChecked() }
+    }
+
+    private func saveChecked() throws(ManagedContextError) {
         let span = ContextInstrumentation.begin(.save, self)
         defer { span.end() }
         processPendingChanges()
@@ -167,7 +170,7 @@ extension ManagedObjectContext {
         // the parent's queue (the main queue, for a child of the view context).
         let pushedBy = Diagnostics.isOn(.unsavedAncestor) ? StackTrace.capture() : []
         let child = debugName
-        p.performAndWait { p.absorbChildSave(finalPayload, from: child, stack: pushedBy) }
+        p.performAndWait { p.confined { p.absorbChildSave(finalPayload, from: child, stack: pushedBy) } }
 
         for o in inserted {
             o.insertedFlag = false
@@ -239,8 +242,8 @@ extension ManagedObjectContext {
         inserted: Set<ManagedObject>, updated: Set<ManagedObject>, deleted: Set<ManagedObject>,
         insertedIDs: Set<ManagedObjectID>, updatedIDs: Set<ManagedObjectID>, deletedIDs: Set<ManagedObjectID>
     ) {
-        NotificationCenter.default.post(
-            name: Self.didSaveObjectsNotification, object: self,
+        contextGuard.post(
+            Self.didSaveObjectsNotification, object: self,
             userInfo: [
                 NotificationKey.insertedObjects.rawValue: inserted,
                 NotificationKey.updatedObjects.rawValue: updated,
@@ -288,8 +291,11 @@ extension ManagedObjectContext {
 
     /// The same, from the IDs alone (what crosses queues).
     public func mergeChanges(_ changes: SaveChanges) {
+        operation(.merge) { mergeChangesChecked(changes) }
+    }
+
+    private func mergeChangesChecked(_ changes: SaveChanges) {
         hasMerged = true
-        check(.merge)
         let span = ContextInstrumentation.begin(.merge, self, saveID: changes.saveID)
         defer { span.end() }
         var refreshed = Set<ManagedObject>(), inserted = Set<ManagedObject>(), deleted = Set<ManagedObject>()
@@ -318,8 +324,8 @@ extension ManagedObjectContext {
         }
         processPendingChanges()
         if refreshed.isEmpty && inserted.isEmpty && deleted.isEmpty { return }
-        NotificationCenter.default.post(
-            name: Self.didChangeObjectsNotification, object: self,
+        contextGuard.post(
+            Self.didChangeObjectsNotification, object: self,
             userInfo: [
                 NotificationKey.insertedObjects.rawValue: inserted,
                 NotificationKey.updatedObjects.rawValue: refreshed,

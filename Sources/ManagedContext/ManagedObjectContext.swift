@@ -60,8 +60,9 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
 
     // Confined to the queue.
     var registry = ObjectRegistry()
-    /// The one weak reference to this context that its objects share.
-    let objectsReference = ContextReference()
+    /// The one weak reference to this context that its objects share, with the
+    /// context's guard (ContextGuard.swift).
+    let objectsReference: ContextReference
     /// Set once this context merged another's save (missing-merge stays quiet then).
     var hasMerged = false
     /// The unsaved changes, and the changes not yet announced.
@@ -88,6 +89,7 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
             queue = DispatchQueue(label: label)
             ConcurrencyDebugHooks.tag(queue, queueIdentity)
         }
+        objectsReference = ContextReference(contextGuard: ContextGuard(queue: queue))
         objectsReference.context = self
     }
 
@@ -279,6 +281,27 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
         ConcurrencyDebug.check(self, owner: queueIdentity, AccessEvent(operation: op, owner: queueIdentity, context: number))
     }
 
+    /// Runs one of the context's operations: checks it and, when the check leaves its
+    /// fast path (a violation the program goes on from, or an owner's operation once
+    /// the process guards a context), runs it through the context's guard, which keeps
+    /// the context's bookkeeping whole (ContextGuard.swift). On the fast path, `body`
+    /// runs as it is.
+    @inline(__always)
+    func operation<R, E: Error>(_ op: AccessOperation, _ body: () throws(E) -> R) throws(E) -> R {
+        let verdict = ConcurrencyDebug.checkGuarded(self, owner: queueIdentity, AccessEvent(operation: op, owner: queueIdentity, context: number))
+        if _fastPath(verdict == .unguarded) { return try body() }
+        return try contextGuard.run(verdict, body)
+    }
+
+    /// The runtime's own work on this context's state inside a perform block (not
+    /// checked): under the guard's lock once the context is guarded.
+    @inline(__always)
+    func confined<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+        try contextGuard.confined(body)
+    }
+
+    var contextGuard: ContextGuard { objectsReference.contextGuard }
+
     @_spi(Runtime) public func describe(_ event: AccessEvent) -> AccessDescription {
         AccessDescription(
             operation: "\(event.operation)", entity: nil, attribute: nil, objectID: nil,
@@ -316,14 +339,16 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     }
 
     public var registeredObjects: Set<ManagedObject> {
-        check(.registeredObject)
-        return Set(registry.objects)
+        operation(.registeredObject) { Set(registry.objects) }
     }
 
     // MARK: Changes
 
     public func insert(_ object: ManagedObject) {
-        check(.insert)
+        operation(.insert) { insertChecked(object) }
+    }
+
+    private func insertChecked(_ object: ManagedObject) {
         if object.managedObjectContext === self && (object.insertedFlag || registry.object(for: object.objectID) != nil) { return }
         precondition(
             object.managedObjectContext == nil,
@@ -336,7 +361,10 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     }
 
     public func delete(_ object: ManagedObject) {
-        check(.delete)
+        operation(.delete) { deleteChecked(object) }
+    }
+
+    private func deleteChecked(_ object: ManagedObject) {
         // Deleted and saved already: gone from every context, nothing left to delete.
         if object.isRemovedByDelete { return }
         guard object.managedObjectContext === self else {
@@ -384,31 +412,35 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     }
 
     public var hasChanges: Bool {
-        check(.hasChanges)
-        return changeSets.hasUnsavedChanges
+        operation(.hasChanges) { changeSets.hasUnsavedChanges }
     }
 
-    public var insertedObjects: Set<ManagedObject> { check(.changedObjects); return changeSets.inserted }
-    public var updatedObjects: Set<ManagedObject> { check(.changedObjects); return changeSets.updated }
-    public var deletedObjects: Set<ManagedObject> { check(.changedObjects); return changeSets.deleted }
+    public var insertedObjects: Set<ManagedObject> { operation(.changedObjects) { changeSets.inserted } }
+    public var updatedObjects: Set<ManagedObject> { operation(.changedObjects) { changeSets.updated } }
+    public var deletedObjects: Set<ManagedObject> { operation(.changedObjects) { changeSets.deleted } }
 
     /// Posts `didChangeObjectsNotification` for the changes made since the last
     /// call. Runs at the end of every perform block.
     public func processPendingChanges() {
-        guard changeSets.hasPendingChanges else { return }
-        let pending = changeSets.takePending()
-        let info: [String: Any] = [
-            NotificationKey.insertedObjects.rawValue: pending.inserted,
-            NotificationKey.updatedObjects.rawValue: pending.updated,
-            NotificationKey.deletedObjects.rawValue: pending.deleted,
-            NotificationKey.refreshedObjects.rawValue: pending.refreshed,
-        ]
-        NotificationCenter.default.post(name: Self.didChangeObjectsNotification, object: self, userInfo: info)
+        confined {
+            guard changeSets.hasPendingChanges else { return }
+            let pending = changeSets.takePending()
+            let info: [String: Any] = [
+                NotificationKey.insertedObjects.rawValue: pending.inserted,
+                NotificationKey.updatedObjects.rawValue: pending.updated,
+                NotificationKey.deletedObjects.rawValue: pending.deleted,
+                NotificationKey.refreshedObjects.rawValue: pending.refreshed,
+            ]
+            contextGuard.post(Self.didChangeObjectsNotification, object: self, userInfo: info)
+        }
     }
 
     /// Drops every unsaved change.
     public func rollback() {
-        check(.rollback)
+        operation(.rollback) { rollbackChecked() }
+    }
+
+    private func rollbackChecked() {
         Diagnostics.ancestorSaved(self)
         for o in changeSets.inserted.union(changeSets.deletedInserts) {
             o.insertedFlag = false
@@ -442,7 +474,10 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     /// objectIDs of the objects it forgot), as Core Data's `reset()` does with
     /// `NSInvalidatedAllObjectsKey`: how an observer learns that every object is gone.
     public func reset() {
-        check(.reset)
+        operation(.reset) { resetChecked() }
+    }
+
+    private func resetChecked() {
         Diagnostics.ancestorSaved(self)
         let invalidated = registry.objects
         for o in invalidated {
@@ -454,8 +489,8 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
         }
         registry.removeAll()
         changeSets = ChangeSets()
-        NotificationCenter.default.post(
-            name: Self.didChangeObjectsNotification, object: self,
+        contextGuard.post(
+            Self.didChangeObjectsNotification, object: self,
             userInfo: [NotificationKey.invalidatedAllObjects.rawValue: invalidated.map(\.objectID)])
     }
 
@@ -463,7 +498,10 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     /// or reloads it from the parent and puts its unsaved changes back on top
     /// (`mergeChanges: true`).
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
-        check(.refresh)
+        operation(.refresh) { refreshChecked(object, mergeChanges: mergeChanges) }
+    }
+
+    private func refreshChecked(_ object: ManagedObject, mergeChanges: Bool) {
         guard object.managedObjectContext === self, !object.insertedFlag else { return }
         if !mergeChanges || !object.updatedFlag {
             if object.updatedFlag {
@@ -487,9 +525,10 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     /// (unchanged objects become faults and load the store's current values on next
     /// access; changed ones get the store's values under their changes).
     public func refreshAllObjects() {
-        check(.refresh)
-        for object in registry.objects {
-            refresh(object, mergeChanges: true)
+        operation(.refresh) {
+            for object in registry.objects {
+                refresh(object, mergeChanges: true)
+            }
         }
     }
 
@@ -509,9 +548,10 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     /// The object for `objectID`: the registered one, or a fault that loads its
     /// values on first access.
     public func object(with objectID: ManagedObjectID) -> ManagedObject {
-        check(.objectWithID)
-        if let dead = deadTemporaryIDObject(objectID) { return dead }
-        return resolvedObject(with: objectID)
+        operation(.objectWithID) {
+            if let dead = deadTemporaryIDObject(objectID) { return dead }
+            return resolvedObject(with: objectID)
+        }
     }
 
     /// `object(with:)` for the runtime's own lookups: a temporary ID whose object an
@@ -532,9 +572,10 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
 
     /// The object for `objectID` with its values loaded; throws when its row is gone.
     public func existingObject(with objectID: ManagedObjectID) throws(ManagedContextError) -> ManagedObject {
-        check(.existingObject)
-        try refuseDeadTemporaryID(objectID)
-        return try resolvedExistingObject(with: objectID)
+        try operation(.existingObject) { () throws(ManagedContextError) -> ManagedObject in
+            try refuseDeadTemporaryID(objectID)
+            return try resolvedExistingObject(with: objectID)
+        }
     }
 
     /// `existingObject(with:)` for the runtime's own lookups (aliases resolve).
@@ -549,9 +590,10 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
 
     /// The object registered in this context for `objectID`, or nil.
     public func registeredObject(for objectID: ManagedObjectID) -> ManagedObject? {
-        check(.registeredObject)
-        if isDeadTemporaryIDHere(objectID) { return nil }
-        return registered(objectID)
+        operation(.registeredObject) {
+            if isDeadTemporaryIDHere(objectID) { return nil }
+            return registered(objectID)
+        }
     }
 
     func materialize(_ id: ManagedObjectID, _ snapshot: RowSnapshot?) -> ManagedObject {
@@ -617,7 +659,10 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     /// Gives each inserted object a permanent ID now, before the save, so its ID
     /// can be handed to other contexts.
     public func obtainPermanentIDs(for objects: [ManagedObject]) throws(ManagedContextError) {
-        check(.obtainPermanentIDs)
+        try operation(.obtainPermanentIDs) { () throws(ManagedContextError) in try obtainPermanentIDsChecked(for: objects) }
+    }
+
+    private func obtainPermanentIDsChecked(for objects: [ManagedObject]) throws(ManagedContextError) {
         let store = try coordinator.store()
         let temporary = objects.filter { $0.objectID.isTemporaryID }
         var byEntity: [Int: [ManagedObject]] = [:]

@@ -19,6 +19,8 @@ enum {
     CTXDEBUG_ACCESS_OFF = 0,           // nothing (checking off)
     CTXDEBUG_ACCESS_CHECK = 1,         // compare owners
     CTXDEBUG_ACCESS_CHECK_AND_LOG = 2, // compare owners and append to the access journal
+    CTXDEBUG_ACCESS_CHECK_GUARDED = 3, // compare owners out of line: a runtime guards an owner
+                                       // after a violation (ConcurrencyDebug.beginGuarding)
 };
 
 static inline uintptr_t ctxdebug_current_owner(void) { return ctxdebug_current_owner_tls; }
@@ -28,6 +30,11 @@ static inline int ctxdebug_access_mode(void) {
 }
 static inline void ctxdebug_set_access_mode(int mode) {
     __atomic_store_n(&ctxdebug_access_mode_value, mode, __ATOMIC_RELAXED);
+}
+// Sets the mode to `desired` if it is `expected`; returns 1 if it did.
+static inline int ctxdebug_replace_access_mode(int expected, int desired) {
+    return __atomic_compare_exchange_n(&ctxdebug_access_mode_value, &expected, desired, 0,
+                                       __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 }
 
 // True when main-queue code runs now: libdispatch's current queue on this thread is
