@@ -18,12 +18,17 @@ enum RuntimeFrames {
         var modulePrefix: String
     }
 
-    private static let libraries = LockedValue<[Library]>([ownLibrary])
+    private static let libraries = LockedValue<[Library]>([ownLibrary, helpersLibrary])
 
     /// ConcurrencyDebug itself. The checker's own frames are dropped before marking;
     /// what is left of it at the top (`QueueConfined.value`) is the runtime's.
     private static var ownLibrary: Library {
         Library(sourceDirectory: directory(of: #filePath), modulePrefix: "ConcurrencyDebug.")
+    }
+
+    /// The package's helpers (`LockedValue` holds a lock around a runtime operation).
+    private static var helpersLibrary: Library {
+        Library(sourceDirectory: directory(of: HelpersSource.filePath), modulePrefix: "CtxdebugHelpers.")
     }
 
     static func directory(of file: String) -> String {
@@ -44,7 +49,7 @@ enum RuntimeFrames {
         var afterWrapper = false
         while index < marked.count {
             let frame = marked[index]
-            if isLibraryFrame(frame, libraries) {
+            if isLibraryFrame(frame, libraries) || isGlue(frame) {
                 if frame.function?.contains("(_enclosingInstance: ") == true { afterWrapper = true }
             } else if afterWrapper, isAccessor(frame) {
                 // The wrapped property's synthesized accessor: plumbing, in the user's
@@ -60,12 +65,21 @@ enum RuntimeFrames {
     }
 
     static func isLibraryFrame(_ frame: StackFrame, _ libraries: [Library]) -> Bool {
-        if let file = frame.file, file.hasPrefix("/") {
+        // A thunk's file is "/<compiler-generated>": its function says whose it is.
+        if let file = frame.file, file.hasPrefix("/"), !file.hasSuffix("<compiler-generated>") {
             return libraries.contains { file.hasPrefix($0.sourceDirectory) }
         }
         guard let function = frame.function else { return false }
         let name = baseName(function)
         return libraries.contains { name.hasPrefix($0.modulePrefix) }
+    }
+
+    /// A frame that only passes a call on, between two frames of a library: a
+    /// compiler-made thunk, or `Result(catching:)` around a library's closure.
+    static func isGlue(_ frame: StackFrame) -> Bool {
+        guard let function = frame.function else { return false }
+        let name = baseName(function)
+        return name.hasPrefix("reabstraction thunk helper ") || name.hasPrefix("Swift.Result") && name.contains(".init(catching:")
     }
 
     /// A getter, setter or modify accessor (not a closure inside one).
@@ -88,6 +102,17 @@ enum RuntimeFrames {
             }
         }
         if name.hasPrefix("static ") { name.removeFirst("static ".count) }
+        // Compiler-made frames (no line of their own) belong to the function they wrap:
+        // "partial apply forwarder for closure #1 () -> … in ManagedContext.X.y(…)".
+        if name.hasPrefix("partial apply forwarder for ") { name.removeFirst("partial apply forwarder for ".count) }
+        // "(extension in Swift):Swift.Result…": the module's extension, named by its type.
+        if name.hasPrefix("(extension in "), let close = name.range(of: "):") { name = String(name[close.upperBound...]) }
+        // "closure #1 … in closure #2 … in X.y(…)": the function the closures are in.
+        while name.hasPrefix("closure #") || name.hasPrefix("implicit closure #"), let enclosing = name.range(of: " in ") {
+            name = String(name[enclosing.upperBound...])
+            if name.hasPrefix("static ") { name.removeFirst("static ".count) }
+            if name.hasPrefix("(extension in "), let close = name.range(of: "):") { name = String(name[close.upperBound...]) }
+        }
         return name
     }
 }

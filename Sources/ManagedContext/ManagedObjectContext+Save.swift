@@ -76,11 +76,34 @@ extension ManagedObjectContext {
         changeSets.deletedInserts = []
     }
 
+    /// A save into the store: the changes as the store takes them, one transaction,
+    /// the diagnoses of what it did, then the objects brought in step with what was written.
     private func saveToStore(_ c: PersistentStoreCoordinator) throws(ManagedContextError) {
         let store = try c.store()
+        let inserted = changeSets.inserted, updated = changeSets.updated, deleted = changeSets.deleted
+        let changes = storeChanges(inserted: inserted, updated: updated, deleted: deleted, coordinator: c)
+        let result = try store.save(changes)
+        diagnoseLostUpdates(result)
+        recordSaveForMissingMerge(result, coordinator: c)
+
+        // The transaction committed: bring the objects in step.
+        c.recordPermanentIDs(result.permanentIDs)
+        let insertedIDs = applySavedInserts(inserted, result)
+        let updatedIDs = applySavedUpdates(updated, result, coordinator: c)
+        let deletedIDs = applySavedDeletes(deleted, result, coordinator: c)
+        changeSets.inserted = []
+        changeSets.updated = []
+        changeSets.deleted = []
+        postDidSave(inserted: inserted, updated: updated, deleted: deleted, insertedIDs: insertedIDs, updatedIDs: updatedIDs, deletedIDs: deletedIDs)
+    }
+
+    /// The context's changes as the store applies them: inserts in the order they were
+    /// made (primary keys follow it), objectIDs and to-one keys made permanent.
+    private func storeChanges(
+        inserted: Set<ManagedObject>, updated: Set<ManagedObject>, deleted: Set<ManagedObject>, coordinator c: PersistentStoreCoordinator
+    ) -> StoreChanges {
         var changes = StoreChanges()
         changes.mergePolicy = mergePolicy
-        let inserted = changeSets.inserted, updated = changeSets.updated, deleted = changeSets.deleted
         for o in inserted.sorted(by: { $0.creationSerial < $1.creationSerial }) {
             changes.inserts.append(.init(id: o.objectID, values: o.values, toOne: o.toOne.map { $0.map(c.permanent) }))
         }
@@ -93,40 +116,55 @@ extension ManagedObjectContext {
         for o in deleted {
             changes.deletes.append(.init(id: c.permanent(o.objectID), expectedVersion: o.snapshot?.version ?? 0))
         }
-        let result = try store.save(changes)
-        diagnoseLostUpdates(result)
-        if !result.written.isEmpty, Diagnostics.isOn(.missingMerge) {
-            let rows = result.written.map { (id: result.permanentIDs[$0.key] ?? $0.key, version: $0.value.version) }
-            c.recordSave(rows, by: debugName, stack: StackTrace.capture())
-        }
+        return changes
+    }
 
-        // The transaction committed: bring the objects in step.
-        c.recordPermanentIDs(result.permanentIDs)
-        var insertedIDs = Set<ManagedObjectID>(), updatedIDs = Set<ManagedObjectID>(), deletedIDs = Set<ManagedObjectID>()
+    /// What missing-merge compares later reads against: the rows this save wrote, with
+    /// its stack.
+    private func recordSaveForMissingMerge(_ result: StoreSaveResult, coordinator c: PersistentStoreCoordinator) {
+        guard !result.written.isEmpty, Diagnostics.isOn(.missingMerge) else { return }
+        let rows = result.written.map { (id: result.permanentIDs[$0.key] ?? $0.key, version: $0.value.version) }
+        c.recordSave(rows, by: debugName, stack: StackTrace.capture())
+    }
+
+    private func clearChangeMasks(_ o: ManagedObject) {
+        o.changedAttributes = ChangeMask()
+        o.changedToOne = ChangeMask()
+        o.changedToMany = ChangeMask()
+    }
+
+    /// Saved inserts: permanent IDs, no longer inserted, the row as written.
+    private func applySavedInserts(_ inserted: Set<ManagedObject>, _ result: StoreSaveResult) -> Set<ManagedObjectID> {
+        var ids = Set<ManagedObjectID>()
         for o in inserted {
             let written = result.written[o.objectID]
             if let permanent = result.permanentIDs[o.objectID], permanent != o.objectID { reKey(o, to: permanent) }
             o.insertedFlag = false
-            o.changedAttributes = ChangeMask()
-            o.changedToOne = ChangeMask()
-            o.changedToMany = ChangeMask()
+            clearChangeMasks(o)
             if let written {
                 o.toOne = written.toOne
                 o.snapshot = written
             }
-            insertedIDs.insert(o.objectID)
+            ids.insert(o.objectID)
         }
+        return ids
+    }
+
+    /// Saved updates: the row as written, or, for one the merge policy discarded, the
+    /// store's row (a fault when the row is gone). Only written ones are announced.
+    private func applySavedUpdates(
+        _ updated: Set<ManagedObject>, _ result: StoreSaveResult, coordinator c: PersistentStoreCoordinator
+    ) -> Set<ManagedObjectID> {
+        var ids = Set<ManagedObjectID>()
         for o in updated {
             let id = c.permanent(o.objectID)
             o.updatedFlag = false
-            o.changedAttributes = ChangeMask()
-            o.changedToOne = ChangeMask()
-            o.changedToMany = ChangeMask()
+            clearChangeMasks(o)
             if let written = result.written[id] {
                 o.values = written.values
                 o.toOne = written.toOne
                 o.snapshot = written
-                updatedIDs.insert(id)
+                ids.insert(id)
             } else if let discarded = result.discarded[id] {
                 if let row = discarded {
                     o.values = row.values
@@ -137,6 +175,15 @@ extension ManagedObjectContext {
                 }
             }
         }
+        return ids
+    }
+
+    /// Saved deletions leave the context; a deletion the rollback policy discarded
+    /// keeps the object, with the store's row.
+    private func applySavedDeletes(
+        _ deleted: Set<ManagedObject>, _ result: StoreSaveResult, coordinator c: PersistentStoreCoordinator
+    ) -> Set<ManagedObjectID> {
+        var ids = Set<ManagedObjectID>()
         for o in deleted {
             let id = c.permanent(o.objectID)
             if case .some(.some(let row)) = result.discarded[id] {
@@ -147,12 +194,9 @@ extension ManagedObjectContext {
                 continue
             }
             removeSavedDeletion(o)
-            deletedIDs.insert(id)
+            ids.insert(id)
         }
-        changeSets.inserted = []
-        changeSets.updated = []
-        changeSets.deleted = []
-        postDidSave(inserted: inserted, updated: updated, deleted: deleted, insertedIDs: insertedIDs, updatedIDs: updatedIDs, deletedIDs: deletedIDs)
+        return ids
     }
 
     private func saveToParent(_ p: ManagedObjectContext) throws(ManagedContextError) {

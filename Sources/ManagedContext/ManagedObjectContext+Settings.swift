@@ -39,12 +39,3 @@ extension ManagedObjectContext.ConcurrencyType {
     /// Core Data's `.privateQueueConcurrencyType`.
     public static var privateQueueConcurrencyType: Self { .privateQueue }
 }
-
-extension Notification.Name {
-    /// Core Data's `NSManagedObjectContextObjectsDidChange`.
-    public static let ManagedObjectContextObjectsDidChange = ManagedObjectContext.didChangeObjectsNotification
-    /// Core Data's `NSManagedObjectContextWillSave`.
-    public static let ManagedObjectContextWillSave = ManagedObjectContext.willSaveObjectsNotification
-    /// Core Data's `NSManagedObjectContextDidSave`.
-    public static let ManagedObjectContextDidSave = ManagedObjectContext.didSaveObjectsNotification
-}

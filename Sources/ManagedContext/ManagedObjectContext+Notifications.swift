@@ -1,0 +1,45 @@
+public import Foundation
+
+/// What a context posts: objects-did-change after `processPendingChanges()` (and at
+/// `reset()`), will-save and did-save around a save, each on the context's queue.
+extension ManagedObjectContext {
+    /// The notifications a context posts, on its own queue.
+    public static let didChangeObjectsNotification = Notification.Name("ManagedObjectContextObjectsDidChange")
+    public static let willSaveObjectsNotification = Notification.Name("ManagedObjectContextWillSave")
+    public static let didSaveObjectsNotification = Notification.Name("ManagedObjectContextDidSave")
+
+    /// Keys of the notifications' `userInfo`. Object sets are `Set<ManagedObject>`,
+    /// objectID sets `Set<ManagedObjectID>`; `invalidatedAllObjects`, posted by
+    /// `reset()`, holds an array of the forgotten objects' IDs (`[ManagedObjectID]`),
+    /// as Core Data's `NSInvalidatedAllObjectsKey` holds an array of objectIDs.
+    public enum NotificationKey: String, Sendable {
+        case insertedObjects = "inserted", updatedObjects = "updated", deletedObjects = "deleted"
+        case refreshedObjects = "refreshed", invalidatedAllObjects = "invalidatedAll"
+        case insertedObjectIDs, updatedObjectIDs, deletedObjectIDs, refreshedObjectIDs
+    }
+
+    /// Posts `didChangeObjectsNotification` for the changes made since the last
+    /// call. Runs at the end of every perform block.
+    public func processPendingChanges() {
+        confined {
+            guard changeSets.hasPendingChanges else { return }
+            let pending = changeSets.takePending()
+            let info: [String: Any] = [
+                NotificationKey.insertedObjects.rawValue: pending.inserted,
+                NotificationKey.updatedObjects.rawValue: pending.updated,
+                NotificationKey.deletedObjects.rawValue: pending.deleted,
+                NotificationKey.refreshedObjects.rawValue: pending.refreshed,
+            ]
+            contextGuard.post(Self.didChangeObjectsNotification, object: self, userInfo: info)
+        }
+    }
+}
+
+extension Notification.Name {
+    /// Core Data's `NSManagedObjectContextObjectsDidChange`.
+    public static let ManagedObjectContextObjectsDidChange = ManagedObjectContext.didChangeObjectsNotification
+    /// Core Data's `NSManagedObjectContextWillSave`.
+    public static let ManagedObjectContextWillSave = ManagedObjectContext.willSaveObjectsNotification
+    /// Core Data's `NSManagedObjectContextDidSave`.
+    public static let ManagedObjectContextDidSave = ManagedObjectContext.didSaveObjectsNotification
+}

@@ -1,0 +1,41 @@
+@_spi(Runtime) @testable import ConcurrencyDebug
+import Testing
+
+/// Which frames of a stack are the runtime's: a printed report starts below them.
+@Suite struct RuntimeFramesTests {
+    static let library = "/src/ManagedContext/"
+
+    init() {
+        ConcurrencyDebug.registerRuntimeLibrary(sourceDirectory: Self.library, module: "ManagedContext")
+    }
+
+    func frame(_ function: String, _ file: String? = nil) -> StackFrame {
+        StackFrame(address: 0, function: function, file: file, line: file == nil ? nil : 1)
+    }
+
+    @Test("A runtime operation under a lock: thunks, closures in private methods, Result(catching:) and the lock's own frames are the runtime's")
+    func anOperationUnderTheContextsLock() {
+        let frames = [
+            frame("partial apply forwarder for closure #1 () -> Swift.Array<ManagedContext.ManagedObject> in ManagedContext.ManagedObject.relatedObjects(forRelationshipNamed: Swift.String) -> Swift.Array<ManagedContext.ManagedObject>", "/<compiler-generated>"),
+            frame("closure #1 () throws(B) -> A in closure #1 (inout ()) -> sending () in ManagedContext.ContextGuard.(locked in _6D95178E8D9E7B13F031D79C9C47FFEC)<A, B where B: Swift.Error>(() throws(B) -> A) throws(B) -> A"),
+            frame("(extension in Swift):Swift.Result< where A: ~Swift.Copyable>.init(catching: () throws(B) -> A) -> Swift.Result<A, B>"),
+            frame("reabstraction thunk helper from @callee_guaranteed (@inout ()) -> () to @escaping @callee_guaranteed (@inout sending ()) -> sending (@out (), @error @out Swift.Never)"),
+            frame("(extension in CtxdebugHelpers):CtxdebugHelpers.LockedValue< where A: ~Swift.Copyable>.withLock<A, B where B1: Swift.Error>((sending inout A) throws(B1) -> sending A1) throws(B1) -> A1"),
+            frame("ManagedContext.ManagedObject.relatedObjects(forRelationshipNamed: Swift.String) -> Swift.Array<ManagedContext.ManagedObject>", Self.library + "ManagedObject.swift"),
+            frame("closure #2 () -> () in App.(show in _3BA2D4BC965B9DAFFDA99303950E19A2)() -> ()", "/app/Sources/App/Show.swift"),
+            frame("(extension in Swift):Swift.Result< where A: ~Swift.Copyable>.init(catching: () throws(B) -> A) -> Swift.Result<A, B>"),
+        ]
+        let marked = RuntimeFrames.marking(frames)
+        #expect(marked.map(\.isRuntime) == [true, true, true, true, true, true, false, false])
+    }
+
+    @Test("A closure of the user's, even one whose enclosing name mentions a library, is the user's")
+    func aUsersClosure() {
+        let frames = [
+            frame("ManagedContext.ManagedObject.value(forKey: Swift.String) -> Any?", Self.library + "ManagedObject.swift"),
+            frame("closure #1 (ManagedContext.ManagedObject) -> Swift.String in App.Export.run() -> ()", "/app/Export.swift"),
+            frame("App.Export.run() -> ()", "/app/Export.swift"),
+        ]
+        #expect(RuntimeFrames.marking(frames).map(\.isRuntime) == [true, false, false])
+    }
+}
