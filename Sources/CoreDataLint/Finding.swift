@@ -5,8 +5,9 @@ public struct Finding: Sendable, Hashable {
     public var path: String
     public var line: Int
     public var column: Int
-    /// What is wrong, naming both contexts or queues. Never holds a line number, so a
-    /// baseline still matches when the code moves.
+    /// What is wrong, naming both contexts or queues. The only line numbers it holds
+    /// are those of facts cited from other places ("(CoreDataStack.swift:48)"), which
+    /// the fingerprint leaves out, so a baseline still matches when the code moves.
     public var message: String
     /// What to write instead.
     public var fix: String
@@ -27,11 +28,40 @@ public struct Finding: Sendable, Hashable {
     /// trimmed source line, hashed (FNV-1a, 64 bits, hex).
     public var fingerprint: String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in "\(ruleID)\u{1}\(message)\u{1}\(snippet)".utf8 {
+        for byte in "\(ruleID)\u{1}\(Self.withoutCitedLines(message))\u{1}\(snippet)".utf8 {
             hash ^= UInt64(byte)
             hash = hash &* 0x100_0000_01b3
         }
         return String(hash, radix: 16)
+    }
+}
+
+extension Finding {
+    /// The message without the line numbers of cited places: "(Stack.swift:48)" reads
+    /// "(Stack.swift)".
+    public static func withoutCitedLines(_ message: String) -> String {
+        var result = ""
+        var pendingDigits = ""
+        var afterColon = false
+        for character in message {
+            if afterColon, character.isASCII, character.isNumber {
+                pendingDigits.append(character)
+                continue
+            }
+            if afterColon {
+                // Digits between a colon and a closing parenthesis are a cited line.
+                result += character == ")" && !pendingDigits.isEmpty ? "" : ":" + pendingDigits
+                pendingDigits = ""
+                afterColon = false
+            }
+            if character == ":" {
+                afterColon = true
+                continue
+            }
+            result.append(character)
+        }
+        if afterColon { result += ":" + pendingDigits }
+        return result
     }
 }
 
