@@ -38,30 +38,17 @@ public struct Finding: Sendable, Hashable {
 
 extension Finding {
     /// The message without the line numbers of cited places: "(Stack.swift:48)" reads
-    /// "(Stack.swift)".
+    /// "(Stack.swift)", "at Stack.swift:48," reads "at Stack.swift,".
     public static func withoutCitedLines(_ message: String) -> String {
-        var result = ""
-        var pendingDigits = ""
-        var afterColon = false
-        for character in message {
-            if afterColon, character.isASCII, character.isNumber {
-                pendingDigits.append(character)
-                continue
-            }
-            if afterColon {
-                // Digits between a colon and a closing parenthesis are a cited line.
-                result += character == ")" && !pendingDigits.isEmpty ? "" : ":" + pendingDigits
-                pendingDigits = ""
-                afterColon = false
-            }
-            if character == ":" {
-                afterColon = true
-                continue
-            }
-            result.append(character)
+        var result = Substring()
+        var rest = Substring(message)
+        while let range = rest.range(of: ".swift:") {
+            result += rest[..<range.lowerBound] + ".swift"
+            rest = rest[range.upperBound...]
+            let digits = rest.prefix { $0.isASCII && $0.isNumber }
+            rest = digits.isEmpty ? Substring(":") + rest : rest.dropFirst(digits.count)
         }
-        if afterColon { result += ":" + pendingDigits }
-        return result
+        return String(result + rest)
     }
 }
 

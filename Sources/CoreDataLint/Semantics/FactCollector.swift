@@ -155,13 +155,16 @@ final class FactCollector: SyntaxVisitor {
         let name = node.name.text
         let type = types.last
         let modifiers = node.modifiers.map(\.name.text)
-        facts.functions.append(
-            FunctionFact(
-                name: name, firstLabel: node.signature.parameterClause.parameters.first?.firstName.text, type: type?.name,
-                isIBAction: Attributes.has("IBAction", in: node.attributes),
-                isMainActor: Attributes.has("MainActor", in: node.attributes) || type?.isMainActor == true,
-                isCalledFromOutside: modifiers.contains("override") || Attributes.has("objc", in: node.attributes),
-                place: place(node.name)))
+        // A protocol's requirement is the same method as its implementations, not another.
+        if node.body != nil {
+            facts.functions.append(
+                FunctionFact(
+                    name: name, firstLabel: node.signature.parameterClause.parameters.first?.firstName.text, type: type?.name,
+                    isIBAction: Attributes.has("IBAction", in: node.attributes),
+                    isMainActor: Attributes.has("MainActor", in: node.attributes) || type?.isMainActor == true,
+                    isCalledFromOutside: modifiers.contains("override") || Attributes.has("objc", in: node.attributes),
+                    place: place(node.name)))
+        }
         if let returned = node.signature.returnClause?.type {
             readReturnType(returned, of: node)
         }

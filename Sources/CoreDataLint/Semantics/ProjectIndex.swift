@@ -23,6 +23,10 @@ struct FunctionQueueFact: Sendable, Hashable {
     var queue: Queue
     /// Why, for messages: "a UIKit lifecycle method".
     var reason: String
+    /// Only some call sites tell: the function runs on `queue` when called from them,
+    /// and where else the project cannot tell. Enough for a private context used
+    /// straight in its body: that use is wrong on those paths, whatever the others do.
+    var onSomePaths = false
 }
 
 /// What the first pass learns from every scanned file, for the second pass to read in
@@ -290,7 +294,43 @@ private struct CallGraph {
                 }
             }
         }
+        addMainPaths(&inferred)
         return inferred
+    }
+
+    /// Functions not placed by every call site that some call site certainly runs on
+    /// the main queue: `DispatchQueue.main.async { self.refresh() }`, or a direct call
+    /// from a function that runs on the main queue (on every or some paths).
+    private func addMainPaths(_ inferred: inout [String: FunctionQueueFact]) {
+        var grew = true
+        while grew {
+            grew = false
+            for (name, declared) in functions where inferred[name] == nil && declared.count == 1 && !escaping.contains(name) {
+                for site in calls[name] ?? [] {
+                    guard let reason = mainPathReason(site, inferred) else { continue }
+                    inferred[name] = FunctionQueueFact(queue: .main, reason: reason, onSomePaths: true)
+                    grew = true
+                    break
+                }
+            }
+        }
+    }
+
+    private func mainPathReason(_ site: CallFact, _ inferred: [String: FunctionQueueFact]) -> String? {
+        let place = site.place.described
+        switch site.placement {
+        case .main:
+            return "when called on the main queue, as at \(place)"
+        case .direct:
+            guard let caller = site.caller else { return nil }
+            if let function = functions[caller]?.first(where: { $0.type == site.callerType }), entryPoints.reason(function) != nil {
+                return "when called from `\(caller)()`, which runs on the main queue, at \(place)"
+            }
+            guard functions[caller]?.count == 1, let known = inferred[caller], known.queue == .main else { return nil }
+            return "when called from `\(caller)()` at \(place), which runs on the main queue \(known.reason)"
+        default:
+            return nil
+        }
     }
 
     /// The queue every call site agrees on, when it does.
@@ -317,7 +357,7 @@ private struct CallGraph {
             let callerQueue: FunctionQueueFact.Queue?
             if let function = functions[caller]?.first(where: { $0.type == site.callerType }), entryPoints.reason(function) != nil {
                 callerQueue = .main
-            } else if let known = inferred[caller], functions[caller]?.count == 1 {
+            } else if let known = inferred[caller], functions[caller]?.count == 1, !known.onSomePaths {
                 callerQueue = known.queue
             } else {
                 callerQueue = nil

@@ -442,6 +442,9 @@ final class SemanticWalker: SyntaxVisitor {
         }
         guard let inferred = index.functionQueues[name] else { return }
         switch inferred.queue {
+        case .main where inferred.onSomePaths:
+            function.queue = .main
+            function.reason = "`\(name)()` runs on the main queue \(inferred.reason)"
         case .main:
             function.queue = .main
             function.reason = "`\(name)()` runs on the main queue (\(inferred.reason))"

@@ -2,9 +2,10 @@ import CoreData
 import Foundation
 
 extension ContextOwner {
-    // context-without-perform, the bug: the coordinator calls this from the main queue
-    // (DispatchQueue.main.async in SyncCoordinator.swift), and it counts on the
-    // private sync context without going through its perform.
+    // context-without-perform, the bug: at launch the coordinator calls this from the
+    // main queue (DispatchQueue.main.async in SyncCoordinator.swift; its other caller
+    // goes through perform), and it counts on the private sync context without going
+    // through its perform.
     func fetchLocallyTrackedObjects() {
         let pending = Mood.count(in: syncContext) // expect: context-without-perform
         uploadPending(count: pending)

@@ -21,16 +21,28 @@ final class SyncCoordinator: ContextOwner {
 
     func start() {
         let center = NotificationCenter.default
+        // Every later activation goes through the coordinator's own perform: right.
         observers.append(center.addObserver(forName: UIApplication.didBecomeActiveNotification, object: nil, queue: nil) { _ in
-            DispatchQueue.main.async {
+            self.perform {
                 self.applicationDidBecomeActive()
             }
         })
+        // At launch, straight from the main queue: the path with the bug.
+        DispatchQueue.main.async {
+            if UIApplication.shared.applicationState == .active {
+                self.applicationDidBecomeActive()
+            }
+        }
         observers.append(center.addObserver(forName: .NSManagedObjectContextDidSave, object: syncContext, queue: nil) { _ in
             self.syncContext.perform {
                 self.processChangedLocalObjects()
             }
         })
+    }
+
+    /// Switches onto the sync context's queue.
+    func perform(_ block: @escaping () -> Void) {
+        syncContext.perform(block)
     }
 
     func applicationDidBecomeActive() {
