@@ -41,6 +41,9 @@ final class FactCollector: SyntaxVisitor {
     /// The functions being read, innermost last, with their locals and their context
     /// parameters (name to argument label).
     private var functions: [(name: String, locals: Set<String>, initParameters: [String: String])] = []
+    /// The value of each `let` of the innermost function declared once with one
+    /// (`let child = stack.makeEditingContext()`); nil for a name declared again.
+    private var letValues: [[String: ExprSyntax?]] = []
 
     init(lines: LineTable, fileName: String) {
         self.lines = lines
@@ -113,7 +116,9 @@ final class FactCollector: SyntaxVisitor {
         guard node.parent?.is(MemberBlockItemSyntax.self) == true else {
             for binding in node.bindings {
                 if let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text, !functions.isEmpty {
-                    functions[functions.count - 1].locals.insert(name)
+                    let (declared, _) = functions[functions.count - 1].locals.insert(name)
+                    let value = node.bindingSpecifier.tokenKind == .keyword(.let) && declared ? binding.initializer?.value : nil
+                    letValues[letValues.count - 1][name] = .some(value)
                 }
             }
             return .visitChildren
@@ -174,10 +179,14 @@ final class FactCollector: SyntaxVisitor {
             contextParameters[(parameter.secondName ?? parameter.firstName).text] = parameter.firstName.text
         }
         functions.append((name, Set(parameters.map { ($0.secondName ?? $0.firstName).text }), contextParameters))
+        letValues.append([:])
         return .visitChildren
     }
 
-    override func visitPost(_ node: FunctionDeclSyntax) { functions.removeLast() }
+    override func visitPost(_ node: FunctionDeclSyntax) {
+        functions.removeLast()
+        letValues.removeLast()
+    }
 
     private func readReturnType(_ returned: TypeSyntax, of node: FunctionDeclSyntax) {
         let base = TypeNames.base(of: returned)
@@ -209,10 +218,14 @@ final class FactCollector: SyntaxVisitor {
             }
         }
         functions.append(("init", locals, parameters))
+        letValues.append([:])
         return .visitChildren
     }
 
-    override func visitPost(_ node: InitializerDeclSyntax) { functions.removeLast() }
+    override func visitPost(_ node: InitializerDeclSyntax) {
+        functions.removeLast()
+        letValues.removeLast()
+    }
 
     // MARK: Assignments
 
@@ -236,12 +249,22 @@ final class FactCollector: SyntaxVisitor {
             return
         }
         guard !value.is(NilLiteralExprSyntax.self) else { return }
-        var evidence = Self.evidence(of: Syntax(value))
+        var assigned = value
         if let reference = value.as(DeclReferenceExprSyntax.self), functions.last?.locals.contains(reference.baseName.text) == true {
-            evidence = .unknown  // a local or a parameter: the first pass cannot tell what it holds
+            // A `let` declared once with a value holds that value; another local or a
+            // parameter, the first pass cannot tell.
+            guard let local = letValues.last?[reference.baseName.text], let initial = local.map(Expressions.unwrapped),
+                !initial.is(DeclReferenceExprSyntax.self)
+            else {
+                facts.contextAssignments.append(
+                    ContextAssignment(property: property, evidence: .unknown, valueText: Expressions.text(value), place: place(target)))
+                return
+            }
+            assigned = initial
         }
         facts.contextAssignments.append(
-            ContextAssignment(property: property, evidence: evidence, valueText: Expressions.text(value), place: place(target)))
+            ContextAssignment(
+                property: property, evidence: Self.evidence(of: Syntax(assigned)), valueText: Expressions.text(assigned), place: place(target)))
     }
 
     // MARK: Calls
