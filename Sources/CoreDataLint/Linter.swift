@@ -138,20 +138,21 @@ struct ParsedFile {
         let fileName = path.split(separator: "/").last.map(String.init) ?? path
         let pending = SemanticWalker(index: index, rules: rules, fileName: fileName).run(tree)
         guard !pending.isEmpty else { return [] }
-        let converter = SourceLocationConverter(fileName: path, tree: tree)
+        let lines = LineTable(text)
         let suppressions = Suppressions(text: text)
         return pending.compactMap { finding in
-            let location = converter.location(for: finding.position)
-            guard !suppressions.isSuppressed(finding.ruleID, line: location.line) else { return nil }
+            let offset = finding.position.utf8Offset
+            let line = lines.line(of: offset), lineStart = lines.start(ofLine: line)
+            guard !suppressions.isSuppressed(finding.ruleID, line: line) else { return nil }
             return Finding(
-                ruleID: finding.ruleID, path: path, line: location.line, column: location.column,
-                message: finding.message, fix: finding.fix, snippet: sourceLine(startingAt: converter.position(ofLine: location.line, column: 1)))
+                ruleID: finding.ruleID, path: path, line: line, column: offset - lineStart + 1,
+                message: finding.message, fix: finding.fix, snippet: sourceLine(startingAt: lineStart))
         }
     }
 
-    /// The line that starts at `start`, trimmed.
-    private func sourceLine(startingAt start: AbsolutePosition) -> String {
-        let bytes = text.utf8.dropFirst(start.utf8Offset)
+    /// The line that starts at UTF-8 offset `start`, trimmed.
+    private func sourceLine(startingAt start: Int) -> String {
+        let bytes = text.utf8.dropFirst(start)
         let line = bytes.prefix { $0 != UInt8(ascii: "\n") }
         return String(Substring(line)).trimmingCharacters(in: .whitespacesAndNewlines)
     }

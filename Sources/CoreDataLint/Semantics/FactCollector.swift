@@ -21,6 +21,11 @@ struct LineTable {
         }
     }
 
+    /// The UTF-8 offset where 1-based `line` starts.
+    func start(ofLine line: Int) -> Int {
+        line <= 1 ? 0 : Int(newlines[line - 2]) + 1
+    }
+
     /// The 1-based line of a UTF-8 offset.
     func line(of offset: Int) -> Int {
         var low = 0, high = newlines.count
@@ -231,8 +236,9 @@ final class FactCollector: SyntaxVisitor {
 
     /// `target.property = value`, `self.property = value`, `property = value`.
     override func visitPost(_ node: SequenceExprSyntax) {
+        guard node.elements.count == 3 else { return }
         let elements = Array(node.elements)
-        guard elements.count == 3, elements[1].is(AssignmentExprSyntax.self) else { return }
+        guard elements[1].is(AssignmentExprSyntax.self) else { return }
         let target = elements[0], value = Expressions.unwrapped(elements[2])
         let property: String
         if let member = target.as(MemberAccessExprSyntax.self) {
@@ -248,7 +254,8 @@ final class FactCollector: SyntaxVisitor {
             facts.initStores.append(InitParameterStore(type: type, label: label, property: property))
             return
         }
-        guard !value.is(NilLiteralExprSyntax.self) else { return }
+        // A literal is no context: nothing to learn, nothing to keep.
+        guard !Self.isLiteral(value) else { return }
         var assigned = value
         if let reference = value.as(DeclReferenceExprSyntax.self), functions.last?.locals.contains(reference.baseName.text) == true {
             // A `let` declared once with a value holds that value; another local or a
@@ -265,6 +272,12 @@ final class FactCollector: SyntaxVisitor {
         facts.contextAssignments.append(
             ContextAssignment(
                 property: property, evidence: Self.evidence(of: Syntax(assigned)), valueText: Expressions.text(assigned), place: place(target)))
+    }
+
+    private static func isLiteral(_ value: ExprSyntax) -> Bool {
+        value.is(NilLiteralExprSyntax.self) || value.is(StringLiteralExprSyntax.self) || value.is(IntegerLiteralExprSyntax.self)
+            || value.is(FloatLiteralExprSyntax.self) || value.is(BooleanLiteralExprSyntax.self) || value.is(ArrayExprSyntax.self)
+            || value.is(DictionaryExprSyntax.self) || value.is(ClosureExprSyntax.self)
     }
 
     // MARK: Calls
@@ -305,9 +318,8 @@ final class FactCollector: SyntaxVisitor {
 
     private func recordInitArguments(_ call: FunctionCallExprSyntax, type: String) {
         for argument in call.arguments {
-            guard let label = argument.label?.text else { continue }
+            guard let label = argument.label?.text, Expressions.mentions(argument.expression, anyOf: ["ontext", "ConcurrencyType"]) else { continue }
             let text = Expressions.text(argument.expression)
-            guard text.contains("ontext") || text.contains("ConcurrencyType") else { continue }
             facts.initArguments.append(
                 InitArgument(
                     type: type, label: label, evidence: Self.evidence(of: Syntax(Expressions.unwrapped(argument.expression))),
@@ -365,10 +377,12 @@ final class FactCollector: SyntaxVisitor {
         var byConcurrencyType: Set<ContextQueue> = []
         var byContainer: Set<ContextQueue> = []
         for token in setup.tokens(viewMode: .sourceAccurate) {
-            switch token.text {
+            guard case .identifier = token.tokenKind else { continue }
+            let text = token.text
+            switch text {
             case "mainQueueConcurrencyType": byConcurrencyType.insert(.main)
             case "privateQueueConcurrencyType": byConcurrencyType.insert(.private)
-            default: if let queue = CoreDataAPI.queue(named: token.text) { byContainer.insert(queue) }
+            default: if let queue = CoreDataAPI.queue(named: text) { byContainer.insert(queue) }
             }
         }
         let named = byConcurrencyType.isEmpty ? byContainer : byConcurrencyType
@@ -396,7 +410,7 @@ final class FactCollector: SyntaxVisitor {
 
     /// `@Environment(\.managedObjectContext) var viewContext`.
     static func isEnvironmentContext(_ variable: VariableDeclSyntax) -> Bool {
-        variable.attributes.contains { element in
+        !variable.attributes.isEmpty && variable.attributes.contains { element in
             guard let attribute = element.as(AttributeSyntax.self), attribute.attributeName.trimmedDescription == "Environment" else { return false }
             return attribute.arguments?.trimmedDescription.hasSuffix(".managedObjectContext") == true
         }
@@ -411,6 +425,13 @@ final class FactCollector: SyntaxVisitor {
 
 enum Attributes {
     static func has(_ name: String, in attributes: AttributeListSyntax) -> Bool {
-        attributes.contains { $0.as(AttributeSyntax.self)?.attributeName.trimmedDescription == name }
+        guard !attributes.isEmpty else { return false }
+        return attributes.contains { element in
+            guard let attributeName = element.as(AttributeSyntax.self)?.attributeName else { return false }
+            if let identifier = attributeName.as(IdentifierTypeSyntax.self), identifier.genericArgumentClause == nil {
+                return identifier.name.text == name
+            }
+            return attributeName.trimmedDescription == name
+        }
     }
 }
