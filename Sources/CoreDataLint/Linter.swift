@@ -67,9 +67,8 @@ public struct Linter: Sendable {
         let index = ProjectIndex(files: files.map(\.1.facts))
         let enabled = Set(enabledRules)
         let findings = Self.parallelMap(files) { input, summary in
-            // The text was read once already; a file that changed meanwhile is linted as it is now.
-            guard let text = try? input.text() else { return [Finding]() }
-            return ParsedFile(path: input.path, text: text).findings(rules: RuleCatalog.makeRules(enabled), index: index)
+            // The text read by the first pass: the file is linted as the index saw it.
+            ParsedFile(path: input.path, text: summary.text).findings(rules: RuleCatalog.makeRules(enabled), index: index)
         }
         return LintResult(
             findings: findings.flatMap { $0 }.sorted(), fileCount: files.count,
@@ -100,10 +99,12 @@ public struct Linter: Sendable {
     }
 }
 
-/// What the first pass keeps of a file: its facts and its size, not its tree.
+/// What the first pass keeps of a file: its facts, its size and its text (a few dozen
+/// bytes a line, against kilobytes for its tree), not its tree.
 struct FileSummary: Sendable {
     var facts: FileFacts
     var lineCount: Int
+    var text: String
 
     static func read(_ path: String, _ text: () throws(LintError) -> String) -> Result<FileSummary, LintError> {
         do {
@@ -115,7 +116,7 @@ struct FileSummary: Sendable {
             }
             let lineCount = text.utf8.reduce(into: 0) { count, byte in if byte == UInt8(ascii: "\n") { count += 1 } }
             let fileName = path.split(separator: "/").last.map(String.init) ?? path
-            return .success(FileSummary(facts: FileFacts(tree, text: text, fileName: fileName), lineCount: lineCount))
+            return .success(FileSummary(facts: FileFacts(tree, text: text, fileName: fileName), lineCount: lineCount, text: text))
         } catch {
             return .failure(error)
         }
