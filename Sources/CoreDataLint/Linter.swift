@@ -31,9 +31,10 @@ public struct LintSource: Sendable {
 
 /// Lints Swift sources that use Apple's Core Data. Two passes over the files, each in
 /// parallel: the first parses every file and keeps only a small summary of it (its
-/// types, context properties and functions, assignments, calls); the second parses
-/// each file again and runs every enabled rule over it in one walk, with the index the
-/// summaries make. No syntax tree outlives its file's turn, so memory stays small.
+/// types, context properties and functions, assignments, calls, and its text); the
+/// second parses each file's text again and runs every enabled rule over it in one
+/// walk, with the index the summaries make. No syntax tree outlives its file's turn, so
+/// memory stays small.
 public struct Linter: Sendable {
     public let enabledRules: [String]
 
