@@ -130,7 +130,8 @@ final class FactCollector: SyntaxVisitor {
         }
         for binding in node.bindings {
             guard let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text else { continue }
-            if let declaration = contextDeclaration(name, binding, in: node) {
+            if var declaration = contextDeclaration(name, binding, in: node) {
+                declaration.isRequirement = node.parent?.parent?.parent?.parent?.is(ProtocolDeclSyntax.self) == true
                 facts.contextDeclarations.append(declaration)
             }
         }

@@ -28,6 +28,8 @@ struct ContextDeclaration: Sendable {
     var place: SourcePlace
     /// A function whose body makes a new context each time it is called.
     var makesNew = false
+    /// A protocol's requirement: the same property as its implementations', not another.
+    var isRequirement = false
 }
 
 /// `controller.managedObjectContext = stack.savingContext`, in any function.

@@ -210,6 +210,12 @@ private struct ContextResolver {
         guard declarations[name] != nil, resolving.insert(name).inserted else { return ContextFact(queue: .unknown, files: []) }
         defer { resolving.remove(name) }
         var candidates: [ContextFact] = []
+        let implementations = (declarations[name] ?? []).filter { !$0.isRequirement }
+        if implementations.count > 1, implementations.contains(where: { $0.evidence == nil }) {
+            // Two types declare the name, and one is set from outside: the assignments
+            // cannot be told apart, nor can which type a use reaches.
+            candidates.append(ContextFact(queue: .unknown, files: []))
+        }
         for declaration in declarations[name] ?? [] {
             guard let evidence = declaration.evidence else { continue }
             let verb = declaration.kind == .storedProperty ? "holds" : "returns"
