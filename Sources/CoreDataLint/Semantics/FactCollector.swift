@@ -133,6 +133,8 @@ final class FactCollector: SyntaxVisitor {
             if var declaration = contextDeclaration(name, binding, in: node) {
                 declaration.isRequirement = node.parent?.parent?.parent?.parent?.is(ProtocolDeclSyntax.self) == true
                 facts.contextDeclarations.append(declaration)
+            } else if name.contains("ontext") {
+                facts.otherContextNamedProperties.insert(name)
             }
         }
         return .visitChildren

@@ -128,6 +128,9 @@ struct FileFacts: Sendable {
     var didSaveSelectors: Set<String> = []
     var requestFactories: [(String, RequestFactory)] = []
     var contextDeclarations: [ContextDeclaration] = []
+    /// Properties named like a context that hold something else (`var context =
+    /// RenderContext()`): a use of that name on a value of unknown type may be either.
+    var otherContextNamedProperties: Set<String> = []
     var contextAssignments: [ContextAssignment] = []
     var initStores: [InitParameterStore] = []
     var initArguments: [InitArgument] = []

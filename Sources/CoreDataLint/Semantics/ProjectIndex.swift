@@ -183,10 +183,12 @@ private struct ContextResolver {
     private var storedArguments: [String: [InitArgument]] = [:]
     private var resolved: [String: ContextFact] = [:]
     private var resolving: Set<String> = []
+    private var otherContextNamedProperties: Set<String> = []
 
     init(files: [FileFacts]) {
         var stores: [String: [String]] = [:]
         for file in files {
+            otherContextNamedProperties.formUnion(file.otherContextNamedProperties)
             for declaration in file.contextDeclarations { declarations[declaration.name, default: []].append(declaration) }
             for store in file.initStores { stores["\(store.type)(\(store.label):)", default: []].append(store.property) }
         }
@@ -211,9 +213,10 @@ private struct ContextResolver {
         defer { resolving.remove(name) }
         var candidates: [ContextFact] = []
         let implementations = (declarations[name] ?? []).filter { !$0.isRequirement }
-        if implementations.count > 1, implementations.contains(where: { $0.evidence == nil }) {
-            // Two types declare the name, and one is set from outside: the assignments
-            // cannot be told apart, nor can which type a use reaches.
+        if implementations.count > 1 && implementations.contains(where: { $0.evidence == nil }) || otherContextNamedProperties.contains(name) {
+            // Two types declare the name, and one is set from outside (or holds no
+            // context at all): the assignments cannot be told apart, nor can which
+            // type a use reaches.
             candidates.append(ContextFact(queue: .unknown, files: []))
         }
         for declaration in declarations[name] ?? [] {

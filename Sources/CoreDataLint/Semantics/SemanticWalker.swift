@@ -49,6 +49,10 @@ final class SemanticWalker: SyntaxVisitor {
     private var frames: [Frame] = [Frame(queue: .caller, functionName: "", isActionHandler: false, isDidSaveObserver: false, queueDepth: 0, start: 0)]
     /// The properties of the types being read, innermost last.
     private var typeMembers: [[String: Value]] = []
+    /// Every stored and computed property each type being walked declares: a name
+    /// declared here and not a context (`var context = RenderContext()`) is not the
+    /// same-named context property of another type.
+    private var typeMemberNames: [Set<String>] = []
     /// The names of the types being read, innermost last.
     private var typeNames: [String] = []
     /// Parent by child key, from `child.parent = parent`.
@@ -309,6 +313,7 @@ final class SemanticWalker: SyntaxVisitor {
 
     private func memberValue(_ name: String) -> Value? {
         if let value = typeMembers.last?[name] { return value }
+        if typeMemberNames.last?.contains(name) == true { return nil }
         if let fact = index.contextProperties[name] { return .context(ContextRef.indexed(name, fact, currentFile: fileName)) }
         return nil
     }
@@ -348,20 +353,35 @@ final class SemanticWalker: SyntaxVisitor {
     private func enterType(_ name: String, _ members: MemberBlockSyntax) {
         typeNames.append(name)
         var table: [String: Value] = [:]
+        var names: Set<String> = []
         for item in members.members {
             guard let variable = item.decl.as(VariableDeclSyntax.self) else { continue }
             for binding in variable.bindings {
                 guard let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text else { continue }
-                if let type = binding.typeAnnotation?.type, let value = declaredValue(type, key: name, name: name, origin: .property) {
-                    table[name] = value
-                } else if let fact = index.contextProperties[name] {
+                names.insert(name)
+                if let type = binding.typeAnnotation?.type {
+                    if let value = declaredValue(type, key: name, name: name, origin: .property) { table[name] = value }
+                } else if let fact = index.contextProperties[name], mayHoldContext(binding.initializer?.value) {
                     table[name] = .context(ContextRef.indexed(name, fact, currentFile: fileName))
                 }
             }
         }
         typeMembers.append(table)
+        typeMemberNames.append(names)
         pushScope()
         refineMemberObjects(members)
+    }
+
+    /// Whether a property with no declared type, set up with `value`, may hold a
+    /// context: `newBackgroundContext()`, `viewContext`, another context property or
+    /// function; not `RenderContext()`.
+    private func mayHoldContext(_ value: ExprSyntax?) -> Bool {
+        guard let value else { return true }
+        switch FactCollector.evidence(of: Syntax(value)) {
+        case .queue: return true
+        case .name(let other): return index.contextProperties[other] != nil || index.contextFunctions[other] != nil
+        case .unknown: return false
+        }
     }
 
     /// `lazy var note: Note? = { Note(context: managedObjectContext) }()`: a member
@@ -392,6 +412,7 @@ final class SemanticWalker: SyntaxVisitor {
 
     private func leaveType() {
         typeMembers.removeLast()
+        typeMemberNames.removeLast()
         typeNames.removeLast()
         popScope()
     }
