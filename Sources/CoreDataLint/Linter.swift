@@ -115,9 +115,9 @@ struct FileSummary: Sendable {
                 return .failure(
                     LintError(path: "\(path):\(error.line):\(error.column)", reason: "cannot be parsed as Swift (\(error.text))", isParseError: true))
             }
-            let lineCount = text.utf8.reduce(into: 0) { count, byte in if byte == UInt8(ascii: "\n") { count += 1 } }
+            let lines = LineTable(text)
             let fileName = path.split(separator: "/").last.map(String.init) ?? path
-            return .success(FileSummary(facts: FileFacts(tree, text: text, fileName: fileName), lineCount: lineCount, text: text))
+            return .success(FileSummary(facts: FileFacts(tree, lines: lines, fileName: fileName), lineCount: lines.newlineCount, text: text))
         } catch {
             return .failure(error)
         }

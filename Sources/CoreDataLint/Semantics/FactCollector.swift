@@ -2,8 +2,8 @@ import SwiftSyntax
 
 extension FileFacts {
     /// Reads the facts of one file in one walk. `fileName` names the file in messages.
-    init(_ tree: SourceFileSyntax, text: String, fileName: String) {
-        let collector = FactCollector(lines: LineTable(text), fileName: fileName)
+    init(_ tree: SourceFileSyntax, lines: LineTable, fileName: String) {
+        let collector = FactCollector(lines: lines, fileName: fileName)
         collector.walk(tree)
         self = collector.facts
     }
@@ -12,6 +12,9 @@ extension FileFacts {
 /// Line numbers from UTF-8 offsets, without a `SourceLocationConverter`.
 struct LineTable {
     private var newlines: [Int32] = []
+
+    /// How many lines end in a newline.
+    var newlineCount: Int { newlines.count }
 
     init(_ text: String) {
         var offset: Int32 = 0
@@ -266,15 +269,16 @@ final class FactCollector: SyntaxVisitor {
             guard let local = letValues.last?[reference.baseName.text], let initial = local.map(Expressions.unwrapped),
                 !initial.is(DeclReferenceExprSyntax.self)
             else {
-                facts.contextAssignments.append(
-                    ContextAssignment(property: property, evidence: .unknown, valueText: Expressions.text(value), place: place(target)))
+                facts.contextAssignments.append(ContextAssignment(property: property, evidence: .unknown, valueText: "", place: place(target)))
                 return
             }
             assigned = initial
         }
+        // The text is for citations, and only a queue told is cited.
+        let evidence = Self.evidence(of: Syntax(assigned))
         facts.contextAssignments.append(
             ContextAssignment(
-                property: property, evidence: Self.evidence(of: Syntax(assigned)), valueText: Expressions.text(assigned), place: place(target)))
+                property: property, evidence: evidence, valueText: evidence == .unknown ? "" : Expressions.text(assigned), place: place(target)))
     }
 
     private static func isLiteral(_ value: ExprSyntax) -> Bool {
