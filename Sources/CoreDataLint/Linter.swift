@@ -8,11 +8,14 @@ import Synchronization
 public struct LintResult: Sendable {
     /// Sorted by path, line and column.
     public var findings: [Finding]
-    /// The files read, and how many lines they hold.
+    /// The files linted, and how many lines they hold.
     public var fileCount: Int
     public var lineCount: Int
-    /// Files that could not be read or parsed; their findings are missing.
+    /// Files that could not be read; their findings are missing.
     public var errors: [LintError]
+    /// Files that could not be parsed as Swift (a template, Swift 2): skipped, their
+    /// findings missing.
+    public var skipped: [LintError] = []
 }
 
 /// A source held in memory, named by `path` in findings.
@@ -27,9 +30,11 @@ public struct LintSource: Sendable {
 }
 
 /// Lints Swift sources that use Apple's Core Data. Two passes over the files, each in
-/// parallel: the first parses every file and learns the project's `NSManagedObject`
-/// subclasses and context properties; the second runs every enabled rule over each
-/// file in one walk.
+/// parallel: the first parses every file and keeps only a small summary of it (its
+/// types, context properties and functions, assignments, calls, and its text); the
+/// second parses each file's text again and runs every enabled rule over it in one
+/// walk, with the index the summaries make. No syntax tree outlives its file's turn, so
+/// memory stays small.
 public struct Linter: Sendable {
     public let enabledRules: [String]
 
@@ -40,36 +45,35 @@ public struct Linter: Sendable {
 
     /// Lints the files at `paths`, each named in findings as given.
     public func lint(files paths: [String]) -> LintResult {
-        lint(Self.parallelMap(paths) { path in Self.parse(path) { () throws(LintError) in try Self.read(path) } })
+        lint(paths.map { path in (path, { () throws(LintError) in try Self.read(path) }) })
     }
 
     /// Lints sources held in memory, each named by its path in findings.
     public func lint(sources: [LintSource]) -> LintResult {
-        lint(Self.parallelMap(sources) { source in Self.parse(source.path) { source.text } })
+        lint(sources.map { source in (source.path, { () throws(LintError) in source.text }) })
     }
 
-    private static func parse(_ path: String, _ text: () throws(LintError) -> String) -> Result<ParsedFile, LintError> {
-        do {
-            return .success(try ParsedFile(path: path, text: text()))
-        } catch {
-            return .failure(error)
-        }
-    }
+    private typealias Input = (path: String, text: @Sendable () throws(LintError) -> String)
 
-    private func lint(_ sources: [Result<ParsedFile, LintError>]) -> LintResult {
-        let parsed = sources.compactMap { try? $0.get() }
-        let errors = sources.compactMap { result -> LintError? in
-            if case .failure(let error) = result { return error }
-            return nil
+    private func lint(_ inputs: [Input]) -> LintResult {
+        let summaries = Self.parallelMap(inputs) { input in FileSummary.read(input.path, input.text) }
+        var errors: [LintError] = [], skipped: [LintError] = [], files: [(Input, FileSummary)] = []
+        for (input, summary) in zip(inputs, summaries) {
+            switch summary {
+            case .success(let summary): files.append((input, summary))
+            case .failure(let error) where error.isParseError: skipped.append(error)
+            case .failure(let error): errors.append(error)
+            }
         }
-        let index = ProjectIndex(files: parsed.map(\.facts))
+        let index = ProjectIndex(files: files.map(\.1.facts))
         let enabled = Set(enabledRules)
-        let findings = Self.parallelMap(parsed) { file in
-            file.findings(rules: RuleCatalog.makeRules(enabled), index: index)
+        let findings = Self.parallelMap(files) { input, summary in
+            // The text read by the first pass: the file is linted as the index saw it.
+            ParsedFile(path: input.path, text: summary.text).findings(rules: RuleCatalog.makeRules(enabled), index: index)
         }
         return LintResult(
-            findings: findings.flatMap { $0 }.sorted(), fileCount: parsed.count,
-            lineCount: parsed.reduce(0) { $0 + $1.lineCount }, errors: errors)
+            findings: findings.flatMap { $0 }.sorted(), fileCount: files.count,
+            lineCount: files.reduce(0) { $0 + $1.1.lineCount }, errors: errors, skipped: skipped)
     }
 
     private static func read(_ path: String) throws(LintError) -> String {
@@ -96,42 +100,61 @@ public struct Linter: Sendable {
     }
 }
 
-/// One file, parsed, with what the first pass learned from it.
-struct ParsedFile: Sendable {
+/// What the first pass keeps of a file: its facts, its size and its text (a few dozen
+/// bytes a line, against kilobytes for its tree), not its tree.
+struct FileSummary: Sendable {
+    var facts: FileFacts
+    var lineCount: Int
+    var text: String
+
+    static func read(_ path: String, _ text: () throws(LintError) -> String) -> Result<FileSummary, LintError> {
+        do {
+            let text = try text()
+            let tree = Parser.parse(source: text)
+            if tree.hasError, let error = ParseErrorLocator.firstError(in: tree) {
+                return .failure(
+                    LintError(path: "\(path):\(error.line):\(error.column)", reason: "cannot be parsed as Swift (\(error.text))", isParseError: true))
+            }
+            let lines = LineTable(text)
+            let fileName = path.split(separator: "/").last.map(String.init) ?? path
+            return .success(FileSummary(facts: FileFacts(tree, lines: lines, fileName: fileName), lineCount: lines.newlineCount, text: text))
+        } catch {
+            return .failure(error)
+        }
+    }
+}
+
+/// One file, parsed for the second pass.
+struct ParsedFile {
     var path: String
     var text: String
     var tree: SourceFileSyntax
-    var facts: FileFacts
-    var lineCount: Int
 
-    init(path: String, text: String) throws(LintError) {
+    init(path: String, text: String) {
         self.path = path
         self.text = text
         tree = Parser.parse(source: text)
-        if tree.hasError, let error = ParseErrorLocator.firstError(in: tree) {
-            throw LintError(path: "\(path):\(error.line):\(error.column)", reason: "cannot be parsed as Swift (\(error.text))")
-        }
-        facts = FileFacts(tree, text: text)
-        lineCount = text.utf8.reduce(into: 0) { count, byte in if byte == UInt8(ascii: "\n") { count += 1 } }
     }
 
     func findings(rules: [any LintRule], index: ProjectIndex) -> [Finding] {
-        let pending = SemanticWalker(index: index, rules: rules).run(tree)
+        let fileName = path.split(separator: "/").last.map(String.init) ?? path
+        let pending = SemanticWalker(index: index, rules: rules, fileName: fileName).run(tree)
         guard !pending.isEmpty else { return [] }
-        let converter = SourceLocationConverter(fileName: path, tree: tree)
+        let lines = LineTable(text)
         let suppressions = Suppressions(text: text)
         return pending.compactMap { finding in
-            let location = converter.location(for: finding.position)
-            guard !suppressions.isSuppressed(finding.ruleID, line: location.line) else { return nil }
+            let offset = finding.position.utf8Offset
+            let line = lines.line(of: offset), lineStart = lines.start(ofLine: line)
+            guard !suppressions.isSuppressed(finding.ruleID, line: line) else { return nil }
             return Finding(
-                ruleID: finding.ruleID, path: path, line: location.line, column: location.column,
-                message: finding.message, fix: finding.fix, snippet: sourceLine(startingAt: converter.position(ofLine: location.line, column: 1)))
+                ruleID: finding.ruleID, path: path, line: line, column: offset - lineStart + 1,
+                message: finding.message, fix: finding.fix, snippet: sourceLine(startingAt: lineStart))
         }
     }
 
-    /// The line that starts at `start`, trimmed.
-    private func sourceLine(startingAt start: AbsolutePosition) -> String {
-        let bytes = text.utf8.dropFirst(start.utf8Offset)
+    /// The line that starts at UTF-8 offset `start`, trimmed.
+    private func sourceLine(startingAt start: Int) -> String {
+        let bytes = text.utf8.dropFirst(start)
         let line = bytes.prefix { $0 != UInt8(ascii: "\n") }
         return String(Substring(line)).trimmingCharacters(in: .whitespacesAndNewlines)
     }

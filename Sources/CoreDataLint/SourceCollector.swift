@@ -1,11 +1,24 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Finds the Swift files to lint under the paths given: every `.swift` file, skipping
-/// folders whose name starts with a dot (`.build`, `.build-release`, `.git`...).
+/// folders whose name starts with a dot (`.build`, `.build-release`, `.git`...), the
+/// folders of dependency managers and Xcode's build products (`Pods`, `Carthage`,
+/// `DerivedData`), and whatever the exclusion globs match.
 public enum SourceCollector {
+    /// Folders skipped wherever they are: other people's code and build products.
+    public static let skippedFolders: Set<String> = ["Pods", "Carthage", "DerivedData"]
+
     /// The files, sorted, each once, as paths that start with the path given (without
-    /// a leading `./`). A path that does not exist is an error.
-    public static func swiftFiles(under paths: [String]) throws(LintError) -> [String] {
+    /// a leading `./`). A path that does not exist is an error. `excluding`: globs
+    /// matched against each file's and folder's path relative to the PATH it is under
+    /// (`*` also matches `/`; a folder matched is skipped whole).
+    public static func swiftFiles(under paths: [String], excluding patterns: [String] = []) throws(LintError) -> [String] {
         var files: Set<String> = []
         let manager = FileManager.default
         for path in paths {
@@ -14,7 +27,7 @@ public enum SourceCollector {
                 throw LintError(path: path, reason: "no such file or directory")
             }
             guard isDirectory.boolValue else {
-                files.insert(normalized(path))
+                if !isExcluded(normalized(path), by: patterns) { files.insert(normalized(path)) }
                 continue
             }
             guard let walker = manager.enumerator(atPath: path) else {
@@ -22,14 +35,27 @@ public enum SourceCollector {
             }
             while let relative = walker.nextObject() as? String {
                 let name = (relative as NSString).lastPathComponent
+                let full = normalized(path.hasSuffix("/") ? path + relative : path + "/" + relative)
                 if walker.fileAttributes?[.type] as? FileAttributeType == .typeDirectory {
-                    if name.hasPrefix(".") { walker.skipDescendants() }
-                } else if name.hasSuffix(".swift") {
-                    files.insert(normalized(path.hasSuffix("/") ? path + relative : path + "/" + relative))
+                    if name.hasPrefix(".") || skippedFolders.contains(name) || isExcluded(relative, by: patterns) || isExcluded(full, by: patterns) {
+                        walker.skipDescendants()
+                    }
+                } else if name.hasSuffix(".swift"), !isExcluded(relative, by: patterns), !isExcluded(full, by: patterns) {
+                    files.insert(full)
                 }
             }
         }
         return files.sorted()
+    }
+
+    /// Whether a glob matches the path, or the path is under a folder the glob names.
+    public static func isExcluded(_ path: String, by patterns: [String]) -> Bool {
+        patterns.contains { pattern in
+            var pattern = pattern
+            while pattern.hasPrefix("./") { pattern.removeFirst(2) }
+            while pattern.hasSuffix("/") { pattern.removeLast() }
+            return fnmatch(pattern, path, 0) == 0 || path.hasPrefix(pattern + "/")
+        }
     }
 
     private static func normalized(_ path: String) -> String {

@@ -11,11 +11,19 @@ struct LintCommand: ParsableCommand {
         commandName: "lint",
         abstract: "Find Core Data concurrency bugs in Swift sources, without running them (swift-syntax).",
         discussion: """
-            Reads every .swift file under each PATH (default: the current directory; \
-            folders whose name starts with a dot, such as .build and .git, are skipped) \
-            and reports the bugs `CTXDEBUG_CONCURRENCY=1` stops at run time, in code \
+            Reads every .swift file under each PATH (default: the current directory, or the \
+            `included` list of the configuration file; folders whose name starts with a \
+            dot, such as .build and .git, and Pods, Carthage and DerivedData are skipped, \
+            as is whatever --exclude or `excluded` names) and reports the bugs `CTXDEBUG_CONCURRENCY=1` stops at run time, in code \
             written against Apple's Core Data (NSManagedObjectContext, NSManagedObject, \
-            NSPersistentContainer). A rule that cannot tell stays silent.
+            NSPersistentContainer). A first pass over every file learns which properties \
+            and functions hold which kind of context and which methods run on which \
+            queue, so a context handed through another file is followed; a finding that \
+            rests on such a fact cites it. A rule that cannot tell stays silent.
+
+            Configuration: .ctxdebug-lint.yml at the linted root (the one PATH given when \
+            it is a folder, else the current directory), or --config FILE, with the keys \
+            included, excluded (globs) and disabled_rules, each a list.
 
             Rules (docs/lint.md has a bug, the finding and the fix for each):
             \(LintCommand.ruleList)
@@ -33,11 +41,15 @@ struct LintCommand: ParsableCommand {
             Example, in CI:
               ctxdebug lint Sources --sarif lint.sarif --junit lint.xml
 
+            A file that cannot be parsed as Swift (a template, Swift 2) is skipped with \
+            a warning on stderr, named in the summary and in the SARIF; it fails the run \
+            only with --strict.
+
             Exit status:
               0   no findings
               1   findings
-              64  usage error: an unknown rule id, a bad format, an output path that cannot be written
-              65  a path, a file or the baseline cannot be read, or a file cannot be parsed (named on stderr)
+              64  usage error: an unknown rule id, a bad format, an output path that cannot be written, a bad configuration file (the key named)
+              65  a path, a file or the baseline cannot be read; with --strict, a file cannot be parsed (named on stderr)
               73  a --sarif or --junit file could not be written after the run
             """
     )
@@ -67,7 +79,17 @@ struct LintCommand: ParsableCommand {
     @Option(help: ArgumentHelp("A SARIF file from an earlier run: report only findings not in it.", valueName: "file"))
     var baseline: String?
 
+    @Option(name: .customLong("exclude"), help: ArgumentHelp("Skip the files and folders this glob matches, relative to each PATH (repeat for more).", valueName: "glob"))
+    var excluded: [String] = []
+
+    @Option(help: ArgumentHelp("Read this configuration file instead of .ctxdebug-lint.yml at the linted root.", valueName: "file"))
+    var config: String?
+
+    @Flag(help: "Fail (exit 65) when a file cannot be parsed as Swift, instead of skipping it with a warning.")
+    var strict = false
+
     static let findingsFound = ExitStatus.findingsFound.code
+    static let usage = ExitStatus.usage.code
     static let cannotRead = ExitStatus.lintInputUnreadable.code
 
     static var ruleList: String {
@@ -92,11 +114,40 @@ struct LintCommand: ParsableCommand {
         (onlyRules.isEmpty ? RuleCatalog.ids : onlyRules).filter { !disabledRules.contains($0) }
     }
 
+    /// The folder whose `.ctxdebug-lint.yml` applies: the one PATH given when it is a
+    /// folder, else the current directory.
+    var configurationRoot: String {
+        var isDirectory: ObjCBool = false
+        if paths.count == 1, FileManager.default.fileExists(atPath: paths[0], isDirectory: &isDirectory), isDirectory.boolValue {
+            return paths[0]
+        }
+        return "."
+    }
+
+    func loadConfiguration() throws -> LintConfiguration {
+        let path = config ?? (configurationRoot as NSString).appendingPathComponent(LintConfiguration.fileName)
+        guard config != nil || FileManager.default.fileExists(atPath: path) else { return LintConfiguration() }
+        do {
+            return try LintConfiguration(contentsOf: path)
+        } catch {
+            Self.say("ctxdebug lint: error: \(error)")
+            throw ExitCode(Self.usage)
+        }
+    }
+
     func run() throws {
         let root = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).standardizedFileURL.path
+        let configuration = try loadConfiguration()
+        let rules = enabledRules.filter { !configuration.disabledRules.contains($0) }
+        if rules.isEmpty {
+            Self.say("ctxdebug lint: error: --rule, --disable and disabled_rules leave no rule to run")
+            throw ExitCode(Self.usage)
+        }
+        let included = configuration.included.map { configurationRoot == "." ? $0 : (configurationRoot as NSString).appendingPathComponent($0) }
         let files: [String]
         do {
-            files = try SourceCollector.swiftFiles(under: paths.isEmpty ? ["."] : paths)
+            files = try SourceCollector.swiftFiles(
+                under: paths.isEmpty ? (included.isEmpty ? ["."] : included) : paths, excluding: excluded + configuration.excluded)
                 .map { SourceLocator.relative($0, to: root) ?? $0 }
         } catch {
             Self.say("ctxdebug lint: error: \(error)")
@@ -110,19 +161,20 @@ struct LintCommand: ParsableCommand {
             throw ExitCode(Self.cannotRead)
         }
 
-        let result = Linter(rules: enabledRules).lint(files: files)
+        let result = Linter(rules: rules).lint(files: files)
         let findings = previous?.newFindings(result.findings) ?? result.findings
-        let exit = !result.errors.isEmpty ? Self.cannotRead : (findings.isEmpty ? 0 : Self.findingsFound)
+        let failsOnSkipped = strict && !result.skipped.isEmpty
+        let exit = !result.errors.isEmpty || failsOnSkipped ? Self.cannotRead : (findings.isEmpty ? 0 : Self.findingsFound)
         let commandLine = (["ctxdebug"] + CommandLine.arguments.dropFirst()).joined(separator: " ")
         let report = LintReport(
-            findings: findings, baselinedCount: result.findings.count - findings.count, rules: enabledRules,
-            fileCount: result.fileCount, lineCount: result.lineCount, errors: result.errors, root: root,
+            findings: findings, baselinedCount: result.findings.count - findings.count, rules: rules,
+            fileCount: result.fileCount, lineCount: result.lineCount, errors: result.errors, skipped: result.skipped, root: root,
             commandLine: commandLine, exitStatus: exit)
 
         switch format {
         case .text: FileHandle.standardOutput.write(Data(LintText.render(report).utf8))
         case .json: FileHandle.standardOutput.write(try LintJSON(report).data() + Data("\n".utf8))
-        case .sarif: FileHandle.standardOutput.write(try LintSARIF.log(report).encoded() + Data("\n".utf8))
+        case .sarif: FileHandle.standardOutput.write(try LintSARIF.encoded(report) + Data("\n".utf8))
         }
         var writeFailed = false
         func write(_ flag: String, _ path: String?, _ make: () throws -> Data) {
@@ -134,9 +186,10 @@ struct LintCommand: ParsableCommand {
                 writeFailed = true
             }
         }
-        write("--sarif", sarif) { try LintSARIF.log(report).encoded() }
+        write("--sarif", sarif) { try LintSARIF.encoded(report) }
         write("--junit", junit) { Data(LintJUnit.report(report).xml().utf8) }
         for error in result.errors { Self.say("ctxdebug lint: error: \(error)") }
+        for file in result.skipped { Self.say("ctxdebug lint: \(strict ? "error" : "warning"): \(file); skipped") }
         Self.say("ctxdebug lint: \(LintText.summary(report))")
         if writeFailed { throw ExitStatus.cannotCreate.exitCode }
         if exit != 0 { throw ExitCode(exit) }

@@ -17,6 +17,8 @@ struct LintReport {
     var fileCount: Int
     var lineCount: Int
     var errors: [LintError]
+    /// Files that could not be parsed as Swift, skipped.
+    var skipped: [LintError] = []
     /// Paths in findings are relative to this directory when under it.
     var root: String
     var commandLine: String
@@ -37,7 +39,11 @@ enum LintText {
         var text = "\(n == 0 ? "no" : String(n)) finding\(n == 1 ? "" : "s") in \(report.fileCount) file\(report.fileCount == 1 ? "" : "s")"
         text += " (\(TextReport.grouped(report.lineCount)) line\(report.lineCount == 1 ? "" : "s"))"
         if report.baselinedCount > 0 { text += "; \(report.baselinedCount) more in the baseline" }
-        if !report.errors.isEmpty { text += "; \(report.errors.count) file\(report.errors.count == 1 ? "" : "s") could not be read or parsed" }
+        if !report.errors.isEmpty { text += "; \(report.errors.count) file\(report.errors.count == 1 ? "" : "s") could not be read" }
+        if !report.skipped.isEmpty {
+            let names = report.skipped.map { $0.path.split(separator: ":").first.map(String.init) ?? $0.path }
+            text += "; skipped \(names.count) file\(names.count == 1 ? "" : "s") that could not be parsed as Swift: \(names.joined(separator: ", "))"
+        }
         return text
     }
 }
@@ -61,6 +67,7 @@ struct LintJSON: Encodable {
     var baselinedCount: Int
     var findings: [Entry]
     var errors: [String]
+    var skipped: [String]
 
     init(_ report: LintReport) {
         rules = report.rules
@@ -71,6 +78,7 @@ struct LintJSON: Encodable {
             Entry(rule: $0.ruleID, path: $0.path, line: $0.line, column: $0.column, message: $0.message, fix: $0.fix, fingerprint: $0.fingerprint)
         }
         errors = report.errors.map(\.description)
+        skipped = report.skipped.map(\.description)
     }
 
     func data() throws -> Data {
@@ -79,7 +87,9 @@ struct LintJSON: Encodable {
 }
 
 enum LintSARIF {
-    static let documentation = "https://github.com/ctxdebug/ctxdebug/blob/main/docs/lint.md"
+    /// The tool's version, for `tool.driver.version` and `semanticVersion`: the version
+    /// CHANGELOG.md's next release will carry.
+    static let version = "0.1.0"
 
     /// A rule per rule that ran, with its help text; a result per finding, at its line
     /// and column, with the fingerprint a later `--baseline` matches on.
@@ -87,7 +97,7 @@ enum LintSARIF {
         let rules = report.rules.compactMap(RuleCatalog.description(of:)).map { rule in
             SARIF.ReportingDescriptor(
                 id: rule.id, name: rule.name, short: rule.summary, full: rule.rationale, help: rule.fix,
-                helpUri: "\(documentation)#\(rule.id)", level: "warning", tags: ["concurrency", "core-data"])
+                level: "warning", tags: ["concurrency", "core-data"])
         }
         let results = report.findings.map { finding in
             SARIF.Result(
@@ -103,7 +113,38 @@ enum LintSARIF {
         }
         return SARIF.Log(
             rules: rules, results: results, root: report.root, commandLine: report.commandLine, exitStatus: report.exitStatus,
-            informationURI: documentation)
+            informationURI: "")
+    }
+
+    /// The log as JSON, with what Reports' SARIF model does not hold yet: the driver's
+    /// `version` and `semanticVersion`, no `informationUri` (the project has no public
+    /// page to point at; rules carry no `helpUri` for the same reason), and a tool
+    /// notification per file that could not be parsed.
+    static func encoded(_ report: LintReport) throws -> Data {
+        let data = try log(report).encoded()
+        guard var object = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+            var runs = object["runs"] as? [[String: Any]], var run = runs.first,
+            var tool = run["tool"] as? [String: Any], var driver = tool["driver"] as? [String: Any]
+        else { return data }
+        driver["informationUri"] = nil
+        driver["version"] = version
+        driver["semanticVersion"] = version
+        tool["driver"] = driver
+        run["tool"] = tool
+        if !report.skipped.isEmpty, var invocations = run["invocations"] as? [[String: Any]], !invocations.isEmpty {
+            invocations[0]["toolExecutionNotifications"] = report.skipped.map { file -> [String: Any] in
+                let path = file.path.split(separator: ":").first.map(String.init) ?? file.path
+                return [
+                    "level": "warning",
+                    "message": ["text": "\(file.path): \(file.reason); skipped"],
+                    "locations": [["physicalLocation": ["artifactLocation": path.hasPrefix("/") ? ["uri": "file://" + path] : ["uri": path, "uriBaseId": SARIF.rootBaseID]]]],
+                ]
+            }
+            run["invocations"] = invocations
+        }
+        runs[0] = run
+        object["runs"] = runs
+        return try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
     }
 }
 

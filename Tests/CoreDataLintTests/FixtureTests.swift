@@ -67,10 +67,15 @@ struct FixtureTests {
 
     @Test("Every message names the rule's contexts or queues and comes with a fix")
     func messagesNameBothSides() throws {
-        let files = try Self.projects.flatMap { try SourceCollector.swiftFiles(under: [Self.fixtures.appendingPathComponent($0).path]) }
-        for finding in Linter().lint(files: files).findings {
+        // Each project linted on its own, as a user would: together, their same-named
+        // properties (`mainContext` in several stacks) would make each other unknown.
+        let findings = try Self.projects.flatMap { project in
+            Linter().lint(files: try SourceCollector.swiftFiles(under: [Self.fixtures.appendingPathComponent(project).path])).findings
+        }
+        for finding in findings {
             #expect(!finding.fix.isEmpty)
-            #expect(!finding.message.contains("\(finding.line)"), "no line number in a message (baselines match moved code): \(finding.message)")
+            let uncited = Finding.withoutCitedLines(finding.message)
+            #expect(!uncited.contains("\(finding.line)"), "no line number in a message but cited places' (baselines match moved code): \(finding.message)")
             if finding.ruleID != "confinement-type" {
                 #expect(finding.message.contains("context") && finding.message.contains("queue") || finding.message.contains("thread"), "\(finding.message)")
             }

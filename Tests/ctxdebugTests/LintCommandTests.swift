@@ -89,7 +89,7 @@ struct LintCommandTests {
         #expect(unwritable.stderr.contains("--sarif /nonexistent-dir/out.sarif: the directory /nonexistent-dir does not exist"))
     }
 
-    @Test("A file that cannot be read or parsed, or a missing path: exit 65, naming it")
+    @Test("A file that cannot be read, or a missing path: exit 65, naming it")
     func unreadable() throws {
         let project = try Self.project()
         try FileManager.default.createSymbolicLink(atPath: project.appendingPathComponent("Broken.swift").path, withDestinationPath: "/nonexistent/Broken.swift")
@@ -104,15 +104,83 @@ struct LintCommandTests {
         #expect(binary.status == 65)
         #expect(binary.stderr.contains("Binary.swift: is not UTF-8 text"), "\(binary.stderr)")
 
-        try "func broken( {\n".write(to: project.appendingPathComponent("Syntax.swift"), atomically: true, encoding: .utf8)
-        let syntax = try Self.lint(["Syntax.swift"], in: project)
-        #expect(syntax.status == 65)
-        #expect(syntax.stderr.contains("Syntax.swift:1:"), "\(syntax.stderr)")
-        #expect(syntax.stderr.contains("cannot be parsed as Swift"), "\(syntax.stderr)")
-
         let missing = try Self.lint(["NoSuchFolder"], in: project)
         #expect(missing.status == 65)
         #expect(missing.stderr.contains("NoSuchFolder: no such file or directory"))
+    }
+
+    @Test("A file that cannot be parsed: a warning, named in the summary and the SARIF; exit 65 only with --strict")
+    func unparsable() throws {
+        let project = try Self.project()
+        try "func broken( {\n".write(to: project.appendingPathComponent("Syntax.swift"), atomically: true, encoding: .utf8)
+        let lenient = try Self.lint(["--sarif", "lint.sarif"], in: project)
+        #expect(lenient.status == 1, "the other files' findings: \(lenient.stderr)")
+        #expect(lenient.stderr.contains("ctxdebug lint: warning: Syntax.swift:1:"), "\(lenient.stderr)")
+        #expect(lenient.stderr.contains("cannot be parsed as Swift"), "\(lenient.stderr)")
+        #expect(lenient.stderr.contains("skipped 1 file that could not be parsed as Swift: Syntax.swift"), "\(lenient.stderr)")
+        let log = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: project.appendingPathComponent("lint.sarif"))) as? [String: Any])
+        let invocation = try #require(((log["runs"] as? [[String: Any]])?.first?["invocations"] as? [[String: Any]])?.first)
+        let notifications = try #require(invocation["toolExecutionNotifications"] as? [[String: Any]])
+        #expect(notifications.count == 1)
+        #expect((notifications.first?["message"] as? [String: Any])?["text"] as? String == "\(lenient.stderr.components(separatedBy: "warning: ")[1].components(separatedBy: "\n")[0])")
+
+        let strict = try Self.lint(["--strict", "Syntax.swift"], in: project)
+        #expect(strict.status == 65, "\(strict.stderr)")
+        #expect(strict.stderr.contains("ctxdebug lint: error: Syntax.swift:1:"), "\(strict.stderr)")
+        let clean = try Self.lint(["Syntax.swift"], in: project)
+        #expect(clean.status == 0, "\(clean.stderr)")
+    }
+
+    @Test("--exclude GLOB (repeatable), and Pods, Carthage, .build, DerivedData skipped by default")
+    func exclude() throws {
+        let project = try Self.project()
+        let all = try Self.lint([], in: project)
+        #expect(all.stdout.contains("Views/ExportView.swift:"))
+        let excluded = try Self.lint(["--exclude", "Views", "--exclude", "*/Entry*.swift"], in: project)
+        #expect(excluded.status == 1)
+        #expect(!excluded.stdout.contains("Views/"), "\(excluded.stdout)")
+        #expect(!excluded.stdout.contains("EntryEditor.swift"), "\(excluded.stdout)")
+        #expect(excluded.stdout.contains("ViewControllers/JournalListViewController.swift:"))
+
+        let folders = ["Pods/Alamofire", "Carthage/Checkouts/Lib", ".build/checkouts/Lib", "DerivedData/App"]
+        for folder in folders {
+            let directory = project.appendingPathComponent(folder)
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(
+                at: project.appendingPathComponent("Views/ExportView.swift"), to: directory.appendingPathComponent("ExportView.swift"))
+        }
+        let skipping = try Self.lint(["--format", "json"], in: project)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(skipping.stdout.utf8)) as? [String: Any])
+        #expect(object["fileCount"] as? Int == Self.swiftFiles(in: project).count - folders.count, "\(Self.swiftFiles(in: project))")
+    }
+
+    @Test(".ctxdebug-lint.yml: included, excluded, disabled_rules; a bad file is an error naming the key")
+    func configuration() throws {
+        let project = try Self.project()
+        let file = project.appendingPathComponent(".ctxdebug-lint.yml")
+        try "included:\n  - Model\n  - ViewControllers\n  - Views\nexcluded:\n  - Views/ExportView.swift\ndisabled_rules:\n  - object-across-queues\n"
+            .write(to: file, atomically: true, encoding: .utf8)
+        let run = try Self.lint([], in: project)
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(run.stdout.contains("ViewControllers/JournalListViewController.swift:"), "\(run.stdout)")
+        #expect(!run.stdout.contains("Views/"), "\(run.stdout)")
+        #expect(!run.stdout.contains("[object-across-queues]"), "\(run.stdout)")
+        #expect(run.stderr.contains("in 4 files"), "\(run.stderr)")
+        // Given as the one PATH, the folder's configuration file applies too.
+        let parent = try Self.lint([project.lastPathComponent], in: project.deletingLastPathComponent())
+        #expect(!parent.stdout.contains("[object-across-queues]"), "\(parent.stdout)")
+
+        for (yaml, key) in [
+            ("disabled_rules: object-across-queues\n", "'disabled_rules' must be a list of strings"),
+            ("disabled_rules:\n  - no-such-rule\n", "'disabled_rules' names an unknown rule 'no-such-rule'"),
+            ("exclude:\n  - Views\n", "unknown key 'exclude'; the keys are included, excluded, disabled_rules"),
+            ("excluded: [Views\n", "is not valid YAML"),
+        ] {
+            try yaml.write(to: file, atomically: true, encoding: .utf8)
+            let bad = try Self.lint([], in: project)
+            #expect(bad.status == 64, "\(yaml): \(bad.stderr)")
+            #expect(bad.stderr.contains("ctxdebug lint: error: ./.ctxdebug-lint.yml: \(key)"), "\(yaml): \(bad.stderr)")
+        }
     }
 
     @Test("--format json: every finding with its rule, place, message, fix and fingerprint")
@@ -140,9 +208,14 @@ struct LintCommandTests {
         let runObject = try #require((log["runs"] as? [[String: Any]])?.first)
         let driver = try #require((runObject["tool"] as? [String: Any])?["driver"] as? [String: Any])
         let rules = try #require(driver["rules"] as? [[String: Any]])
-        #expect(rules.count == 7)
+        #expect(rules.count == 8)
         #expect(rules.allSatisfy { (($0["help"] as? [String: Any])?["text"] as? String)?.isEmpty == false })
-        #expect(rules.allSatisfy { ($0["helpUri"] as? String)?.hasSuffix("docs/lint.md#\($0["id"] as! String)") == true })
+        // No invented URLs: the project has no public page for a link to point at.
+        #expect(rules.allSatisfy { $0["helpUri"] == nil })
+        #expect(driver["informationUri"] == nil)
+        let version = try #require(driver["version"] as? String)
+        #expect(driver["semanticVersion"] as? String == version)
+        #expect(version.wholeMatch(of: /\d+\.\d+\.\d+/) != nil, "\(version)")
         let stdoutLog = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
         #expect(((stdoutLog["runs"] as? [[String: Any]])?.first?["results"] as? [Any])?.count == marks.count)
 
@@ -198,7 +271,7 @@ struct LintCommandTests {
     func help() throws {
         let run = try CLI.ctxdebug(["lint", "--help"])
         #expect(run.status == 0)
-        for rule in ["object-across-queues", "context-without-perform", "merge-off-queue", "main-queue-fetch-all", "temporary-id-handoff", "child-save-not-propagated", "confinement-type"] {
+        for rule in ["object-across-queues", "context-without-perform", "main-context-off-main-queue", "merge-off-queue", "main-queue-fetch-all", "temporary-id-handoff", "child-save-not-propagated", "confinement-type"] {
             #expect(run.stdout.contains("  \(rule)\n"), "\(rule)")
         }
         #expect(run.stdout.contains("ctxdebug lint Sources --sarif lint.sarif --junit lint.xml"))

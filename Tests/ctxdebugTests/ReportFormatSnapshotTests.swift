@@ -119,7 +119,7 @@ import Testing
         for (name, report) in [("lint", Self.lintReport(Self.findings)), ("lint-clean", Self.lintReport([]))] {
             try Self.expectSnapshot(Data((LintText.render(report) + LintText.summary(report) + "\n").utf8), "\(name).txt")
             try Self.expectSnapshot(try LintJSON(report).data(), "\(name).json")
-            try Self.expectSnapshot(try LintSARIF.log(report).encoded(), "\(name).sarif")
+            try Self.expectSnapshot(try LintSARIF.encoded(report), "\(name).sarif")
             try Self.expectSnapshot(Data(LintJUnit.report(report).xml().utf8), "\(name).xml")
         }
     }

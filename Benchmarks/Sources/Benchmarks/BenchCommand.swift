@@ -16,7 +16,7 @@ struct BenchCommand: ParsableCommand {
             (slowdown with --tsan-binary, and which tool reports each seeded bug); 4 the \
             export against `sqlite3 -csv`; 5 stack capture, libunwind against Swift's \
             Backtrace; 6 export-background against baseline in the replay; 7 reading a \
-            large journal; 8 `ctxdebug lint` on a generated tree of 200,000 lines. Each \
+            large journal; 8 `ctxdebug lint` on a generated tree of 500,000 lines (--lint-only runs it alone). Each \
             target of the map is marked met or missed.
 
             Stores given with --store and --ui-store are seeded when missing and reused \
@@ -32,6 +32,9 @@ struct BenchCommand: ParsableCommand {
 
     @Flag(help: "Small sizes and few repetitions: checks that every item runs, figures not meaningful.")
     var quick = false
+
+    @Flag(help: "Run item 8 (`ctxdebug lint`) only; no store is seeded.")
+    var lintOnly = false
 
     @Option(help: "Output format.")
     var format: Format = .text
@@ -86,6 +89,16 @@ struct BenchCommand: ParsableCommand {
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: work) }
 
+        var items: [BenchItem] = []
+        if !lintOnly { items = try measureRuntime(work: work) }
+        progress("8/8 ctxdebug lint")
+        items.append(try LintBench.run(lines: quick ? 20_000 : 500_000, repetitions: repetitions ?? 3, work: work))
+        items.sort { $0.id < $1.id }
+        try write(items, start: start, loadAtStart: loadAtStart)
+    }
+
+    /// Items 1 to 7: the runtime's costs, on seeded stores.
+    private func measureRuntime(work: URL) throws -> [BenchItem] {
         let exportEntries = entries ?? (quick ? 5_000 : 1_000_000)
         let replayEntries = uiEntries ?? (quick ? 2_000 : 200_000)
         let reps = repetitions ?? 3
@@ -112,10 +125,10 @@ struct BenchCommand: ParsableCommand {
             items.append(try AccessJournalBench.run(journal: journal, repetitions: reps, work: work))
             try? FileManager.default.removeItem(at: journal)
         }
-        progress("8/8 ctxdebug lint")
-        items.append(try LintBench.run(lines: quick ? 20_000 : 200_000, repetitions: reps, work: work))
-        items.sort { $0.id < $1.id }
+        return items
+    }
 
+    private func write(_ items: [BenchItem], start: UInt64, loadAtStart: Double) throws {
         var report = BenchReport(
             quick: quick, machine: BenchSupport.machine(quick: quick, loadAtStart: loadAtStart), items: items, wallSeconds: 0)
         report.wallSeconds = benchSeconds(since: start)

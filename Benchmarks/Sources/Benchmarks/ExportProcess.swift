@@ -10,6 +10,8 @@ struct MeasuredProcess {
     var seconds: Double
     /// The child's peak resident set (VmHWM, sampled every 2 ms while it ran), in bytes.
     var peakBytes: Int
+    /// The child's CPU time, user and system, from wait4's rusage.
+    var cpuSeconds: Double = 0
     var standardError: String
 
     /// Runs `executable` with `arguments`, standard input from /dev/null and standard
@@ -50,8 +52,9 @@ struct MeasuredProcess {
         var status: Int32 = 0
         var peak = 0
         var seconds = 0.0
+        var usage = rusage()
         while true {
-            let reaped = waitpid(pid, &status, WNOHANG)
+            let reaped = wait4(pid, &status, WNOHANG, &usage)
             if reaped == pid { seconds = benchSeconds(since: start); break }
             if reaped < 0 && errno != EINTR { throw BenchError("Waiting for \(executable) failed: \(String(cString: strerror(errno))).") }
             peak = max(peak, highWaterMark(pid))
@@ -61,6 +64,7 @@ struct MeasuredProcess {
         return MeasuredProcess(
             status: signal == 0 ? (status >> 8) & 0xff : signal, signaled: signal != 0, seconds: seconds,
             peakBytes: peak,
+            cpuSeconds: Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6,
             standardError: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")
     }
 }

@@ -14,6 +14,15 @@ final class ConfinementTypeRule: LintRule {
         ],
         nonTriggeringExamples: [
             "let scratch = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)",
+            """
+            func check(_ context: NSManagedObjectContext) {
+                switch context.concurrencyType {
+                case .confinementConcurrencyType: fatalError("confinement contexts are not supported")
+                default: break
+                }
+                precondition(context.concurrencyType != .confinementConcurrencyType)
+            }
+            """,
         ])
 
     init() {}
@@ -28,11 +37,24 @@ final class ConfinementTypeRule: LintRule {
             fix: Self.description.fix)
     }
 
+    /// Only as the concurrency type a context is made with: never in a `case` label or
+    /// a comparison that refuses such a context.
     func memberAccess(_ access: MemberAccessExprSyntax, _ walker: SemanticWalker) {
-        guard access.declName.baseName.text == "confinementConcurrencyType" else { return }
+        guard access.declName.baseName.text == "confinementConcurrencyType",
+            let argument = access.parent?.as(LabeledExprSyntax.self), argument.label?.text == "concurrencyType",
+            let call = argument.parent?.parent?.as(FunctionCallExprSyntax.self),
+            Self.makesContext(call.calledExpression)
+        else { return }
         report(
             walker, at: access.declName,
             message: ".confinementConcurrencyType (deprecated) makes a context that belongs to the thread that made it, not to a queue of its own",
             fix: Self.description.fix)
+    }
+
+    /// `NSManagedObjectContext(…)`, `NSManagedObjectContext.init(…)`, `.init(…)`.
+    private static func makesContext(_ callee: ExprSyntax) -> Bool {
+        if Expressions.lastName(callee) == CoreDataAPI.contextType { return true }
+        guard let member = callee.as(MemberAccessExprSyntax.self), member.declName.baseName.text == "init" else { return false }
+        return member.base.map { Expressions.lastName($0) == CoreDataAPI.contextType } ?? true
     }
 }

@@ -62,6 +62,14 @@ final class ContextWithoutPerformRule: LintRule {
             report(walker, at: member.declName, doing: "\(member.declName.baseName.text)() on \(context.described)", on: context)
             return
         }
+        if let (use, argument) = walker.index.contextParameterUse(of: call), let context = walker.context(argument),
+            context.queue == .private, isOutside(context, walker)
+        {
+            let callee = "\(Expressions.text(call.calledExpression))(\(use.label == "_" ? "_" : use.label):)"
+            let what = "\(callee), which calls \(use.method)() on the context it is handed (\(use.place.described)), called with \(context.described),"
+            report(walker, at: call, doing: what, on: context)
+            return
+        }
         if Self.mayInsert(call, walker), case .managedObject(let object) = walker.resolve(ExprSyntax(call)), object.isInsertedHere,
             let context = object.owner, context.queue == .private, isOutside(context, walker)
         {
@@ -78,8 +86,8 @@ final class ContextWithoutPerformRule: LintRule {
             report(walker, at: access.declName, doing: "\(member) of \(context.described)", on: context)
         case .managedObject(let object) where !object.isCollection && !CoreDataAPI.queueFreeObjectMembers.contains(member):
             // Only where no closure moved the object: object-across-queues reports those.
-            guard walker.queue == .caller, let context = object.owner, context.queue == .private, context.isMadeHere,
-                walker.binding(named: base).map({ $0.queueDepth == walker.frame.queueDepth }) ?? true,
+            guard let context = object.owner, context.queue == .private, isOutside(context, walker),
+                walker.binding(named: base).map({ $0.queueDepth == walker.frame.queueDepth || ($0.queueDepth == 0 && !walker.frame.isClosure) }) ?? true,
                 reportedObjects.insert(Expressions.text(base)).inserted
             else { return }
             report(walker, at: access.declName, doing: "using '\(member)' of an object of \(context.described)", on: context)
@@ -95,18 +103,20 @@ final class ContextWithoutPerformRule: LintRule {
         return name == "insertNewObject" || walker.index.managedObjectClasses.contains(name)
     }
 
-    /// Whether code here runs outside the context's queue: straight in the function
-    /// that made the context, or in a closure on another queue. A method using a
-    /// property stays silent (its caller may be inside `perform`), and so does a
-    /// closure the linter cannot place.
+    /// Whether code here runs outside the context's queue: straight in the function or
+    /// closure that made the context, or on a queue known to be another. A method using
+    /// a property stays silent unless its queue is known (its caller may be inside
+    /// `perform`), and so does a closure the linter cannot place.
     private func isOutside(_ context: ContextRef, _ walker: SemanticWalker) -> Bool {
-        (walker.queue == .caller && context.isMadeHere) || walker.queue.runs(on: context) == false
+        walker.isOutside(context)
     }
 
-    private func report(_ walker: SemanticWalker, at node: some SyntaxProtocol, doing what: String, on context: ContextRef) {
+    private func report(_ walker: SemanticWalker, at node: some SyntaxProtocol, doing what: String, on context: ContextRef, fact: String? = nil) {
         let fix = context.origin == .backgroundTask
             ? "Do it inside the performBackgroundTask block, or hand back objectIDs (or plain values) to use on the caller's queue."
             : "Wrap it in \(context.name).perform { } (or performAndWait { } when the result is needed right away)."
-        report(walker, at: node, message: "\(what) runs on \(walker.queue.described), outside \(context.name).perform { }", fix: fix)
+        report(
+            walker, at: node,
+            message: "\(what) runs on \(walker.queue.described), outside \(context.name).perform { }\(walker.citations(for: context, adding: fact))", fix: fix)
     }
 }

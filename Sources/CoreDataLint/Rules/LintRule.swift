@@ -40,6 +40,7 @@ public enum RuleCatalog {
     private static var ruleTypes: [any LintRule.Type] {[
         ObjectAcrossQueuesRule.self,
         ContextWithoutPerformRule.self,
+        MainContextOffMainQueueRule.self,
         MergeOffQueueRule.self,
         MainQueueFetchAllRule.self,
         TemporaryIDHandoffRule.self,

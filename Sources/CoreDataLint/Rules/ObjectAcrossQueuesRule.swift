@@ -51,7 +51,9 @@ final class ObjectAcrossQueuesRule: LintRule {
     init() {}
 
     func reference(_ node: ExprSyntax, name: String, _ binding: Binding, _ walker: SemanticWalker) {
-        guard case .managedObject(let object) = binding.value, binding.queueDepth < walker.frame.queueDepth else { return }
+        // Only in a closure that runs apart: in a function body, context-without-perform
+        // reports an object used off its context's queue.
+        guard case .managedObject(let object) = binding.value, binding.queueDepth < walker.frame.queueDepth, walker.frame.isClosure else { return }
         if let member = node.parent?.as(MemberAccessExprSyntax.self), member.base?.id == node.id,
             CoreDataAPI.queueFreeObjectMembers.contains(member.declName.baseName.text)
         {

@@ -14,7 +14,7 @@ struct ClosurePlacement {
         let outer = walker.frame
         frame = Frame(
             queue: .unknown, functionName: outer.functionName, isActionHandler: false,
-            isDidSaveObserver: false, queueDepth: outer.queueDepth + 1, start: closure.position.utf8Offset)
+            isDidSaveObserver: false, queueDepth: outer.queueDepth + 1, start: closure.position.utf8Offset, isClosure: true)
         if let call = closure.parent?.as(FunctionCallExprSyntax.self), call.calledExpression.id == closure.id {
             frame = outer  // `{ ... }()` runs right here.
             return
@@ -37,6 +37,10 @@ struct ClosurePlacement {
             }
             return
         }
+        if let queue = Self.callbackQueue(method: method, base: base, call: call) {
+            frame.queue = queue
+            return
+        }
         switch method {
         case "async", "asyncAfter", "sync":
             frame.queue = base.flatMap(Self.dispatchQueue) ?? .unknown
@@ -45,6 +49,7 @@ struct ClosurePlacement {
         case "perform", "performAndWait":
             guard let context = walker.context(base) else { return }
             frame.queue = .context(context)
+            frame.isPerformAndWait = method == "performAndWait"
             // performAndWait, and perform on the main queue, still hold up the caller.
             frame.isActionHandler = outer.isActionHandler && context.queue == .main
         case "performBackgroundTask":
@@ -62,6 +67,53 @@ struct ClosurePlacement {
         default:
             return
         }
+    }
+
+    /// Where a closure runs, by the shape of the call it is handed to alone (the first
+    /// pass has no names to resolve).
+    enum Shape {
+        /// Right where it is written: `{ }()`, `forEach`, `map`...
+        case here
+        case main
+        case background
+        /// `x.perform { }`, `x.performAndWait { }`.
+        case perform(ExprSyntax?)
+        case elsewhere
+    }
+
+    static func shape(of closure: ClosureExprSyntax) -> Shape {
+        if let call = closure.parent?.as(FunctionCallExprSyntax.self), call.calledExpression.id == closure.id { return .here }
+        guard let (call, label) = call(receiving: closure) else { return .elsewhere }
+        if isButtonAction(call, label: label) { return .main }
+        guard let member = call.calledExpression.as(MemberAccessExprSyntax.self) else { return .elsewhere }
+        let method = member.declName.baseName.text
+        let base = member.base.map(Expressions.unwrapped)
+        if CoreDataAPI.synchronousClosureMethods.contains(method) { return .here }
+        switch callbackQueue(method: method, base: base, call: call) ?? (["async", "asyncAfter", "sync"].contains(method) ? base.flatMap(dispatchQueue) : nil) {
+        case .main: return .main
+        case .background: return .background
+        default: break
+        }
+        if method == "detached", base.flatMap(Expressions.lastName) == "Task" { return .background }
+        if method == "perform" || method == "performAndWait" { return .perform(base) }
+        return .elsewhere
+    }
+
+    /// A URLSession completion handler of `URLSession.shared` (the shared session's
+    /// delegate queue is a background operation queue), an operation added to
+    /// `OperationQueue.main` or to a new `OperationQueue()`.
+    private static func callbackQueue(method: String, base: ExprSyntax?, call: FunctionCallExprSyntax) -> ExecutionQueue? {
+        guard let base else { return nil }
+        if ["dataTask", "downloadTask", "uploadTask"].contains(method), Expressions.text(base) == "URLSession.shared" {
+            return .background("a URLSession completion handler (URLSession.shared's delegate queue)")
+        }
+        if method == "addOperation" {
+            if isMainQueue(base) { return .main }
+            if let made = base.as(FunctionCallExprSyntax.self), Expressions.lastName(made.calledExpression) == "OperationQueue" {
+                return .background("an OperationQueue operation")
+            }
+        }
+        return nil
     }
 
     /// The call a closure is an argument or a trailing closure of, with its label.

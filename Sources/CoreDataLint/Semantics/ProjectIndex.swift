@@ -1,163 +1,381 @@
 import SwiftSyntax
 
+/// What the project tells about one context property or context-returning function.
+struct ContextFact: Sendable, Hashable {
+    var queue: ContextQueue
+    /// Where the queue is told, for messages: "`savingContext` (CoreDataStack.swift:12)
+    /// returns a private-queue context". Nil when the queue is unknown.
+    var citation: String?
+    /// The files the citation rests on.
+    var files: Set<String>
+    /// A function that makes a new context at each call.
+    var makesNew = false
+}
+
+/// Where a function runs, learned from the project.
+struct FunctionQueueFact: Sendable, Hashable {
+    enum Queue: Sendable, Hashable {
+        case main
+        /// The queue of the context property with this name.
+        case context(String)
+    }
+
+    var queue: Queue
+    /// Why, for messages: "a UIKit lifecycle method".
+    var reason: String
+    /// Only some call sites tell: the function runs on `queue` when called from them,
+    /// and where else the project cannot tell. Enough for a private context used
+    /// straight in its body: that use is wrong on those paths, whatever the others do.
+    var onSomePaths = false
+}
+
 /// What the first pass learns from every scanned file, for the second pass to read in
-/// any file: the `NSManagedObject` subclasses, the queue of each context property,
-/// the did-save observers registered by selector, and the methods that return a fetch
-/// request with no limit.
+/// any file: the `NSManagedObject` subclasses, the queue of each context property and
+/// context-returning function (with assignments made in other files), where functions
+/// run (from framework entry points and from every call site), the did-save observers
+/// registered by selector, and the methods that return a fetch request.
 struct ProjectIndex: Sendable {
     /// `NSManagedObject` and its subclasses declared in the scanned files.
     var managedObjectClasses: Set<String> = [CoreDataAPI.managedObjectType]
-    /// Context properties by name. A name declared with different queues is `.unknown`.
-    var contextProperties: [String: ContextQueue] = [:]
+    /// Context properties by name. A name told different queues is `.unknown`.
+    var contextProperties: [String: ContextFact] = [:]
+    /// Functions returning a context, by name.
+    var contextFunctions: [String: ContextFact] = [:]
     /// Methods named in `#selector(...)` of a did-save observer.
     var didSaveSelectors: Set<String> = []
-    /// Methods with no parameters that build and return a fetch request with no
-    /// `fetchLimit` and no `fetchBatchSize`, with the entity when known.
-    var unboundedRequestFactories: [String: String?] = [:]
+    /// Methods with no parameters that build and return a fetch request, declared once.
+    var requestFactories: [String: RequestFactory] = [:]
+    /// Where functions declared once in the project run, when every call site agrees.
+    var functionQueues: [String: FunctionQueueFact] = [:]
+    /// Types whose code the frameworks run on the main queue.
+    var entryPoints: EntryPoints
+    /// Functions declared once that call a context method on their context parameter,
+    /// by "name(label:)".
+    var contextParameterUses: [String: ContextParameterUse] = [:]
 
     init(files: [FileFacts]) {
         var superclasses: [String: String] = [:]
-        var factoryNames: [String: Int] = [:]
+        var conformances: [String: [String]] = [:]
+        var mainActorTypes: Set<String> = []
+        var factories: [String: [RequestFactory]] = [:]
+        var declaredFunctions: [String: Int] = [:]
         for file in files {
+            for function in file.functions { declaredFunctions[function.name, default: 0] += 1 }
             superclasses.merge(file.superclasses) { first, _ in first }
+            conformances.merge(file.conformances) { $0 + $1 }
+            mainActorTypes.formUnion(file.mainActorTypes)
             didSaveSelectors.formUnion(file.didSaveSelectors)
-            for (name, queue) in file.contextProperties {
-                contextProperties[name] = contextProperties[name].map { $0 == queue ? queue : .unknown } ?? queue
-            }
-            for (name, entity) in file.unboundedRequestFactories {
-                factoryNames[name, default: 0] += 1
-                unboundedRequestFactories[name] = entity
+            for (name, factory) in file.requestFactories { factories[name, default: []].append(factory) }
+        }
+        for file in files {
+            for use in file.contextParameterUses where declaredFunctions[use.function] == 1 {
+                contextParameterUses["\(use.function)(\(use.label):)"] = use
             }
         }
         // A name declared twice may be two different methods: keep neither.
-        for (name, count) in factoryNames where count > 1 { unboundedRequestFactories[name] = nil }
-        // Subclasses of subclasses, to a fixed point.
+        requestFactories = factories.compactMapValues { $0.count == 1 ? $0[0] : nil }
+        entryPoints = EntryPoints(superclasses: superclasses, conformances: conformances, mainActorTypes: mainActorTypes)
+        managedObjectClasses.formUnion(entryPoints.subclasses(of: [CoreDataAPI.managedObjectType]))
+        var contexts = ContextResolver(files: files)
+        for name in contexts.propertyNames { contextProperties[name] = contexts.fact(name) }
+        for name in contexts.functionNames { contextFunctions[name] = contexts.fact(name) }
+        functionQueues = CallGraph(files: files, entryPoints: entryPoints, contexts: contextProperties).inferredQueues()
+    }
+
+    /// The function a call calls, when it uses the context handed to it straight on
+    /// the caller's queue, with that argument.
+    func contextParameterUse(of call: FunctionCallExprSyntax) -> (ContextParameterUse, ExprSyntax)? {
+        guard !contextParameterUses.isEmpty, let name = Expressions.lastName(call.calledExpression) else { return nil }
+        for argument in call.arguments {
+            if let use = contextParameterUses["\(name)(\(argument.label?.text ?? "_"):)"] { return (use, argument.expression) }
+        }
+        return nil
+    }
+
+    /// The fact of a context property or function, by name.
+    func context(named name: String) -> ContextFact? {
+        contextProperties[name] ?? contextFunctions[name]
+    }
+}
+
+/// The methods UIKit, AppKit, SwiftUI and XCTest call on the main queue.
+struct EntryPoints: Sendable {
+    private var superclasses: [String: String]
+    private var conformances: [String: [String]]
+    private var mainActorTypes: Set<String>
+    private var viewControllers: Set<String> = []
+    private var testCases: Set<String> = []
+
+    static let viewControllerBases: Set<String> = [
+        "UIViewController", "UITableViewController", "UICollectionViewController", "UINavigationController",
+        "UISplitViewController", "UIPageViewController", "UITabBarController", "NSViewController", "NSWindowController",
+    ]
+    static let lifecycleMethods: Set<String> = [
+        "viewDidLoad", "viewWillAppear", "viewDidAppear", "viewWillDisappear", "viewDidDisappear", "viewWillLayoutSubviews",
+        "viewDidLayoutSubviews", "loadView", "awakeFromNib", "viewWillTransition", "traitCollectionDidChange", "updateViewConstraints",
+        "viewDidAppear", "windowDidLoad", "viewWillAppear",
+    ]
+    static let dataSourceMethods: Set<String> = ["tableView", "collectionView", "numberOfSections", "outlineView", "numberOfRows"]
+    static let pickerMethods: Set<String> = ["imagePickerController", "imagePickerControllerDidCancel"]
+    static let testMethods: Set<String> = ["setUp", "tearDown", "setUpWithError", "tearDownWithError"]
+
+    init(superclasses: [String: String], conformances: [String: [String]], mainActorTypes: Set<String>) {
+        self.superclasses = superclasses
+        self.conformances = conformances
+        self.mainActorTypes = mainActorTypes
+        viewControllers = subclasses(of: Self.viewControllerBases)
+        testCases = subclasses(of: ["XCTestCase"])
+    }
+
+    /// The declared types whose superclass chain reaches one of `roots`, with the roots.
+    func subclasses(of roots: Set<String>) -> Set<String> {
+        var found = roots
         var grew = true
         while grew {
             grew = false
-            for (name, superclass) in superclasses where managedObjectClasses.contains(superclass) && !managedObjectClasses.contains(name) {
-                managedObjectClasses.insert(name)
+            for (name, superclass) in superclasses where found.contains(superclass) && !found.contains(name) {
+                found.insert(name)
                 grew = true
             }
         }
-    }
-}
-
-/// The facts one file contributes to the `ProjectIndex`.
-struct FileFacts: Sendable {
-    var superclasses: [String: String] = [:]
-    var contextProperties: [(String, ContextQueue)] = []
-    var didSaveSelectors: Set<String> = []
-    var unboundedRequestFactories: [(String, String?)] = []
-
-    /// `text` is the source of `tree`: a file that never says `#selector` registers no
-    /// observer by selector, and its function bodies need not be read.
-    init(_ tree: SourceFileSyntax, text: String) {
-        let collector = FactCollector(readsBodies: TextSearch.contains("#selector", in: text))
-        collector.walk(tree)
-        self = collector.facts
+        return found
     }
 
-    fileprivate init() {}
-}
+    func isViewController(_ type: String?) -> Bool { type.map(viewControllers.contains) ?? false }
 
-private final class FactCollector: SyntaxVisitor {
-    var facts = FileFacts()
-    /// Whether to read function bodies and closures, for `addObserver(_:selector:…)`.
-    private let readsBodies: Bool
-
-    init(readsBodies: Bool) {
-        self.readsBodies = readsBodies
-        super.init(viewMode: .sourceAccurate)
+    /// A SwiftUI view or scene: its `body` runs on the main queue.
+    func isSwiftUIView(_ type: String?) -> Bool {
+        guard let type else { return false }
+        return conformances[type]?.contains { $0 == "View" || $0 == "Scene" || $0 == "App" } ?? false
     }
 
-    override func visit(_ node: CodeBlockSyntax) -> SyntaxVisitorContinueKind {
-        readsBodies ? .visitChildren : .skipChildren
+    func isMainActor(_ type: String?) -> Bool { type.map(mainActorTypes.contains) ?? false }
+
+    /// Why a function runs on the main queue, when a framework calls it there.
+    func reason(_ function: FunctionFact) -> String? {
+        if function.isIBAction { return "an @IBAction" }
+        if function.isMainActor { return "@MainActor" }
+        return reason(name: function.name, firstLabel: function.firstLabel, type: function.type)
     }
 
-    override func visit(_ node: ClosureExprSyntax) -> SyntaxVisitorContinueKind {
-        readsBodies ? .visitChildren : .skipChildren
-    }
-
-    override func visit(_ node: ClassDeclSyntax) -> SyntaxVisitorContinueKind {
-        if let first = node.inheritanceClause?.inheritedTypes.first?.type.as(IdentifierTypeSyntax.self) {
-            facts.superclasses[node.name.text] = first.name.text
+    func reason(name: String, firstLabel: String?, type: String?) -> String? {
+        if isViewController(type) {
+            if Self.lifecycleMethods.contains(name) { return "a UIKit lifecycle method" }
+            if name == "prepare" && firstLabel == "for" { return "prepare(for:sender:), called by UIKit" }
         }
-        return .visitChildren
+        let conforms = type.flatMap { conformances[$0] } ?? []
+        let isDelegate = isViewController(type) || conforms.contains { $0.hasSuffix("DataSource") || $0.hasSuffix("Delegate") }
+        if isDelegate, Self.dataSourceMethods.contains(name) { return "a table or collection view data source or delegate method" }
+        if isDelegate, Self.pickerMethods.contains(name) { return "an image picker delegate method" }
+        if let type, testCases.contains(type), name.hasPrefix("test") || Self.testMethods.contains(name) {
+            return "an XCTest test method, which XCTest runs on the main thread"
+        }
+        return nil
     }
+}
 
-    override func visit(_ node: VariableDeclSyntax) -> SyntaxVisitorContinueKind {
-        guard node.parent?.is(MemberBlockItemSyntax.self) == true else { return .visitChildren }
-        for binding in node.bindings {
-            guard let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text else { continue }
-            let declaredAsContext = binding.typeAnnotation.map { TypeNames.base(of: $0.type) == CoreDataAPI.contextType } ?? false
-            let setup = Syntax(binding.initializer) ?? Syntax(binding.accessorBlock)
-            let queue = setup.map(Self.queue(declaredIn:)) ?? nil
-            if Self.isEnvironmentContext(node) {
-                // SwiftUI's environment context is the container's viewContext.
-                facts.contextProperties.append((name, .main))
-            } else if declaredAsContext {
-                facts.contextProperties.append((name, queue ?? .unknown))
-            } else if let queue, binding.typeAnnotation == nil, let value = binding.initializer?.value, Self.isContextExpression(value) {
-                facts.contextProperties.append((name, queue))
+/// Resolves the queue of every context property and function from the declarations,
+/// the assignments made anywhere, and the initializer arguments stored into them.
+private struct ContextResolver {
+    private var declarations: [String: [ContextDeclaration]] = [:]
+    private var assignments: [String: [ContextAssignment]] = [:]
+    /// Init arguments by the property their parameter is stored into.
+    private var storedArguments: [String: [InitArgument]] = [:]
+    private var resolved: [String: ContextFact] = [:]
+    private var resolving: Set<String> = []
+    private var otherContextNamedProperties: Set<String> = []
+
+    init(files: [FileFacts]) {
+        var stores: [String: [String]] = [:]
+        for file in files {
+            otherContextNamedProperties.formUnion(file.otherContextNamedProperties)
+            for declaration in file.contextDeclarations { declarations[declaration.name, default: []].append(declaration) }
+            for store in file.initStores { stores["\(store.type)(\(store.label):)", default: []].append(store.property) }
+        }
+        for file in files {
+            for assignment in file.contextAssignments where declarations[assignment.property] != nil {
+                assignments[assignment.property, default: []].append(assignment)
+            }
+            for argument in file.initArguments {
+                for property in stores["\(argument.type)(\(argument.label):)"] ?? [] { storedArguments[property, default: []].append(argument) }
             }
         }
-        return readsBodies ? .visitChildren : .skipChildren
     }
 
-    override func visit(_ node: FunctionDeclSyntax) -> SyntaxVisitorContinueKind {
-        if node.signature.parameterClause.parameters.isEmpty,
-            let returned = node.signature.returnClause?.type,
-            TypeNames.base(of: returned) == "NSFetchRequest",
-            let body = node.body,
-            !body.tokens(viewMode: .sourceAccurate).contains(where: { $0.text == "fetchLimit" || $0.text == "fetchBatchSize" })
-        {
-            facts.unboundedRequestFactories.append((node.name.text, TypeNames.genericArgument(of: returned)))
+    var propertyNames: [String] { declarations.filter { $0.value.contains { $0.kind != .function } }.map(\.key) }
+    var functionNames: [String] { declarations.filter { $0.value.contains { $0.kind == .function } }.map(\.key) }
+
+    /// The queue of a name, and where it is told; `.unknown` when the sources disagree
+    /// or do not tell.
+    mutating func fact(_ name: String) -> ContextFact {
+        if let done = resolved[name] { return done }
+        guard declarations[name] != nil, resolving.insert(name).inserted else { return ContextFact(queue: .unknown, files: []) }
+        defer { resolving.remove(name) }
+        var candidates: [ContextFact] = []
+        let implementations = (declarations[name] ?? []).filter { !$0.isRequirement }
+        if implementations.count > 1 && implementations.contains(where: { $0.evidence == nil }) || otherContextNamedProperties.contains(name) {
+            // Two types declare the name, and one is set from outside (or holds no
+            // context at all): the assignments cannot be told apart, nor can which
+            // type a use reaches.
+            candidates.append(ContextFact(queue: .unknown, files: []))
         }
-        return .visitChildren
-    }
-
-    /// `addObserver(self, selector: #selector(contextDidSave(_:)), name: .NSManagedObjectContextDidSave, object: ...)`.
-    override func visit(_ node: FunctionCallExprSyntax) -> SyntaxVisitorContinueKind {
-        guard node.calledExpression.as(MemberAccessExprSyntax.self)?.declName.baseName.text == "addObserver",
-            let name = node.arguments.first(where: { $0.label?.text == "name" }),
-            CoreDataAPI.didSaveNotifications.contains(Expressions.lastName(name.expression) ?? ""),
-            let selector = node.arguments.first(where: { $0.label?.text == "selector" })?.expression.as(MacroExpansionExprSyntax.self),
-            let target = selector.arguments.first?.expression,
-            let method = Expressions.lastName(target)
-        else { return .visitChildren }
-        facts.didSaveSelectors.insert(method)
-        return .visitChildren
-    }
-
-    /// `@Environment(\.managedObjectContext) var viewContext`.
-    static func isEnvironmentContext(_ variable: VariableDeclSyntax) -> Bool {
-        variable.attributes.contains { element in
-            guard let attribute = element.as(AttributeSyntax.self), attribute.attributeName.trimmedDescription == "Environment" else { return false }
-            return attribute.arguments?.trimmedDescription.hasSuffix(".managedObjectContext") == true
+        for declaration in declarations[name] ?? [] {
+            guard let evidence = declaration.evidence else { continue }
+            let verb = declaration.kind == .storedProperty ? "holds" : "returns"
+            candidates.append(told(evidence, subject: "`\(name)` (\(declaration.place.described)) \(verb)", file: declaration.place.file))
         }
-    }
-
-    /// The queue the tokens of a property's setup name, when they agree.
-    static func queue(declaredIn setup: Syntax) -> ContextQueue? {
-        var byConcurrencyType: Set<ContextQueue> = []
-        var byContainer: Set<ContextQueue> = []
-        for token in setup.tokens(viewMode: .sourceAccurate) {
-            switch token.text {
-            case "mainQueueConcurrencyType": byConcurrencyType.insert(.main)
-            case "privateQueueConcurrencyType": byConcurrencyType.insert(.private)
-            default: if let queue = CoreDataAPI.queue(named: token.text) { byContainer.insert(queue) }
-            }
+        for assignment in assignments[name] ?? [] {
+            candidates.append(told(assignment.evidence, subject: "`\(name)` is set to `\(assignment.valueText)` (\(assignment.place.described)), which is", file: assignment.place.file))
         }
-        let named = byConcurrencyType.isEmpty ? byContainer : byConcurrencyType
-        return named.count == 1 ? named.first : nil
+        for argument in storedArguments[name] ?? [] {
+            candidates.append(told(argument.evidence, subject: "`\(name)` is set from `\(argument.valueText)` (\(argument.place.described)), which is", file: argument.place.file))
+        }
+        var fact: ContextFact
+        if let first = candidates.first, first.queue != .unknown, candidates.allSatisfy({ $0.queue == first.queue }) {
+            fact = first
+        } else {
+            fact = ContextFact(queue: .unknown, files: [])
+        }
+        fact.makesNew = declarations[name]?.allSatisfy { $0.kind == .function && $0.makesNew } ?? false
+        resolved[name] = fact
+        return fact
     }
 
-    static func isContextExpression(_ expression: ExprSyntax) -> Bool {
-        if let member = expression.as(MemberAccessExprSyntax.self) { return member.declName.baseName.text == "viewContext" }
-        guard let call = expression.as(FunctionCallExprSyntax.self) else { return false }
-        return Expressions.lastName(call.calledExpression).map { $0 == "newBackgroundContext" || $0 == CoreDataAPI.contextType } ?? false
+    private mutating func told(_ evidence: QueueEvidence, subject: String, file: String) -> ContextFact {
+        switch evidence {
+        case .queue(let queue):
+            return ContextFact(queue: queue, citation: "\(subject) \(queue.article) context", files: [file])
+        case .name(let other):
+            let inner = fact(other)
+            guard inner.queue != .unknown, let citation = inner.citation else { return ContextFact(queue: .unknown, files: []) }
+            return ContextFact(queue: inner.queue, citation: "\(subject) \(inner.queue.article) context; \(citation)", files: inner.files.union([file]))
+        case .unknown:
+            return ContextFact(queue: .unknown, files: [])
+        }
     }
 }
 
-extension ContextQueue: Hashable {}
+extension ContextQueue {
+    /// "a private-queue".
+    var article: String {
+        switch self {
+        case .main: "a main-queue"
+        case .private: "a private-queue"
+        case .unknown: "a"
+        }
+    }
+}
+
+/// Where each function runs, from its call sites: a function declared once whose every
+/// call site runs on the main queue (or inside the same context's `perform`) runs there.
+private struct CallGraph {
+    private var functions: [String: [FunctionFact]] = [:]
+    private var calls: [String: [CallFact]] = [:]
+    private var escaping: Set<String> = []
+    private let entryPoints: EntryPoints
+    private let contexts: [String: ContextFact]
+
+    init(files: [FileFacts], entryPoints: EntryPoints, contexts: [String: ContextFact]) {
+        self.entryPoints = entryPoints
+        self.contexts = contexts
+        for file in files {
+            for function in file.functions { functions[function.name, default: []].append(function) }
+            escaping.formUnion(file.escapingNames)
+        }
+        for file in files {
+            for call in file.calls where functions[call.callee] != nil { calls[call.callee, default: []].append(call) }
+        }
+    }
+
+    func inferredQueues() -> [String: FunctionQueueFact] {
+        var inferred: [String: FunctionQueueFact] = [:]
+        var grew = true
+        while grew {
+            grew = false
+            for (name, declared) in functions where inferred[name] == nil && declared.count == 1 {
+                let function = declared[0]
+                if let reason = entryPoints.reason(function) {
+                    inferred[name] = FunctionQueueFact(queue: .main, reason: reason)
+                    grew = true
+                } else if !function.isCalledFromOutside, !escaping.contains(name), let fact = fromCallSites(name, inferred) {
+                    inferred[name] = fact
+                    grew = true
+                }
+            }
+        }
+        addMainPaths(&inferred)
+        return inferred
+    }
+
+    /// Functions not placed by every call site that some call site certainly runs on
+    /// the main queue: `DispatchQueue.main.async { self.refresh() }`, or a direct call
+    /// from a function that runs on the main queue (on every or some paths).
+    private func addMainPaths(_ inferred: inout [String: FunctionQueueFact]) {
+        var grew = true
+        while grew {
+            grew = false
+            for (name, declared) in functions where inferred[name] == nil && declared.count == 1 && !escaping.contains(name) {
+                for site in calls[name] ?? [] {
+                    guard let reason = mainPathReason(site, inferred) else { continue }
+                    inferred[name] = FunctionQueueFact(queue: .main, reason: reason, onSomePaths: true)
+                    grew = true
+                    break
+                }
+            }
+        }
+    }
+
+    private func mainPathReason(_ site: CallFact, _ inferred: [String: FunctionQueueFact]) -> String? {
+        let place = site.place.described
+        switch site.placement {
+        case .main:
+            return "when called on the main queue, as at \(place)"
+        case .direct:
+            guard let caller = site.caller else { return nil }
+            if let function = functions[caller]?.first(where: { $0.type == site.callerType }), entryPoints.reason(function) != nil {
+                return "when called from `\(caller)()`, which runs on the main queue, at \(place)"
+            }
+            guard functions[caller]?.count == 1, let known = inferred[caller], known.queue == .main else { return nil }
+            return "when called from `\(caller)()` at \(place), which runs on the main queue \(known.reason)"
+        default:
+            return nil
+        }
+    }
+
+    /// The queue every call site agrees on, when it does.
+    private func fromCallSites(_ name: String, _ inferred: [String: FunctionQueueFact]) -> FunctionQueueFact? {
+        guard let sites = calls[name], !sites.isEmpty else { return nil }
+        var agreed: FunctionQueueFact?
+        for site in sites {
+            guard let queue = queue(of: site, inferred), agreed == nil || agreed?.queue == queue.queue else { return nil }
+            agreed = agreed ?? queue
+        }
+        return agreed
+    }
+
+    private func queue(of site: CallFact, _ inferred: [String: FunctionQueueFact]) -> FunctionQueueFact? {
+        let place = site.place.described
+        switch site.placement {
+        case .main:
+            return FunctionQueueFact(queue: .main, reason: "called only on the main queue, as at \(place)")
+        case .perform(let context):
+            guard let fact = contexts[context], fact.queue != .unknown else { return nil }
+            return FunctionQueueFact(queue: .context(context), reason: "called only inside \(context).perform { }, as at \(place)")
+        case .direct:
+            guard let caller = site.caller else { return nil }
+            let callerQueue: FunctionQueueFact.Queue?
+            if let function = functions[caller]?.first(where: { $0.type == site.callerType }), entryPoints.reason(function) != nil {
+                callerQueue = .main
+            } else if let known = inferred[caller], functions[caller]?.count == 1, !known.onSomePaths {
+                callerQueue = known.queue
+            } else {
+                callerQueue = nil
+            }
+            guard let callerQueue else { return nil }
+            let on = if case .context(let context) = callerQueue { "on \(context)'s queue" } else { "on the main queue" }
+            return FunctionQueueFact(queue: callerQueue, reason: "called only from code \(on), as from `\(caller)()` at \(place)")
+        case .background, .unknown:
+            return nil
+        }
+    }
+}

@@ -26,12 +26,22 @@ struct Frame {
     var queueDepth: Int
     /// Where the function or closure starts: tells frames apart.
     var start: Int
+    /// A closure that runs apart from the code around it (not `{ }()` or `forEach`).
+    var isClosure = false
+    /// A `performAndWait` block: it runs on the caller's thread, whose queue the
+    /// context's queue is then nested in.
+    var isPerformAndWait = false
+    /// Why the code runs on `queue`, when another function or a framework tells it:
+    /// "`viewDidAppear()` runs on the main queue (a UIKit lifecycle method)".
+    var reason: String? = nil
 }
 
 /// Reads one file once, tracking what names hold and which queue code runs on, and
 /// tells every rule what it meets. The rules keep their own state.
 final class SemanticWalker: SyntaxVisitor {
     let index: ProjectIndex
+    /// The file's name, without folders: facts from other files are cited.
+    let fileName: String
     private let rules: [any LintRule]
     private var findings: [PendingFinding] = []
 
@@ -39,12 +49,21 @@ final class SemanticWalker: SyntaxVisitor {
     private var frames: [Frame] = [Frame(queue: .caller, functionName: "", isActionHandler: false, isDidSaveObserver: false, queueDepth: 0, start: 0)]
     /// The properties of the types being read, innermost last.
     private var typeMembers: [[String: Value]] = []
+    /// Every stored and computed property each type being walked declares: a name
+    /// declared here and not a context (`var context = RenderContext()`) is not the
+    /// same-named context property of another type.
+    private var typeMemberNames: [Set<String>] = []
+    /// The names of the types being read, innermost last.
+    private var typeNames: [String] = []
+    /// Parent by child key, from `child.parent = parent`.
+    private var parents: [String: ContextRef] = [:]
     /// The context property whose initializer is being read: the context made there
     /// is that property.
     private var contextPropertyBeingInitialized: (name: String, binding: SyntaxIdentifier)?
 
-    init(index: ProjectIndex, rules: [any LintRule]) {
+    init(index: ProjectIndex, rules: [any LintRule], fileName: String = "") {
         self.index = index
+        self.fileName = fileName
         self.rules = rules
         super.init(viewMode: .sourceAccurate)
     }
@@ -56,6 +75,24 @@ final class SemanticWalker: SyntaxVisitor {
 
     func report(_ rule: RuleDescription, at node: some SyntaxProtocol, message: String, fix: String) {
         findings.append(PendingFinding(ruleID: rule.id, position: node.positionAfterSkippingLeadingTrivia, message: message, fix: fix))
+    }
+
+    /// The facts from other files and functions a finding about `context` here rests
+    /// on, as a clause to append to its message ("" when none).
+    func citations(for context: ContextRef?, adding fact: String? = nil) -> String {
+        let facts = [fact, context?.citation, frame.reason].compactMap { $0 }
+        return facts.isEmpty ? "" : ": " + facts.joined(separator: "; ")
+    }
+
+    /// Whether code here certainly runs outside `context`'s queue: the queue says so, or
+    /// the context was made in this function or closure, so that no caller (and no
+    /// unknown API the closure is handed to) can be inside its `perform`.
+    func isOutside(_ context: ContextRef) -> Bool {
+        switch queue.runs(on: context) {
+        case true?: return false
+        case false?: return true
+        case nil: return context.isMadeHere && (queue == .caller || context.madeInFrame == frame.start)
+        }
     }
 
     /// The binding a name refers to here: a local, a parameter or a member of the type.
@@ -95,16 +132,21 @@ final class SemanticWalker: SyntaxVisitor {
 
     // MARK: Resolving
 
+    /// `x as? [T]`, `x ?? y`, and `(try? x) as? [T] ?? []`: casts bind tighter than `??`.
     private func resolve(_ sequence: SequenceExprSyntax) -> Value? {
         let elements = Array(sequence.elements)
-        guard elements.count == 3 else { return nil }
-        if elements[1].is(UnresolvedAsExprSyntax.self), let type = elements[2].as(TypeExprSyntax.self) {
-            return cast(resolve(elements[0]), to: type.type)
+        if let coalescing = elements.firstIndex(where: { $0.as(BinaryOperatorExprSyntax.self)?.operator.text == "??" }) {
+            return resolve(operands: elements[..<coalescing]) ?? resolve(operands: elements[(coalescing + 1)...])
         }
-        if elements[1].as(BinaryOperatorExprSyntax.self)?.operator.text == "??" {
-            return resolve(elements[0]) ?? resolve(elements[2])
-        }
-        return nil
+        return resolve(operands: elements[...])
+    }
+
+    private func resolve(operands: ArraySlice<ExprSyntax>) -> Value? {
+        guard let first = operands.first else { return nil }
+        if operands.count == 1 { return resolve(first) }
+        let rest = Array(operands.dropFirst())
+        guard rest.count == 2, rest[0].is(UnresolvedAsExprSyntax.self), let type = rest[1].as(TypeExprSyntax.self) else { return nil }
+        return cast(resolve(first), to: type.type)
     }
 
     private func resolve(_ member: MemberAccessExprSyntax) -> Value? {
@@ -115,6 +157,7 @@ final class SemanticWalker: SyntaxVisitor {
         guard let base = member.base else { return nil }
         if Expressions.isSelf(base) { return memberValue(name) }
         let baseValue = resolve(base)
+        if name == "parent", case .context(let child) = baseValue { return parents[child.key].map(Value.context) }
         if case .managedObject(let object) = baseValue {
             if name == "objectID", !object.isCollection {
                 return .objectID(object)
@@ -122,10 +165,30 @@ final class SemanticWalker: SyntaxVisitor {
             if object.isCollection, CoreDataAPI.elementMethods.contains(name) { return element(of: baseValue) }
             return nil
         }
-        if baseValue == nil, let queue = index.contextProperties[name] {
-            return .context(ContextRef.property(name, queue: queue))
+        if baseValue == nil, let fact = index.contextProperties[name] {
+            return .context(ContextRef.indexed(name, fact, currentFile: fileName))
         }
         return nil
+    }
+
+    /// `stack.newTaskContext()`, `makeContext(concurrencyType: .privateQueueConcurrencyType)`:
+    /// a function the index knows returns a context; the arguments tell the queue when
+    /// its body does not.
+    private func resolveContextFunction(_ name: String, _ call: FunctionCallExprSyntax) -> Value? {
+        guard let fact = index.contextFunctions[name] else { return nil }
+        var context = ContextRef.indexed(name, fact, currentFile: fileName)
+        if context.queue == .unknown, case .queue(let queue) = FactCollector.evidence(of: Syntax(call.arguments)) {
+            context.queue = queue
+            context.citation = nil
+        }
+        guard fact.makesNew else {
+            context.key = "function:\(name)"
+            return .context(context)
+        }
+        context.key = "made@\(call.position.utf8Offset)"
+        context.name = Expressions.text(call)
+        context.origin = .local
+        return .context(context)
     }
 
     private func resolve(_ call: FunctionCallExprSyntax) -> Value? {
@@ -144,10 +207,10 @@ final class SemanticWalker: SyntaxVisitor {
             if name == "NSFetchRequest" {
                 return .fetchRequest(FetchRequestInfo(entity: nil))
             }
-            if let entity = index.unboundedRequestFactories[name], call.arguments.isEmpty {
-                return .fetchRequest(FetchRequestInfo(entity: entity))
+            if let factory = index.requestFactories[name], call.arguments.isEmpty {
+                return .fetchRequest(factory.request)
             }
-            return nil
+            return resolveContextFunction(name, call)
         }
         if let generic = callee.as(GenericSpecializationExprSyntax.self),
             Expressions.lastName(generic.expression) == "NSFetchRequest"
@@ -174,10 +237,11 @@ final class SemanticWalker: SyntaxVisitor {
             break
         }
         guard let base = member.base else { return nil }
-        if Expressions.isSelf(base), call.arguments.isEmpty, let entity = index.unboundedRequestFactories[name] {
-            return .fetchRequest(FetchRequestInfo(entity: entity))
+        if Expressions.isSelf(base), call.arguments.isEmpty, let factory = index.requestFactories[name] {
+            return .fetchRequest(factory.request)
         }
         let baseValue = resolve(base)
+        if baseValue == nil, let context = resolveContextFunction(name, call) { return context }
         switch baseValue {
         case .context(let owner):
             switch name {
@@ -207,6 +271,12 @@ final class SemanticWalker: SyntaxVisitor {
     }
 
     private func cast(_ value: Value?, to type: TypeSyntax) -> Value? {
+        // `as? [T]` on the result of a fetch keeps the objects and their owner, whether
+        // or not `T` is declared in the scanned files (Xcode may generate it).
+        if case .managedObject(var object) = value, object.owner != nil {
+            object.isCollection = TypeNames.element(of: type) != nil
+            return .managedObject(object)
+        }
         if let element = TypeNames.element(of: type) {
             guard index.managedObjectClasses.contains(element) else { return nil }
             if case .managedObject(var object) = value {
@@ -232,7 +302,10 @@ final class SemanticWalker: SyntaxVisitor {
         }
         guard let base = TypeNames.base(of: type) else { return nil }
         if base == CoreDataAPI.contextType {
-            return .context(ContextRef(key: key, name: name, queue: origin == .property ? index.contextProperties[name] ?? .unknown : .unknown, origin: origin))
+            if origin == .property, let fact = index.contextProperties[name] {
+                return .context(ContextRef.indexed(name, fact, currentFile: fileName))
+            }
+            return .context(ContextRef(key: key, name: name, queue: .unknown, origin: origin))
         }
         if index.managedObjectClasses.contains(base) { return .managedObject(ManagedObjectInfo()) }
         return nil
@@ -240,7 +313,8 @@ final class SemanticWalker: SyntaxVisitor {
 
     private func memberValue(_ name: String) -> Value? {
         if let value = typeMembers.last?[name] { return value }
-        if let queue = index.contextProperties[name] { return .context(ContextRef.property(name, queue: queue)) }
+        if typeMemberNames.last?.contains(name) == true { return nil }
+        if let fact = index.contextProperties[name] { return .context(ContextRef.indexed(name, fact, currentFile: fileName)) }
         return nil
     }
 
@@ -256,6 +330,7 @@ final class SemanticWalker: SyntaxVisitor {
             } else {
                 context.name = name
                 context.key = "local:\(name)@\(node.position.utf8Offset)"
+                context.madeInFrame = frame.start
             }
             value = .context(context)
         }
@@ -275,49 +350,131 @@ final class SemanticWalker: SyntaxVisitor {
 
     // MARK: Types
 
-    private func enterType(_ members: MemberBlockSyntax) {
+    private func enterType(_ name: String, _ members: MemberBlockSyntax) {
+        typeNames.append(name)
         var table: [String: Value] = [:]
+        var names: Set<String> = []
         for item in members.members {
             guard let variable = item.decl.as(VariableDeclSyntax.self) else { continue }
             for binding in variable.bindings {
                 guard let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text else { continue }
-                if let type = binding.typeAnnotation?.type, let value = declaredValue(type, key: name, name: name, origin: .property) {
-                    table[name] = value
-                } else if let queue = index.contextProperties[name] {
-                    table[name] = .context(ContextRef.property(name, queue: queue))
+                names.insert(name)
+                if let type = binding.typeAnnotation?.type {
+                    if let value = declaredValue(type, key: name, name: name, origin: .property) { table[name] = value }
+                } else if let fact = index.contextProperties[name], mayHoldContext(binding.initializer?.value) {
+                    table[name] = .context(ContextRef.indexed(name, fact, currentFile: fileName))
                 }
             }
         }
         typeMembers.append(table)
+        typeMemberNames.append(names)
         pushScope()
+        refineMemberObjects(members)
+    }
+
+    /// Whether a property with no declared type, set up with `value`, may hold a
+    /// context: `newBackgroundContext()`, `viewContext`, another context property or
+    /// function; not `RenderContext()`.
+    private func mayHoldContext(_ value: ExprSyntax?) -> Bool {
+        guard let value else { return true }
+        switch FactCollector.evidence(of: Syntax(value)) {
+        case .queue: return true
+        case .name(let other): return index.contextProperties[other] != nil || index.contextFunctions[other] != nil
+        case .unknown: return false
+        }
+    }
+
+    /// `lazy var note: Note? = { Note(context: managedObjectContext) }()`: a member
+    /// object whose initializer tells its context.
+    private func refineMemberObjects(_ members: MemberBlockSyntax) {
+        for item in members.members {
+            guard let variable = item.decl.as(VariableDeclSyntax.self) else { continue }
+            for binding in variable.bindings {
+                guard let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text,
+                    case .managedObject(let declared)? = typeMembers[typeMembers.count - 1][name], declared.owner == nil,
+                    let value = binding.initializer?.value, let made = Self.singleExpression(value),
+                    case .managedObject(var object)? = resolve(made), object.owner != nil
+                else { continue }
+                object.isCollection = declared.isCollection
+                object.isInsertedHere = false
+                typeMembers[typeMembers.count - 1][name] = .managedObject(object)
+            }
+        }
+    }
+
+    /// The expression `{ expression }()` or `{ return expression }()` computes, or the
+    /// expression itself.
+    private static func singleExpression(_ value: ExprSyntax) -> ExprSyntax? {
+        guard let call = value.as(FunctionCallExprSyntax.self), let closure = call.calledExpression.as(ClosureExprSyntax.self) else { return value }
+        guard closure.statements.count == 1, let item = closure.statements.first?.item else { return nil }
+        return item.as(ReturnStmtSyntax.self)?.expression ?? item.as(ExprSyntax.self)
     }
 
     private func leaveType() {
         typeMembers.removeLast()
+        typeMemberNames.removeLast()
+        typeNames.removeLast()
         popScope()
     }
 
-    override func visit(_ node: ClassDeclSyntax) -> SyntaxVisitorContinueKind { enterType(node.memberBlock); return .visitChildren }
+    override func visit(_ node: ClassDeclSyntax) -> SyntaxVisitorContinueKind { enterType(node.name.text, node.memberBlock); return .visitChildren }
     override func visitPost(_ node: ClassDeclSyntax) { leaveType() }
-    override func visit(_ node: StructDeclSyntax) -> SyntaxVisitorContinueKind { enterType(node.memberBlock); return .visitChildren }
+    override func visit(_ node: StructDeclSyntax) -> SyntaxVisitorContinueKind { enterType(node.name.text, node.memberBlock); return .visitChildren }
     override func visitPost(_ node: StructDeclSyntax) { leaveType() }
-    override func visit(_ node: ActorDeclSyntax) -> SyntaxVisitorContinueKind { enterType(node.memberBlock); return .visitChildren }
+    override func visit(_ node: ActorDeclSyntax) -> SyntaxVisitorContinueKind { enterType(node.name.text, node.memberBlock); return .visitChildren }
     override func visitPost(_ node: ActorDeclSyntax) { leaveType() }
-    override func visit(_ node: ExtensionDeclSyntax) -> SyntaxVisitorContinueKind { enterType(node.memberBlock); return .visitChildren }
+    override func visit(_ node: ExtensionDeclSyntax) -> SyntaxVisitorContinueKind {
+        enterType(TypeNames.base(of: node.extendedType) ?? node.extendedType.trimmedDescription, node.memberBlock)
+        return .visitChildren
+    }
     override func visitPost(_ node: ExtensionDeclSyntax) { leaveType() }
 
     // MARK: Functions
 
     override func visit(_ node: FunctionDeclSyntax) -> SyntaxVisitorContinueKind {
         let name = node.name.text
-        let isAction = node.attributes.contains { $0.as(AttributeSyntax.self)?.attributeName.trimmedDescription == "IBAction" }
-            || name.lowercased().hasPrefix("export")
+        let isIBAction = Attributes.has("IBAction", in: node.attributes)
+        let isAction = isIBAction || name.lowercased().hasPrefix("export")
         let observes = index.didSaveSelectors.contains(name)
-        enterFunction(
-            Frame(queue: observes ? .postingThread : .caller, functionName: "\(name)()", isActionHandler: isAction,
-                  isDidSaveObserver: observes, queueDepth: frame.queueDepth + 1, start: node.position.utf8Offset),
-            parameters: node.signature.parameterClause.parameters)
+        var function = Frame(
+            queue: observes ? .postingThread : .caller, functionName: "\(name)()", isActionHandler: isAction,
+            isDidSaveObserver: observes, queueDepth: frame.queueDepth + 1, start: node.position.utf8Offset)
+        if !observes { placeFunction(&function, node, isIBAction: isIBAction) }
+        enterFunction(function, parameters: node.signature.parameterClause.parameters)
         return .visitChildren
+    }
+
+    /// Where a method runs, when a framework or every call site in the project tells.
+    private func placeFunction(_ function: inout Frame, _ node: FunctionDeclSyntax, isIBAction: Bool) {
+        let type = typeNames.last
+        let name = node.name.text
+        let framework: String?
+        if isIBAction {
+            framework = "an @IBAction"
+        } else if Attributes.has("MainActor", in: node.attributes) || index.entryPoints.isMainActor(type) {
+            framework = "@MainActor"
+        } else {
+            framework = index.entryPoints.reason(name: name, firstLabel: node.signature.parameterClause.parameters.first?.firstName.text, type: type)
+        }
+        if let framework {
+            function.queue = .main
+            function.reason = "`\(name)()` runs on the main queue (\(framework))"
+            return
+        }
+        guard let inferred = index.functionQueues[name] else { return }
+        switch inferred.queue {
+        case .main where inferred.onSomePaths:
+            function.queue = .main
+            function.reason = "`\(name)()` runs on the main queue \(inferred.reason)"
+        case .main:
+            function.queue = .main
+            function.reason = "`\(name)()` runs on the main queue (\(inferred.reason))"
+        case .context(let property):
+            guard let fact = index.contextProperties[property] else { return }
+            let context = ContextRef.indexed(property, fact, currentFile: fileName)
+            function.queue = .context(context)
+            function.reason = "`\(name)()` runs on \(property)'s queue (\(inferred.reason))"
+        }
     }
 
     override func visitPost(_ node: FunctionDeclSyntax) { leaveFunction() }
@@ -384,16 +541,44 @@ final class SemanticWalker: SyntaxVisitor {
     override func visitPost(_ node: ForStmtSyntax) { popScope() }
 
     override func visit(_ node: PatternBindingSyntax) -> SyntaxVisitorContinueKind {
-        if Self.isProperty(node), let name = node.pattern.as(IdentifierPatternSyntax.self)?.identifier.text,
-            index.contextProperties[name] != nil
-        {
+        guard Self.isProperty(node) else { return .visitChildren }
+        if let name = node.pattern.as(IdentifierPatternSyntax.self)?.identifier.text, index.contextProperties[name] != nil {
             contextPropertyBeingInitialized = (name, node.id)
         }
+        enterProperty(node)
         return .visitChildren
+    }
+
+    /// A lazy or computed property of a view controller or a SwiftUI view runs on the
+    /// main queue, as the rest of the type's code does; any other property's code runs
+    /// where it is read.
+    private func enterProperty(_ node: PatternBindingSyntax) {
+        var property = Frame(
+            queue: .caller, functionName: Expressions.text(node.pattern), isActionHandler: false, isDidSaveObserver: false,
+            queueDepth: frame.queueDepth + 1, start: node.position.utf8Offset)
+        let isLazy = node.parent?.parent?.as(VariableDeclSyntax.self)?.modifiers.contains { $0.name.text == "lazy" } ?? false
+        let type = typeNames.last
+        if isLazy || node.accessorBlock != nil {
+            let entry = index.entryPoints
+            let why: String? =
+                entry.isViewController(type) ? "a property of the view controller '\(type ?? "")', read by its main-queue code"
+                : entry.isSwiftUIView(type) ? "a property of the SwiftUI view '\(type ?? "")', read by its body"
+                : entry.isMainActor(type) ? "a property of the @MainActor type '\(type ?? "")'" : nil
+            if let why {
+                property.queue = .main
+                property.reason = "`\(property.functionName)` runs on the main queue (\(why))"
+            }
+        }
+        frames.append(property)
+        pushScope()
     }
 
     override func visitPost(_ node: PatternBindingSyntax) {
         if contextPropertyBeingInitialized?.binding == node.id { contextPropertyBeingInitialized = nil }
+        if Self.isProperty(node) {
+            popScope()
+            frames.removeLast()
+        }
         // Properties are read when their type is entered.
         guard !Self.isProperty(node), let name = node.pattern.as(IdentifierPatternSyntax.self)?.identifier.text else { return }
         var value = node.initializer.flatMap { resolve($0.value) }
@@ -419,13 +604,19 @@ final class SemanticWalker: SyntaxVisitor {
         let elements = Array(node.elements)
         guard elements.count == 3, elements[1].is(AssignmentExprSyntax.self) else { return }
         let target = elements[0], value = elements[2]
+        if let member = target.as(MemberAccessExprSyntax.self), member.declName.baseName.text == "parent",
+            let child = context(member.base), let parent = context(value)
+        {
+            parents[child.key] = parent
+        }
         if let reference = target.as(DeclReferenceExprSyntax.self) {
             rebind(reference.baseName.text, resolve(value))
         } else if let member = target.as(MemberAccessExprSyntax.self), let base = member.base?.as(DeclReferenceExprSyntax.self),
             case .fetchRequest(var request) = lookup(base.baseName.text)?.value
         {
             switch member.declName.baseName.text {
-            case "fetchLimit", "fetchBatchSize": request.isBounded = true
+            case "fetchLimit": request.hasLimit = true
+            case "fetchBatchSize": request.hasBatchSize = true
             case "resultType": request.yieldsObjects = false
             default: return
             }

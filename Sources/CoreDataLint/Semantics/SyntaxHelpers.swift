@@ -73,6 +73,18 @@ enum Expressions {
 
     /// Source text of an expression, on one line, for messages.
     static func text(_ node: some SyntaxProtocol) -> String {
-        node.trimmedDescription.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        let text = node.trimmedDescription
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }) else { return text }
+        return text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+    }
+
+    /// Whether an identifier in `node` contains one of `parts`: a cheap look before
+    /// reading the node's whole text.
+    static func mentions(_ node: some SyntaxProtocol, anyOf parts: [String]) -> Bool {
+        node.tokens(viewMode: .sourceAccurate).contains { token in
+            guard case .identifier = token.tokenKind else { return false }
+            let text = token.text
+            return parts.contains { text.contains($0) }
+        }
     }
 }

@@ -1,7 +1,7 @@
 import SwiftSyntax
 
 /// The queue a context confines its objects to, as far as the source tells.
-enum ContextQueue: Sendable, Equatable {
+enum ContextQueue: Sendable, Hashable {
     case main
     case `private`
     /// A parameter or property whose creation the linter cannot see.
@@ -32,14 +32,25 @@ struct ContextRef: Equatable {
     var name: String
     var queue: ContextQueue
     var origin: ContextOrigin
+    /// Where another file or function tells its queue, for messages.
+    var citation: String? = nil
+    /// The frame (function or closure) that made it, for a context made here.
+    var madeInFrame: Int? = nil
 
     /// Made in the function being read, so code there runs outside its `perform`
     /// unless it is inside one.
     var isMadeHere: Bool { origin == .local || origin == .backgroundTask }
 
     /// A context property, known by its name in every file.
-    static func property(_ name: String, queue: ContextQueue) -> ContextRef {
-        ContextRef(key: name, name: name, queue: queue, origin: .property)
+    static func property(_ name: String, queue: ContextQueue, citation: String? = nil) -> ContextRef {
+        ContextRef(key: name, name: name, queue: queue, origin: .property, citation: citation)
+    }
+
+    /// A property or a function's result, as the project index knows it.
+    static func indexed(_ name: String, _ fact: ContextFact, currentFile: String) -> ContextRef {
+        // A fact from this file alone is plain to the reader: no citation.
+        let citation = fact.files == [currentFile] && !(fact.citation ?? "").contains(";") ? nil : fact.citation
+        return property(name, queue: fact.queue, citation: citation)
     }
 
     /// A context made by the expression `node`, before it is bound to a name.
@@ -120,8 +131,10 @@ struct FetchRequestInfo: Equatable {
     var entity: String?
     /// False for requests of objectIDs, dictionaries or counts.
     var yieldsObjects = true
-    /// A `fetchLimit` or `fetchBatchSize` was set.
-    var isBounded = false
+    /// A `fetchLimit` was set.
+    var hasLimit = false
+    /// A `fetchBatchSize` was set.
+    var hasBatchSize = false
 }
 
 /// A managed object (or an array of them) and the context that owns it.

@@ -1,0 +1,105 @@
+import SwiftSyntax
+
+/// A main-queue context (`viewContext`, or a property known to hold one) used from code
+/// that certainly runs off the main queue.
+final class MainContextOffMainQueueRule: LintRule {
+    static let description = RuleDescription(
+        id: "main-context-off-main-queue",
+        name: "MainContextOffMainQueue",
+        summary: "A main-queue context is used off the main queue.",
+        rationale: "A main-queue context (viewContext, or one made with .mainQueueConcurrencyType) belongs to the main queue: its fetches, saves, inserts, deletes and object(with:) must run there. DispatchQueue.global(), Task.detached, a private context's perform, performBackgroundTask's block, and the completion handlers of URLSession.shared all run elsewhere: the access races with the UI's own use of the context, and Core Data's -com.apple.CoreData.ConcurrencyDebug 1 stops there.",
+        fix: "Wrap the access in viewContext.perform { } (it runs on the main queue), or do the work on a private context of its own and merge or save into the main context from its queue.",
+        triggeringExamples: [
+            """
+            func refresh(container: NSPersistentContainer) {
+                DispatchQueue.global().async {
+                    let count = try? container.viewContext.↓count(for: JournalEntry.fetchRequest())
+                    print(count ?? 0)
+                }
+            }
+            """,
+            """
+            func importFeed(container: NSPersistentContainer, url: URL) {
+                URLSession.shared.dataTask(with: url) { data, _, _ in
+                    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+                    context.parent = container.viewContext
+                    context.performAndWait { try? context.save() }
+                    try? context.parent?.↓save()
+                }.resume()
+            }
+            """,
+        ],
+        nonTriggeringExamples: [
+            """
+            func refresh(container: NSPersistentContainer) {
+                DispatchQueue.global().async {
+                    container.viewContext.perform {
+                        let count = try? container.viewContext.count(for: JournalEntry.fetchRequest())
+                        print(count ?? 0)
+                    }
+                }
+            }
+            """,
+            """
+            func importFeed(container: NSPersistentContainer, url: URL) {
+                URLSession.shared.dataTask(with: url) { data, _, _ in
+                    let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+                    context.parent = container.viewContext
+                    context.performAndWait { try? context.save() }
+                    context.parent?.perform { try? context.parent?.save() }
+                }.resume()
+            }
+            """,
+        ])
+
+    init() {}
+
+    func call(_ call: FunctionCallExprSyntax, _ walker: SemanticWalker) {
+        if let member = call.calledExpression.as(MemberAccessExprSyntax.self),
+            CoreDataAPI.contextMethods.contains(member.declName.baseName.text),
+            let context = walker.context(member.base), isOffMain(context, walker)
+        {
+            report(walker, at: member.declName, doing: "\(member.declName.baseName.text)() on \(context.described)", on: context)
+            return
+        }
+        if let (use, argument) = walker.index.contextParameterUse(of: call), let context = walker.context(argument), isOffMain(context, walker) {
+            let callee = "\(Expressions.text(call.calledExpression))(\(use.label == "_" ? "_" : use.label):)"
+            let what = "\(callee), which calls \(use.method)() on the context it is handed (\(use.place.described)), called with \(context.described),"
+            report(walker, at: call, doing: what, on: context)
+            return
+        }
+        guard let name = Expressions.lastName(call.calledExpression),
+            name == "insertNewObject" || walker.index.managedObjectClasses.contains(name),
+            case .managedObject(let object) = walker.resolve(ExprSyntax(call)), object.isInsertedHere,
+            let context = object.owner, isOffMain(context, walker)
+        else { return }
+        report(walker, at: call, doing: "inserting \(Expressions.text(call.calledExpression)) into \(context.described)", on: context)
+    }
+
+    func memberAccess(_ access: MemberAccessExprSyntax, _ walker: SemanticWalker) {
+        guard let base = access.base, CoreDataAPI.contextStateProperties.contains(access.declName.baseName.text),
+            let context = walker.context(base), isOffMain(context, walker)
+        else { return }
+        report(walker, at: access.declName, doing: "\(access.declName.baseName.text) of \(context.described)", on: context)
+    }
+
+    /// Only where the queue is certainly another: a background queue, or another
+    /// context's `perform`. A did-save observer's posting thread may be the main one,
+    /// and a `performAndWait` block runs on its caller's thread, which may be the main
+    /// thread with the main queue still held.
+    private func isOffMain(_ context: ContextRef, _ walker: SemanticWalker) -> Bool {
+        guard context.queue == .main else { return false }
+        switch walker.queue {
+        case .background: return true
+        case .context: return !walker.frame.isPerformAndWait && walker.queue.runs(on: context) == false
+        case .main, .caller, .postingThread, .unknown: return false
+        }
+    }
+
+    private func report(_ walker: SemanticWalker, at node: some SyntaxProtocol, doing what: String, on context: ContextRef, fact: String? = nil) {
+        report(
+            walker, at: node,
+            message: "\(what) runs on \(walker.queue.described), off the main queue the context belongs to\(walker.citations(for: context, adding: fact))",
+            fix: "Wrap it in \(context.name).perform { } (which runs it on the main queue), or do the work on a private context and save or merge into \(context.name) from its own queue.")
+    }
+}

@@ -1,0 +1,444 @@
+import SwiftSyntax
+
+extension FileFacts {
+    /// Reads the facts of one file in one walk. `fileName` names the file in messages.
+    init(_ tree: SourceFileSyntax, lines: LineTable, fileName: String) {
+        let collector = FactCollector(lines: lines, fileName: fileName)
+        collector.walk(tree)
+        self = collector.facts
+    }
+}
+
+/// Line numbers from UTF-8 offsets, without a `SourceLocationConverter`.
+struct LineTable {
+    private var newlines: [Int32] = []
+
+    /// How many lines end in a newline.
+    var newlineCount: Int { newlines.count }
+
+    init(_ text: String) {
+        var offset: Int32 = 0
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: "\n") { newlines.append(offset) }
+            offset += 1
+        }
+    }
+
+    /// The UTF-8 offset where 1-based `line` starts.
+    func start(ofLine line: Int) -> Int {
+        line <= 1 ? 0 : Int(newlines[line - 2]) + 1
+    }
+
+    /// The 1-based line of a UTF-8 offset.
+    func line(of offset: Int) -> Int {
+        var low = 0, high = newlines.count
+        while low < high {
+            let middle = (low + high) / 2
+            if Int(newlines[middle]) < offset { low = middle + 1 } else { high = middle }
+        }
+        return low + 1
+    }
+}
+
+final class FactCollector: SyntaxVisitor {
+    var facts = FileFacts()
+    private let lines: LineTable
+    private let fileName: String
+    /// The types being read, innermost last, and whether each is `@MainActor`.
+    private var types: [(name: String, isMainActor: Bool)] = []
+    /// The functions being read, innermost last, with their locals and their context
+    /// parameters (name to argument label).
+    private var functions: [(name: String, locals: Set<String>, initParameters: [String: String])] = []
+    /// The value of each `let` of the innermost function declared once with one
+    /// (`let child = stack.makeEditingContext()`); nil for a name declared again.
+    private var letValues: [[String: ExprSyntax?]] = []
+
+    init(lines: LineTable, fileName: String) {
+        self.lines = lines
+        self.fileName = fileName
+        super.init(viewMode: .sourceAccurate)
+    }
+
+    private func place(_ node: some SyntaxProtocol) -> SourcePlace {
+        SourcePlace(file: fileName, line: lines.line(of: node.positionAfterSkippingLeadingTrivia.utf8Offset))
+    }
+
+    // MARK: Types
+
+    private func enterType(_ name: String, attributes: AttributeListSyntax, inheritance: InheritanceClauseSyntax?) {
+        let inherited = inheritance?.inheritedTypes.compactMap { TypeNames.base(of: $0.type) } ?? []
+        if !inherited.isEmpty { facts.conformances[name, default: []] += inherited }
+        let isMainActor = Attributes.has("MainActor", in: attributes) || facts.mainActorTypes.contains(name)
+        if isMainActor { facts.mainActorTypes.insert(name) }
+        types.append((name, isMainActor))
+    }
+
+    override func visit(_ node: ClassDeclSyntax) -> SyntaxVisitorContinueKind {
+        if let first = node.inheritanceClause?.inheritedTypes.first.flatMap({ TypeNames.base(of: $0.type) }) {
+            facts.superclasses[node.name.text] = first
+        }
+        enterType(node.name.text, attributes: node.attributes, inheritance: node.inheritanceClause)
+        return .visitChildren
+    }
+
+    override func visitPost(_ node: ClassDeclSyntax) { types.removeLast() }
+
+    override func visit(_ node: StructDeclSyntax) -> SyntaxVisitorContinueKind {
+        enterType(node.name.text, attributes: node.attributes, inheritance: node.inheritanceClause)
+        return .visitChildren
+    }
+
+    override func visitPost(_ node: StructDeclSyntax) { types.removeLast() }
+
+    override func visit(_ node: ActorDeclSyntax) -> SyntaxVisitorContinueKind {
+        enterType(node.name.text, attributes: node.attributes, inheritance: node.inheritanceClause)
+        return .visitChildren
+    }
+
+    override func visitPost(_ node: ActorDeclSyntax) { types.removeLast() }
+
+    override func visit(_ node: EnumDeclSyntax) -> SyntaxVisitorContinueKind {
+        enterType(node.name.text, attributes: node.attributes, inheritance: node.inheritanceClause)
+        return .visitChildren
+    }
+
+    override func visitPost(_ node: EnumDeclSyntax) { types.removeLast() }
+
+    override func visit(_ node: ProtocolDeclSyntax) -> SyntaxVisitorContinueKind {
+        enterType(node.name.text, attributes: node.attributes, inheritance: node.inheritanceClause)
+        return .visitChildren
+    }
+
+    override func visitPost(_ node: ProtocolDeclSyntax) { types.removeLast() }
+
+    override func visit(_ node: ExtensionDeclSyntax) -> SyntaxVisitorContinueKind {
+        enterType(TypeNames.base(of: node.extendedType) ?? node.extendedType.trimmedDescription, attributes: node.attributes, inheritance: node.inheritanceClause)
+        return .visitChildren
+    }
+
+    override func visitPost(_ node: ExtensionDeclSyntax) { types.removeLast() }
+
+    // MARK: Properties
+
+    override func visit(_ node: VariableDeclSyntax) -> SyntaxVisitorContinueKind {
+        guard node.parent?.is(MemberBlockItemSyntax.self) == true else {
+            for binding in node.bindings {
+                if let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text, !functions.isEmpty {
+                    let (declared, _) = functions[functions.count - 1].locals.insert(name)
+                    let value = node.bindingSpecifier.tokenKind == .keyword(.let) && declared ? binding.initializer?.value : nil
+                    letValues[letValues.count - 1][name] = .some(value)
+                }
+            }
+            return .visitChildren
+        }
+        for binding in node.bindings {
+            guard let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text else { continue }
+            if var declaration = contextDeclaration(name, binding, in: node) {
+                declaration.isRequirement = node.parent?.parent?.parent?.parent?.is(ProtocolDeclSyntax.self) == true
+                facts.contextDeclarations.append(declaration)
+            } else if name.contains("ontext") {
+                facts.otherContextNamedProperties.insert(name)
+            }
+        }
+        return .visitChildren
+    }
+
+    private func contextDeclaration(_ name: String, _ binding: PatternBindingSyntax, in variable: VariableDeclSyntax) -> ContextDeclaration? {
+        let declaredAsContext = binding.typeAnnotation.map { TypeNames.base(of: $0.type) == CoreDataAPI.contextType } ?? false
+        let isComputed = binding.accessorBlock.map { accessors in
+            if case .getter = accessors.accessors { return true }
+            return false
+        } ?? false
+        let kind: ContextDeclaration.Kind = isComputed ? .computedProperty : .storedProperty
+        if FactCollector.isEnvironmentContext(variable) {
+            // SwiftUI's environment context is the container's viewContext.
+            return ContextDeclaration(name: name, kind: kind, evidence: .queue(.main), place: place(binding))
+        }
+        let setup = Syntax(binding.initializer?.value) ?? Syntax(binding.accessorBlock)
+        let evidence = setup.map(Self.evidence(of:))
+        if declaredAsContext {
+            return ContextDeclaration(name: name, kind: kind, evidence: evidence == .unknown ? nil : evidence, place: place(binding))
+        }
+        if binding.typeAnnotation == nil, let value = binding.initializer?.value, Self.isContextExpression(value), let evidence, evidence != .unknown {
+            return ContextDeclaration(name: name, kind: kind, evidence: evidence, place: place(binding))
+        }
+        return nil
+    }
+
+    // MARK: Functions
+
+    override func visit(_ node: FunctionDeclSyntax) -> SyntaxVisitorContinueKind {
+        let name = node.name.text
+        let type = types.last
+        let modifiers = node.modifiers.map(\.name.text)
+        // A protocol's requirement is the same method as its implementations, not another.
+        if node.body != nil {
+            facts.functions.append(
+                FunctionFact(
+                    name: name, firstLabel: node.signature.parameterClause.parameters.first?.firstName.text, type: type?.name,
+                    isIBAction: Attributes.has("IBAction", in: node.attributes),
+                    isMainActor: Attributes.has("MainActor", in: node.attributes) || type?.isMainActor == true,
+                    isCalledFromOutside: modifiers.contains("override") || Attributes.has("objc", in: node.attributes),
+                    place: place(node.name)))
+        }
+        if let returned = node.signature.returnClause?.type {
+            readReturnType(returned, of: node)
+        }
+        let parameters = node.signature.parameterClause.parameters
+        var contextParameters: [String: String] = [:]
+        for parameter in parameters where TypeNames.base(of: parameter.type) == CoreDataAPI.contextType {
+            contextParameters[(parameter.secondName ?? parameter.firstName).text] = parameter.firstName.text
+        }
+        functions.append((name, Set(parameters.map { ($0.secondName ?? $0.firstName).text }), contextParameters))
+        letValues.append([:])
+        return .visitChildren
+    }
+
+    override func visitPost(_ node: FunctionDeclSyntax) {
+        functions.removeLast()
+        letValues.removeLast()
+    }
+
+    private func readReturnType(_ returned: TypeSyntax, of node: FunctionDeclSyntax) {
+        let base = TypeNames.base(of: returned)
+        if base == CoreDataAPI.contextType, let body = node.body {
+            let evidence = Self.evidence(of: Syntax(body))
+            let makesNew = body.tokens(viewMode: .sourceAccurate).contains { $0.text == "newBackgroundContext" || $0.text == CoreDataAPI.contextType }
+            facts.contextDeclarations.append(
+                ContextDeclaration(
+                    name: node.name.text, kind: .function, evidence: evidence == .unknown ? nil : evidence, place: place(node.name), makesNew: makesNew))
+        } else if base == "NSFetchRequest", node.signature.parameterClause.parameters.isEmpty, let body = node.body {
+            var factory = RequestFactory(entity: TypeNames.genericArgument(of: returned), hasLimit: false, hasBatchSize: false)
+            for token in body.tokens(viewMode: .sourceAccurate) {
+                if token.text == "fetchLimit" { factory.hasLimit = true }
+                if token.text == "fetchBatchSize" { factory.hasBatchSize = true }
+            }
+            facts.requestFactories.append((node.name.text, factory))
+        }
+    }
+
+    override func visit(_ node: InitializerDeclSyntax) -> SyntaxVisitorContinueKind {
+        var parameters: [String: String] = [:]
+        var locals: Set<String> = []
+        for parameter in node.signature.parameterClause.parameters {
+            let name = (parameter.secondName ?? parameter.firstName).text
+            if TypeNames.base(of: parameter.type) == CoreDataAPI.contextType {
+                parameters[name] = parameter.firstName.text
+            } else {
+                locals.insert(name)
+            }
+        }
+        functions.append(("init", locals, parameters))
+        letValues.append([:])
+        return .visitChildren
+    }
+
+    override func visitPost(_ node: InitializerDeclSyntax) {
+        functions.removeLast()
+        letValues.removeLast()
+    }
+
+    // MARK: Assignments
+
+    /// `target.property = value`, `self.property = value`, `property = value`.
+    override func visitPost(_ node: SequenceExprSyntax) {
+        guard node.elements.count == 3 else { return }
+        let elements = Array(node.elements)
+        guard elements[1].is(AssignmentExprSyntax.self) else { return }
+        let target = elements[0], value = Expressions.unwrapped(elements[2])
+        let property: String
+        if let member = target.as(MemberAccessExprSyntax.self) {
+            property = member.declName.baseName.text
+        } else if let reference = target.as(DeclReferenceExprSyntax.self), functions.last?.locals.contains(reference.baseName.text) != true {
+            property = reference.baseName.text
+        } else {
+            return
+        }
+        if let function = functions.last, function.name == "init", let reference = value.as(DeclReferenceExprSyntax.self),
+            let label = function.initParameters[reference.baseName.text], let type = types.last?.name
+        {
+            facts.initStores.append(InitParameterStore(type: type, label: label, property: property))
+            return
+        }
+        // A literal is no context: nothing to learn, nothing to keep.
+        guard !Self.isLiteral(value) else { return }
+        var assigned = value
+        if let reference = value.as(DeclReferenceExprSyntax.self), functions.last?.locals.contains(reference.baseName.text) == true {
+            // A `let` declared once with a value holds that value; another local or a
+            // parameter, the first pass cannot tell.
+            guard let local = letValues.last?[reference.baseName.text], let initial = local.map(Expressions.unwrapped),
+                !initial.is(DeclReferenceExprSyntax.self)
+            else {
+                facts.contextAssignments.append(ContextAssignment(property: property, evidence: .unknown, valueText: "", place: place(target)))
+                return
+            }
+            assigned = initial
+        }
+        // The text is for citations, and only a queue told is cited.
+        let evidence = Self.evidence(of: Syntax(assigned))
+        facts.contextAssignments.append(
+            ContextAssignment(
+                property: property, evidence: evidence, valueText: evidence == .unknown ? "" : Expressions.text(assigned), place: place(target)))
+    }
+
+    private static func isLiteral(_ value: ExprSyntax) -> Bool {
+        value.is(NilLiteralExprSyntax.self) || value.is(StringLiteralExprSyntax.self) || value.is(IntegerLiteralExprSyntax.self)
+            || value.is(FloatLiteralExprSyntax.self) || value.is(BooleanLiteralExprSyntax.self) || value.is(ArrayExprSyntax.self)
+            || value.is(DictionaryExprSyntax.self) || value.is(ClosureExprSyntax.self)
+    }
+
+    // MARK: Calls
+
+    override func visit(_ node: FunctionCallExprSyntax) -> SyntaxVisitorContinueKind {
+        recordSelectors(node)
+        recordParameterUse(node)
+        let callee = node.calledExpression
+        if let reference = callee.as(DeclReferenceExprSyntax.self), reference.baseName.text.first?.isUppercase == true {
+            recordInitArguments(node, type: reference.baseName.text)
+            return .visitChildren
+        }
+        guard let name = Expressions.lastName(callee), name.first?.isLowercase == true else { return .visitChildren }
+        if let member = callee.as(MemberAccessExprSyntax.self), let base = member.base, !Expressions.isSelf(base),
+            base.as(DeclReferenceExprSyntax.self)?.baseName.text.first?.isUppercase == true
+        {
+            return .visitChildren  // `Type.method()`: a static call, or an API's.
+        }
+        for argument in node.arguments {
+            if let referenced = Self.functionValue(argument.expression) { facts.escapingNames.insert(referenced) }
+        }
+        facts.calls.append(
+            CallFact(callee: name, caller: functions.last?.name, callerType: types.last?.name, placement: Self.placement(of: node), place: place(node)))
+        return .visitChildren
+    }
+
+    /// `context.count(for:)` straight in a function whose parameter `context` is a context.
+    private func recordParameterUse(_ node: FunctionCallExprSyntax) {
+        guard let function = functions.last, function.name != "init", !function.initParameters.isEmpty,
+            let member = node.calledExpression.as(MemberAccessExprSyntax.self),
+            CoreDataAPI.contextMethods.contains(member.declName.baseName.text),
+            let base = member.base?.as(DeclReferenceExprSyntax.self), let label = function.initParameters[base.baseName.text],
+            Self.placement(of: node) == .direct
+        else { return }
+        facts.contextParameterUses.append(
+            ContextParameterUse(function: function.name, label: label, method: member.declName.baseName.text, place: place(member)))
+    }
+
+    private func recordInitArguments(_ call: FunctionCallExprSyntax, type: String) {
+        for argument in call.arguments {
+            guard let label = argument.label?.text, Expressions.mentions(argument.expression, anyOf: ["ontext", "ConcurrencyType"]) else { continue }
+            let text = Expressions.text(argument.expression)
+            facts.initArguments.append(
+                InitArgument(
+                    type: type, label: label, evidence: Self.evidence(of: Syntax(Expressions.unwrapped(argument.expression))),
+                    valueText: text, place: place(argument)))
+        }
+    }
+
+    /// `#selector(name)` anywhere, and did-save observers registered by selector.
+    private func recordSelectors(_ node: FunctionCallExprSyntax) {
+        for argument in node.arguments {
+            guard let selector = argument.expression.as(MacroExpansionExprSyntax.self), selector.macroName.text == "selector",
+                let target = selector.arguments.first?.expression, let method = Expressions.lastName(target)
+            else { continue }
+            facts.escapingNames.insert(method)
+            if node.calledExpression.as(MemberAccessExprSyntax.self)?.declName.baseName.text == "addObserver",
+                let name = Expressions.argument("name", of: node),
+                CoreDataAPI.didSaveNotifications.contains(Expressions.lastName(name) ?? "")
+            {
+                facts.didSaveSelectors.insert(method)
+            }
+        }
+    }
+
+    /// `self.handle` or `handle` handed as an argument: a function used as a value.
+    private static func functionValue(_ expression: ExprSyntax) -> String? {
+        if let member = expression.as(MemberAccessExprSyntax.self), Expressions.isSelf(member.base) { return member.declName.baseName.text }
+        return expression.as(DeclReferenceExprSyntax.self)?.baseName.text
+    }
+
+    /// Where a call runs relative to its function: walks out through the closures
+    /// around it.
+    private static func placement(of node: some SyntaxProtocol) -> CallPlacement {
+        var current = Syntax(node).parent
+        while let syntax = current {
+            if syntax.is(FunctionDeclSyntax.self) || syntax.is(InitializerDeclSyntax.self) { return .direct }
+            if syntax.is(AccessorBlockSyntax.self) || syntax.is(MemberBlockSyntax.self) { return .unknown }
+            if let closure = syntax.as(ClosureExprSyntax.self) {
+                switch ClosurePlacement.shape(of: closure) {
+                case .here: break
+                case .main: return .main
+                case .background: return .background
+                case .perform(let base): return base.flatMap(Expressions.lastName).map(CallPlacement.perform) ?? .unknown
+                case .elsewhere: return .unknown
+                }
+            }
+            current = syntax.parent
+        }
+        return .unknown
+    }
+
+    // MARK: Reading setups
+
+    /// The queue a property's setup, a function's body or an assigned value tells.
+    static func evidence(of setup: Syntax) -> QueueEvidence {
+        var byConcurrencyType: Set<ContextQueue> = []
+        var byContainer: Set<ContextQueue> = []
+        for token in setup.tokens(viewMode: .sourceAccurate) {
+            guard case .identifier = token.tokenKind else { continue }
+            let text = token.text
+            switch text {
+            case "mainQueueConcurrencyType": byConcurrencyType.insert(.main)
+            case "privateQueueConcurrencyType": byConcurrencyType.insert(.private)
+            default: if let queue = CoreDataAPI.queue(named: text) { byContainer.insert(queue) }
+            }
+        }
+        let named = byConcurrencyType.isEmpty ? byContainer : byConcurrencyType
+        if named.count == 1, let queue = named.first { return .queue(queue) }
+        if named.count > 1 { return .unknown }
+        if let expression = setup.as(ExprSyntax.self).map(Expressions.unwrapped) {
+            if let call = expression.as(FunctionCallExprSyntax.self), let name = Expressions.lastName(call.calledExpression) { return .name(name) }
+            if let name = Expressions.lastName(expression) { return .name(name) }
+        }
+        if let returned = Self.singleReturnedName(setup) { return .name(returned) }
+        return .unknown
+    }
+
+    /// `{ return self.storeContainer.viewContext }` or `{ stack.mainContext }`: the last
+    /// name of the single expression a getter or closure returns.
+    private static func singleReturnedName(_ setup: Syntax) -> String? {
+        var items: CodeBlockItemListSyntax?
+        if let block = setup.as(AccessorBlockSyntax.self), case .getter(let list) = block.accessors { items = list }
+        if let block = setup.as(CodeBlockSyntax.self) { items = block.statements }
+        if let call = setup.as(FunctionCallExprSyntax.self), let closure = call.calledExpression.as(ClosureExprSyntax.self) { items = closure.statements }
+        guard let items, items.count == 1, let item = items.first?.item else { return nil }
+        let expression = item.as(ReturnStmtSyntax.self)?.expression ?? item.as(ExprSyntax.self)
+        return expression.map(Expressions.unwrapped).flatMap(Expressions.lastName)
+    }
+
+    /// `@Environment(\.managedObjectContext) var viewContext`.
+    static func isEnvironmentContext(_ variable: VariableDeclSyntax) -> Bool {
+        !variable.attributes.isEmpty && variable.attributes.contains { element in
+            guard let attribute = element.as(AttributeSyntax.self), attribute.attributeName.trimmedDescription == "Environment" else { return false }
+            return attribute.arguments?.trimmedDescription.hasSuffix(".managedObjectContext") == true
+        }
+    }
+
+    static func isContextExpression(_ expression: ExprSyntax) -> Bool {
+        if let member = expression.as(MemberAccessExprSyntax.self) { return member.declName.baseName.text == "viewContext" }
+        guard let call = expression.as(FunctionCallExprSyntax.self) else { return false }
+        return Expressions.lastName(call.calledExpression).map { $0 == "newBackgroundContext" || $0 == CoreDataAPI.contextType } ?? false
+    }
+}
+
+enum Attributes {
+    static func has(_ name: String, in attributes: AttributeListSyntax) -> Bool {
+        guard !attributes.isEmpty else { return false }
+        return attributes.contains { element in
+            guard let attributeName = element.as(AttributeSyntax.self)?.attributeName else { return false }
+            if let identifier = attributeName.as(IdentifierTypeSyntax.self), identifier.genericArgumentClause == nil {
+                return identifier.name.text == name
+            }
+            return attributeName.trimmedDescription == name
+        }
+    }
+}

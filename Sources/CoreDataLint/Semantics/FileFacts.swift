@@ -1,0 +1,143 @@
+/// A place in the project, for messages: "CoreDataStack.swift:48".
+struct SourcePlace: Sendable, Hashable {
+    /// The file's name, without its folders.
+    var file: String
+    var line: Int
+
+    var described: String { "\(file):\(line)" }
+}
+
+/// What tells the queue of a context: tokens of its setup, or another context
+/// property or function whose queue the project index resolves.
+enum QueueEvidence: Sendable, Hashable {
+    /// `.privateQueueConcurrencyType`, `newBackgroundContext()`, `viewContext`...
+    case queue(ContextQueue)
+    /// `stack.savingContext`: the queue of the property or function with that name.
+    case name(String)
+    /// Nothing the first pass can read: a parameter, an unknown call.
+    case unknown
+}
+
+/// A context-valued property, or a function that returns a context.
+struct ContextDeclaration: Sendable {
+    enum Kind: Sendable { case storedProperty, computedProperty, function }
+    var name: String
+    var kind: Kind
+    /// Nil when the declaration alone does not tell (`var context: NSManagedObjectContext!`).
+    var evidence: QueueEvidence?
+    var place: SourcePlace
+    /// A function whose body makes a new context each time it is called.
+    var makesNew = false
+    /// A protocol's requirement: the same property as its implementations', not another.
+    var isRequirement = false
+}
+
+/// `controller.managedObjectContext = stack.savingContext`, in any function.
+struct ContextAssignment: Sendable {
+    var property: String
+    var evidence: QueueEvidence
+    /// The value's source text, for messages.
+    var valueText: String
+    var place: SourcePlace
+}
+
+/// `init(context: NSManagedObjectContext) { self.context = context }`: the property an
+/// init parameter is stored into.
+struct InitParameterStore: Sendable {
+    var type: String
+    var label: String
+    var property: String
+}
+
+/// `NotesStore(context: stack.savingContext)`: an argument that may be a context, handed
+/// to a type's initializer.
+struct InitArgument: Sendable {
+    var type: String
+    var label: String
+    var evidence: QueueEvidence
+    var valueText: String
+    var place: SourcePlace
+}
+
+/// `static func count(in context: NSManagedObjectContext) -> Int { try context.count(for: …) }`:
+/// a function that calls a context method straight on its context parameter, so a
+/// call of it uses the context it is handed, on the caller's queue.
+struct ContextParameterUse: Sendable {
+    var function: String
+    /// The parameter's argument label, "_" for none.
+    var label: String
+    var method: String
+    var place: SourcePlace
+}
+
+/// Where a call runs relative to the function that makes it.
+enum CallPlacement: Sendable, Hashable {
+    /// Straight in the function's body, or in a closure that runs right there.
+    case direct
+    case main
+    case background
+    /// Inside `x.perform { }` or `x.performAndWait { }`, with the last name of `x`.
+    case perform(String)
+    /// In a closure handed to an API the linter does not know, or outside any function.
+    case unknown
+}
+
+/// A call of a function by its base name.
+struct CallFact: Sendable {
+    var callee: String
+    /// The function making the call, nil outside any function.
+    var caller: String?
+    var callerType: String?
+    var placement: CallPlacement
+    var place: SourcePlace
+}
+
+/// A function or method declared in the project.
+struct FunctionFact: Sendable {
+    var name: String
+    var firstLabel: String?
+    /// The type (or extended type, or protocol) that declares it.
+    var type: String?
+    var isIBAction: Bool
+    /// `@MainActor` on the function or on its type.
+    var isMainActor: Bool
+    /// `override` or `@objc`: the frameworks may call it where the project cannot see.
+    var isCalledFromOutside: Bool
+    var place: SourcePlace
+}
+
+/// A method with no parameters that builds and returns a fetch request.
+struct RequestFactory: Sendable, Hashable {
+    var entity: String?
+    var hasLimit: Bool
+    var hasBatchSize: Bool
+
+    /// The request the factory returns, as the rules see it.
+    var request: FetchRequestInfo {
+        FetchRequestInfo(entity: entity, hasLimit: hasLimit, hasBatchSize: hasBatchSize)
+    }
+}
+
+/// The facts one file contributes to the `ProjectIndex`: small values, so the syntax
+/// tree can be dropped between the two passes.
+struct FileFacts: Sendable {
+    var superclasses: [String: String] = [:]
+    /// Every type's inherited and conformed-to names, extensions included.
+    var conformances: [String: [String]] = [:]
+    var mainActorTypes: Set<String> = []
+    var didSaveSelectors: Set<String> = []
+    var requestFactories: [(String, RequestFactory)] = []
+    var contextDeclarations: [ContextDeclaration] = []
+    /// Properties named like a context that hold something else (`var context =
+    /// RenderContext()`): a use of that name on a value of unknown type may be either.
+    var otherContextNamedProperties: Set<String> = []
+    var contextAssignments: [ContextAssignment] = []
+    var initStores: [InitParameterStore] = []
+    var initArguments: [InitArgument] = []
+    var functions: [FunctionFact] = []
+    var contextParameterUses: [ContextParameterUse] = []
+    var calls: [CallFact] = []
+    /// Functions named in `#selector(…)` or handed on as values: they have callers the
+    /// project cannot see.
+    var escapingNames: Set<String> = []
+}

@@ -1,0 +1,6 @@
+import CoreData
+
+@objc(Book)
+final class Book: NSManagedObject {
+    @NSManaged var title: String
+}
