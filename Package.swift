@@ -58,7 +58,7 @@ let package = Package(
         .target(
             name: "CoreDataLint",
             dependencies: [
-                "ReportFormats",
+                "ReportFormats", "CtxdebugHelpers",
                 .product(name: "SwiftSyntax", package: "swift-syntax"), .product(name: "SwiftParser", package: "swift-syntax"),
                 .product(name: "Yams", package: "Yams"),
             ]

@@ -1,8 +1,8 @@
+import CtxdebugHelpers
 import Dispatch
 import Foundation
 import SwiftParser
 import SwiftSyntax
-import Synchronization
 
 /// What one run of the linter found.
 public struct LintResult: Sendable {
@@ -91,7 +91,7 @@ public struct Linter: Sendable {
 
     /// `transform` over `items` on every core, results in order.
     static func parallelMap<Item: Sendable, Output: Sendable>(_ items: [Item], _ transform: @Sendable (Item) -> Output) -> [Output] {
-        let results = Mutex<[Output?]>(Array(repeating: nil, count: items.count))
+        let results = LockedValue<[Output?]>(Array(repeating: nil, count: items.count))
         DispatchQueue.concurrentPerform(iterations: items.count) { index in
             let output = transform(items[index])
             results.withLock { $0[index] = output }

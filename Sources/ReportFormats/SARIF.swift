@@ -28,16 +28,22 @@ public enum SARIF {
         /// as `%SRCROOT%`.
         public init(
             rules: [ReportingDescriptor], results: [Result], root: String, commandLine: String, exitStatus: Int32,
-            informationURI: String
+            informationURI: String?, toolVersion: String? = nil, notifications: [Notification]? = nil
         ) {
             let rootURI = URL(fileURLWithPath: root, isDirectory: true).absoluteString
             schema = SARIF.schema
             version = "2.1.0"
             runs = [
                 Run(
-                    tool: Tool(driver: ToolComponent(name: "ctxdebug", informationUri: informationURI, rules: rules)),
+                    tool: Tool(
+                        driver: ToolComponent(
+                            name: "ctxdebug", informationUri: informationURI, version: toolVersion, semanticVersion: toolVersion, rules: rules)),
                     originalUriBaseIds: [rootBaseID: ArtifactLocation(uri: rootURI.hasSuffix("/") ? rootURI : rootURI + "/")],
-                    invocations: [Invocation(commandLine: commandLine, exitCode: Int(exitStatus), executionSuccessful: true)],
+                    invocations: [
+                        Invocation(
+                            commandLine: commandLine, exitCode: Int(exitStatus), executionSuccessful: true,
+                            toolExecutionNotifications: notifications)
+                    ],
                     results: results)
             ]
         }
@@ -61,7 +67,10 @@ public enum SARIF {
 
     public struct ToolComponent: Codable, Sendable, Equatable {
         public var name: String
-        public var informationUri: String
+        /// Left out when there is no page to point at (never an invented URL).
+        public var informationUri: String?
+        public var version: String?
+        public var semanticVersion: String?
         public var rules: [ReportingDescriptor]
     }
 
@@ -104,6 +113,21 @@ public enum SARIF {
         public var commandLine: String
         public var exitCode: Int
         public var executionSuccessful: Bool
+        /// What the tool has to say about the run itself (a file it skipped).
+        public var toolExecutionNotifications: [Notification]?
+    }
+
+    /// A tool notification: "this file could not be parsed; skipped".
+    public struct Notification: Codable, Sendable, Equatable {
+        public var level: String
+        public var message: Message
+        public var locations: [Location]?
+
+        public init(level: String, message: String, locations: [Location]? = nil) {
+            self.level = level
+            self.message = Message(message)
+            self.locations = locations
+        }
     }
 
     public struct Result: Codable, Sendable, Equatable {
@@ -143,9 +167,10 @@ public enum SARIF {
 
     public struct PhysicalLocation: Codable, Sendable, Equatable {
         public var artifactLocation: ArtifactLocation
-        public var region: Region
+        /// Nil for a whole file.
+        public var region: Region?
 
-        public init(artifactLocation: ArtifactLocation, region: Region) {
+        public init(artifactLocation: ArtifactLocation, region: Region?) {
             self.artifactLocation = artifactLocation
             self.region = region
         }
@@ -266,7 +291,7 @@ extension SARIF.Run {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         tool =
             try container.decodeIfPresent(SARIF.Tool.self, forKey: .tool)
-            ?? SARIF.Tool(driver: SARIF.ToolComponent(name: "", informationUri: "", rules: []))
+            ?? SARIF.Tool(driver: SARIF.ToolComponent(name: "", informationUri: nil, version: nil, semanticVersion: nil, rules: []))
         originalUriBaseIds = try container.decodeIfPresent([String: SARIF.ArtifactLocation].self, forKey: .originalUriBaseIds) ?? [:]
         invocations = try container.decodeIfPresent([SARIF.Invocation].self, forKey: .invocations) ?? []
         results = try container.decodeIfPresent([SARIF.Result].self, forKey: .results) ?? []

@@ -166,7 +166,7 @@ struct LintCommand: ParsableCommand {
         let failsOnSkipped = strict && !result.skipped.isEmpty
         let exit = !result.errors.isEmpty || failsOnSkipped ? Self.cannotRead : (findings.isEmpty ? 0 : Self.findingsFound)
         let commandLine = (["ctxdebug"] + CommandLine.arguments.dropFirst()).joined(separator: " ")
-        let report = LintReport(
+        let report = LintRun.of(
             findings: findings, baselinedCount: result.findings.count - findings.count, rules: rules,
             fileCount: result.fileCount, lineCount: result.lineCount, errors: result.errors, skipped: result.skipped, root: root,
             commandLine: commandLine, exitStatus: exit)

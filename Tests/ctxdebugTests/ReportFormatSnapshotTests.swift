@@ -98,8 +98,8 @@ import Testing
         try Self.expectSnapshot(try CheckJSON(run, root: Self.root, command: ["true"], exitStatus: 0, level: 2).data(), "check-clean.json")
     }
 
-    static func lintReport(_ findings: [Finding]) -> LintReport {
-        LintReport(
+    static func lintReport(_ findings: [Finding]) -> LintRun {
+        LintRun.of(
             findings: findings, baselinedCount: findings.isEmpty ? 0 : 2, rules: RuleCatalog.ids, fileCount: 12, lineCount: 1_204,
             errors: findings.isEmpty ? [] : [LintError(path: "Sources/Bad.swift", reason: "is not UTF-8 text")], root: Self.root,
             commandLine: "ctxdebug lint Sources --sarif lint.sarif", exitStatus: findings.isEmpty ? 0 : 1)
