@@ -41,26 +41,41 @@ enum RuntimeFrames {
         let libraries = self.libraries.withLock { $0 }
         var marked = frames
         var index = 0
+        var end = 0
         var afterWrapper = false
         while index < marked.count {
             let frame = marked[index]
             if isLibraryFrame(frame, libraries) {
                 if frame.function?.contains("(_enclosingInstance: ") == true { afterWrapper = true }
+                end = index + 1
             } else if afterWrapper, isAccessor(frame) {
                 // The wrapped property's synthesized accessor: plumbing, in the user's
                 // file but not the user's access.
                 afterWrapper = false
-            } else {
+                end = index + 1
+            } else if !isPlumbing(frame) {
                 break
             }
-            marked[index].isRuntime = true
             index += 1
         }
-        return index == marked.count ? frames : marked
+        // Plumbing counts as the runtime's only between two of its frames.
+        for runtime in 0..<end { marked[runtime].isRuntime = true }
+        return end == marked.count ? frames : marked
+    }
+
+    /// A thunk, the standard library, or the package's lock box: what a runtime's
+    /// frames call each other through (ManagedContext runs an operation's body under
+    /// its context's lock as a closure).
+    static func isPlumbing(_ frame: StackFrame) -> Bool {
+        guard let function = frame.function else { return false }
+        if function.contains("thunk helper") { return true }
+        let name = baseName(function)
+        return ["Swift.", "(extension in Swift):", "CtxdebugHelpers.", "(extension in CtxdebugHelpers):"].contains { name.hasPrefix($0) }
     }
 
     static func isLibraryFrame(_ frame: StackFrame, _ libraries: [Library]) -> Bool {
-        if let file = frame.file, file.hasPrefix("/") {
+        // A thunk's file is "<compiler-generated>" (under the build directory): its name says whose it is.
+        if let file = frame.file, file.hasPrefix("/"), !file.hasSuffix("<compiler-generated>") {
             return libraries.contains { file.hasPrefix($0.sourceDirectory) }
         }
         guard let function = frame.function else { return false }
@@ -88,6 +103,12 @@ enum RuntimeFrames {
             }
         }
         if name.hasPrefix("static ") { name.removeFirst("static ".count) }
+        // A closure's partial apply forwarder has no debug info: it belongs to the
+        // function the closure is in (ManagedContext runs an operation's body as one).
+        if name.hasPrefix("partial apply forwarder for ") { name.removeFirst("partial apply forwarder for ".count) }
+        while name.hasPrefix("closure #") || name.hasPrefix("implicit closure #"), let owner = name.range(of: " in ") {
+            name = String(name[owner.upperBound...])
+        }
         return name
     }
 }
