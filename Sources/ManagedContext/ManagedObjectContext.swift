@@ -282,7 +282,7 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     @inline(__always)
     func operation<R, E: Error>(_ op: AccessOperation, _ body: () throws(E) -> R) throws(E) -> R {
         let verdict = ConcurrencyDebug.checkGuarded(self, owner: queueIdentity, AccessEvent(operation: op, owner: queueIdentity, context: number))
-        if _fastPath(verdict == .unguarded) { return try body() }
+        if case .unguarded = verdict { return try body() }
         return try contextGuard.run(verdict, body)
     }
 
@@ -415,17 +415,25 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     /// Posts `didChangeObjectsNotification` for the changes made since the last
     /// call. Runs at the end of every perform block.
     public func processPendingChanges() {
-        confined {
-            guard changeSets.hasPendingChanges else { return }
-            let pending = changeSets.takePending()
-            let info: [String: Any] = [
-                NotificationKey.insertedObjects.rawValue: pending.inserted,
-                NotificationKey.updatedObjects.rawValue: pending.updated,
-                NotificationKey.deletedObjects.rawValue: pending.deleted,
-                NotificationKey.refreshedObjects.rawValue: pending.refreshed,
-            ]
-            contextGuard.post(Self.didChangeObjectsNotification, object: self, userInfo: info)
+        // Runs at the end of every perform block: no closure on the unguarded path.
+        let contextGuard = self.contextGuard
+        if _fastPath(!contextGuard.isGuarded) {
+            postPendingChanges(through: contextGuard)
+        } else {
+            confined { postPendingChanges(through: contextGuard) }
         }
+    }
+
+    private func postPendingChanges(through contextGuard: ContextGuard) {
+        guard changeSets.hasPendingChanges else { return }
+        let pending = changeSets.takePending()
+        let info: [String: Any] = [
+            NotificationKey.insertedObjects.rawValue: pending.inserted,
+            NotificationKey.updatedObjects.rawValue: pending.updated,
+            NotificationKey.deletedObjects.rawValue: pending.deleted,
+            NotificationKey.refreshedObjects.rawValue: pending.refreshed,
+        ]
+        contextGuard.post(Self.didChangeObjectsNotification, object: self, userInfo: info)
     }
 
     /// Drops every unsaved change.
