@@ -18,17 +18,12 @@ enum RuntimeFrames {
         var modulePrefix: String
     }
 
-    private static let libraries = LockedValue<[Library]>([ownLibrary, helpersLibrary])
+    private static let libraries = LockedValue<[Library]>([ownLibrary])
 
     /// ConcurrencyDebug itself. The checker's own frames are dropped before marking;
     /// what is left of it at the top (`QueueConfined.value`) is the runtime's.
     private static var ownLibrary: Library {
         Library(sourceDirectory: directory(of: #filePath), modulePrefix: "ConcurrencyDebug.")
-    }
-
-    /// The package's helpers (`LockedValue` holds a lock around a runtime operation).
-    private static var helpersLibrary: Library {
-        Library(sourceDirectory: directory(of: HelpersSource.filePath), modulePrefix: "CtxdebugHelpers.")
     }
 
     static func directory(of file: String) -> String {
@@ -46,40 +41,46 @@ enum RuntimeFrames {
         let libraries = self.libraries.withLock { $0 }
         var marked = frames
         var index = 0
+        var end = 0
         var afterWrapper = false
         while index < marked.count {
             let frame = marked[index]
-            if isLibraryFrame(frame, libraries) || isGlue(frame) {
+            if isLibraryFrame(frame, libraries) {
                 if frame.function?.contains("(_enclosingInstance: ") == true { afterWrapper = true }
+                end = index + 1
             } else if afterWrapper, isAccessor(frame) {
                 // The wrapped property's synthesized accessor: plumbing, in the user's
                 // file but not the user's access.
                 afterWrapper = false
-            } else {
+                end = index + 1
+            } else if !isPlumbing(frame) {
                 break
             }
-            marked[index].isRuntime = true
             index += 1
         }
-        return index == marked.count ? frames : marked
+        // Plumbing counts as the runtime's only between two of its frames.
+        for runtime in 0..<end { marked[runtime].isRuntime = true }
+        return end == marked.count ? frames : marked
+    }
+
+    /// A thunk, the standard library, or the package's lock box: what a runtime's
+    /// frames call each other through (ManagedContext runs an operation's body under
+    /// its context's lock as a closure).
+    static func isPlumbing(_ frame: StackFrame) -> Bool {
+        guard let function = frame.function else { return false }
+        if function.contains("thunk helper") { return true }
+        let name = baseName(function)
+        return ["Swift.", "(extension in Swift):", "CtxdebugHelpers.", "(extension in CtxdebugHelpers):"].contains { name.hasPrefix($0) }
     }
 
     static func isLibraryFrame(_ frame: StackFrame, _ libraries: [Library]) -> Bool {
-        // A thunk's file is "/<compiler-generated>": its function says whose it is.
+        // A thunk's file is "<compiler-generated>" (under the build directory): its name says whose it is.
         if let file = frame.file, file.hasPrefix("/"), !file.hasSuffix("<compiler-generated>") {
             return libraries.contains { file.hasPrefix($0.sourceDirectory) }
         }
         guard let function = frame.function else { return false }
         let name = baseName(function)
         return libraries.contains { name.hasPrefix($0.modulePrefix) }
-    }
-
-    /// A frame that only passes a call on, between two frames of a library: a
-    /// compiler-made thunk, or `Result(catching:)` around a library's closure.
-    static func isGlue(_ frame: StackFrame) -> Bool {
-        guard let function = frame.function else { return false }
-        let name = baseName(function)
-        return name.hasPrefix("reabstraction thunk helper ") || name.hasPrefix("Swift.Result") && name.contains(".init(catching:")
     }
 
     /// A getter, setter or modify accessor (not a closure inside one).
@@ -102,16 +103,11 @@ enum RuntimeFrames {
             }
         }
         if name.hasPrefix("static ") { name.removeFirst("static ".count) }
-        // Compiler-made frames (no line of their own) belong to the function they wrap:
-        // "partial apply forwarder for closure #1 () -> … in ManagedContext.X.y(…)".
+        // A closure's partial apply forwarder has no debug info: it belongs to the
+        // function the closure is in (ManagedContext runs an operation's body as one).
         if name.hasPrefix("partial apply forwarder for ") { name.removeFirst("partial apply forwarder for ".count) }
-        // "(extension in Swift):Swift.Result…": the module's extension, named by its type.
-        if name.hasPrefix("(extension in "), let close = name.range(of: "):") { name = String(name[close.upperBound...]) }
-        // "closure #1 … in closure #2 … in X.y(…)": the function the closures are in.
-        while name.hasPrefix("closure #") || name.hasPrefix("implicit closure #"), let enclosing = name.range(of: " in ") {
-            name = String(name[enclosing.upperBound...])
-            if name.hasPrefix("static ") { name.removeFirst("static ".count) }
-            if name.hasPrefix("(extension in "), let close = name.range(of: "):") { name = String(name[close.upperBound...]) }
+        while name.hasPrefix("closure #") || name.hasPrefix("implicit closure #"), let owner = name.range(of: " in ") {
+            name = String(name[owner.upperBound...])
         }
         return name
     }

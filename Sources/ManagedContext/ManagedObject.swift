@@ -126,7 +126,15 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
     /// reads the same fields of a million objects.
     @inline(__always)
     package final func storedValue(atAttributeIndex index: Int) -> StoredValue {
-        access(accessEvent(isFaultFlag ? .fireFault : .get, attribute: index)) { readStoredValue(atAttributeIndex: index) }
+        // Written out rather than through `access`: the hottest path keeps no closure.
+        let verdict = ConcurrencyDebug.checkGuarded(self, owner: queueOwner, accessEvent(isFaultFlag ? .fireFault : .get, attribute: index))
+        if case .unguarded = verdict { return readStoredValue(atAttributeIndex: index) }
+        return guardedRead(verdict, atAttributeIndex: index)
+    }
+
+    @inline(never)
+    private final func guardedRead(_ verdict: ConcurrencyDebug.GuardVerdict, atAttributeIndex index: Int) -> StoredValue {
+        guardedAccess(verdict) { readStoredValue(atAttributeIndex: index) }
     }
 
     @inline(__always)
@@ -329,7 +337,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
     @inline(__always)
     final func access<R, E: Error>(_ event: @autoclosure () -> AccessEvent, _ body: () throws(E) -> R) throws(E) -> R {
         let verdict = ConcurrencyDebug.checkGuarded(self, owner: queueOwner, event())
-        if _fastPath(verdict == .unguarded) { return try body() }
+        if case .unguarded = verdict { return try body() }
         return try guardedAccess(verdict, body)
     }
 

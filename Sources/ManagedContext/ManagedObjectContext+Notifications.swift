@@ -21,17 +21,25 @@ extension ManagedObjectContext {
     /// Posts `didChangeObjectsNotification` for the changes made since the last
     /// call. Runs at the end of every perform block.
     public func processPendingChanges() {
-        confined {
-            guard changeSets.hasPendingChanges else { return }
-            let pending = changeSets.takePending()
-            let info: [String: Any] = [
-                NotificationKey.insertedObjects.rawValue: pending.inserted,
-                NotificationKey.updatedObjects.rawValue: pending.updated,
-                NotificationKey.deletedObjects.rawValue: pending.deleted,
-                NotificationKey.refreshedObjects.rawValue: pending.refreshed,
-            ]
-            contextGuard.post(Self.didChangeObjectsNotification, object: self, userInfo: info)
+        // Runs at the end of every perform block: no closure on the unguarded path.
+        let contextGuard = self.contextGuard
+        if _fastPath(!contextGuard.isGuarded) {
+            postPendingChanges(through: contextGuard)
+        } else {
+            confined { postPendingChanges(through: contextGuard) }
         }
+    }
+
+    private func postPendingChanges(through contextGuard: ContextGuard) {
+        guard changeSets.hasPendingChanges else { return }
+        let pending = changeSets.takePending()
+        let info: [String: Any] = [
+            NotificationKey.insertedObjects.rawValue: pending.inserted,
+            NotificationKey.updatedObjects.rawValue: pending.updated,
+            NotificationKey.deletedObjects.rawValue: pending.deleted,
+            NotificationKey.refreshedObjects.rawValue: pending.refreshed,
+        ]
+        contextGuard.post(Self.didChangeObjectsNotification, object: self, userInfo: info)
     }
 }
 

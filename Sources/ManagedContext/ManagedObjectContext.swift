@@ -274,7 +274,7 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     @inline(__always)
     func operation<R, E: Error>(_ op: AccessOperation, _ body: () throws(E) -> R) throws(E) -> R {
         let verdict = ConcurrencyDebug.checkGuarded(self, owner: queueIdentity, AccessEvent(operation: op, owner: queueIdentity, context: number))
-        if _fastPath(verdict == .unguarded) { return try body() }
+        if case .unguarded = verdict { return try body() }
         return try contextGuard.run(verdict, body)
     }
 
