@@ -33,6 +33,13 @@ import Testing
             }
             outcome.wait()
             precondition(report?.scenarios.map(\.name) == [name], "\(String(describing: report?.scenarios.map(\.name)))")
+            // The runner's results, as the report model holds them: the settings it ran
+            // with, frames drawn, no errors, and an export of every entry when it exported.
+            let scenario = report!.scenarios[0]
+            precondition(report!.settings.entries == 400 && report!.settings.durationSeconds == 0.3, "\(report!.settings)")
+            precondition(scenario.frames.count > 0 && scenario.durationSeconds > 0, "\(name): \(scenario.frames.count) frames")
+            precondition(scenario.errors.isEmpty, "\(name): \(scenario.errors)")
+            if let export = scenario.export { precondition(export.rows == 400, "\(name): exported \(export.rows) of 400 rows") }
             let violations = ConcurrencyDebug.recordedViolations
             precondition(violations.isEmpty, "\(name): \(violations.map { $0.symbolicated().report })")
         }
