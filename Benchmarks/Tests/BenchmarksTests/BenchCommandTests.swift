@@ -86,8 +86,10 @@ import TestSupport
         }
         // Every map target has a row (met or missed, whatever the quick figures say).
         let targets = report.items.flatMap(\.targets).map(\.what)
-        #expect(targets.count == 16, "\(targets)")
+        #expect(targets.count == 17, "\(targets)")
         #expect(targets.contains("a managed attribute read, checking off"))
+        // Item 8 has two: lint's speed and its peak memory per line (issue 24).
+        #expect(targets.contains("`ctxdebug lint` peak memory"))
         #expect(targets.contains("level 1 over level 0, inside `perform`"))
         #expect(targets.contains("level 1 over level 0, a view-context read from plain main-queue code under `dispatchMain()`"))
         // Item 1 measures the view-context read from plain main-queue code at levels 0, 1 and 3.
