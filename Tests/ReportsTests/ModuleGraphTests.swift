@@ -93,10 +93,14 @@ struct ModuleGraphTests {
 
     static func dumpPackage() throws -> Data {
         // A scratch path of its own: the one of the running `swift test` may be locked.
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("ctxdebug-dump-\(getpid())")
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("ctxdebug-dump-\(getpid())-\(UUID().uuidString.prefix(8))")
         defer { try? FileManager.default.removeItem(at: scratch) }
+        // SwiftPM leaves a TemporaryDirectory.* in TMPDIR: give it one that goes with the scratch path.
+        let temporary = scratch.appendingPathComponent("tmp")
+        try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
         let run = try ChildProcess(
-            "/usr/bin/env", ["swift", "package", "--package-path", packageRoot.path, "--scratch-path", scratch.path, "dump-package"]
+            "/usr/bin/env", ["swift", "package", "--package-path", packageRoot.path, "--scratch-path", scratch.path, "dump-package"],
+            environment: ["TMPDIR": temporary.path]
         ).wait(timeout: 300)
         try #require(run.status == 0 && !run.signaled, "swift package dump-package: \(run)")
         return Data(run.stdout.utf8)

@@ -19,11 +19,23 @@ struct CheckCommandTests {
         return NSTemporaryDirectory() + "/ctxdebug-fixture-CheckSample-\(String(hash, radix: 16))"
     }()
 
+    /// The TMPDIR of the fixture's `swift` runs, inside its scratch path: SwiftPM leaves
+    /// a `TemporaryDirectory.*` behind in TMPDIR at each run.
+    static let swiftEnvironment: [String: String] = {
+        let temporary = scratch + "/tmp"
+        try? FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
+        if let leftovers = try? FileManager.default.contentsOfDirectory(atPath: temporary) {
+            for name in leftovers { try? FileManager.default.removeItem(atPath: temporary + "/" + name) }
+        }
+        return ["TMPDIR": temporary]
+    }()
+
     /// Builds the fixture once per test run: `swift build --build-tests` into its scratch path.
     static let fixtureBuild: Result<String, BuildFailure> = {
         guard let swift = CLI.which("swift") else { return .failure(BuildFailure(text: "swift is not on PATH")) }
         do {
-            let build = try CLI.run(swift, ["build", "--build-tests", "--scratch-path", scratch], in: fixture, timeout: nil)
+            let build = try CLI.run(
+                swift, ["build", "--build-tests", "--scratch-path", scratch], environment: swiftEnvironment, in: fixture, timeout: nil)
             guard build.status == 0 else {
                 return .failure(BuildFailure(text: "building the fixture failed (\(build.status)):\n\(build.output.suffix(4000))"))
             }
@@ -55,7 +67,7 @@ struct CheckCommandTests {
             ["check", "--junit", check.junit, "--sarif", check.sarif, "--json", check.json]
                 + (sourceRoot.map { ["--source-root", $0] } ?? [])
                 + ["--", swift, "test", "--skip-build", "--scratch-path", scratch] + testArguments,
-            environment: environment, in: fixture, timeout: nil)
+            environment: Self.swiftEnvironment.merging(environment) { $1 }, in: fixture, timeout: nil)
         return result
     }
 
