@@ -29,6 +29,15 @@ extern char _dispatch_main_q[];
 void *(*const ctxdebug_dispatch_current_queue)(void) = dispatch_get_current_queue;
 const void *const ctxdebug_dispatch_main_queue = _dispatch_main_q;
 
+extern void *dispatch_get_specific(const void *key);
+extern void dispatch_queue_set_specific(void *queue, const void *key, void *context, void (*destructor)(void *));
+void *(*const ctxdebug_dispatch_get_specific)(const void *key) = dispatch_get_specific;
+const char ctxdebug_queue_tag_key = 0;
+
+void ctxdebug_tag_current_queue(uintptr_t identity) {
+    dispatch_queue_set_specific(dispatch_get_current_queue(), &ctxdebug_queue_tag_key, (void *)identity, NULL);
+}
+
 int ctxdebug_capture_stack(void **addresses, int max) {
     if (max <= 0) return 0;
     return unw_backtrace(addresses, max);

@@ -391,16 +391,43 @@ extension ConcurrencyDebug {
     /// main thread); for a private identity, on a queue tagged with it by
     /// `tag(_:as:)`. Raises a `.performOffQueue` violation otherwise.
     public static func assertPerformQueue(expected: QueueIdentity, contextDescription: AccessDescription) {
+        assertPerformQueue(expected: expected, dispatchQueue: nil, describedBy: { contextDescription })
+    }
+
+    /// `assertPerformQueue(expected:contextDescription:)`, describing the context only
+    /// for a report: what every perform block asks at level 2.
+    @_spi(Runtime) public static func assertPerformQueue(
+        expected: QueueIdentity, dispatchQueue: UnsafeRawPointer?, describedBy describe: () -> AccessDescription
+    ) {
         guard level >= 2 else { return }
-        let onQueue: Bool
-        if expected == .main {
-            MainQueueMarker.install()
-            onQueue = DispatchQueue.getSpecific(key: MainQueueMarker.key) != nil || pthread_main_np_compat()
-        } else {
-            onQueue = DispatchQueue.getSpecific(key: QueueTag.key) == expected.rawValue
+        if let dispatchQueue, UnsafeRawPointer(ctxdebug_dispatch_current_queue()) == dispatchQueue { return }
+        if !isRunningOnQueue(of: expected) {
+            reportViolation(kind: .performOffQueue, description: describe())
         }
-        if !onQueue {
-            reportViolation(kind: .performOffQueue, description: contextDescription)
+    }
+
+    /// True when the block running now runs on `expected`'s dispatch queue: the main
+    /// queue, or the queue `tagContextQueue` tagged with it.
+    private static func isRunningOnQueue(of expected: QueueIdentity) -> Bool {
+        if expected == .main {
+            if ctxdebug_on_main_queue() != 0 { return true }
+            MainQueueMarker.install()
+            return DispatchQueue.getSpecific(key: MainQueueMarker.key) != nil || pthread_main_np_compat()
+        }
+        let tag = ctxdebug_current_queue_tag()
+        if tag != 0 { return tag == expected.rawValue }
+        return DispatchQueue.getSpecific(key: QueueTag.key) == expected.rawValue  // a queue only `tag` marked
+    }
+
+    /// Marks a context's new `queue` as the queue of `identity`, for
+    /// `assertPerformQueue`, the cheap way (libdispatch's own queue-specific data,
+    /// set from a block on the queue) and as `tag` does.
+    /// Returns libdispatch's own handle of `queue`, for `entering(_:dispatched:onDispatchQueue:…)`.
+    @_spi(Runtime) public static func tagContextQueue(_ queue: DispatchQueue, as identity: QueueIdentity) -> UnsafeRawPointer? {
+        tag(queue, as: identity)
+        return queue.sync {
+            ctxdebug_tag_current_queue(identity.rawValue)
+            return UnsafeRawPointer(ctxdebug_dispatch_current_queue())
         }
     }
 

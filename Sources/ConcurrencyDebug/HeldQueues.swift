@@ -63,12 +63,14 @@ extension ConcurrencyDebug {
     /// thread's current owner is `queue` and the call chain holds it (so a
     /// `performAndWait` inside may re-enter it); at level 2 and up, when the block was
     /// `dispatched` onto `queue`, it must also be running on `queue`'s dispatch queue
-    /// (`assertPerformQueue`, reporting what `describe` says). Everything is restored on
+    /// (`assertPerformQueue`, reporting what `describe` says; `dispatchQueue`, what
+    /// `tagContextQueue` returned for it, makes that one compare). Everything is restored on
     /// the way out, so entries nest. Both closures are non-escaping: entering allocates
     /// nothing.
     @_spi(Runtime) @inlinable
     public static func entering<T, E: Error>(
-        _ queue: QueueIdentity, dispatched: Bool, describedBy describe: () -> AccessDescription,
+        _ queue: QueueIdentity, dispatched: Bool, onDispatchQueue dispatchQueue: UnsafeRawPointer? = nil,
+        describedBy describe: () -> AccessDescription,
         _ body: () throws(E) -> T
     ) throws(E) -> T {
         let previous = ctxdebug_current_owner()
@@ -78,7 +80,9 @@ extension ConcurrencyDebug {
             ctxdebug_held_pop()
             ctxdebug_set_current_owner(previous)
         }
-        if dispatched && level >= .performQueues { assertPerformQueue(expected: queue, contextDescription: describe()) }
+        if dispatched && ctxdebug_access_mode() >= Int32(CTXDEBUG_ACCESS_CHECK) && level >= .performQueues {
+            assertPerformQueue(expected: queue, dispatchQueue: dispatchQueue, describedBy: describe)
+        }
         return try body()
     }
 }

@@ -1,6 +1,7 @@
 import CConcurrencyDebug
 import CtxdebugHelpers
 import Foundation
+import Synchronization
 
 extension ViolationKind {
     /// Queues waiting on each other synchronously: a deadlock.
@@ -13,39 +14,10 @@ extension ViolationKind {
 /// Used only when checking is on, and only on synchronous cross-queue waits, so it
 /// costs nothing on the per-access hot path.
 @_spi(Runtime) public enum WaitForGraph {
-    struct Edge: Sendable {
-        let target: QueueIdentity
-        let stack: [UInt]
-        let thread: UInt64
-        /// Which `beginWait` recorded it: only that wait may take it back.
-        let serial: UInt64
-    }
-
-    /// The edges, and the serial the next wait's edges get.
-    private struct Graph {
-        var edges: [UInt: Edge] = [:]
-        var nextSerial: UInt64 = 1
-    }
-
-    private static let graph = LockedValue(Graph())
-
-    /// A waiter's edge as it was before a wait replaced it.
-    fileprivate struct Replaced: Sendable {
-        let waiter: UInt
-        let previous: Edge?
-    }
-
-    /// One step of a cycle: `queue` waits along `edge`.
-    fileprivate struct Step {
-        let queue: QueueIdentity
-        let edge: Edge
-    }
-
-    /// The edges one `beginWait` recorded, to be taken back by `endWait`. (Named
-    /// structs, not tuples: an array of tuples looks its type up in the runtime's
-    /// locked metadata cache on every wait.)
-    public struct Wait: Sendable {
-        fileprivate let replaced: [Replaced]
+    /// One `beginWait`'s record, to be ended by `served` or `endWait` (whichever
+    /// comes first; the other finds it ended).
+    public struct Wait: @unchecked Sendable {  // a pointer to a record that is never freed, and an integer
+        fileprivate let record: OpaquePointer
         fileprivate let serial: UInt64
     }
 
@@ -53,89 +25,86 @@ extension ViolationKind {
     /// queue runs a block for it: every queue the chain holds (its perform blocks,
     /// and the main queue for main-queue code) now waits for `target`. If `target`
     /// is, directly or through other waits, waiting for one of those queues, the
-    /// chains can never proceed: reports a `deadlock` violation with both stacks.
-    /// The trap handler stops the process; in report or log mode the process ends
-    /// with the report, since going on would hang forever.
+    /// chains can never proceed: reports a `deadlock` violation with the stacks of
+    /// every thread in the cycle. The trap handler stops the process; in report or
+    /// log mode the process ends with the report, since going on would hang forever.
     ///
-    /// Returns the wait to pass to `endWait`, or nil when nothing was recorded.
-    /// `operation` is read only for a report: every cross-queue `performAndWait` passes here.
-    public static func beginWait(for target: QueueIdentity, operation: @autoclosure () -> String) -> Wait? {
+    /// The wait is published in the thread's own record without a lock
+    /// (Sources/CConcurrencyDebug/WaitRecords.c), and the cycle is looked for only
+    /// when another wait is in progress, so a wait with nobody beside it costs a few
+    /// atomic operations. The stacks of the other threads are sampled when a cycle
+    /// is found (they are blocked in it), not captured at every wait.
+    ///
+    /// Returns the wait to pass to `served` and `endWait`, or nil when nothing was
+    /// recorded. `operation` is read only for a report.
+    @inline(__always)
+    public static func beginWait(for target: QueueIdentity, operation: @autoclosure () -> String, callerOnMainQueue: Bool? = nil) -> Wait? {
         guard ctxdebug_access_mode() >= Int32(CTXDEBUG_ACCESS_CHECK) else { return nil }
-        // A chain holds a few queues: an array, not a set.
-        var waiters: [UInt] = []
-        func add(_ queue: UInt) {
-            if queue != target.rawValue && !waiters.contains(queue) { waiters.append(queue) }
-        }
-        for queue in HeldQueues.current().queues { add(queue) }
-        let owner = ConcurrencyDebug.currentOwner
-        if owner != .none { add(owner.rawValue) }
-        if owner == .none && ConcurrencyDebug.isOnMainQueue { add(QueueIdentity.main.rawValue) }
-        guard !waiters.isEmpty else { return nil }
-        let stack = StackTrace.capture()
-        let thread = ctxdebug_thread_id()
-        var replaced: [Replaced] = []
-        var cycle: [Step] = []
-        var serial: UInt64 = 0
-        let closer: QueueIdentity? = graph.withLock { graph in
-            // Follow who `target` is waiting for; reaching one of `waiters` closes a cycle.
-            var at = target
-            while let edge = graph.edges[at.rawValue], cycle.count < 64 {
-                cycle.append(Step(queue: at, edge: edge))
-                if waiters.contains(edge.target.rawValue) { return edge.target }
-                at = edge.target
-            }
-            serial = graph.nextSerial
-            graph.nextSerial += 1
-            for waiter in waiters {
-                replaced.append(Replaced(waiter: waiter, previous: graph.edges[waiter]))
-                graph.edges[waiter] = Edge(target: target, stack: stack, thread: thread, serial: serial)
-            }
-            return nil
-        }
-        if let closer { reportDeadlock(waiter: closer, target: target, operation: operation(), cycle: cycle) }
-        return Wait(replaced: replaced, serial: serial)
+        return record(target, callerOnMainQueue: callerOnMainQueue, operation: operation)
     }
 
-    /// True while `queue`'s chain is recorded as waiting for another queue. For tests
-    /// that must order a wait before the next step without sleeping.
+    private static func record(_ target: QueueIdentity, callerOnMainQueue: Bool?, operation: () -> String) -> Wait? {
+        let owner = ConcurrencyDebug.currentOwner
+        // Main-queue code outside a perform block holds the main queue without a
+        // perform block to say so.
+        let onMain = owner == .none && (callerOnMainQueue ?? ConcurrencyDebug.isOnMainQueue)
+        let extra = onMain ? QueueIdentity.main.rawValue : owner != target ? owner.rawValue : 0
+        var others = 0
+        let serial = ctxdebug_wait_begin(target.rawValue, extra, &others)
+        guard serial != 0, let record = ctxdebug_wait_current() else { return nil }
+        let wait = Wait(record: record, serial: serial)
+        if others > 0 { lookForCycle(wait, target: target, operation: operation) }
+        return wait
+    }
+
+    /// The slow path: another wait is in progress, so this one may close a cycle.
+    @inline(never)
+    private static func lookForCycle(_ wait: Wait, target: QueueIdentity, operation: () -> String) {
+        var steps = [ctxdebug_wait_step](repeating: ctxdebug_wait_step(), count: 64)
+        let n = Int(ctxdebug_wait_find_cycle(wait.serial, &steps, 64))
+        guard n > 0, reported.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
+        reportDeadlock(target: target, operation: operation(), cycle: Array(steps.prefix(n)))
+    }
+
+    /// One report per process: every thread of a cycle may find it.
+    private static let reported = Atomic<Bool>(false)
+
+    /// True while some chain that holds `queue` is recorded as waiting for another
+    /// queue. For tests that must order a wait before the next step without sleeping.
     package static func isWaiting(_ queue: QueueIdentity) -> Bool {
-        graph.withLock { $0.edges[queue.rawValue] != nil }
+        ctxdebug_wait_is_held_by_waiter(queue.rawValue) != 0
     }
 
     /// The wait that `beginWait` recorded is served: the queue it waited for has
     /// started running the waiter's block. Call it first thing in that block. From
     /// then on nothing is waiting: the block runs for the waiting chain (inheriting
-    /// its queues, so a wait inside it records its own edges for all of them), and the
-    /// waiting thread only has to wake. Its edges end here, not when it wakes: by then
-    /// the queue may have started its next block, whose wait must not see them.
+    /// its queues, so a wait inside it records its own), and the waiting thread only
+    /// has to wake. The wait ends here, not when the thread wakes: by then the queue
+    /// may have started its next block, whose wait must not see it.
+    @inline(__always)
     public static func served(_ wait: Wait?) {
         guard let wait else { return }
-        takeBack(wait)
+        ctxdebug_wait_end(wait.record, wait.serial)
     }
 
-    /// The wait that `beginWait` recorded is over (a no-op once `served` took it back).
+    /// The wait that `beginWait` recorded is over (a no-op once `served` ended it).
+    @inline(__always)
     public static func endWait(_ wait: Wait?) {
         guard let wait else { return }
-        takeBack(wait)
+        ctxdebug_wait_end(wait.record, wait.serial)
     }
 
-    /// Restores the edges `wait` replaced, each only while it is still `wait`'s own.
-    private static func takeBack(_ wait: Wait) {
-        graph.withLock { graph in
-            for r in wait.replaced where graph.edges[r.waiter]?.serial == wait.serial {
-                graph.edges[r.waiter] = r.previous
-            }
-        }
-    }
-
-    private static func reportDeadlock(waiter: QueueIdentity, target: QueueIdentity, operation: String, cycle: [Step]) {
-        var path = ["queue '\(waiter.label)' waits for queue '\(target.label)' (\(operation), this stack)"]
+    private static func reportDeadlock(target: QueueIdentity, operation: String, cycle: [ctxdebug_wait_step]) {
+        StackSampler.install()
+        var path = ["this thread waits for queue '\(target.label)' (\(operation), this stack)"]
         var others = ""
         for step in cycle {
-            let (queue, edge) = (step.queue, step.edge)
-            path.append("queue '\(queue.label)' waits for queue '\(edge.target.label)' (thread \(edge.thread))")
-            let frames = StackTrace.symbolicate(edge.stack).prefix(16)
-            others += "\n  stack of the wait on queue '\(queue.label)':\n" + frames.map { "    " + $0 }.joined(separator: "\n")
+            let queue = QueueIdentity(rawValue: step.queue), waitsFor = QueueIdentity(rawValue: step.target)
+            path.append("queue '\(queue.label)' waits for queue '\(waitsFor.label)' (thread \(step.thread_id))")
+            // The thread is blocked in the cycle: its stack now is the stack of its wait.
+            let frames = StackTrace.symbolicate(StackSampler.sample(step.sampler_thread, timeoutMs: 200)).prefix(24)
+            let shown = frames.isEmpty ? ["    (the thread did not answer the sampling signal)"] : frames.map { "    " + $0 }
+            others += "\n  stack of the wait on queue '\(queue.label)' (thread \(step.thread_id)):\n" + shown.joined(separator: "\n")
         }
         let headline = "BUG DETECTED: deadlock: " + path.joined(separator: "; ") + "; so neither can ever run." + others
         ConcurrencyDebug.reportViolation(

@@ -169,11 +169,20 @@ public enum Diagnostics {
 
     /// Whether `kind` is checked now: checking is on and the kind is enabled.
     static func isOn(_ kind: ViolationKind) -> Bool {
+        guard let i = allKinds.firstIndex(of: kind) else { return false }
+        return isOn(bit: 1 << UInt32(i))
+    }
+
+    /// `isOn(_:)` for a kind's bit found once: what `performAndWait` asks of
+    /// main-queue-wait, without comparing kind names on every call.
+    @inline(__always)
+    static func isOn(bit: UInt32) -> Bool {
         guard ConcurrencyDebug.mayBeChecking, ConcurrencyDebug.level >= 1 else { return false }
         if enabledBits.load(ordering: .relaxed) == UInt32.max { _ = settings }
-        guard let i = allKinds.firstIndex(of: kind) else { return false }
-        return enabledBits.load(ordering: .relaxed) & (1 << UInt32(i)) != 0
+        return enabledBits.load(ordering: .relaxed) & bit != 0
     }
+
+    static let mainQueueWaitBit: UInt32 = 1 << UInt32(allKinds.firstIndex(of: .mainQueueWait)!)
 
     static func report(_ kind: ViolationKind, _ description: AccessDescription, _ headline: String) {
         ConcurrencyDebug.reportViolation(kind: kind, description: description, message: "BUG DETECTED: " + headline)

@@ -20,6 +20,10 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     /// The queue identity objects of this context are confined to.
     package let queueIdentity: QueueIdentity
     let queue: DispatchQueue
+    /// libdispatch's handle of a private context's queue: the level-2 check compares
+    /// the queue running a block with it. Nil for the main queue (checked the main
+    /// queue's own way).
+    let dispatchQueueHandle: UnsafeRawPointer?
     let number: UInt32
 
     enum ParentStore {
@@ -68,11 +72,12 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
         case .mainQueue:
             queueIdentity = .main
             queue = .main
+            dispatchQueueHandle = nil
         case .privateQueue:
             let label = "ctxdebug.context.\(number)"
             queueIdentity = QueueIdentity.makePrivate(label: label)
             queue = DispatchQueue(label: label)
-            ConcurrencyDebugHooks.tag(queue, queueIdentity)
+            dispatchQueueHandle = ConcurrencyDebugHooks.tag(queue, queueIdentity)
         }
         objectsReference = ContextReference(contextGuard: ContextGuard(queue: queue))
         objectsReference.context = self
@@ -168,7 +173,8 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
         queue.async { [self] in
             let span = ContextInstrumentation.begin(.perform, self)
             defer { span.end() }
-            ConcurrencyDebug.entering(queueIdentity, dispatched: true, describedBy: { self.performDescription() }) {
+            ConcurrencyDebug.entering(
+                queueIdentity, dispatched: true, onDispatchQueue: dispatchQueueHandle, describedBy: { self.performDescription() }) {
                 block()
                 processPendingChanges()
             }
@@ -182,77 +188,96 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     /// and the block may re-enter every queue its call chain already holds (an
     /// outer perform block of this context, or the main queue for main-queue code
     /// that called it) at once, where `dispatch_sync` would deadlock.
+    @inlinable
     public func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
-        let owner = ConcurrencyDebug.currentOwner
-        if owner == queueIdentity {
-            return try block()
+        // Generic only here, inlined where `T` is known: the queue work below is not
+        // generic, so a call pays no generic metadata lookups.
+        try withResult(of: block, rescue: { throw $0 })
+    }
+
+    /// `block`'s result or error through `runAndWait`, as libdispatch's `sync` keeps
+    /// `rethrows` (the rescue closure rethrows the block's own error).
+    @inlinable
+    func withResult<T>(of block: () throws -> T, rescue: (any Error) throws -> T) rethrows -> T {
+        var result: T?
+        var failure: (any Error)?
+        runAndWait {
+            do { result = try block() } catch { failure = error }
         }
+        if let failure { return try rescue(failure) }
+        return result!
+    }
+
+    /// `performAndWait` without a result: where the rules of which queue runs the
+    /// block live.
+    @usableFromInline
+    func runAndWait(_ body: () -> Void) {
+        let owner = ConcurrencyDebug.currentOwner
+        if owner == queueIdentity { return body() }
         if HeldQueues.contains(queueIdentity) {
             // Dispatch sees the innermost queue, not this one: skip the level-2 check.
-            return try runAsOwner(block, checkQueue: false)
+            return runAsOwner(body, checkQueue: false)
         }
         // Main-queue code outside any perform block holds the main queue too. (Inside
         // a block, the chain's stack says so already: no queue-specific lookup then.)
         let callerOnMainQueue = owner == .main || (owner == .none && ConcurrencyDebug.isOnMainQueue)
-        if concurrencyType == .mainQueue && callerOnMainQueue {
-            return try runAsOwner(block)
-        }
+        if concurrencyType == .mainQueue && callerOnMainQueue { return runAsOwner(body) }
         if callerOnMainQueue && !HeldQueues.contains(.main) {
-            return try HeldQueues.holding(.main) { try waitForQueue(block, callerOnMainQueue: true) }
+            return HeldQueues.holding(.main) { waitForQueue(body, callerOnMainQueue: true) }
         }
-        return try waitForQueue(block, callerOnMainQueue: callerOnMainQueue)
+        waitForQueue(body, callerOnMainQueue: callerOnMainQueue)
     }
 
-    /// Blocks until the context's queue runs `block`. The block inherits the caller's
+    /// Blocks until the context's queue runs `body`. The block inherits the caller's
     /// chain of held queues when it runs on another thread (the main queue's).
-    private func waitForQueue<T>(_ block: () throws -> T, callerOnMainQueue: Bool) rethrows -> T {
-        // dispatch_sync runs a private queue's block on the calling thread, which holds
-        // the chain already; only the main queue's may run on another thread.
-        let chain = concurrencyType == .mainQueue ? HeldQueues.current() : nil
-        let timed = concurrencyType == .privateQueue && callerOnMainQueue && Diagnostics.isOn(.mainQueueWait)
+    private func waitForQueue(_ body: () -> Void, callerOnMainQueue: Bool) {
+        let timed = concurrencyType == .privateQueue && callerOnMainQueue && Diagnostics.isOn(bit: Diagnostics.mainQueueWaitBit)
         // Read before the wait is recorded: a test that sees the wait may move the clock.
         let asked = timed ? MonotonicClock.now() : 0
-        let wait = WaitForGraph.beginWait(for: queueIdentity, operation: "performAndWait on \(debugName)")
+        let wait = WaitForGraph.beginWait(for: queueIdentity, operation: "performAndWait on \(debugName)", callerOnMainQueue: callerOnMainQueue)
         defer { WaitForGraph.endWait(wait) }
-        // Each block first says the wait is served: the queue is running it now.
-        guard timed else {
-            guard let chain else {
-                return try queue.sync {
-                    WaitForGraph.served(wait)
-                    return try runAsOwner(block)
-                }
-            }
-            return try queue.sync {
+        if concurrencyType == .mainQueue {
+            // dispatch_sync runs a private queue's block on the calling thread, which
+            // holds the chain already; only the main queue's may run on another thread.
+            let chain = HeldQueues.current()
+            return queue.sync {
                 WaitForGraph.served(wait)
-                return try HeldQueues.inheriting(chain) { try runAsOwner(block) }
+                HeldQueues.inheriting(chain) { runAsOwner(body) }
             }
         }
+        if timed { return timedWait(body, wait, asked: asked) }
+        // Each block first says the wait is served: the queue is running it now.
+        queue.sync {
+            WaitForGraph.served(wait)
+            runAsOwner(body)
+        }
+    }
+
+    /// A private queue waited for from the main queue, with main-queue-wait on.
+    private func timedWait(_ body: () -> Void, _ wait: WaitForGraph.Wait?, asked: UInt64) {
         var running: UInt64 = 0
         defer { diagnoseMainQueueWait(on: self, waited: running &- asked) }
-        return try queue.sync {
+        queue.sync {
             WaitForGraph.served(wait)
             running = MonotonicClock.now()
-            return try runAsOwner(block)
+            runAsOwner(body)
         }
     }
 
     /// `performAndWait` keeping the runtime's typed error, for internal calls.
     func performAndWaitTyped<T>(_ block: () throws(ManagedContextError) -> T) throws(ManagedContextError) -> T {
-        do {
-            return try performAndWait { try block() }
-        } catch let e as ManagedContextError {
-            throw e
-        } catch {
-            throw ManagedContextError(.fetchFailed, "\(error)")
-        }
+        var result: Result<T, ManagedContextError>!
+        runAndWait { result = Result { () throws(ManagedContextError) -> T in try block() } }
+        return try result.get()
     }
 
-    private func runAsOwner<T>(_ block: () throws -> T, checkQueue: Bool = true) rethrows -> T {
+    private func runAsOwner(_ body: () -> Void, checkQueue: Bool = true) {
         let span = ContextInstrumentation.begin(.performAndWait, self)
         defer { span.end() }
-        return try ConcurrencyDebug.entering(queueIdentity, dispatched: checkQueue, describedBy: { self.performDescription() }) {
-            defer { processPendingChanges() }
-            return try block()
+        ConcurrencyDebug.entering(
+            queueIdentity, dispatched: checkQueue, onDispatchQueue: dispatchQueueHandle, describedBy: { self.performDescription() }) {
+            body()
+            processPendingChanges()
         }
     }
 
@@ -300,8 +325,8 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
 
 /// Calls into the checker that only matter at level 2, kept in one place.
 enum ConcurrencyDebugHooks {
-    static func tag(_ queue: DispatchQueue, _ identity: QueueIdentity) {
-        ConcurrencyDebug.tag(queue, as: identity)
+    static func tag(_ queue: DispatchQueue, _ identity: QueueIdentity) -> UnsafeRawPointer? {
+        ConcurrencyDebug.tagContextQueue(queue, as: identity)
     }
 }
 

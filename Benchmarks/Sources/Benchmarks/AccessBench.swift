@@ -75,7 +75,7 @@ enum AccessBench {
 
         let figures = figures(
             loop: samples.loop, plain: samples.plain, managed: samples.managed, check: samples.check, missingMergeOn: samples.missingMergeOn,
-            performAndWait: samples.performAndWait, stats: stats, mainQueue: mainQueue)
+            stats: stats, mainQueue: mainQueue)
         let targets = targets(figures, bytesPerEvent: stats.fileBytesPerEvent)
         let item = BenchItem(
             id: "1", title: "Per-access cost",
@@ -85,7 +85,6 @@ enum AccessBench {
                 "\"The check alone\" calls `ConcurrencyDebug.check` (inlined, as in the runtime's getters) on a bare subject: the cost a build without checks would not pay.",
                 "missing-merge (opt-in): level 1 with `missing-merge` added to the default diagnostics, same loop. No save happens while it runs, so each read takes the fast path: the process's save count compared with the one the object last checked. The compare is in the getter at every level; the lookup of the row's last save runs only on the first read of an object after a save.",
                 "Main-queue reads: the same `entry.rating` read on a view-context object from plain main-queue code, as UI code reads it: in a child process of the bench binary (`ctxdebug bench --child main-queue-reads`, hidden) whose main thread is in `dispatchMain()`, so the main queue runs on a worker thread; the loops run in one main-queue work item, outside any `perform`, at levels 0, 1 and 3 switched between loops, measured like the loops above (fastest of \(chunks), \(repetitions) rounds) with the child's own loop overhead subtracted.",
-                "`performAndWait`: an empty block (one sink call) on the same private context, called from the bench's thread, \((n / 10).formattedCount) calls a loop, at levels 0, 1 and 2 (level 2 asserts the block runs on the context's queue); the figure includes the loop.",
                 "Journal: \(stats.events.formattedCount) events from the level-3 loops (\(samples.journaledReads.formattedCount) accesses), \(stats.fileBytes.formattedCount) bytes.",
             ],
             figures: figures, targets: targets, detections: nil, skipped: nil,
@@ -103,8 +102,6 @@ enum AccessBench {
         /// Level 1 with missing-merge on: a read compares the process's save count with
         /// the count its object last checked (no save happens in the loop).
         var missingMergeOn: [Double] = []
-        /// An empty `performAndWait` on the private context, by level.
-        var performAndWait: [Int: [Double]] = [:]
         var journaledReads = 0
     }
 
@@ -146,27 +143,18 @@ enum AccessBench {
             }
         }
 
-        // A block is far dearer than a read: a tenth of the iterations.
-        func emptyPerformAndWait() -> Double {
-            let m = max(1, n / 10)
-            let t0 = benchNow()
-            for i in 0..<m { context.performAndWait { benchSink(i) } }
-            return Double(benchNow() - t0) / Double(m)
-        }
-
         var samples = LoopSamples()
         let diagnostics = Diagnostics.settings
         var withMissingMerge = diagnostics
         withMissingMerge.enabled.insert(.missingMerge)
         // Warm up every path once.
         configure(0)
-        _ = overhead(); _ = plainRead(); _ = managedRead(); _ = checkOnly(); _ = emptyPerformAndWait()
+        _ = overhead(); _ = plainRead(); _ = managedRead(); _ = checkOnly()
         for _ in 0..<repetitions {
             samples.loop.append(best(overhead))
             samples.plain.append(best(plainRead))
             for level in [0, 1, 2, 3] {
                 configure(level)
-                if level < 3 { samples.performAndWait[level, default: []].append(best(emptyPerformAndWait)) }
                 if level == 2 { continue }  // level 2 checks blocks, not reads
                 samples.managed[level, default: []].append(best(managedRead))
                 samples.check[level, default: []].append(best(checkOnly))
@@ -202,7 +190,7 @@ enum AccessBench {
     /// Item 1's figures from the loops' samples (nanoseconds per iteration, loop included).
     static func figures(
         loop: [Double], plain plainNs: [Double], managed: [Int: [Double]], check: [Int: [Double]], missingMergeOn: [Double],
-        performAndWait: [Int: [Double]], stats: AccessJournalStats, mainQueue: MainQueueReadBench.Samples
+        stats: AccessJournalStats, mainQueue: MainQueueReadBench.Samples
     ) -> [BenchFigure] {
         let plainCost = minus(plainNs, loop)
         let offCost = minus(managed[0]!, loop)
@@ -224,11 +212,7 @@ enum AccessBench {
             BenchFigure("journal bytes per event (records only)", unit: "bytes", samples: [stats.recordBytesPerEvent]),
             BenchFigure("managed read, level 1 with missing-merge on", unit: "ns/access", samples: minus(missingMergeOn, loop), signed: true),
             BenchFigure("missing-merge added at level 1 (on − default set)", unit: "ns/access", samples: minus(missingMergeOn, managed[1]!), signed: true),
-        ] + mainQueueFigures(mainQueue) + [
-            BenchFigure("empty `performAndWait` on the private context, level 0", unit: "ns/call", samples: performAndWait[0]!),
-            BenchFigure("empty `performAndWait`, level 1", unit: "ns/call", samples: performAndWait[1]!),
-            BenchFigure("empty `performAndWait`, level 2 (block's queue asserted)", unit: "ns/call", samples: performAndWait[2]!),
-        ]
+        ] + mainQueueFigures(mainQueue)
     }
 
     /// The map's per-access targets, met or missed.

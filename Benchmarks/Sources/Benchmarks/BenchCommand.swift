@@ -12,12 +12,13 @@ struct BenchCommand: ParsableCommand {
         abstract: "Measure what checking costs, side by side: per access, the export, ThreadSanitizer, sqlite3, the UI, journal reading, lint.",
         discussion: """
             Items: 1 per-access cost (plain property, managed attribute at levels 0, 1, 3; \
-            journal bytes per event; an empty performAndWait at levels 0, 1, 2); 2 the export at levels 0, 1, 3; 3 ThreadSanitizer \
+            journal bytes per event); 2 the export at levels 0, 1, 3; 3 ThreadSanitizer \
             (slowdown with --tsan-binary, and which tool reports each seeded bug); 4 the \
             export against `sqlite3 -csv`; 5 stack capture, libunwind against Swift's \
             Backtrace; 6 export-background against baseline in the replay; 7 reading a \
-            large journal; 8 `ctxdebug lint` on a generated tree of 500,000 lines (--lint-only runs it alone). Each \
-            target of the map is marked met or missed.
+            large journal; 8 `ctxdebug lint` on a generated tree of 500,000 lines (--lint-only runs it alone); 9 \
+            block cost: an empty performAndWait and perform block at levels 0, 1, 2 against plain \
+            DispatchQueue.sync and async. --only runs the items listed. Each target of the map is marked met or missed.
 
             Stores given with --store and --ui-store are seeded when missing and reused \
             after. Scripts/bench builds the release and ThreadSanitizer binaries, runs \
@@ -35,6 +36,9 @@ struct BenchCommand: ParsableCommand {
 
     @Flag(help: "Run item 8 (`ctxdebug lint`) only; no store is seeded.")
     var lintOnly = false
+
+    @Option(help: ArgumentHelp("Run only the items listed, by number (for example --only 1,9).", valueName: "LIST"))
+    var only: String?
 
     @Option(help: "Output format.")
     var format: Format = .text
@@ -71,6 +75,13 @@ struct BenchCommand: ParsableCommand {
     func validate() throws {
         if let entries, entries < 1 || entries > 50_000_000 { throw ValidationError("--entries must be between 1 and 50000000 (got \(entries)).") }
         if let uiEntries, uiEntries < 1 || uiEntries > 50_000_000 { throw ValidationError("--ui-entries must be between 1 and 50000000 (got \(uiEntries)).") }
+        if let only {
+            let known = Set((1...9).map(String.init))
+            let bad = Self.items(only).filter { !known.contains($0) }
+            if !bad.isEmpty || Self.items(only).isEmpty {
+                throw ValidationError("--only takes item numbers from 1 to 9, separated by commas (got \(only)).")
+            }
+        }
         if let repetitions, repetitions < 1 || repetitions > 100 { throw ValidationError("--repetitions must be between 1 and 100 (got \(repetitions)).") }
         if let tsanBinary {
             let bench = URL(fileURLWithPath: tsanBinary).deletingLastPathComponent().appendingPathComponent("ctxdebug-bench").path
@@ -90,38 +101,69 @@ struct BenchCommand: ParsableCommand {
         defer { try? FileManager.default.removeItem(at: work) }
 
         var items: [BenchItem] = []
-        if !lintOnly { items = try measureRuntime(work: work) }
-        progress("8/8 ctxdebug lint")
-        items.append(try LintBench.run(lines: quick ? 20_000 : 500_000, repetitions: repetitions ?? 3, work: work))
+        if !["1", "2", "3", "4", "5", "6", "7", "9"].filter(wants).isEmpty { items = try measureRuntime(work: work) }
+        if wants("8") {
+            progress("8/9 ctxdebug lint")
+            items.append(try LintBench.run(lines: quick ? 20_000 : 500_000, repetitions: repetitions ?? 3, work: work))
+        }
         items.sort { $0.id < $1.id }
         try write(items, start: start, loadAtStart: loadAtStart)
     }
 
-    /// Items 1 to 7: the runtime's costs, on seeded stores.
+    static func items(_ list: String) -> [String] {
+        list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+    }
+
+    /// Whether item `id` runs: every item, unless --only or --lint-only narrows them.
+    func wants(_ id: String) -> Bool {
+        if lintOnly { return id == "8" }
+        guard let only else { return true }
+        return Self.items(only).contains(id)
+    }
+
+    /// Items 1 to 7 and 9: the runtime's costs, on seeded stores.
     private func measureRuntime(work: URL) throws -> [BenchItem] {
         let exportEntries = entries ?? (quick ? 5_000 : 1_000_000)
         let replayEntries = uiEntries ?? (quick ? 2_000 : 200_000)
         let reps = repetitions ?? 3
         let inProcessReps = repetitions ?? (quick ? 3 : 5)
         let exportStore = try seededStore(store, entries: exportEntries, work: work, name: "export")
-        let replayStore = try seededStore(uiStore, entries: replayEntries, work: work, name: "replay")
+        // Seeded only for the items that read it (3 and 6); the second call reuses it.
+        func replayStore() throws -> URL { try seededStore(uiStore, entries: replayEntries, work: work, name: "replay") }
 
         var items: [BenchItem] = []
-        progress("1/8 per-access cost")
-        let (access, journal) = try AccessBench.run(
-            storeURL: exportStore, iterations: quick ? 200_000 : 5_000_000, repetitions: inProcessReps, work: work,
-            journalEvents: quick ? 1_000_000 : 40_000_000)
-        items.append(access)
-        progress("5/8 stack capture")
-        items.append(StackBench.run(repetitions: inProcessReps, capturesPerSample: quick ? 50 : 300))
-        progress("2/8 and 4/8 export, levels 0/1/3, and sqlite3")
-        items += try ExportBench.run(store: exportStore, entries: exportEntries, repetitions: reps, work: work)
-        progress("3/8 ThreadSanitizer")
-        items.append(try threadSanitizerItem(replayStore: replayStore, replayEntries: replayEntries, reps: reps, work: work))
-        progress("6/8 UI replay")
-        items.append(try UIBench.run(store: replayStore, entries: replayEntries, duration: quick ? 0.5 : 3, repetitions: reps, work: work))
+        var journal: URL?
+        if wants("1") || wants("7") {
+            progress("1/9 per-access cost")
+            let access: BenchItem
+            (access, journal) = try AccessBench.run(
+                storeURL: exportStore, iterations: quick ? 200_000 : 5_000_000, repetitions: inProcessReps, work: work,
+                journalEvents: wants("7") ? (quick ? 1_000_000 : 40_000_000) : 0)
+            if wants("1") { items.append(access) }
+        }
+        if wants("9") {
+            progress("9/9 block cost")
+            items.append(try BlockBench.run(storeURL: exportStore, calls: quick ? 20_000 : 500_000, repetitions: inProcessReps))
+        }
+        if wants("5") {
+            progress("5/9 stack capture")
+            items.append(StackBench.run(repetitions: inProcessReps, capturesPerSample: quick ? 50 : 300))
+        }
+        if wants("2") || wants("4") {
+            progress("2/9 and 4/9 export, levels 0/1/3, and sqlite3")
+            items += try ExportBench.run(store: exportStore, entries: exportEntries, repetitions: reps, work: work)
+                .filter { wants($0.id) }
+        }
+        if wants("3") {
+            progress("3/9 ThreadSanitizer")
+            items.append(try threadSanitizerItem(replayStore: try replayStore(), replayEntries: replayEntries, reps: reps, work: work))
+        }
+        if wants("6") {
+            progress("6/9 UI replay")
+            items.append(try UIBench.run(store: try replayStore(), entries: replayEntries, duration: quick ? 0.5 : 3, repetitions: reps, work: work))
+        }
         if let journal {
-            progress("7/8 journal reading")
+            progress("7/9 journal reading")
             items.append(try AccessJournalBench.run(journal: journal, repetitions: reps, work: work))
             try? FileManager.default.removeItem(at: journal)
         }
@@ -210,6 +252,10 @@ struct BenchCommand: ParsableCommand {
                 throw ValidationError("--child main-queue-reads needs --store, --child-output and --iterations.")
             }
             MainQueueReadBench.runChild(store: store, output: childOutput, iterations: iterations, repetitions: repetitions ?? 5)
+        case "block-loop":
+            // For profiling: `perf record ctxdebug-bench --child block-loop --program performAndWait:1 --iterations N --store S`.
+            guard let program, let store, let iterations else { throw ValidationError("--child block-loop needs --program KIND:LEVEL, --store and --iterations.") }
+            try BlockBench.loop(program, storeURL: URL(fileURLWithPath: store), calls: iterations)
         case "program":
             guard let program, let childOutput else { throw ValidationError("--child program needs --program and --child-output.") }
             SeededProgram.runChild(program, work: childOutput)

@@ -68,7 +68,7 @@ import TestSupport
         #expect(report.machine.cores > 0)
         #expect(!report.machine.cpuModel.isEmpty && !report.machine.toolchain.isEmpty && !report.machine.date.isEmpty)
         #expect(report.wallSeconds > 0)
-        #expect(report.items.map(\.id) == ["1", "2", "3", "4", "5", "6", "7", "8"])
+        #expect(report.items.map(\.id) == ["1", "2", "3", "4", "5", "6", "7", "8", "9"])
 
         for item in report.items {
             #expect(!item.title.isEmpty && !item.setup.isEmpty, "item \(item.id)")
@@ -86,7 +86,10 @@ import TestSupport
         }
         // Every map target has a row (met or missed, whatever the quick figures say).
         let targets = report.items.flatMap(\.targets).map(\.what)
-        #expect(targets.count == 17, "\(targets)")
+        #expect(targets.count == 22, "\(targets)")
+        // Item 9 has five: levels 1 and 2 over level 0 per block, and level 0 against DispatchQueue.sync (issue 25).
+        #expect(targets.contains("level 1 over level 0, per `performAndWait`"))
+        #expect(targets.contains("a level-0 `performAndWait` against a plain `DispatchQueue.sync`"))
         #expect(targets.contains("a managed attribute read, checking off"))
         // Item 8 has two: lint's speed and its peak memory per line (issue 24).
         #expect(targets.contains("`ctxdebug lint` peak memory"))
@@ -104,6 +107,17 @@ import TestSupport
         // Without --tsan-binary the ThreadSanitizer column is absent, and said so.
         #expect(detections.allSatisfy { $0.threadSanitizer == nil })
         #expect(report.items.first { $0.id == "3" }?.skipped != nil)
+    }
+
+    /// `--only` runs the items listed and nothing else; a bad list is refused.
+    @Test func onlyRunsTheItemsListed() throws {
+        let run = try Self.run(Self.binary, ["bench", "--quick", "--format", "json", "--only", "9,5"])
+        #expect(run.status == 0, "\(run)")
+        let report = try JSONDecoder().decode(Report.self, from: Data(run.stdout.utf8))
+        #expect(report.items.map(\.id) == ["5", "9"])
+        let bad = try Self.run(Self.binary, ["bench", "--quick", "--only", "1,10"])
+        #expect(bad.status != 0)
+        #expect(bad.stderr.contains("--only takes item numbers from 1 to 9"), "\(bad.stderr)")
     }
 
     static func run(_ executable: String, _ arguments: [String]) throws -> CommandRun {

@@ -50,6 +50,17 @@ static inline int ctxdebug_on_main_queue(void) {
     return ctxdebug_dispatch_current_queue() == ctxdebug_dispatch_main_queue;
 }
 
+// The identity a context's queue was tagged with (ctxdebug_tag_current_queue, called
+// in a block on that queue), as libdispatch's queue-specific data of the queue running
+// now (or a queue it targets): 0 when none. One call into libdispatch, where Swift's
+// `DispatchQueue.getSpecific` also unboxes a generic value.
+extern void *(*const ctxdebug_dispatch_get_specific)(const void *key);
+extern const char ctxdebug_queue_tag_key;
+static inline uintptr_t ctxdebug_current_queue_tag(void) {
+    return (uintptr_t)ctxdebug_dispatch_get_specific(&ctxdebug_queue_tag_key);
+}
+void ctxdebug_tag_current_queue(uintptr_t identity);
+
 // A process-wide generation a client moves on when shared state changes (the runtime:
 // a store save while missing-merge is on). A hot path compares it with the generation
 // it last looked at: one load and a compare while nothing changed.
@@ -167,5 +178,6 @@ typedef struct ctxdebug_loaded_segment {
 int ctxdebug_loaded_segments(ctxdebug_loaded_segment *segments, int max);
 
 #include "StackSampler.h"
+#include "WaitRecords.h"
 
 #endif
