@@ -143,7 +143,7 @@ struct BenchCommand: ParsableCommand {
         }
         if wants("9") {
             progress("9/9 block cost")
-            items.append(try BlockBench.run(storeURL: exportStore, calls: quick ? 20_000 : 500_000, repetitions: inProcessReps))
+            items.append(try BlockBench.run(storeURL: exportStore, calls: quick ? 20_000 : 140_000, repetitions: inProcessReps))
         }
         if wants("5") {
             progress("5/9 stack capture")
