@@ -83,6 +83,9 @@ public enum CSVExport {
         var request = FetchRequest<JournalEntry>(sortDescriptors: SurfJournal.newestFirst)
         request.resultType = .dictionaryResultType
         request.propertiesToFetch = ["date", "height", "period", "wind", "location", "rating"]
+        // What a dictionary fetch reads anyway; said here so that the progress total
+        // (`count(for:)`, which would count unsaved changes) counts the same rows.
+        request.includesPendingChanges = false
         return request
     }
 

@@ -38,6 +38,30 @@ import Testing
         #expect(text.contains("1969-07-20T20:17:40Z,,,,,\r\n"))
     }
 
+    /// The export is a dictionary fetch, so it writes what the store holds: an unsaved
+    /// entry of the exporting context is not in it (Apple: NSFetchRequest
+    /// includesPendingChanges, "not supported in conjunction with
+    /// NSDictionaryResultType"), and the progress total counts the same rows.
+    @Test func anExportWritesTheSavedEntriesAndItsTotalCountsThem() throws {
+        let dir = try temporaryDirectory("export-unsaved")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = dir.appendingPathComponent("journal.sqlite")
+        try Seeder.seed(storeURL: store, count: 50)
+        let container = try SurfJournal.openContainer(at: store)
+        defer { container.persistentStoreCoordinator.removePersistentStore() }
+        let context = container.newBackgroundContext()
+        let output = dir.appendingPathComponent("out.csv")
+        let (result, totals) = try context.performAndWait {
+            JournalEntry(context: context).location = "Unsaved Point"
+            var totals: [Int] = []
+            let result = try CSVExport.exportJournal(from: context, to: output, batchSize: 10) { _, total in totals.append(total) }
+            return (result, totals)
+        }
+        #expect(result.rows == 50)
+        #expect(!totals.isEmpty && totals.allSatisfy { $0 == 50 })
+        #expect(!(try String(contentsOf: output, encoding: .utf8)).contains("Unsaved Point"))
+    }
+
     /// Entries the seeder does not make: every field nil but the date, a date before
     /// 1970, a field with CR LF, quotes and a comma, non-ASCII text, a negative rating.
     static let awkward: [(Date?, String?, String?, Int16?)] = [
