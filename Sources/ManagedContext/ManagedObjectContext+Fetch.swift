@@ -13,6 +13,7 @@ extension ManagedObjectContext {
     private func fetchChecked<T: ManagedObject>(_ request: FetchRequest<T>) throws(ManagedContextError) -> FetchedResults<T> {
         let span = ContextInstrumentation.begin(.fetch, self)
         defer { span.end() }
+        try Self.requireObjectResults(request)
         let f = try PredicateResolution.resolve(request, entity: model.entity(for: T.self))
         let eager = request.fetchBatchSize == 0
         let started = concurrencyType == .mainQueue ? MonotonicClock.now() : 0
@@ -47,6 +48,7 @@ extension ManagedObjectContext {
     ) throws {
         let span = ContextInstrumentation.begin(.fetch, self)
         defer { span.end() }
+        try Self.requireObjectResults(request)
         let f = try PredicateResolution.resolve(request, entity: model.entity(for: T.self))
         let started = concurrencyType == .mainQueue ? MonotonicClock.now() : 0
         let store = try coordinator.store()
@@ -87,6 +89,21 @@ extension ManagedObjectContext {
     }
 
     static let enumerationBatchSize = 1_000
+
+    /// `fetch` and `enumerateObjects` return objects: a request for another result
+    /// type is a mistake this says how to fix.
+    static func requireObjectResults<T: ManagedObject>(_ request: FetchRequest<T>) throws(ManagedContextError) {
+        let method: String
+        switch request.resultType {
+        case .managedObjectResultType: return
+        case .managedObjectIDResultType: method = "fetchObjectIDs(_:)"
+        case .dictionaryResultType: method = "fetchDictionaries(_:) or enumerateDictionaries(for:using:)"
+        case .countResultType: method = "count(for:)"
+        }
+        throw ManagedContextError(
+            .invalidFetchRequest,
+            "This fetch of objects was given a request whose resultType is .\(request.resultType). Call \(method) for that result type, or set resultType = .managedObjectResultType.")
+    }
 
     /// A new object for a streamed row, registered for the body's run only
     /// (`ObjectRegistry.beginStreamed`); nil when an object is registered under the

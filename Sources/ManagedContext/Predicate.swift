@@ -147,6 +147,20 @@ public enum FetchResultType: Sendable {
     case managedObject, managedObjectID, count
 }
 
+/// What a fetch request asks for: Core Data's `NSFetchRequestResultType`.
+public enum FetchRequestResultType: Sendable, Hashable {
+    /// Managed objects (the default): `fetch(_:)`.
+    case managedObjectResultType
+    /// Object IDs: `fetchObjectIDs(_:)`.
+    case managedObjectIDResultType
+    /// One dictionary per row, holding `propertiesToFetch`: `fetchDictionaries(_:)` and
+    /// `enumerateDictionaries(for:using:)`. Read from the persistent store: a context's
+    /// unsaved changes are not included.
+    case dictionaryResultType
+    /// The number of matching objects: `count(for:)`.
+    case countResultType
+}
+
 /// A fetch: an entity, a predicate, sorts, and paging.
 public struct FetchRequest<Result: ManagedObject>: Sendable {
     public var predicate: FetchPredicate<Result>?
@@ -159,7 +173,17 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
     /// objects.
     public var fetchBatchSize: Int = 0
     /// Include the context's unsaved inserts, changes and deletes (true, as in Core Data).
+    /// Dictionary results never include them, whatever this says (as in Core Data).
     public var includesPendingChanges: Bool = true
+    /// What the fetch returns (`.managedObjectResultType`, as in Core Data).
+    public var resultType: FetchRequestResultType = .managedObjectResultType
+    /// With `.dictionaryResultType`: the names of the attributes and to-one
+    /// relationships each dictionary holds, in this order; nil for every attribute.
+    /// A to-one relationship's value is the related object's `ManagedObjectID`.
+    public var propertiesToFetch: [String]?
+    /// With `.dictionaryResultType`: leave out rows whose fetched properties equal
+    /// an earlier row's (false, as in Core Data). Used only with `propertiesToFetch`.
+    public var returnsDistinctResults: Bool = false
 
     public init(predicate: FetchPredicate<Result>? = nil, sortDescriptors: [FetchSortDescriptor<Result>] = []) {
         self.predicate = predicate

@@ -90,6 +90,65 @@ extension SQLiteStore {
         deinit { close() }
     }
 
+    /// The values of `columns` of the rows matching a fetch, in SQL order, for a
+    /// dictionary fetch: `SELECT [DISTINCT] columns`, stepped by `ColumnStream.next`,
+    /// on a read-only connection of its own (as `rowStream`).
+    func columnStream(_ f: ResolvedFetch, columns: [String], distinct: Bool) throws(ManagedContextError) -> ColumnStream {
+        let (whereSQL, arguments) = SQLCompiler.compile(f.predicate, entity: f.entity, store: identity)
+        // DISTINCT rows have no single Z_PK to break ties with: the sorts alone order them.
+        let order = !distinct ? SQLCompiler.orderBy(f.sorts, entity: f.entity)
+            : f.sorts.isEmpty ? "" : " ORDER BY " + f.sorts.map { "\(f.entity.attributes[$0.attribute].columnName) \($0.ascending ? "ASC" : "DESC")" }.joined(separator: ", ")
+        var sql = "SELECT \(distinct ? "DISTINCT " : "")\(columns.joined(separator: ", ")) FROM \(f.entity.tableName) WHERE \(whereSQL)" + order
+        if f.limit > 0 || f.offset > 0 { sql += " LIMIT \(f.limit > 0 ? f.limit : -1) OFFSET \(f.offset)" }
+        let doing = "fetch \(f.entity.name) dictionaries"
+        let connection = try StreamConnection(path: url.path, doing: doing)
+        do {
+            let statement = try connection.prepare(sql, arguments, doing: doing)
+            return ColumnStream(connection: connection, statement: statement, doing: doing)
+        } catch {
+            connection.close()
+            throw error
+        }
+    }
+
+    /// An open `columnStream`: closes its statement and connection when done or dropped.
+    final class ColumnStream {
+        private let connection: StreamConnection
+        private var statement: OpaquePointer?
+        private let doing: String
+
+        fileprivate init(connection: StreamConnection, statement: OpaquePointer, doing: String) {
+            self.connection = connection
+            self.statement = statement
+            self.doing = doing
+        }
+
+        /// Reads the next row's columns into `values` (one per column, in place: a
+        /// buffer nobody else holds is reused); false at the end.
+        func next(into values: inout [StoredValue]) throws(ManagedContextError) -> Bool {
+            guard let statement else { return false }
+            let rc = sqlite3_step(statement)
+            guard rc == SQLITE_ROW else {
+                close()
+                if rc == SQLITE_DONE { return false }
+                throw connection.error(rc, doing: doing)
+            }
+            values.withUnsafeMutableBufferPointer { buffer in
+                for i in buffer.indices { buffer[i] = StoredValue(statement, CInt(i)) }
+            }
+            return true
+        }
+
+        func close() {
+            guard let statement else { return }
+            sqlite3_finalize(statement)
+            self.statement = nil
+            connection.close()
+        }
+
+        deinit { close() }
+    }
+
     /// The read-only SQLite connection of one `rowStream`.
     fileprivate struct StreamConnection {
         let handle: OpaquePointer

@@ -51,7 +51,7 @@ public enum CSVExport {
         progress: ((Int, Int) -> Void)? = nil
     ) throws -> ExportResult {
         let start = MonotonicClock.now()
-        let request = FetchRequest<JournalEntry>(sortDescriptors: SurfJournal.newestFirst)
+        let request = exportRequest
         let total = progress == nil ? 0 : try context.count(for: request)
 
         var written = (rows: 0, bytes: 0)
@@ -74,18 +74,32 @@ public enum CSVExport {
         return ExportResult(rows: written.rows, bytes: written.bytes, seconds: seconds)
     }
 
-    /// The export loop: one record per entry, the entries streamed from the store
-    /// (`enumerateObjects`), the file flushed and progress told every `every` rows.
+    /// The export's fetch: newest first, as dictionaries of the exported fields, in
+    /// the CSV's column order (`propertiesToFetch` fixes the rows' key positions).
+    /// Through public API only, as an app would write it: no managed object per row,
+    /// and, as every dictionary fetch, what the store holds (unsaved changes are not
+    /// exported; the export runs on a context of its own).
+    public static var exportRequest: FetchRequest<JournalEntry> {
+        var request = FetchRequest<JournalEntry>(sortDescriptors: SurfJournal.newestFirst)
+        request.resultType = .dictionaryResultType
+        request.propertiesToFetch = ["date", "height", "period", "wind", "location", "rating"]
+        // What a dictionary fetch reads anyway; said here so that the progress total
+        // (`count(for:)`, which would count unsaved changes) counts the same rows.
+        request.includesPendingChanges = false
+        return request
+    }
+
+    /// The export loop: one record per row, the rows streamed from the store
+    /// (`enumerateDictionaries`), the file flushed and progress told every `every` rows.
     /// Kept out of line so that a sampled stack of a blocked main queue names it.
     @inline(never)
     static func writeRows(
         from context: ManagedObjectContext, _ request: FetchRequest<JournalEntry>, into writer: inout CSVFileWriter,
         every: Int, progress: (Int) -> Void
     ) throws -> Int {
-        let fields = Fields(JournalEntry.entity(in: context))
         var rows = 0
-        try context.enumerateObjects(for: request) { entry in
-            writeRecord(entry, fields, into: &writer)
+        try context.enumerateDictionaries(for: request) { row in
+            writeRecord(row, into: &writer)
             rows += 1
             if rows % every == 0 {
                 try writer.flushIfNeeded()
@@ -96,33 +110,21 @@ public enum CSVExport {
         return rows
     }
 
-    /// The attribute indices of the exported fields, resolved once per export.
-    struct Fields {
-        let date, height, period, wind, location, rating: Int
-        init(_ entity: EntityDescription) {
-            func index(_ name: String) -> Int { entity.attribute(named: name)!.index }
-            (date, height, period, wind, location, rating) =
-                (index("date"), index("height"), index("period"), index("wind"), index("location"), index("rating"))
-        }
-    }
-
+    /// One row of `exportRequest`, read by position (the order of its
+    /// `propertiesToFetch`): no key lookup per field.
     @inline(__always)
-    static func writeRecord(_ entry: JournalEntry, _ fields: Fields, into writer: inout CSVFileWriter) {
-        // Through the checked stored-value read, by index: the typed properties'
-        // key-path projection and a name lookup per field cost more than the field.
-        let date = entry.storedValue(atAttributeIndex: fields.date)
-        if !date.isNull { writer.appendDate(Date.fromStored(date)) }
+    static func writeRecord(_ row: FetchedDictionary, into writer: inout CSVFileWriter) {
+        if let date = row.value(at: 0, as: Date.self) { writer.appendDate(date) }
         writer.separator()
-        writer.appendStored(entry.storedValue(atAttributeIndex: fields.height))
+        writer.appendField(row.value(at: 1, as: String.self))
         writer.separator()
-        writer.appendStored(entry.storedValue(atAttributeIndex: fields.period))
+        writer.appendField(row.value(at: 2, as: String.self))
         writer.separator()
-        writer.appendStored(entry.storedValue(atAttributeIndex: fields.wind))
+        writer.appendField(row.value(at: 3, as: String.self))
         writer.separator()
-        writer.appendStored(entry.storedValue(atAttributeIndex: fields.location))
+        writer.appendField(row.value(at: 4, as: String.self))
         writer.separator()
-        let rating = entry.storedValue(atAttributeIndex: fields.rating)
-        if !rating.isNull { writer.appendInteger(Int64(Int16.fromStored(rating))) }
+        if let rating = row.value(at: 5, as: Int16.self) { writer.appendInteger(Int64(rating)) }
         writer.endRecord()
     }
 
@@ -295,14 +297,6 @@ struct CSVFileWriter {
     mutating func endRecord() { buffer.endRecord() }
     mutating func append(_ text: String) { buffer.append(text) }
     mutating func appendField(_ value: String?) { buffer.appendField(value) }
-    /// A text attribute as stored; anything else through its String conversion.
-    mutating func appendStored(_ value: StoredValue) {
-        switch value {
-        case .null: break
-        case .text(let s): buffer.appendField(s)
-        default: buffer.appendField(String.fromStored(value))
-        }
-    }
     mutating func appendInteger(_ value: Int64) { buffer.appendInteger(value) }
     mutating func appendDate(_ date: Date) { buffer.appendDate(date) }
 

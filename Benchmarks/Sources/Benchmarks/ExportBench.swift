@@ -154,9 +154,9 @@ enum ExportBench {
             figures += [sqliteRate, share, BenchFigure("sqlite3, peak resident memory", unit: "MiB", samples: sqlitePeak)]
             targets.insert(
                 BenchTarget(
-                    what: "`ctxdebug export` of \(entries.formattedCount) entries, whole process", target: "≥ 75% of sqlite3's rows/s",
+                    what: "`ctxdebug export` of \(entries.formattedCount) entries, whole process", target: "≥ 100% of sqlite3's rows/s",
                     measured: String(format: "%.0f%%", share.median * 100) + " (\(ctxRate.median.benchFormatted) against \(sqliteRate.median.benchFormatted) rows/s)",
-                    met: share.median >= 0.75),
+                    met: share.median >= 1.0),
                 at: 0)
             let difference = CSVRecordReader.firstDifference(try Data(contentsOf: ours), try Data(contentsOf: theirs))
             targets.insert(
@@ -175,7 +175,7 @@ enum ExportBench {
             ],
             figures: figures, targets: targets, detections: nil, skipped: skipped,
             notes: notes + [
-                "ctxdebug walks the runtime: one sorted query read as a stream on the export's context (`enumerateObjects`), one managed object materialized and registered per row, every attribute read checked; then ISO 8601 dates and RFC 4180 fields. sqlite3 formats dates with `strftime`."
+                "ctxdebug reads through ManagedContext's public API: one sorted dictionary fetch (`resultType = .dictionaryResultType`, six `propertiesToFetch`) streamed on the export's context (`enumerateDictionaries`), checked as a fetch, no managed object per row; then ISO 8601 dates and RFC 4180 fields. sqlite3 formats dates with `strftime`."
             ])
     }
 
