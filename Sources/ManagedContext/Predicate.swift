@@ -142,7 +142,9 @@ public struct FetchSortDescriptor<Root: ManagedObject>: Sendable {
     }
 }
 
-/// What a fetch returns.
+/// What a fetch returns. Never read by the runtime: a request's `resultType`
+/// (`FetchRequestResultType`, Core Data's names) says it.
+@available(*, deprecated, renamed: "FetchRequestResultType", message: "set FetchRequest.resultType (FetchRequestResultType) instead")
 public enum FetchResultType: Sendable {
     case managedObject, managedObjectID, count
 }

@@ -75,6 +75,27 @@ import ManagedContext
         #expect(!FileManager.default.fileExists(atPath: report), "report mode wrote a report: \(String(decoding: fileBytes(URL(fileURLWithPath: report)), as: UTF8.self))")
     }
 
+    /// Many waits at once, all in one direction (A's blocks wait for B, the main queue
+    /// for A): every wait looks for a cycle, since others are in progress, and reads
+    /// the other threads' records while they come and go. None may report one.
+    @Test func manyWaitsAtOnceInOneDirectionAreNotADeadlock() async {
+        await #expect(processExitsWith: .success) {
+            ConcurrencyDebug.Variable.set([.concurrency: "1", .onViolation: "log"])
+            let stack = try! TestStack()
+            let a = stack.privateContext("A"), b = stack.privateContext("B"), c = stack.privateContext("C")
+            DispatchQueue.concurrentPerform(iterations: 8) { worker in
+                for _ in 0..<500 {
+                    switch worker % 3 {
+                    case 0: a.performAndWait { b.performAndWait { _ = b.hasChanges } }
+                    case 1: b.performAndWait { c.performAndWait { _ = c.hasChanges } }
+                    default: a.performAndWait { c.performAndWait { _ = c.hasChanges } }
+                    }
+                }
+            }
+            precondition(ConcurrencyDebug.recordedViolations.isEmpty, "\(ConcurrencyDebug.recordedViolations.map(\.message))")
+        }
+    }
+
     @Test func waitingInOneDirectionIsNotADeadlock() async {
         await #expect(processExitsWith: .success) {
             ConcurrencyDebug.Variable.set([.concurrency: "1", .onViolation: "log"])
