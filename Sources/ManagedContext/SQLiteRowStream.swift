@@ -51,24 +51,21 @@ extension SQLiteStore {
         }
     }
 
-    /// An open `rowStream`: closes its statement and connection when done or dropped.
-    final class RowStream {
-        private let store: SQLiteStore
-        private let entity: EntityDescription
+    /// A prepared statement on a connection of its own, stepped row by row: closes
+    /// both when the rows end, on an error, or when dropped.
+    final class OpenStatement {
         private let connection: StreamConnection
         private var statement: OpaquePointer?
         private let doing: String
 
-        fileprivate init(store: SQLiteStore, entity: EntityDescription, connection: StreamConnection, statement: OpaquePointer, doing: String) {
-            self.store = store
-            self.entity = entity
+        fileprivate init(connection: StreamConnection, statement: OpaquePointer, doing: String) {
             self.connection = connection
             self.statement = statement
             self.doing = doing
         }
 
-        /// The next row, or nil at the end.
-        func next() throws(ManagedContextError) -> FetchedRow? {
+        /// The statement positioned on its next row, or nil at the end.
+        func step() throws(ManagedContextError) -> OpaquePointer? {
             guard let statement else { return nil }
             let rc = sqlite3_step(statement)
             guard rc == SQLITE_ROW else {
@@ -76,8 +73,7 @@ extension SQLiteStore {
                 if rc == SQLITE_DONE { return nil }
                 throw connection.error(rc, doing: doing)
             }
-            let id = ManagedObjectID(entity: entity, store: store.identity, primaryKey: sqlite3_column_int64(statement, 0))
-            return FetchedRow(id: id, snapshot: store.decodeRow(statement, entity: entity))
+            return statement
         }
 
         func close() {
@@ -88,6 +84,28 @@ extension SQLiteStore {
         }
 
         deinit { close() }
+    }
+
+    /// An open `rowStream`.
+    final class RowStream {
+        private let store: SQLiteStore
+        private let entity: EntityDescription
+        private let rows: OpenStatement
+
+        fileprivate init(store: SQLiteStore, entity: EntityDescription, connection: StreamConnection, statement: OpaquePointer, doing: String) {
+            self.store = store
+            self.entity = entity
+            self.rows = OpenStatement(connection: connection, statement: statement, doing: doing)
+        }
+
+        /// The next row, or nil at the end.
+        func next() throws(ManagedContextError) -> FetchedRow? {
+            guard let statement = try rows.step() else { return nil }
+            let id = ManagedObjectID(entity: entity, store: store.identity, primaryKey: sqlite3_column_int64(statement, 0))
+            return FetchedRow(id: id, snapshot: store.decodeRow(statement, entity: entity))
+        }
+
+        func close() { rows.close() }
     }
 
     /// The values of `columns` of the rows matching a fetch, in SQL order, for a
@@ -111,42 +129,25 @@ extension SQLiteStore {
         }
     }
 
-    /// An open `columnStream`: closes its statement and connection when done or dropped.
+    /// An open `columnStream`.
     final class ColumnStream {
-        private let connection: StreamConnection
-        private var statement: OpaquePointer?
-        private let doing: String
+        private let rows: OpenStatement
 
         fileprivate init(connection: StreamConnection, statement: OpaquePointer, doing: String) {
-            self.connection = connection
-            self.statement = statement
-            self.doing = doing
+            self.rows = OpenStatement(connection: connection, statement: statement, doing: doing)
         }
 
         /// Reads the next row's columns into `values` (one per column, in place: a
         /// buffer nobody else holds is reused); false at the end.
         func next(into values: inout [StoredValue]) throws(ManagedContextError) -> Bool {
-            guard let statement else { return false }
-            let rc = sqlite3_step(statement)
-            guard rc == SQLITE_ROW else {
-                close()
-                if rc == SQLITE_DONE { return false }
-                throw connection.error(rc, doing: doing)
-            }
+            guard let statement = try rows.step() else { return false }
             values.withUnsafeMutableBufferPointer { buffer in
                 for i in buffer.indices { buffer[i] = StoredValue(statement, CInt(i)) }
             }
             return true
         }
 
-        func close() {
-            guard let statement else { return }
-            sqlite3_finalize(statement)
-            self.statement = nil
-            connection.close()
-        }
-
-        deinit { close() }
+        func close() { rows.close() }
     }
 
     /// The read-only SQLite connection of one `rowStream`.
