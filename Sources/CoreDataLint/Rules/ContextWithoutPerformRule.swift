@@ -100,7 +100,7 @@ final class ContextWithoutPerformRule: LintRule {
     /// are worth resolving.
     private static func mayInsert(_ call: FunctionCallExprSyntax, _ walker: SemanticWalker) -> Bool {
         guard let name = Expressions.lastName(call.calledExpression) else { return false }
-        return name == "insertNewObject" || walker.index.managedObjectClasses.contains(name)
+        return name == "insertNewObject" || walker.index.isManagedObjectClass(name)
     }
 
     /// Whether code here runs outside the context's queue: straight in the function or
