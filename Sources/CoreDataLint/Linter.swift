@@ -16,6 +16,9 @@ public struct LintResult: Sendable {
     /// Files that could not be parsed as Swift (a template, Swift 2): skipped, their
     /// findings missing.
     public var skipped: [LintError] = []
+    /// Files the second pass parsed again: the project's index answered one of the
+    /// rules' questions otherwise than the file's own.
+    var reparsedFileCount = 0
 }
 
 /// A source held in memory, named by `path` in findings.
@@ -37,6 +40,9 @@ public struct LintSource: Sendable {
 /// memory stays small.
 public struct Linter: Sendable {
     public let enabledRules: [String]
+    /// Whether the second pass keeps the first pass's findings where the project's index
+    /// agrees (tests turn it off to compare).
+    var reusesFirstPass = true
 
     /// `rules`: the ids to run, every rule when nil. Unknown ids are the caller's to refuse.
     public init(rules: [String]? = nil) {
@@ -61,6 +67,7 @@ public struct Linter: Sendable {
         let summaries = Self.parallelMap(inputs) { input in
             FileSummary.read(input.path, input.text, rules: enabled, shared: shared)
         }
+        
         var errors: [LintError] = [], skipped: [LintError] = [], files: [(Input, FileSummary)] = []
         for (input, summary) in zip(inputs, summaries) {
             switch summary {
@@ -70,17 +77,22 @@ public struct Linter: Sendable {
             }
         }
         let index = ProjectIndex(files: files.map(\.1.facts))
-        let findings = Self.parallelMap(files) { input, summary in
+        let agrees = shared.answers.agreement(with: index)
+        let reuses = reusesFirstPass
+        let findings = Self.parallelMap(files) { input, summary -> (findings: [Finding], reparsed: Bool) in
             // The rules ran in the first pass against the file's own index: their
             // findings stand when the project's index answers every question they asked
             // the same way. Otherwise the file is parsed again, as the index saw it.
-            if let early = summary.early, IndexView.agrees(early.answers, with: index) { return early.findings }
-            return ParsedFile(path: input.path, text: summary.text)
+            if reuses, let early = summary.early, early.answers.allSatisfy({ agrees[Int($0)] }) { return (early.findings, false) }
+            let findings = ParsedFile(path: input.path, text: summary.text)
                 .findings(rules: RuleCatalog.makeRules(enabled), index: IndexView(index))
+            return (findings, true)
         }
-        return LintResult(
-            findings: findings.flatMap { $0 }.sorted(), fileCount: files.count,
+        var result = LintResult(
+            findings: findings.flatMap(\.findings).sorted(), fileCount: files.count,
             lineCount: files.reduce(0) { $0 + $1.1.lineCount }, errors: errors, skipped: skipped)
+        result.reparsedFileCount = findings.count(where: \.reparsed)
+        return result
     }
 
     private static func read(_ path: String) throws(LintError) -> String {
@@ -114,7 +126,7 @@ struct FileSummary: Sendable {
     var facts: FileFacts
     var lineCount: Int
     var text: String
-    var early: (findings: [Finding], answers: [IndexQuestion: IndexAnswer])?
+    var early: (findings: [Finding], answers: [Int32])?
 
     static func read(_ path: String, _ text: () throws(LintError) -> String, rules: Set<String>, shared: SharedNames) -> Result<FileSummary, LintError> {
         do {
@@ -132,7 +144,8 @@ struct FileSummary: Sendable {
             let parsed = ParsedFile(path: path, text: text, tree: tree, lines: lines)
             let findings = parsed.findings(rules: RuleCatalog.makeRules(rules), index: view)
             shared.addManagedObjectClasses(own.managedObjectClasses)
-            return .success(FileSummary(facts: facts, lineCount: lines.newlineCount, text: text, early: (findings, view.answers ?? [:])))
+            let answers = shared.answers.numbers(of: view.answers ?? [:])
+            return .success(FileSummary(facts: facts, lineCount: lines.newlineCount, text: text, early: (findings, answers)))
         } catch {
             return .failure(error)
         }
@@ -145,6 +158,8 @@ struct FileSummary: Sendable {
 final class SharedNames: Sendable {
     private let functions = LockedValue<Set<String>>([])
     private let managedObjectClasses = LockedValue<Set<String>>([])
+    /// The questions the rules asked of each file's own index, and the answers.
+    let answers = AnswerTable()
 
     /// Adds the file's functions; returns those another file declared first.
     func declare(_ facts: FileFacts) -> Set<String> {

@@ -1,3 +1,4 @@
+import CtxdebugHelpers
 import SwiftSyntax
 
 /// One question the rules pass asks the project index.
@@ -18,7 +19,7 @@ enum IndexQuestion: Hashable, Sendable {
 }
 
 /// What the index answered.
-enum IndexAnswer: Equatable, Sendable {
+enum IndexAnswer: Hashable, Sendable {
     case fact(ContextFact?)
     case flag(Bool)
     case factory(RequestFactory?)
@@ -126,8 +127,36 @@ final class IndexView {
         return nil
     }
 
-    /// Whether `index` answers every recorded question as recorded.
-    static func agrees(_ answers: [IndexQuestion: IndexAnswer], with index: ProjectIndex) -> Bool {
-        answers.allSatisfy { question, answer in index.answer(question) == answer }
+}
+
+/// Every question the first pass asked, with its answer, each distinct pair kept once
+/// for the whole run (files ask much the same questions): a file keeps only the
+/// numbers of its pairs, a few bytes each.
+final class AnswerTable: Sendable {
+    struct Pair: Hashable, Sendable {
+        var question: IndexQuestion
+        var answer: IndexAnswer
+    }
+
+    private let table = LockedValue<(numbers: [Pair: Int32], pairs: [Pair])>(([:], []))
+
+    /// The numbers of a file's pairs.
+    func numbers(of answers: [IndexQuestion: IndexAnswer]) -> [Int32] {
+        table.withLock { table in
+            answers.map { question, answer in
+                let pair = Pair(question: question, answer: answer)
+                if let number = table.numbers[pair] { return number }
+                let number = Int32(table.pairs.count)
+                table.numbers[pair] = number
+                table.pairs.append(pair)
+                return number
+            }
+        }
+    }
+
+    /// For each pair, by number, whether `index` gives its question the same answer.
+    func agreement(with index: ProjectIndex) -> [Bool] {
+        let pairs = table.withLock { $0.pairs }
+        return pairs.map { index.answer($0.question) == $0.answer }
     }
 }
