@@ -438,8 +438,8 @@ final class FactCollector: SyntaxVisitor {
     /// `@Environment(\.managedObjectContext) var viewContext`.
     static func isEnvironmentContext(_ variable: VariableDeclSyntax) -> Bool {
         !variable.attributes.isEmpty && variable.attributes.contains { element in
-            guard let attribute = element.as(AttributeSyntax.self), attribute.attributeName.trimmedDescription == "Environment" else { return false }
-            return attribute.arguments?.trimmedDescription.hasSuffix(".managedObjectContext") == true
+            guard let attribute = element.as(AttributeSyntax.self), Expressions.trimmedText(attribute.attributeName) == "Environment" else { return false }
+            return attribute.arguments.map(Expressions.trimmedText)?.hasSuffix(".managedObjectContext") == true
         }
     }
 
@@ -458,7 +458,7 @@ enum Attributes {
             if let identifier = attributeName.as(IdentifierTypeSyntax.self), identifier.genericArgumentClause == nil {
                 return identifier.name.text == name
             }
-            return attributeName.trimmedDescription == name
+            return Expressions.trimmedText(attributeName) == name
         }
     }
 }

@@ -138,17 +138,31 @@ final class AnswerTable: Sendable {
         var answer: IndexAnswer
     }
 
-    private let table = LockedValue<(numbers: [Pair: Int32], pairs: [Pair])>(([:], []))
+    /// A pair with its hash computed before the table's lock is taken: inside it, a
+    /// lookup only combines an integer, and compares pairs only when the hashes match.
+    private struct Hashed: Hashable, Sendable {
+        var pair: Pair
+        var hash: Int
+
+        init(_ pair: Pair) {
+            self.pair = pair
+            hash = pair.hashValue
+        }
+
+        func hash(into hasher: inout Hasher) { hasher.combine(hash) }
+        static func == (a: Hashed, b: Hashed) -> Bool { a.hash == b.hash && a.pair == b.pair }
+    }
+
+    private let table = LockedValue<[Hashed: Int32]>([:])
 
     /// The numbers of a file's pairs.
     func numbers(of answers: [IndexQuestion: IndexAnswer]) -> [Int32] {
-        table.withLock { table in
-            answers.map { question, answer in
-                let pair = Pair(question: question, answer: answer)
-                if let number = table.numbers[pair] { return number }
-                let number = Int32(table.pairs.count)
-                table.numbers[pair] = number
-                table.pairs.append(pair)
+        let pairs = answers.map { Hashed(Pair(question: $0.key, answer: $0.value)) }
+        return table.withLock { table in
+            pairs.map { pair in
+                if let number = table[pair] { return number }
+                let number = Int32(table.count)
+                table[pair] = number
                 return number
             }
         }
@@ -156,7 +170,10 @@ final class AnswerTable: Sendable {
 
     /// For each pair, by number, whether `index` gives its question the same answer.
     func agreement(with index: ProjectIndex) -> [Bool] {
-        let pairs = table.withLock { $0.pairs }
-        return pairs.map { index.answer($0.question) == $0.answer }
+        table.withLock { table in
+            var agrees = [Bool](repeating: false, count: table.count)
+            for (pair, number) in table { agrees[Int(number)] = index.answer(pair.pair.question) == pair.pair.answer }
+            return agrees
+        }
     }
 }
