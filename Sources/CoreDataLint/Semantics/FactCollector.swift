@@ -158,12 +158,24 @@ final class FactCollector: SyntaxVisitor {
         let setup = Syntax(binding.initializer?.value) ?? Syntax(binding.accessorBlock)
         let evidence = setup.map(Self.evidence(of:))
         if declaredAsContext {
-            return ContextDeclaration(name: name, kind: kind, evidence: evidence == .unknown ? nil : evidence, place: place(binding))
+            return ContextDeclaration(
+                name: name, kind: kind, evidence: evidence == .unknown ? nil : evidence, place: place(binding),
+                makesNew: isComputed && Self.getterMakesContext(binding.accessorBlock))
         }
         if binding.typeAnnotation == nil, let value = binding.initializer?.value, Self.isContextExpression(value), let evidence, evidence != .unknown {
             return ContextDeclaration(name: name, kind: kind, evidence: evidence, place: place(binding))
         }
         return nil
+    }
+
+    /// `var savingContext: NSManagedObjectContext { storeContainer.newBackgroundContext() }`:
+    /// a getter that is one call making a context, so that each read is a new context.
+    private static func getterMakesContext(_ accessors: AccessorBlockSyntax?) -> Bool {
+        guard let accessors, case .getter(let items) = accessors.accessors, items.count == 1, let item = items.first?.item,
+            let expression = (item.as(ReturnStmtSyntax.self)?.expression ?? item.as(ExprSyntax.self)).map(Expressions.unwrapped),
+            let call = expression.as(FunctionCallExprSyntax.self), let name = Expressions.lastName(call.calledExpression)
+        else { return false }
+        return name == "newBackgroundContext" || name == CoreDataAPI.contextType
     }
 
     // MARK: Functions

@@ -256,7 +256,7 @@ private struct ContextResolver {
         } else {
             fact = ContextFact(queue: .unknown, files: [])
         }
-        fact.makesNew = declarations[name]?.allSatisfy { $0.kind == .function && $0.makesNew } ?? false
+        fact.makesNew = declarations[name]?.allSatisfy { $0.kind != .storedProperty && $0.makesNew } ?? false
         resolved[name] = fact
         return fact
     }

@@ -166,7 +166,15 @@ final class SemanticWalker: SyntaxVisitor {
             return nil
         }
         if baseValue == nil, let fact = index.contextProperty(named: name) {
-            return .context(ContextRef.indexed(name, fact, currentFile: fileName))
+            var context = ContextRef.indexed(name, fact, currentFile: fileName)
+            if fact.makesNew {
+                // `stack.savingContext`, a getter that makes a new context: each read is
+                // a context of its own, made here.
+                context.key = "made@\(member.position.utf8Offset)"
+                context.name = Expressions.text(member)
+                context.origin = .local
+            }
+            return .context(context)
         }
         return nil
     }
