@@ -37,3 +37,14 @@ final class DeliveryCache {
         try? context.save()
     }
 }
+
+extension DeliveryCache {
+    // The bug, written with optionals: the fetch and the delete are reported, and
+    // `map` on the optional array is no property of an object.
+    func purge() {
+        let context = stack.savingContext
+        let request = NSFetchRequest<NSFetchRequestResult>(entityName: "DeliveryRecord")
+        let objects = try? context.fetch(request) as? [NSManagedObject] // expect: context-without-perform
+        _ = objects.map { $0.map { context.delete($0) } } // expect: context-without-perform
+    }
+}
