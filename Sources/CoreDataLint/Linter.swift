@@ -16,6 +16,9 @@ public struct LintResult: Sendable {
     /// Files that could not be parsed as Swift (a template, Swift 2): skipped, their
     /// findings missing.
     public var skipped: [LintError] = []
+    /// Files the second pass parsed again: the project's index answered one of the
+    /// rules' questions otherwise than the file's own.
+    var reparsedFileCount = 0
 }
 
 /// A source held in memory, named by `path` in findings.
@@ -37,6 +40,9 @@ public struct LintSource: Sendable {
 /// memory stays small.
 public struct Linter: Sendable {
     public let enabledRules: [String]
+    /// Whether the second pass keeps the first pass's findings where the project's index
+    /// agrees (tests turn it off to compare).
+    var reusesFirstPass = true
 
     /// `rules`: the ids to run, every rule when nil. Unknown ids are the caller's to refuse.
     public init(rules: [String]? = nil) {
@@ -56,7 +62,12 @@ public struct Linter: Sendable {
     private typealias Input = (path: String, text: @Sendable () throws(LintError) -> String)
 
     private func lint(_ inputs: [Input]) -> LintResult {
-        let summaries = Self.parallelMap(inputs) { input in FileSummary.read(input.path, input.text) }
+        let enabled = Set(enabledRules)
+        let shared = SharedNames()
+        let summaries = Self.parallelMap(inputs) { input in
+            FileSummary.read(input.path, input.text, rules: enabled, shared: shared)
+        }
+        
         var errors: [LintError] = [], skipped: [LintError] = [], files: [(Input, FileSummary)] = []
         for (input, summary) in zip(inputs, summaries) {
             switch summary {
@@ -66,14 +77,22 @@ public struct Linter: Sendable {
             }
         }
         let index = ProjectIndex(files: files.map(\.1.facts))
-        let enabled = Set(enabledRules)
-        let findings = Self.parallelMap(files) { input, summary in
-            // The text read by the first pass: the file is linted as the index saw it.
-            ParsedFile(path: input.path, text: summary.text).findings(rules: RuleCatalog.makeRules(enabled), index: index)
+        let agrees = shared.answers.agreement(with: index)
+        let reuses = reusesFirstPass
+        let findings = Self.parallelMap(files) { input, summary -> (findings: [Finding], reparsed: Bool) in
+            // The rules ran in the first pass against the file's own index: their
+            // findings stand when the project's index answers every question they asked
+            // the same way. Otherwise the file is parsed again, as the index saw it.
+            if reuses, let early = summary.early, early.answers.allSatisfy({ agrees[Int($0)] }) { return (early.findings, false) }
+            let findings = ParsedFile(path: input.path, text: summary.text)
+                .findings(rules: RuleCatalog.makeRules(enabled), index: IndexView(index))
+            return (findings, true)
         }
-        return LintResult(
-            findings: findings.flatMap { $0 }.sorted(), fileCount: files.count,
+        var result = LintResult(
+            findings: findings.flatMap(\.findings).sorted(), fileCount: files.count,
             lineCount: files.reduce(0) { $0 + $1.1.lineCount }, errors: errors, skipped: skipped)
+        result.reparsedFileCount = findings.count(where: \.reparsed)
+        return result
     }
 
     private static func read(_ path: String) throws(LintError) -> String {
@@ -100,14 +119,16 @@ public struct Linter: Sendable {
     }
 }
 
-/// What the first pass keeps of a file: its facts, its size and its text (a few dozen
-/// bytes a line, against kilobytes for its tree), not its tree.
+/// What the first pass keeps of a file: its facts, its size, its text (a few dozen
+/// bytes a line, against kilobytes for its tree), and what the rules found in it against
+/// an index of the file alone, with every question they asked that index: not its tree.
 struct FileSummary: Sendable {
     var facts: FileFacts
     var lineCount: Int
     var text: String
+    var early: (findings: [Finding], answers: [Int32])?
 
-    static func read(_ path: String, _ text: () throws(LintError) -> String) -> Result<FileSummary, LintError> {
+    static func read(_ path: String, _ text: () throws(LintError) -> String, rules: Set<String>, shared: SharedNames) -> Result<FileSummary, LintError> {
         do {
             let text = try text()
             let tree = Parser.parse(source: text)
@@ -117,10 +138,45 @@ struct FileSummary: Sendable {
             }
             let lines = LineTable(text)
             let fileName = path.split(separator: "/").last.map(String.init) ?? path
-            return .success(FileSummary(facts: FileFacts(tree, lines: lines, fileName: fileName), lineCount: lines.newlineCount, text: text))
+            let facts = FileFacts(tree, lines: lines, fileName: fileName)
+            let own = ProjectIndex(files: [facts], declaredElsewhere: shared.declare(facts))
+            let view = IndexView(own, recording: true, extraManagedObjectClasses: shared.isManagedObjectClass)
+            let parsed = ParsedFile(path: path, text: text, tree: tree, lines: lines)
+            let findings = parsed.findings(rules: RuleCatalog.makeRules(rules), index: view)
+            shared.addManagedObjectClasses(own.managedObjectClasses)
+            let answers = shared.answers.numbers(of: view.answers ?? [:])
+            return .success(FileSummary(facts: facts, lineCount: lines.newlineCount, text: text, early: (findings, answers)))
         } catch {
             return .failure(error)
         }
+    }
+}
+
+/// What the first pass learns as it goes, for the index each file is first linted
+/// against: the functions other files declare, and their `NSManagedObject` subclasses.
+/// Only a guess of the project's index: the second pass checks every answer.
+final class SharedNames: Sendable {
+    private let functions = LockedValue<Set<String>>([])
+    private let managedObjectClasses = LockedValue<Set<String>>([])
+    /// The questions the rules asked of each file's own index, and the answers.
+    let answers = AnswerTable()
+
+    /// Adds the file's functions; returns those another file declared first.
+    func declare(_ facts: FileFacts) -> Set<String> {
+        let names = Set(facts.functions.map(\.name))
+        return functions.withLock { known in
+            let elsewhere = names.intersection(known)
+            known.formUnion(names)
+            return elsewhere
+        }
+    }
+
+    func isManagedObjectClass(_ name: String) -> Bool {
+        managedObjectClasses.withLock { $0.contains(name) }
+    }
+
+    func addManagedObjectClasses(_ names: Set<String>) {
+        managedObjectClasses.withLock { $0.formUnion(names) }
     }
 }
 
@@ -129,18 +185,20 @@ struct ParsedFile {
     var path: String
     var text: String
     var tree: SourceFileSyntax
+    var lines: LineTable?
 
-    init(path: String, text: String) {
+    init(path: String, text: String, tree: SourceFileSyntax? = nil, lines: LineTable? = nil) {
         self.path = path
         self.text = text
-        tree = Parser.parse(source: text)
+        self.tree = tree ?? Parser.parse(source: text)
+        self.lines = lines
     }
 
-    func findings(rules: [any LintRule], index: ProjectIndex) -> [Finding] {
+    func findings(rules: [any LintRule], index: IndexView) -> [Finding] {
         let fileName = path.split(separator: "/").last.map(String.init) ?? path
         let pending = SemanticWalker(index: index, rules: rules, fileName: fileName).run(tree)
         guard !pending.isEmpty else { return [] }
-        let lines = LineTable(text)
+        let lines = self.lines ?? LineTable(text)
         let suppressions = Suppressions(text: text)
         return pending.compactMap { finding in
             let offset = finding.position.utf8Offset

@@ -38,7 +38,7 @@ enum LintBench {
             id: "8", title: "Static checks (ctxdebug lint)",
             setup: [
                 "A generated tree of \(files.formattedCount) Swift files, \(lines.formattedCount) lines in all: each an `NSManagedObject` subclass, a Core Data stack, a view controller (an export, a search, an import, an edit) and a did-save observer, with \(findingsPerFile) bugs. `ctxdebug lint --format json` run once to check that it finds every bug, then \(repetitions) times as a child process (the files in the page cache), timed start to exit, its peak resident set (VmHWM) sampled every 2 ms.",
-                "The first pass parses each file and keeps only a summary of it; the second parses it again and runs the rules. Both run on every core with `DispatchQueue.concurrentPerform`; no syntax tree outlives its file's turn.",
+                "The first pass parses each file, keeps only a summary of it, and runs the rules against an index of that file alone, keeping every question they ask; the second keeps those findings where the project's index answers alike and parses only the other files again. Both run on every core with `DispatchQueue.concurrentPerform`; no syntax tree outlives its file's turn.",
             ],
             figures: [BenchFigure("wall time", unit: "s", samples: seconds), rate, cpuRate, memory],
             targets: [

@@ -84,7 +84,11 @@ final class ContextWithoutPerformRule: LintRule {
         case .context(let context) where CoreDataAPI.contextStateProperties.contains(member):
             guard context.queue == .private, isOutside(context, walker) else { return }
             report(walker, at: access.declName, doing: "\(member) of \(context.described)", on: context)
-        case .managedObject(let object) where !object.isCollection && !CoreDataAPI.queueFreeObjectMembers.contains(member):
+        case .managedObject(let object) where !object.isCollection && !CoreDataAPI.queueFreeObjectMembers.contains(member)
+            && !CoreDataAPI.synchronousClosureMethods.contains(member):
+            // `map` or `forEach` on what the linter took for one object is an optional's or
+            // a collection's (`(try? context.fetch(r)) as? [T]` then `objects.map { $0… }`),
+            // not a property of the object.
             // Only where no closure moved the object: object-across-queues reports those.
             guard let context = object.owner, context.queue == .private, isOutside(context, walker),
                 walker.binding(named: base).map({ $0.queueDepth == walker.frame.queueDepth || ($0.queueDepth == 0 && !walker.frame.isClosure) }) ?? true,
@@ -100,7 +104,7 @@ final class ContextWithoutPerformRule: LintRule {
     /// are worth resolving.
     private static func mayInsert(_ call: FunctionCallExprSyntax, _ walker: SemanticWalker) -> Bool {
         guard let name = Expressions.lastName(call.calledExpression) else { return false }
-        return name == "insertNewObject" || walker.index.managedObjectClasses.contains(name)
+        return name == "insertNewObject" || walker.index.isManagedObjectClass(name)
     }
 
     /// Whether code here runs outside the context's queue: straight in the function or

@@ -69,7 +69,7 @@ final class MainContextOffMainQueueRule: LintRule {
             return
         }
         guard let name = Expressions.lastName(call.calledExpression),
-            name == "insertNewObject" || walker.index.managedObjectClasses.contains(name),
+            name == "insertNewObject" || walker.index.isManagedObjectClass(name),
             case .managedObject(let object) = walker.resolve(ExprSyntax(call)), object.isInsertedHere,
             let context = object.owner, isOffMain(context, walker)
         else { return }

@@ -44,6 +44,11 @@ struct ClosurePlacement {
         switch method {
         case "async", "asyncAfter", "sync":
             frame.queue = base.flatMap(Self.dispatchQueue) ?? .unknown
+            // A queue the app made runs its async blocks on a thread of its own, outside
+            // every context's queue; `sync` may run its block on the caller's thread.
+            if frame.queue == .unknown, method != "sync", let base, case .dispatchQueue(let name) = walker.resolve(base) {
+                frame.queue = .background("the dispatch queue \(name) (made with DispatchQueue(label:))")
+            }
         case "detached" where base.flatMap(Expressions.lastName) == "Task":
             frame.queue = .background("the thread of a detached task (Task.detached)")
         case "perform", "performAndWait":

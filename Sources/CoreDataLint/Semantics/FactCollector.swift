@@ -134,6 +134,7 @@ final class FactCollector: SyntaxVisitor {
         for binding in node.bindings {
             guard let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text else { continue }
             if var declaration = contextDeclaration(name, binding, in: node) {
+                declaration.type = types.last?.name
                 declaration.isRequirement = node.parent?.parent?.parent?.parent?.is(ProtocolDeclSyntax.self) == true
                 facts.contextDeclarations.append(declaration)
             } else if name.contains("ontext") {
@@ -157,12 +158,24 @@ final class FactCollector: SyntaxVisitor {
         let setup = Syntax(binding.initializer?.value) ?? Syntax(binding.accessorBlock)
         let evidence = setup.map(Self.evidence(of:))
         if declaredAsContext {
-            return ContextDeclaration(name: name, kind: kind, evidence: evidence == .unknown ? nil : evidence, place: place(binding))
+            return ContextDeclaration(
+                name: name, kind: kind, evidence: evidence == .unknown ? nil : evidence, place: place(binding),
+                makesNew: isComputed && Self.getterMakesContext(binding.accessorBlock))
         }
         if binding.typeAnnotation == nil, let value = binding.initializer?.value, Self.isContextExpression(value), let evidence, evidence != .unknown {
             return ContextDeclaration(name: name, kind: kind, evidence: evidence, place: place(binding))
         }
         return nil
+    }
+
+    /// `var savingContext: NSManagedObjectContext { storeContainer.newBackgroundContext() }`:
+    /// a getter that is one call making a context, so that each read is a new context.
+    private static func getterMakesContext(_ accessors: AccessorBlockSyntax?) -> Bool {
+        guard let accessors, case .getter(let items) = accessors.accessors, items.count == 1, let item = items.first?.item,
+            let expression = (item.as(ReturnStmtSyntax.self)?.expression ?? item.as(ExprSyntax.self)).map(Expressions.unwrapped),
+            let call = expression.as(FunctionCallExprSyntax.self), let name = Expressions.lastName(call.calledExpression)
+        else { return false }
+        return name == "newBackgroundContext" || name == CoreDataAPI.contextType
     }
 
     // MARK: Functions
@@ -247,10 +260,13 @@ final class FactCollector: SyntaxVisitor {
         guard elements[1].is(AssignmentExprSyntax.self) else { return }
         let target = elements[0], value = Expressions.unwrapped(elements[2])
         let property: String
+        let receiverType: String?
         if let member = target.as(MemberAccessExprSyntax.self) {
             property = member.declName.baseName.text
+            receiverType = Expressions.isSelf(member.base) ? types.last?.name : member.base.flatMap(localType)
         } else if let reference = target.as(DeclReferenceExprSyntax.self), functions.last?.locals.contains(reference.baseName.text) != true {
             property = reference.baseName.text
+            receiverType = types.last?.name
         } else {
             return
         }
@@ -269,7 +285,8 @@ final class FactCollector: SyntaxVisitor {
             guard let local = letValues.last?[reference.baseName.text], let initial = local.map(Expressions.unwrapped),
                 !initial.is(DeclReferenceExprSyntax.self)
             else {
-                facts.contextAssignments.append(ContextAssignment(property: property, evidence: .unknown, valueText: "", place: place(target)))
+                facts.contextAssignments.append(
+                    ContextAssignment(property: property, evidence: .unknown, valueText: "", place: place(target), receiverType: receiverType))
                 return
             }
             assigned = initial
@@ -278,7 +295,22 @@ final class FactCollector: SyntaxVisitor {
         let evidence = Self.evidence(of: Syntax(assigned))
         facts.contextAssignments.append(
             ContextAssignment(
-                property: property, evidence: evidence, valueText: evidence == .unknown ? "" : Expressions.text(assigned), place: place(target)))
+                property: property, evidence: evidence, valueText: evidence == .unknown ? "" : Expressions.text(assigned), place: place(target),
+                receiverType: receiverType))
+    }
+
+    /// The type of a `let` of this function set once to `… as! T`, `… as? T` or `T(…)`.
+    private func localType(_ expression: ExprSyntax) -> String? {
+        guard let name = expression.as(DeclReferenceExprSyntax.self)?.baseName.text, let value = letValues.last?[name] ?? nil else { return nil }
+        if let call = value.as(FunctionCallExprSyntax.self), let type = call.calledExpression.as(DeclReferenceExprSyntax.self)?.baseName.text,
+            type.first?.isUppercase == true
+        {
+            return type
+        }
+        guard let sequence = value.as(SequenceExprSyntax.self) else { return nil }
+        let elements = Array(sequence.elements)
+        guard elements.count == 3, elements[1].is(UnresolvedAsExprSyntax.self), let type = elements[2].as(TypeExprSyntax.self) else { return nil }
+        return TypeNames.base(of: type.type)
     }
 
     private static func isLiteral(_ value: ExprSyntax) -> Bool {
@@ -418,8 +450,8 @@ final class FactCollector: SyntaxVisitor {
     /// `@Environment(\.managedObjectContext) var viewContext`.
     static func isEnvironmentContext(_ variable: VariableDeclSyntax) -> Bool {
         !variable.attributes.isEmpty && variable.attributes.contains { element in
-            guard let attribute = element.as(AttributeSyntax.self), attribute.attributeName.trimmedDescription == "Environment" else { return false }
-            return attribute.arguments?.trimmedDescription.hasSuffix(".managedObjectContext") == true
+            guard let attribute = element.as(AttributeSyntax.self), Expressions.trimmedText(attribute.attributeName) == "Environment" else { return false }
+            return attribute.arguments.map(Expressions.trimmedText)?.hasSuffix(".managedObjectContext") == true
         }
     }
 
@@ -438,7 +470,7 @@ enum Attributes {
             if let identifier = attributeName.as(IdentifierTypeSyntax.self), identifier.genericArgumentClause == nil {
                 return identifier.name.text == name
             }
-            return attributeName.trimmedDescription == name
+            return Expressions.trimmedText(attributeName) == name
         }
     }
 }

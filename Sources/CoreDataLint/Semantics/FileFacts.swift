@@ -30,6 +30,8 @@ struct ContextDeclaration: Sendable {
     var makesNew = false
     /// A protocol's requirement: the same property as its implementations', not another.
     var isRequirement = false
+    /// The type (or extended type) that declares it.
+    var type: String? = nil
 }
 
 /// `controller.managedObjectContext = stack.savingContext`, in any function.
@@ -39,6 +41,9 @@ struct ContextAssignment: Sendable {
     /// The value's source text, for messages.
     var valueText: String
     var place: SourcePlace
+    /// The type of the object assigned to, when the code tells it: `self.context = …`,
+    /// `controller.context = …` after `let controller = … as! NoteViewController`.
+    var receiverType: String? = nil
 }
 
 /// `init(context: NSManagedObjectContext) { self.context = context }`: the property an
@@ -62,7 +67,7 @@ struct InitArgument: Sendable {
 /// `static func count(in context: NSManagedObjectContext) -> Int { try context.count(for: …) }`:
 /// a function that calls a context method straight on its context parameter, so a
 /// call of it uses the context it is handed, on the caller's queue.
-struct ContextParameterUse: Sendable {
+struct ContextParameterUse: Sendable, Hashable {
     var function: String
     /// The parameter's argument label, "_" for none.
     var label: String

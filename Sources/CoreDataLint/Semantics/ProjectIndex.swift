@@ -39,6 +39,9 @@ struct ProjectIndex: Sendable {
     var managedObjectClasses: Set<String> = [CoreDataAPI.managedObjectType]
     /// Context properties by name. A name told different queues is `.unknown`.
     var contextProperties: [String: ContextFact] = [:]
+    /// Context properties by "Type.name", for the types that declare them: what a use
+    /// reads when the receiver's type is known (`self.context` in that type's code).
+    var typedContextProperties: [String: ContextFact] = [:]
     /// Functions returning a context, by name.
     var contextFunctions: [String: ContextFact] = [:]
     /// Methods named in `#selector(...)` of a did-save observer.
@@ -53,14 +56,17 @@ struct ProjectIndex: Sendable {
     /// by "name(label:)".
     var contextParameterUses: [String: ContextParameterUse] = [:]
 
-    init(files: [FileFacts]) {
+    /// `declaredElsewhere`: function names other files declare too, for an index of a
+    /// few files that stands in for the project's (a name declared twice is no one
+    /// function).
+    init(files: [FileFacts], declaredElsewhere: Set<String> = []) {
         var superclasses: [String: String] = [:]
         var conformances: [String: [String]] = [:]
         var mainActorTypes: Set<String> = []
         var factories: [String: [RequestFactory]] = [:]
         var declaredFunctions: [String: Int] = [:]
         for file in files {
-            for function in file.functions { declaredFunctions[function.name, default: 0] += 1 }
+            for function in file.functions { declaredFunctions[function.name, default: declaredElsewhere.contains(function.name) ? 1 : 0] += 1 }
             superclasses.merge(file.superclasses) { first, _ in first }
             conformances.merge(file.conformances) { $0 + $1 }
             mainActorTypes.formUnion(file.mainActorTypes)
@@ -73,13 +79,17 @@ struct ProjectIndex: Sendable {
             }
         }
         // A name declared twice may be two different methods: keep neither.
-        requestFactories = factories.compactMapValues { $0.count == 1 ? $0[0] : nil }
+        requestFactories = factories.compactMapValues { $0.count == 1 ? $0[0] : nil }.filter { !declaredElsewhere.contains($0.key) }
         entryPoints = EntryPoints(superclasses: superclasses, conformances: conformances, mainActorTypes: mainActorTypes)
         managedObjectClasses.formUnion(entryPoints.subclasses(of: [CoreDataAPI.managedObjectType]))
         var contexts = ContextResolver(files: files)
         for name in contexts.propertyNames { contextProperties[name] = contexts.fact(name) }
+        for (type, name) in contexts.typedPropertyKeys {
+            if let fact = contexts.typedFact(type, name) { typedContextProperties["\(type).\(name)"] = fact }
+        }
         for name in contexts.functionNames { contextFunctions[name] = contexts.fact(name) }
-        functionQueues = CallGraph(files: files, entryPoints: entryPoints, contexts: contextProperties).inferredQueues()
+        functionQueues = CallGraph(files: files, entryPoints: entryPoints, contexts: contextProperties, declaredElsewhere: declaredElsewhere)
+            .inferredQueues()
     }
 
     /// The function a call calls, when it uses the context handed to it straight on
@@ -90,6 +100,13 @@ struct ProjectIndex: Sendable {
             if let use = contextParameterUses["\(name)(\(argument.label?.text ?? "_"):)"] { return (use, argument.expression) }
         }
         return nil
+    }
+
+    /// The fact of a context property of `type` (the type whose code is read), or by
+    /// its name alone when that type does not declare it or is unknown.
+    func contextProperty(_ name: String, in type: String?) -> ContextFact? {
+        if let type, let fact = typedContextProperties["\(type).\(name)"] { return fact }
+        return contextProperties[name]
     }
 
     /// The fact of a context property or function, by name.
@@ -179,25 +196,28 @@ struct EntryPoints: Sendable {
 private struct ContextResolver {
     private var declarations: [String: [ContextDeclaration]] = [:]
     private var assignments: [String: [ContextAssignment]] = [:]
-    /// Init arguments by the property their parameter is stored into.
-    private var storedArguments: [String: [InitArgument]] = [:]
+    /// Init arguments by the property their parameter is stored into, with the type
+    /// whose initializer stores it.
+    private var storedArguments: [String: [(type: String, argument: InitArgument)]] = [:]
     private var resolved: [String: ContextFact] = [:]
     private var resolving: Set<String> = []
     private var otherContextNamedProperties: Set<String> = []
 
     init(files: [FileFacts]) {
-        var stores: [String: [String]] = [:]
+        var stores: [String: [InitParameterStore]] = [:]
         for file in files {
             otherContextNamedProperties.formUnion(file.otherContextNamedProperties)
             for declaration in file.contextDeclarations { declarations[declaration.name, default: []].append(declaration) }
-            for store in file.initStores { stores["\(store.type)(\(store.label):)", default: []].append(store.property) }
+            for store in file.initStores { stores["\(store.type)(\(store.label):)", default: []].append(store) }
         }
         for file in files {
             for assignment in file.contextAssignments where declarations[assignment.property] != nil {
                 assignments[assignment.property, default: []].append(assignment)
             }
             for argument in file.initArguments {
-                for property in stores["\(argument.type)(\(argument.label):)"] ?? [] { storedArguments[property, default: []].append(argument) }
+                for store in stores["\(argument.type)(\(argument.label):)"] ?? [] {
+                    storedArguments[store.property, default: []].append((store.type, argument))
+                }
             }
         }
     }
@@ -227,7 +247,7 @@ private struct ContextResolver {
         for assignment in assignments[name] ?? [] {
             candidates.append(told(assignment.evidence, subject: "`\(name)` is set to `\(assignment.valueText)` (\(assignment.place.described)), which is", file: assignment.place.file))
         }
-        for argument in storedArguments[name] ?? [] {
+        for (_, argument) in storedArguments[name] ?? [] {
             candidates.append(told(argument.evidence, subject: "`\(name)` is set from `\(argument.valueText)` (\(argument.place.described)), which is", file: argument.place.file))
         }
         var fact: ContextFact
@@ -236,9 +256,52 @@ private struct ContextResolver {
         } else {
             fact = ContextFact(queue: .unknown, files: [])
         }
-        fact.makesNew = declarations[name]?.allSatisfy { $0.kind == .function && $0.makesNew } ?? false
+        fact.makesNew = declarations[name]?.allSatisfy { $0.kind != .storedProperty && $0.makesNew } ?? false
         resolved[name] = fact
         return fact
+    }
+
+    /// The types that declare each context property (protocol requirements aside), and
+    /// the property names: the keys of `typedFact`.
+    var typedPropertyKeys: [(String, String)] {
+        var keys: [(String, String)] = []
+        for (name, list) in declarations {
+            for type in Set(list.compactMap { $0.kind != .function && !$0.isRequirement ? $0.type : nil }) { keys.append((type, name)) }
+        }
+        return keys
+    }
+
+    /// The queue of `type`'s property `name`, from what is told of that type's property
+    /// alone: its declaration, assignments to it through `self` or a value of that type,
+    /// and its initializer's stored arguments. An assignment whose receiver's type is
+    /// unknown may be to any type's property of that name: it must agree, and when
+    /// several types declare the name it cannot tell the queue alone. Nil when the
+    /// type does not declare the name.
+    mutating func typedFact(_ type: String, _ name: String) -> ContextFact? {
+        let all = declarations[name] ?? []
+        let own = all.filter { $0.type == type && $0.kind != .function && !$0.isRequirement }
+        guard !own.isEmpty else { return nil }
+        let declaringTypes = Set(all.compactMap { $0.isRequirement ? nil : $0.type })
+        var specific: [ContextFact] = [], ambiguous: [ContextFact] = []
+        for declaration in own {
+            guard let evidence = declaration.evidence else { continue }
+            let verb = declaration.kind == .storedProperty ? "holds" : "returns"
+            specific.append(told(evidence, subject: "`\(name)` (\(declaration.place.described)) \(verb)", file: declaration.place.file))
+        }
+        for assignment in assignments[name] ?? [] {
+            if let receiver = assignment.receiverType, receiver != type, declaringTypes.contains(receiver) { continue }
+            let fact = told(assignment.evidence, subject: "`\(name)` is set to `\(assignment.valueText)` (\(assignment.place.described)), which is", file: assignment.place.file)
+            if assignment.receiverType == type { specific.append(fact) } else { ambiguous.append(fact) }
+        }
+        for (storeType, argument) in storedArguments[name] ?? [] where storeType == type {
+            specific.append(told(argument.evidence, subject: "`\(name)` is set from `\(argument.valueText)` (\(argument.place.described)), which is", file: argument.place.file))
+        }
+        if specific.isEmpty && declaringTypes.count > 1 { return ContextFact(queue: .unknown, files: []) }
+        let candidates = specific + ambiguous
+        guard let first = candidates.first, first.queue != .unknown, candidates.allSatisfy({ $0.queue == first.queue }) else {
+            return ContextFact(queue: .unknown, files: [])
+        }
+        return first
     }
 
     private mutating func told(_ evidence: QueueEvidence, subject: String, file: String) -> ContextFact {
@@ -275,12 +338,18 @@ private struct CallGraph {
     private let entryPoints: EntryPoints
     private let contexts: [String: ContextFact]
 
-    init(files: [FileFacts], entryPoints: EntryPoints, contexts: [String: ContextFact]) {
+    init(files: [FileFacts], entryPoints: EntryPoints, contexts: [String: ContextFact], declaredElsewhere: Set<String>) {
         self.entryPoints = entryPoints
         self.contexts = contexts
         for file in files {
             for function in file.functions { functions[function.name, default: []].append(function) }
             escaping.formUnion(file.escapingNames)
+        }
+        // Another file's function of the same name: no one function, as in the project.
+        for name in declaredElsewhere {
+            guard let first = functions[name]?.first else { continue }
+            functions[name]?.append(
+                FunctionFact(name: name, firstLabel: nil, type: nil, isIBAction: false, isMainActor: false, isCalledFromOutside: true, place: first.place))
         }
         for file in files {
             for call in file.calls where functions[call.callee] != nil { calls[call.callee, default: []].append(call) }

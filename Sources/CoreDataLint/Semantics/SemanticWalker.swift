@@ -39,7 +39,7 @@ struct Frame {
 /// Reads one file once, tracking what names hold and which queue code runs on, and
 /// tells every rule what it meets. The rules keep their own state.
 final class SemanticWalker: SyntaxVisitor {
-    let index: ProjectIndex
+    let index: IndexView
     /// The file's name, without folders: facts from other files are cited.
     let fileName: String
     private let rules: [any LintRule]
@@ -61,7 +61,7 @@ final class SemanticWalker: SyntaxVisitor {
     /// is that property.
     private var contextPropertyBeingInitialized: (name: String, binding: SyntaxIdentifier)?
 
-    init(index: ProjectIndex, rules: [any LintRule], fileName: String = "") {
+    init(index: IndexView, rules: [any LintRule], fileName: String = "") {
         self.index = index
         self.fileName = fileName
         self.rules = rules
@@ -165,8 +165,16 @@ final class SemanticWalker: SyntaxVisitor {
             if object.isCollection, CoreDataAPI.elementMethods.contains(name) { return element(of: baseValue) }
             return nil
         }
-        if baseValue == nil, let fact = index.contextProperties[name] {
-            return .context(ContextRef.indexed(name, fact, currentFile: fileName))
+        if baseValue == nil, let fact = index.contextProperty(named: name) {
+            var context = ContextRef.indexed(name, fact, currentFile: fileName)
+            if fact.makesNew {
+                // `stack.savingContext`, a getter that makes a new context: each read is
+                // a context of its own, made here.
+                context.key = "made@\(member.position.utf8Offset)"
+                context.name = Expressions.text(member)
+                context.origin = .local
+            }
+            return .context(context)
         }
         return nil
     }
@@ -175,7 +183,7 @@ final class SemanticWalker: SyntaxVisitor {
     /// a function the index knows returns a context; the arguments tell the queue when
     /// its body does not.
     private func resolveContextFunction(_ name: String, _ call: FunctionCallExprSyntax) -> Value? {
-        guard let fact = index.contextFunctions[name] else { return nil }
+        guard let fact = index.contextFunction(named: name) else { return nil }
         var context = ContextRef.indexed(name, fact, currentFile: fileName)
         if context.queue == .unknown, case .queue(let queue) = FactCollector.evidence(of: Syntax(call.arguments)) {
             context.queue = queue
@@ -201,13 +209,16 @@ final class SemanticWalker: SyntaxVisitor {
             if name == CoreDataAPI.contextType {
                 return .context(.made(by: call, queue: concurrencyType(of: call)))
             }
-            if index.managedObjectClasses.contains(name), let owner = Expressions.argument("context", of: call) {
+            if index.isManagedObjectClass(name), let owner = Expressions.argument("context", of: call) {
                 return .managedObject(ManagedObjectInfo(owner: context(owner), isInsertedHere: true))
             }
             if name == "NSFetchRequest" {
                 return .fetchRequest(FetchRequestInfo(entity: nil))
             }
-            if let factory = index.requestFactories[name], call.arguments.isEmpty {
+            if name == "DispatchQueue", let label = Expressions.argument("label", of: call) {
+                return .dispatchQueue(Expressions.text(label))
+            }
+            if let factory = index.requestFactory(named: name), call.arguments.isEmpty {
                 return .fetchRequest(factory.request)
             }
             return resolveContextFunction(name, call)
@@ -237,7 +248,7 @@ final class SemanticWalker: SyntaxVisitor {
             break
         }
         guard let base = member.base else { return nil }
-        if Expressions.isSelf(base), call.arguments.isEmpty, let factory = index.requestFactories[name] {
+        if Expressions.isSelf(base), call.arguments.isEmpty, let factory = index.requestFactory(named: name) {
             return .fetchRequest(factory.request)
         }
         let baseValue = resolve(base)
@@ -278,14 +289,14 @@ final class SemanticWalker: SyntaxVisitor {
             return .managedObject(object)
         }
         if let element = TypeNames.element(of: type) {
-            guard index.managedObjectClasses.contains(element) else { return nil }
+            guard index.isManagedObjectClass(element) else { return nil }
             if case .managedObject(var object) = value {
                 object.isCollection = true
                 return .managedObject(object)
             }
             return .managedObject(ManagedObjectInfo(isCollection: true))
         }
-        guard let name = TypeNames.base(of: type), index.managedObjectClasses.contains(name) else { return nil }
+        guard let name = TypeNames.base(of: type), index.isManagedObjectClass(name) else { return nil }
         if case .managedObject(let object) = value, !object.isCollection { return value }
         return .managedObject(ManagedObjectInfo())
     }
@@ -298,23 +309,23 @@ final class SemanticWalker: SyntaxVisitor {
     /// What a declared type says a name holds.
     private func declaredValue(_ type: TypeSyntax, key: String, name: String, origin: ContextOrigin) -> Value? {
         if let element = TypeNames.element(of: type) {
-            return index.managedObjectClasses.contains(element) ? .managedObject(ManagedObjectInfo(isCollection: true)) : nil
+            return index.isManagedObjectClass(element) ? .managedObject(ManagedObjectInfo(isCollection: true)) : nil
         }
         guard let base = TypeNames.base(of: type) else { return nil }
         if base == CoreDataAPI.contextType {
-            if origin == .property, let fact = index.contextProperties[name] {
+            if origin == .property, let fact = index.contextProperty(name, in: typeNames.last) {
                 return .context(ContextRef.indexed(name, fact, currentFile: fileName))
             }
             return .context(ContextRef(key: key, name: name, queue: .unknown, origin: origin))
         }
-        if index.managedObjectClasses.contains(base) { return .managedObject(ManagedObjectInfo()) }
+        if index.isManagedObjectClass(base) { return .managedObject(ManagedObjectInfo()) }
         return nil
     }
 
     private func memberValue(_ name: String) -> Value? {
         if let value = typeMembers.last?[name] { return value }
         if typeMemberNames.last?.contains(name) == true { return nil }
-        if let fact = index.contextProperties[name] { return .context(ContextRef.indexed(name, fact, currentFile: fileName)) }
+        if let fact = index.contextProperty(name, in: typeNames.last) { return .context(ContextRef.indexed(name, fact, currentFile: fileName)) }
         return nil
     }
 
@@ -359,9 +370,13 @@ final class SemanticWalker: SyntaxVisitor {
             for binding in variable.bindings {
                 guard let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text else { continue }
                 names.insert(name)
-                if let type = binding.typeAnnotation?.type {
+                if variable.bindingSpecifier.tokenKind == .keyword(.let), let value = binding.initializer?.value,
+                    case .dispatchQueue(let label)? = resolveOwnQueue(value)
+                {
+                    table[name] = .dispatchQueue(label)
+                } else if let type = binding.typeAnnotation?.type {
                     if let value = declaredValue(type, key: name, name: name, origin: .property) { table[name] = value }
-                } else if let fact = index.contextProperties[name], mayHoldContext(binding.initializer?.value) {
+                } else if let fact = index.contextProperty(name, in: typeNames.last), mayHoldContext(binding.initializer?.value) {
                     table[name] = .context(ContextRef.indexed(name, fact, currentFile: fileName))
                 }
             }
@@ -372,6 +387,13 @@ final class SemanticWalker: SyntaxVisitor {
         refineMemberObjects(members)
     }
 
+    /// `DispatchQueue(label: "import")`, the whole initializer of a property.
+    private func resolveOwnQueue(_ value: ExprSyntax) -> Value? {
+        guard let call = value.as(FunctionCallExprSyntax.self), call.calledExpression.as(DeclReferenceExprSyntax.self)?.baseName.text == "DispatchQueue"
+        else { return nil }
+        return resolve(call)
+    }
+
     /// Whether a property with no declared type, set up with `value`, may hold a
     /// context: `newBackgroundContext()`, `viewContext`, another context property or
     /// function; not `RenderContext()`.
@@ -379,7 +401,7 @@ final class SemanticWalker: SyntaxVisitor {
         guard let value else { return true }
         switch FactCollector.evidence(of: Syntax(value)) {
         case .queue: return true
-        case .name(let other): return index.contextProperties[other] != nil || index.contextFunctions[other] != nil
+        case .name(let other): return index.contextProperty(named: other) != nil || index.contextFunction(named: other) != nil
         case .unknown: return false
         }
     }
@@ -435,7 +457,7 @@ final class SemanticWalker: SyntaxVisitor {
         let name = node.name.text
         let isIBAction = Attributes.has("IBAction", in: node.attributes)
         let isAction = isIBAction || name.lowercased().hasPrefix("export")
-        let observes = index.didSaveSelectors.contains(name)
+        let observes = index.isDidSaveSelector(name)
         var function = Frame(
             queue: observes ? .postingThread : .caller, functionName: "\(name)()", isActionHandler: isAction,
             isDidSaveObserver: observes, queueDepth: frame.queueDepth + 1, start: node.position.utf8Offset)
@@ -451,17 +473,17 @@ final class SemanticWalker: SyntaxVisitor {
         let framework: String?
         if isIBAction {
             framework = "an @IBAction"
-        } else if Attributes.has("MainActor", in: node.attributes) || index.entryPoints.isMainActor(type) {
+        } else if Attributes.has("MainActor", in: node.attributes) || index.isMainActor(type) {
             framework = "@MainActor"
         } else {
-            framework = index.entryPoints.reason(name: name, firstLabel: node.signature.parameterClause.parameters.first?.firstName.text, type: type)
+            framework = index.entryReason(name: name, firstLabel: node.signature.parameterClause.parameters.first?.firstName.text, type: type)
         }
         if let framework {
             function.queue = .main
             function.reason = "`\(name)()` runs on the main queue (\(framework))"
             return
         }
-        guard let inferred = index.functionQueues[name] else { return }
+        guard let inferred = index.functionQueue(of: name) else { return }
         switch inferred.queue {
         case .main where inferred.onSomePaths:
             function.queue = .main
@@ -470,7 +492,7 @@ final class SemanticWalker: SyntaxVisitor {
             function.queue = .main
             function.reason = "`\(name)()` runs on the main queue (\(inferred.reason))"
         case .context(let property):
-            guard let fact = index.contextProperties[property] else { return }
+            guard let fact = index.contextProperty(named: property) else { return }
             let context = ContextRef.indexed(property, fact, currentFile: fileName)
             function.queue = .context(context)
             function.reason = "`\(name)()` runs on \(property)'s queue (\(inferred.reason))"
@@ -542,7 +564,7 @@ final class SemanticWalker: SyntaxVisitor {
 
     override func visit(_ node: PatternBindingSyntax) -> SyntaxVisitorContinueKind {
         guard Self.isProperty(node) else { return .visitChildren }
-        if let name = node.pattern.as(IdentifierPatternSyntax.self)?.identifier.text, index.contextProperties[name] != nil {
+        if let name = node.pattern.as(IdentifierPatternSyntax.self)?.identifier.text, index.contextProperty(named: name) != nil {
             contextPropertyBeingInitialized = (name, node.id)
         }
         enterProperty(node)
@@ -559,11 +581,10 @@ final class SemanticWalker: SyntaxVisitor {
         let isLazy = node.parent?.parent?.as(VariableDeclSyntax.self)?.modifiers.contains { $0.name.text == "lazy" } ?? false
         let type = typeNames.last
         if isLazy || node.accessorBlock != nil {
-            let entry = index.entryPoints
             let why: String? =
-                entry.isViewController(type) ? "a property of the view controller '\(type ?? "")', read by its main-queue code"
-                : entry.isSwiftUIView(type) ? "a property of the SwiftUI view '\(type ?? "")', read by its body"
-                : entry.isMainActor(type) ? "a property of the @MainActor type '\(type ?? "")'" : nil
+                index.isViewController(type) ? "a property of the view controller '\(type ?? "")', read by its main-queue code"
+                : index.isSwiftUIView(type) ? "a property of the SwiftUI view '\(type ?? "")', read by its body"
+                : index.isMainActor(type) ? "a property of the @MainActor type '\(type ?? "")'" : nil
             if let why {
                 property.queue = .main
                 property.reason = "`\(property.functionName)` runs on the main queue (\(why))"

@@ -153,4 +153,7 @@ enum Value: Equatable {
     /// `x.objectID`, with what the linter knows of `x`.
     case objectID(ManagedObjectInfo)
     case fetchRequest(FetchRequestInfo)
+    /// A queue made with `DispatchQueue(label:)`: the app's own, never a context's.
+    /// The text names it for messages.
+    case dispatchQueue(String)
 }

@@ -1,0 +1,179 @@
+import CtxdebugHelpers
+import SwiftSyntax
+
+/// One question the rules pass asks the project index.
+enum IndexQuestion: Hashable, Sendable {
+    case contextProperty(String)
+    case typedContextProperty(type: String?, name: String)
+    case contextFunction(String)
+    case managedObjectClass(String)
+    case requestFactory(String)
+    case didSaveSelector(String)
+    case functionQueue(String)
+    case parameterUse(String)
+    case hasParameterUses
+    case mainActorType(String?)
+    case viewController(String?)
+    case swiftUIView(String?)
+    case entryReason(name: String, firstLabel: String?, type: String?)
+}
+
+/// What the index answered.
+enum IndexAnswer: Hashable, Sendable {
+    case fact(ContextFact?)
+    case flag(Bool)
+    case factory(RequestFactory?)
+    case queue(FunctionQueueFact?)
+    case use(ContextParameterUse?)
+    case text(String?)
+}
+
+extension ProjectIndex {
+    /// The answer to one question: every read of the index by the rules pass goes
+    /// through here, so that a file's answers can be checked against another index.
+    func answer(_ question: IndexQuestion) -> IndexAnswer {
+        switch question {
+        case .contextProperty(let name): .fact(contextProperties[name])
+        case .typedContextProperty(let type, let name): .fact(contextProperty(name, in: type))
+        case .contextFunction(let name): .fact(contextFunctions[name])
+        case .managedObjectClass(let name): .flag(managedObjectClasses.contains(name))
+        case .requestFactory(let name): .factory(requestFactories[name])
+        case .didSaveSelector(let name): .flag(didSaveSelectors.contains(name))
+        case .functionQueue(let name): .queue(functionQueues[name])
+        case .parameterUse(let key): .use(contextParameterUses[key])
+        case .hasParameterUses: .flag(!contextParameterUses.isEmpty)
+        case .mainActorType(let type): .flag(entryPoints.isMainActor(type))
+        case .viewController(let type): .flag(entryPoints.isViewController(type))
+        case .swiftUIView(let type): .flag(entryPoints.isSwiftUIView(type))
+        case .entryReason(let name, let firstLabel, let type): .text(entryPoints.reason(name: name, firstLabel: firstLabel, type: type))
+        }
+    }
+}
+
+/// The rules pass's view of the project index. When it records, it keeps every
+/// question asked and its answer: the first pass runs the rules over a file against an
+/// index of that file alone, and the second keeps those findings when the project's
+/// index gives every recorded question the same answer (the rules read nothing else
+/// of the project), instead of parsing the file again.
+final class IndexView {
+    private let index: ProjectIndex
+    /// Names of `NSManagedObject` subclasses other files declare, known so far.
+    private let extraManagedObjectClasses: (@Sendable (String) -> Bool)?
+    private(set) var answers: [IndexQuestion: IndexAnswer]?
+
+    init(_ index: ProjectIndex, recording: Bool = false, extraManagedObjectClasses: (@Sendable (String) -> Bool)? = nil) {
+        self.index = index
+        self.extraManagedObjectClasses = extraManagedObjectClasses
+        answers = recording ? [:] : nil
+    }
+
+    private func ask(_ question: IndexQuestion) -> IndexAnswer {
+        if let known = answers?[question] { return known }
+        var answer = index.answer(question)
+        if case .managedObjectClass(let name) = question, answer == .flag(false), extraManagedObjectClasses?(name) == true {
+            answer = .flag(true)
+        }
+        answers?[question] = answer
+        return answer
+    }
+
+    private func fact(_ question: IndexQuestion) -> ContextFact? {
+        guard case .fact(let fact) = ask(question) else { return nil }
+        return fact
+    }
+
+    private func flag(_ question: IndexQuestion) -> Bool {
+        guard case .flag(let flag) = ask(question) else { return false }
+        return flag
+    }
+
+    func contextProperty(named name: String) -> ContextFact? { fact(.contextProperty(name)) }
+
+    /// The fact of `type`'s property, or the name's when the type does not declare it.
+    func contextProperty(_ name: String, in type: String?) -> ContextFact? { fact(.typedContextProperty(type: type, name: name)) }
+
+    func contextFunction(named name: String) -> ContextFact? { fact(.contextFunction(name)) }
+
+    func isManagedObjectClass(_ name: String) -> Bool { flag(.managedObjectClass(name)) }
+
+    func requestFactory(named name: String) -> RequestFactory? {
+        guard case .factory(let factory) = ask(.requestFactory(name)) else { return nil }
+        return factory
+    }
+
+    func isDidSaveSelector(_ name: String) -> Bool { flag(.didSaveSelector(name)) }
+
+    func functionQueue(of name: String) -> FunctionQueueFact? {
+        guard case .queue(let queue) = ask(.functionQueue(name)) else { return nil }
+        return queue
+    }
+
+    func isMainActor(_ type: String?) -> Bool { flag(.mainActorType(type)) }
+    func isViewController(_ type: String?) -> Bool { flag(.viewController(type)) }
+    func isSwiftUIView(_ type: String?) -> Bool { flag(.swiftUIView(type)) }
+
+    func entryReason(name: String, firstLabel: String?, type: String?) -> String? {
+        guard case .text(let text) = ask(.entryReason(name: name, firstLabel: firstLabel, type: type)) else { return nil }
+        return text
+    }
+
+    /// The function a call calls, when it uses the context handed to it straight on
+    /// the caller's queue, with that argument.
+    func contextParameterUse(of call: FunctionCallExprSyntax) -> (ContextParameterUse, ExprSyntax)? {
+        guard !call.arguments.isEmpty, flag(.hasParameterUses), let name = Expressions.lastName(call.calledExpression) else { return nil }
+        for argument in call.arguments {
+            if case .use(let use?) = ask(.parameterUse("\(name)(\(argument.label?.text ?? "_"):)")) { return (use, argument.expression) }
+        }
+        return nil
+    }
+
+}
+
+/// Every question the first pass asked, with its answer, each distinct pair kept once
+/// for the whole run (files ask much the same questions): a file keeps only the
+/// numbers of its pairs, a few bytes each.
+final class AnswerTable: Sendable {
+    struct Pair: Hashable, Sendable {
+        var question: IndexQuestion
+        var answer: IndexAnswer
+    }
+
+    /// A pair with its hash computed before the table's lock is taken: inside it, a
+    /// lookup only combines an integer, and compares pairs only when the hashes match.
+    private struct Hashed: Hashable, Sendable {
+        var pair: Pair
+        var hash: Int
+
+        init(_ pair: Pair) {
+            self.pair = pair
+            hash = pair.hashValue
+        }
+
+        func hash(into hasher: inout Hasher) { hasher.combine(hash) }
+        static func == (a: Hashed, b: Hashed) -> Bool { a.hash == b.hash && a.pair == b.pair }
+    }
+
+    private let table = LockedValue<[Hashed: Int32]>([:])
+
+    /// The numbers of a file's pairs.
+    func numbers(of answers: [IndexQuestion: IndexAnswer]) -> [Int32] {
+        let pairs = answers.map { Hashed(Pair(question: $0.key, answer: $0.value)) }
+        return table.withLock { table in
+            pairs.map { pair in
+                if let number = table[pair] { return number }
+                let number = Int32(table.count)
+                table[pair] = number
+                return number
+            }
+        }
+    }
+
+    /// For each pair, by number, whether `index` gives its question the same answer.
+    func agreement(with index: ProjectIndex) -> [Bool] {
+        table.withLock { table in
+            var agrees = [Bool](repeating: false, count: table.count)
+            for (pair, number) in table { agrees[Int(number)] = index.answer(pair.pair.question) == pair.pair.answer }
+            return agrees
+        }
+    }
+}
