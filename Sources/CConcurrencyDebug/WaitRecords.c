@@ -2,14 +2,16 @@
 #include "CConcurrencyDebug.h"
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <pthread.h>
 
 struct ctxdebug_wait_record {
     _Atomic uint64_t serial;  // the wait in progress; 0 when none
     _Atomic uintptr_t target;
     _Atomic int count;
     _Atomic uintptr_t held[CTXDEBUG_WAIT_HELD_MAX];
-    uintptr_t sampler_thread;  // written before the record is listed, then read only
-    uint64_t thread_id;
+    _Atomic uintptr_t sampler_thread;  // the owning thread's; rewritten when another thread takes the record over
+    _Atomic uint64_t thread_id;
+    _Atomic int in_use;  // 0 once the owning thread has exited: the next new thread may take it
     uint64_t next_serial;  // the owner's own
     ctxdebug_wait_record *next;  // set before the record is listed, then read only
 };
@@ -18,19 +20,50 @@ static _Atomic(ctxdebug_wait_record *) records = NULL;
 static _Atomic long waiting = 0;
 static _Thread_local ctxdebug_wait_record *self_record = NULL;
 
-// Records are never freed: one per thread that ever waited (libdispatch keeps a
-// bounded pool of worker threads), so a reader may follow the list without a lock.
-static ctxdebug_wait_record *make_record(void) {
+// Records are never freed, so a reader may follow the list without a lock. A thread
+// that exits hands its record back (its pthread key's destructor), and the next new
+// thread takes it over: the list is as long as the most threads that ever waited at
+// once, not as the threads that ever lived. The record's serials keep growing across
+// owners, so a reader's validation still sees one wait, whole.
+static pthread_key_t release_key;
+static pthread_once_t release_once = PTHREAD_ONCE_INIT;
+
+static void release_record(void *record) {
+    atomic_store_explicit(&((ctxdebug_wait_record *)record)->in_use, 0, memory_order_release);
+}
+
+static void make_release_key(void) { pthread_key_create(&release_key, release_record); }
+
+static ctxdebug_wait_record *claim_or_make_record(void) {
+    for (ctxdebug_wait_record *r = atomic_load_explicit(&records, memory_order_acquire); r != NULL; r = r->next) {
+        int free = 0;
+        if (atomic_compare_exchange_strong_explicit(&r->in_use, &free, 1, memory_order_acq_rel, memory_order_relaxed)) return r;
+    }
     ctxdebug_wait_record *r = calloc(1, sizeof *r);
     if (r == NULL) return NULL;
-    ctxdebug_sampler_install();  // so that the thread can be sampled when it is part of a cycle
-    r->sampler_thread = ctxdebug_sampler_self();
-    r->thread_id = ctxdebug_thread_id();
+    atomic_store_explicit(&r->in_use, 1, memory_order_relaxed);
     ctxdebug_wait_record *head = atomic_load_explicit(&records, memory_order_relaxed);
     do {
         r->next = head;
     } while (!atomic_compare_exchange_weak_explicit(&records, &head, r, memory_order_release, memory_order_relaxed));
     return r;
+}
+
+static ctxdebug_wait_record *make_record(void) {
+    pthread_once(&release_once, make_release_key);
+    ctxdebug_wait_record *r = claim_or_make_record();
+    if (r == NULL) return NULL;
+    ctxdebug_sampler_install();  // so that the thread can be sampled when it is part of a cycle
+    atomic_store_explicit(&r->sampler_thread, ctxdebug_sampler_self(), memory_order_relaxed);
+    atomic_store_explicit(&r->thread_id, ctxdebug_thread_id(), memory_order_relaxed);
+    pthread_setspecific(release_key, r);
+    return r;
+}
+
+int ctxdebug_wait_record_count(void) {
+    int n = 0;
+    for (ctxdebug_wait_record *r = atomic_load_explicit(&records, memory_order_acquire); r != NULL; r = r->next) n++;
+    return n;
 }
 
 ctxdebug_wait_record *ctxdebug_wait_current(void) { return self_record; }
@@ -113,7 +146,9 @@ int ctxdebug_wait_find_cycle(uint64_t serial, ctxdebug_wait_step *steps, int max
         if (r == NULL) return 0;
         path[n] = r;
         serials[n] = other.serial;
-        steps[n] = (ctxdebug_wait_step){at, other.target, r->sampler_thread, r->thread_id};
+        steps[n] = (ctxdebug_wait_step){
+            at, other.target, atomic_load_explicit(&r->sampler_thread, memory_order_relaxed),
+            atomic_load_explicit(&r->thread_id, memory_order_relaxed)};
         n++;
         if (holds(&mine, other.target)) {
             // Every wait on the way was in progress from its first read to now:

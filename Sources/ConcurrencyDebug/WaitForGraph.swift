@@ -60,10 +60,13 @@ extension ViolationKind {
     /// The slow path: another wait is in progress, so this one may close a cycle.
     @inline(never)
     private static func lookForCycle(_ wait: Wait, target: QueueIdentity, operation: () -> String) {
-        var steps = [ctxdebug_wait_step](repeating: ctxdebug_wait_step(), count: 64)
-        let n = Int(ctxdebug_wait_find_cycle(wait.serial, &steps, 64))
-        guard n > 0, reported.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
-        reportDeadlock(target: target, operation: operation(), cycle: Array(steps.prefix(n)))
+        // On the stack: with many threads waiting at once, every wait comes here.
+        let cycle: [ctxdebug_wait_step]? = withUnsafeTemporaryAllocation(of: ctxdebug_wait_step.self, capacity: 64) { steps in
+            let n = Int(ctxdebug_wait_find_cycle(wait.serial, steps.baseAddress!, 64))
+            return n > 0 ? Array(steps.prefix(n)) : nil
+        }
+        guard let cycle, reported.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
+        reportDeadlock(target: target, operation: operation(), cycle: cycle)
     }
 
     /// One report per process: every thread of a cycle may find it.
@@ -74,6 +77,10 @@ extension ViolationKind {
     package static func isWaiting(_ queue: QueueIdentity) -> Bool {
         ctxdebug_wait_is_held_by_waiter(queue.rawValue) != 0
     }
+
+    /// How many thread records the graph holds: one per thread waiting at once, at
+    /// most, since an exited thread's record goes to the next new one. For tests.
+    package static var recordCount: Int { Int(ctxdebug_wait_record_count()) }
 
     /// The wait that `beginWait` recorded is served: the queue it waited for has
     /// started running the waiter's block. Call it first thing in that block. From

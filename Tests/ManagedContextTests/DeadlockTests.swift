@@ -96,6 +96,23 @@ import ManagedContext
         }
     }
 
+    /// A thread's wait record goes back when the thread exits, and the next new thread
+    /// takes it over: 50 threads, one after the other, each waiting while it holds a
+    /// queue, leave a handful of records, not 50.
+    @Test func exitedThreadsHandTheirWaitRecordsOn() async {
+        await #expect(processExitsWith: .success) {
+            ConcurrencyDebug.Variable.set([.concurrency: "1", .onViolation: "log"])
+            let stack = try! TestStack()
+            let a = stack.privateContext("A"), b = stack.privateContext("B")
+            for _ in 0..<50 {
+                // pthread_join returns after the thread's key destructors have run.
+                runOnNewThreadAndJoin { a.performAndWait { b.performAndWait { _ = b.hasChanges } } }
+            }
+            precondition(WaitForGraph.recordCount < 10, "\(WaitForGraph.recordCount) wait records after 50 threads, one at a time")
+            precondition(ConcurrencyDebug.recordedViolations.isEmpty)
+        }
+    }
+
     @Test func waitingInOneDirectionIsNotADeadlock() async {
         await #expect(processExitsWith: .success) {
             ConcurrencyDebug.Variable.set([.concurrency: "1", .onViolation: "log"])
@@ -107,6 +124,23 @@ import ManagedContext
             precondition(ConcurrencyDebug.recordedViolations.isEmpty)
         }
     }
+}
+
+/// Runs `body` on a new POSIX thread and waits until that thread is gone.
+func runOnNewThreadAndJoin(_ body: @escaping @Sendable () -> Void) {
+    final class Box: @unchecked Sendable {  // handed to the one thread that runs it
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    }
+    var thread = pthread_t()
+    let box = Unmanaged.passRetained(Box(body)).toOpaque()
+    let created = pthread_create(&thread, nil, { context in
+        let box = Unmanaged<Box>.fromOpaque(context!).takeRetainedValue()
+        box.body()
+        return nil
+    }, box)
+    precondition(created == 0, "pthread_create failed: \(created)")
+    pthread_join(thread, nil)
 }
 
 func twoContextsWaitingOnEachOther() {

@@ -77,27 +77,19 @@ enum BlockBench {
         func sync() -> Double { perCall { for i in 0..<m { serial.sync { benchSink(i) } } } }
         // The queue is held shut by a first block until every block is enqueued: the
         // figure is enqueueing plus running, not the two threads contending.
-        func async() -> Double {
+        func enqueued(_ submit: (@escaping @Sendable () -> Void) -> Void) -> Double {
             let gate = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
-            serial.async { gate.wait() }
+            submit { gate.wait() }
             return perCall {
-                for i in 0..<m { serial.async { benchSink(i) } }
-                serial.async { done.signal() }
+                for i in 0..<m { submit { benchSink(i) } }
+                submit { done.signal() }
                 gate.signal()
                 done.wait()
             }
         }
+        func async() -> Double { enqueued { serial.async(execute: $0) } }
         func performAndWait() -> Double { perCall { for i in 0..<m { context.performAndWait { benchSink(i) } } } }
-        func perform() -> Double {
-            let gate = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
-            context.perform { gate.wait() }
-            return perCall {
-                for i in 0..<m { context.perform { benchSink(i) } }
-                context.perform { done.signal() }
-                gate.signal()
-                done.wait()
-            }
-        }
+        func perform() -> Double { enqueued { context.perform($0) } }
         func configure(_ level: Int) {
             BenchSupport.quietly { ConcurrencyDebug.configure(.init(level: .init(rawValue: level) ?? .off)) }
         }

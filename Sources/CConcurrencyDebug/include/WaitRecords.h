@@ -51,6 +51,10 @@ ctxdebug_wait_record *ctxdebug_wait_current(void);
 // deadlock, certain); 0 otherwise.
 int ctxdebug_wait_find_cycle(uint64_t serial, ctxdebug_wait_step *steps, int max);
 
+// How many records there are (one per thread waiting at once, at most, over the
+// process's life). For tests.
+int ctxdebug_wait_record_count(void);
+
 // 1 when some thread is waiting while holding `queue`. For tests.
 int ctxdebug_wait_is_held_by_waiter(uintptr_t queue);
 
