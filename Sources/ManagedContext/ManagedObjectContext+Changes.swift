@@ -142,6 +142,7 @@ extension ManagedObjectContext {
     /// or reloads it from the parent and puts its unsaved changes back on top
     /// (`mergeChanges: true`).
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
+        schedulingPoint(.refresh)
         operation(.refresh) { refreshChecked(object, mergeChanges: mergeChanges) }
     }
 

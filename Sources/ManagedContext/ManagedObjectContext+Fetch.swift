@@ -7,7 +7,8 @@ extension ManagedObjectContext {
     /// inserts and changes and leaving out its deletes. With a `fetchBatchSize`,
     /// the result loads objects batch by batch as iteration reaches them.
     public func fetch<T: ManagedObject>(_ request: FetchRequest<T>) throws(ManagedContextError) -> FetchedResults<T> {
-        try operation(.fetch) { () throws(ManagedContextError) -> FetchedResults<T> in try fetchChecked(request) }
+        schedulingPoint(.fetch)
+        return try operation(.fetch) { () throws(ManagedContextError) -> FetchedResults<T> in try fetchChecked(request) }
     }
 
     private func fetchChecked<T: ManagedObject>(_ request: FetchRequest<T>) throws(ManagedContextError) -> FetchedResults<T> {
@@ -156,7 +157,8 @@ extension ManagedObjectContext {
 
     /// How many objects match `request`, counting unsaved changes.
     public func count<T: ManagedObject>(for request: FetchRequest<T>) throws(ManagedContextError) -> Int {
-        try operation(.count) { () throws(ManagedContextError) -> Int in
+        schedulingPoint(.fetch)
+        return try operation(.count) { () throws(ManagedContextError) -> Int in
             let span = ContextInstrumentation.begin(.count, self)
             defer { span.end() }
             let f = try PredicateResolution.resolve(request, entity: model.entity(for: T.self))

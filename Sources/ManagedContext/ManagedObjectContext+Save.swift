@@ -82,6 +82,7 @@ extension ManagedObjectContext {
         let store = try c.store()
         let inserted = changeSets.inserted, updated = changeSets.updated, deleted = changeSets.deleted
         let changes = storeChanges(inserted: inserted, updated: updated, deleted: deleted, coordinator: c)
+        schedulingPoint(.storeWrite)
         let result = try store.save(changes)
         diagnoseLostUpdates(result)
         recordSaveForMissingMerge(result, coordinator: c)
@@ -286,6 +287,7 @@ extension ManagedObjectContext {
         inserted: Set<ManagedObject>, updated: Set<ManagedObject>, deleted: Set<ManagedObject>,
         insertedIDs: Set<ManagedObjectID>, updatedIDs: Set<ManagedObjectID>, deletedIDs: Set<ManagedObjectID>
     ) {
+        schedulingPoint(.didSave)
         contextGuard.post(
             Self.didSaveObjectsNotification, object: self,
             userInfo: [
@@ -335,6 +337,7 @@ extension ManagedObjectContext {
 
     /// The same, from the IDs alone (what crosses queues).
     public func mergeChanges(_ changes: SaveChanges) {
+        schedulingPoint(.merge)
         operation(.merge) { mergeChangesChecked(changes) }
     }
 

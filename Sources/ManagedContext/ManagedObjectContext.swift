@@ -25,6 +25,9 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     /// queue's own way).
     let dispatchQueueHandle: UnsafeRawPointer?
     let number: UInt32
+    /// The scheduler of the controlled run that made this context, when one does
+    /// (`ctxdebug explore`): nil otherwise, and then the runtime pays this one branch.
+    let explorer: ControlledScheduler?
 
     enum ParentStore {
         case none
@@ -68,6 +71,7 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
         ManagedContextRuntimeFrames.registered
         self.concurrencyType = concurrencyType
         self.number = Self.nextNumber.add(1, ordering: .relaxed).oldValue
+        explorer = Exploration.scheduler(forNewContext: ())
         switch concurrencyType {
         case .mainQueue:
             queueIdentity = .main
@@ -170,7 +174,7 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
 
     /// Runs `block` asynchronously on the context's queue, in FIFO order.
     public func perform(_ block: @escaping @Sendable () -> Void) {
-        queue.async { [self] in
+        let work: @Sendable () -> Void = { [self] in
             let span = ContextInstrumentation.begin(.perform, self)
             defer { span.end() }
             ConcurrencyDebug.entering(
@@ -179,6 +183,8 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
                 processPendingChanges()
             }
         }
+        if let explorer { return explorer.enqueue(work, on: self) }
+        queue.async(execute: work)
     }
 
     // The async `perform(schedule:_:)` is in ManagedObjectContext+AsyncPerform.swift.
@@ -231,6 +237,20 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     /// Blocks until the context's queue runs `body`. The block inherits the caller's
     /// chain of held queues when it runs on another thread (the main queue's).
     private func waitForQueue(_ body: () -> Void, callerOnMainQueue: Bool) {
+        if let explorer { return waitForExploredQueue(body, explorer, callerOnMainQueue: callerOnMainQueue) }
+        waitForRealQueue(body, callerOnMainQueue: callerOnMainQueue)
+    }
+
+    /// Under a controlled run the caller first waits for its turn on the logical
+    /// queue; the real wait then finds the queue idle.
+    private func waitForExploredQueue(_ body: () -> Void, _ explorer: ControlledScheduler, callerOnMainQueue: Bool) {
+        let grant = explorer.acquire(self)
+        defer { explorer.relinquish(self, grant) }
+        if grant == .forced { return runAsOwner(body, checkQueue: false) }
+        waitForRealQueue(body, callerOnMainQueue: callerOnMainQueue, actingAs: grant == .granted ? ThreadUnit.current : nil)
+    }
+
+    private func waitForRealQueue(_ body: () -> Void, callerOnMainQueue: Bool, actingAs unit: ThreadUnit? = nil) {
         let timed = concurrencyType == .privateQueue && callerOnMainQueue && Diagnostics.isOn(bit: Diagnostics.mainQueueWaitBit)
         // Read before the wait is recorded: a test that sees the wait may move the clock.
         let asked = timed ? MonotonicClock.now() : 0
@@ -242,7 +262,7 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
             let chain = HeldQueues.current()
             return queue.sync {
                 WaitForGraph.served(wait)
-                HeldQueues.inheriting(chain) { runAsOwner(body) }
+                ThreadUnit.acting(as: unit) { HeldQueues.inheriting(chain) { runAsOwner(body) } }
             }
         }
         if timed { return timedWait(body, wait, asked: asked) }

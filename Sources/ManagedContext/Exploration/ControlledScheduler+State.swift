@@ -1,0 +1,316 @@
+import Dispatch
+import Foundation
+
+extension ControlledScheduler {
+    enum Mode { case controlling, aborting, released }
+
+    enum UnitStatus: Equatable {
+        case running, ready, draining, done
+        /// In `performAndWait`, queued on the logical queue with this key.
+        case waiting(String)
+    }
+
+    struct UnitState {
+        var actor: String
+        var status: UnitStatus = .ready
+        /// When it last became ready: the FIFO order of the default choice.
+        var since = 0
+        /// Given its queue to unwind a deadlock (see `Grant.forced`).
+        var forced = false
+        let semaphore: DispatchSemaphore
+    }
+
+    enum QueueItem {
+        case block(@Sendable () -> Void)
+        case waiter(Int)
+    }
+
+    struct QueueState {
+        let key: String
+        let name: String
+        let real: DispatchQueue
+        var items: [QueueItem] = []
+        var busy = false
+        /// Who holds it while busy, for a deadlock's message.
+        var holder: String?
+        var since = 0
+
+        /// The queue may have become startable: it joins the FIFO order now.
+        mutating func touch(_ sequence: inout Int) {
+            guard !busy, !items.isEmpty else { return }
+            sequence += 1
+            since = sequence
+        }
+    }
+
+    struct State {
+        var mode = Mode.controlling
+        var sequence = 0
+        var nextUnit = 0
+        var units: [Int: UnitState] = [:]
+        var running: Int?
+        var queues: [String: QueueState] = [:]
+        var queueOrder: [String] = []
+        var keysByContext: [UInt32: String] = [:]
+        var privateQueues = 0
+        var steps: [ScheduleStep] = []
+        var failure: ControlledRunFailure?
+        var sawUncontrolled = false
+
+        mutating func makeUnit(actor: String, scheduler: ControlledScheduler) -> ThreadUnit {
+            let unit = ThreadUnit(id: nextUnit, actor: actor, scheduler: scheduler)
+            nextUnit += 1
+            units[unit.id] = UnitState(actor: actor, semaphore: unit.semaphore)
+            return unit
+        }
+
+        /// The logical queue of `context`: "main" for every main-queue context (they
+        /// share the main queue), "q1", "q2"... for private queues in first-use order.
+        mutating func queueKey(for context: ManagedObjectContext) -> String {
+            if let key = keysByContext[context.number] { return key }
+            let key: String
+            if context.concurrencyType == .mainQueue {
+                key = "main"
+            } else {
+                privateQueues += 1
+                key = "q\(privateQueues)"
+            }
+            keysByContext[context.number] = key
+            if queues[key] == nil {
+                queues[key] = QueueState(key: key, name: context.shortName, real: context.queue)
+                queueOrder.append(key)
+            }
+            return key
+        }
+
+        mutating func append(_ item: QueueItem, to key: String) {
+            queues[key]?.items.append(item)
+            if queues[key]?.items.count == 1 { queues[key]?.touch(&sequence) }
+        }
+
+        mutating func fail(_ failure: ControlledRunFailure) {
+            if self.failure == nil { self.failure = failure }
+        }
+
+        /// Gives up control: every queued block goes to its real queue in order, and
+        /// every parked unit goes on; from now on the runtime works as it does unexplored.
+        mutating func release() -> [Handoff] {
+            guard mode != .released else { return [] }
+            mode = .released
+            var handoffs: [Handoff] = []
+            for key in queueOrder {
+                guard let queue = queues[key] else { continue }
+                for item in queue.items {
+                    if case .block(let block) = item { handoffs.append(.dispatch(queue.real, block)) }
+                }
+                queues[key]?.items = []
+            }
+            for (id, unit) in units.sorted(by: { $0.key < $1.key }) where unit.status != .running && unit.status != .done {
+                units[id]?.status = .running
+                handoffs.append(.signal(unit.semaphore))
+            }
+            return handoffs
+        }
+    }
+
+    /// What the thread that decided does once the lock is released.
+    enum Handoff {
+        /// Nothing: nobody to run (or control given up); the caller goes on.
+        case none
+        /// The caller itself was chosen: it goes on.
+        case continueCaller
+        /// Another parked unit goes on; the caller parks.
+        case resume(DispatchSemaphore)
+        /// A queued block starts on its real queue as a new unit; the caller parks.
+        case start(DispatchQueue, @Sendable () -> Void, ThreadUnit, String)
+        /// After control was given up: plain dispatch and wake-ups; the caller goes on.
+        case dispatch(DispatchQueue, @Sendable () -> Void)
+        case signal(DispatchSemaphore)
+        case all([Handoff])
+
+        func perform(_ scheduler: ControlledScheduler) {
+            switch self {
+            case .none, .continueCaller: break
+            case .resume(let semaphore), .signal(let semaphore): semaphore.signal()
+            case .start(let queue, let block, let unit, let key):
+                queue.async { scheduler.runBlock(block, as: unit, queue: key) }
+            case .dispatch(let queue, let block): queue.async(execute: block)
+            case .all(let handoffs): for handoff in handoffs { handoff.perform(scheduler) }
+            }
+        }
+
+        /// Whether the unit that decided must wait for its turn.
+        func parksCaller(_ unit: ThreadUnit) -> Bool {
+            switch self {
+            case .resume, .start: true
+            default: false
+            }
+        }
+    }
+
+    // MARK: Deciding
+
+    /// Who runs next, after `unit` reached `point` (its status already says whether it
+    /// can go on). Records the step and asks the strategy when there is a choice.
+    func decide(
+        _ s: inout State, from unit: ThreadUnit, point: SchedulingPoint, context: String? = nil, addresses: [UInt]
+    ) -> Handoff {
+        let candidates = enabledCandidates(s)
+        if candidates.isEmpty { return quiesce(&s) }
+        let keys = candidates.map(\.key)
+        let defaultIndex = candidates.firstIndex { $0.key == unit.actor && s.units[unit.id]?.status == .ready }
+            ?? candidates.indices.min { candidates[$0].since < candidates[$1].since }!
+        var chosen = defaultIndex
+        if s.mode == .controlling {
+            let question = SchedulingQuestion(step: s.steps.count, enabled: keys, defaultIndex: defaultIndex)
+            switch chooser(question) {
+            case .run(let index):
+                chosen = keys.indices.contains(index) ? index : defaultIndex
+            case .diverged(let why):
+                s.fail(ControlledRunFailure(kind: .diverged, message: "diverged at step \(s.steps.count): \(why)", step: s.steps.count))
+                return .all(s.release())
+            }
+            s.steps.append(ScheduleStep(
+                step: s.steps.count, actor: unit.actor, point: point, contextName: context,
+                addresses: addresses, enabled: keys, defaultIndex: defaultIndex, chosen: chosen))
+        }
+        return apply(candidates[chosen].target, &s, caller: unit)
+    }
+
+    enum Target { case resume(Int), start(String), grant(String) }
+    struct Candidate { var key: String; var since: Int; var target: Target }
+
+    /// The actors that may run now, in canonical order: "driver", "main", "q1", "q2"...
+    func enabledCandidates(_ s: State) -> [Candidate] {
+        var candidates: [Candidate] = []
+        for (id, unit) in s.units where unit.status == .ready {
+            candidates.append(Candidate(key: unit.actor, since: unit.since, target: .resume(id)))
+        }
+        for key in s.queueOrder {
+            guard let queue = s.queues[key], !queue.busy, let head = queue.items.first else { continue }
+            switch head {
+            case .block: candidates.append(Candidate(key: key, since: queue.since, target: .start(key)))
+            case .waiter: candidates.append(Candidate(key: key, since: queue.since, target: .grant(key)))
+            }
+        }
+        return candidates.sorted { Self.canonicalRank($0.key) < Self.canonicalRank($1.key) }
+    }
+
+    static func canonicalRank(_ key: String) -> Int {
+        switch key {
+        case "driver": 0
+        case "main": 1
+        default: 1 + (Int(key.dropFirst()) ?? Int.max / 2)
+        }
+    }
+
+    func apply(_ target: Target, _ s: inout State, caller: ThreadUnit) -> Handoff {
+        switch target {
+        case .resume(let id):
+            s.units[id]?.status = .running
+            s.running = id
+            return id == caller.id ? .continueCaller : .resume(s.units[id]!.semaphore)
+        case .start(let key):
+            let block: @Sendable () -> Void
+            guard case .block(let b)? = s.queues[key]?.items.removeFirst() else { return .none }
+            block = b
+            let unit = s.makeUnit(actor: key, scheduler: self)
+            s.units[unit.id]?.status = .running
+            s.running = unit.id
+            s.queues[key]?.busy = true
+            s.queues[key]?.holder = key
+            return .start(s.queues[key]!.real, block, unit, key)
+        case .grant(let key):
+            guard case .waiter(let id)? = s.queues[key]?.items.removeFirst() else { return .none }
+            s.queues[key]?.busy = true
+            s.queues[key]?.holder = s.units[id]?.actor
+            s.units[id]?.status = .running
+            s.running = id
+            return id == caller.id ? .continueCaller : .resume(s.units[id]!.semaphore)
+        }
+    }
+
+    /// Nothing can run: the run drained (wake the drain), or it deadlocked.
+    func quiesce(_ s: inout State) -> Handoff {
+        let live = s.units.filter { $0.value.status != .done }
+        let drainers = live.filter { $0.value.status == .draining }
+        let idle = s.queues.values.allSatisfy { !$0.busy && $0.items.isEmpty }
+        if live.count == drainers.count && idle {
+            guard let (id, _) = drainers.min(by: { $0.key < $1.key }) else { return .none }
+            s.units[id]?.status = .running
+            s.running = id
+            return .resume(s.units[id]!.semaphore)
+        }
+        let waiters = live.compactMap { id, unit -> (Int, String)? in
+            if case .waiting(let key) = unit.status { (id, key) } else { nil }
+        }.sorted { $0.0 < $1.0 }
+        if s.mode == .controlling {
+            s.fail(ControlledRunFailure(kind: .deadlock, message: deadlockMessage(s, waiters), step: s.steps.count))
+            s.mode = .aborting
+        }
+        guard let (id, key) = waiters.first else { return .all(s.release()) }
+        // Unwind: the oldest waiter runs its block at once, off its queue's turn.
+        if let at = s.queues[key]?.items.firstIndex(where: { if case .waiter(id) = $0 { true } else { false } }) {
+            s.queues[key]?.items.remove(at: at)
+        }
+        s.units[id]?.forced = true
+        s.units[id]?.status = .running
+        s.running = id
+        return .resume(s.units[id]!.semaphore)
+    }
+
+    func deadlockMessage(_ s: State, _ waiters: [(Int, String)]) -> String {
+        let lines = waiters.map { id, key -> String in
+            let waiter = s.units[id]?.actor ?? "?"
+            let name = s.queues[key].map { "\(key) (\($0.name))" } ?? key
+            let holder = s.queues[key]?.holder.map { ", held by \($0)'s block" } ?? ""
+            return "\(waiter) waits in performAndWait for \(name)\(holder)"
+        }
+        return "deadlock: no unit can run. " + lines.joined(separator: "; ")
+    }
+}
+
+/// A thread the scheduler controls, and its parking place.
+///
+/// `@unchecked Sendable`: all stored properties are immutable, and a semaphore is
+/// thread-safe.
+package final class ThreadUnit: @unchecked Sendable {
+    let id: Int
+    let actor: String
+    let scheduler: ControlledScheduler
+    let semaphore = DispatchSemaphore(value: 0)
+
+    init(id: Int, actor: String, scheduler: ControlledScheduler) {
+        self.id = id
+        self.actor = actor
+        self.scheduler = scheduler
+    }
+
+    func park() { semaphore.wait() }
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key) { pointer in pointer.map { Unmanaged<ThreadUnit>.fromOpaque($0).release() } }
+        return key
+    }()
+
+    /// The unit the calling thread runs as, if any.
+    package static var current: ThreadUnit? {
+        pthread_getspecific(key).map { Unmanaged<ThreadUnit>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    static func setCurrent(_ unit: ThreadUnit?) {
+        if let old = pthread_getspecific(key) { Unmanaged<ThreadUnit>.fromOpaque(old).release() }
+        pthread_setspecific(key, unit.map { Unmanaged.passRetained($0).toOpaque() })
+    }
+
+    /// Runs `body` as `unit` on this thread: the main thread runs a main-queue
+    /// `performAndWait` block for the unit that waits in `DispatchQueue.main.sync`.
+    static func acting<T>(as unit: ThreadUnit?, _ body: () -> T) -> T {
+        guard let unit else { return body() }
+        let previous = current
+        setCurrent(unit)
+        defer { setCurrent(previous) }
+        return body()
+    }
+}

@@ -1,0 +1,208 @@
+@_spi(Runtime) import ConcurrencyDebug
+import CtxdebugHelpers
+import Dispatch
+import Foundation
+
+/// Runs the contexts made inside one controlled run one unit at a time, and lets a
+/// strategy choose, at each scheduling point, which unit runs next (docs/explore.md).
+///
+/// A *unit* is a thread the scheduler controls: the run's driver (the test's own
+/// thread) or a thread running one block of an explored context's queue. Each
+/// context queue is a logical FIFO of blocks and `performAndWait` waiters; a block
+/// starts on the context's real dispatch queue (the main queue's on the real main
+/// queue) only when the strategy chooses it. Exactly one unit holds the baton; the
+/// others wait on their own semaphore. So every schedule is one libdispatch could
+/// have run, and the same choices give the same run.
+package final class ControlledScheduler: Sendable {
+    package typealias Chooser = @Sendable (SchedulingQuestion) -> SchedulingAnswer
+
+    package let granularity: ExplorationGranularity
+    package let allowsUncontrolled: Bool
+    let chooser: Chooser
+    let state = LockedValue(State())
+    /// Signalled once when the run is over (the driver ended and everything drained).
+    let finished = DispatchSemaphore(value: 0)
+
+    package init(granularity: ExplorationGranularity = .coarse, allowsUncontrolled: Bool = false, chooser: @escaping Chooser) {
+        self.granularity = granularity
+        self.allowsUncontrolled = allowsUncontrolled
+        self.chooser = chooser
+    }
+
+    // MARK: What the run saw
+
+    package var steps: [ScheduleStep] { state.withLock { $0.steps } }
+    package var failure: ControlledRunFailure? { state.withLock { $0.failure } }
+    package var stepCount: Int { state.withLock { $0.steps.count } }
+    /// Whether another schedule of the same choices gives the same run (no uncontrolled
+    /// work slipped in).
+    package var isReproducible: Bool { state.withLock { !$0.sawUncontrolled } }
+
+    // MARK: The driver
+
+    /// Runs `body` as the run's driver on the calling thread, then waits until every
+    /// explored queue is idle. The caller must be a thread of its own for the run.
+    package func runDriver(_ body: () -> Void) {
+        let unit = state.withLock { s in
+            let unit = s.makeUnit(actor: "driver", scheduler: self)
+            s.units[unit.id]?.status = .running
+            s.running = unit.id
+            return unit
+        }
+        ThreadUnit.setCurrent(unit)
+        body()
+        drain()
+        ThreadUnit.setCurrent(nil)
+        let action = state.withLock { s -> Handoff in
+            s.units[unit.id]?.status = .done
+            s.running = nil
+            return decide(&s, from: unit, point: .drain, addresses: [])
+        }
+        action.perform(self)
+        finished.signal()
+    }
+
+    /// Waits until every explored queue is idle and no other unit runs: the other
+    /// units run meanwhile, in the strategy's order.
+    package func drain() {
+        guard let unit = controlledUnit(at: .drain) else { return }
+        let action = state.withLock { s -> Handoff in
+            if s.mode == .released { return .none }
+            s.units[unit.id]?.status = .draining
+            return decide(&s, from: unit, point: .drain, addresses: [])
+        }
+        action.perform(self)
+        if action.parksCaller(unit) { unit.park() }
+        if state.withLock({ $0.mode == .released }) { releasedDrain() }
+    }
+
+    /// After control was given up, a drain waits on the real queues instead.
+    private func releasedDrain() {
+        let queues = state.withLock { s in s.queueOrder.compactMap { s.queues[$0]?.real } }
+        for queue in queues where !(queue === DispatchQueue.main && ConcurrencyDebug.isOnMainQueue) {
+            queue.sync {}
+        }
+    }
+
+    // MARK: Points reached by the runtime
+
+    /// A unit reached `point`: the strategy may run another unit first.
+    package func reach(_ point: SchedulingPoint, context: ManagedObjectContext?) {
+        if point.isFine && granularity == .coarse { return }
+        guard let unit = controlledUnit(at: point, context: context) else { return }
+        let addresses = StackTrace.capture(maximumDepth: 24)
+        let action = state.withLock { s -> Handoff in
+            guard s.mode != .released else { return .none }
+            s.units[unit.id]?.status = .ready
+            return decide(&s, from: unit, point: point, context: context?.shortName, addresses: addresses)
+        }
+        action.perform(self)
+        if action.parksCaller(unit) { unit.park() }
+    }
+
+    /// `perform`: puts `block` on `context`'s logical queue, then lets the strategy
+    /// choose (the new block may start before the caller goes on).
+    package func enqueue(_ block: @escaping @Sendable () -> Void, on context: ManagedObjectContext) {
+        guard let unit = controlledUnit(at: .performEnqueue, context: context) else {
+            return context.queue.async(execute: block)
+        }
+        let addresses = StackTrace.capture(maximumDepth: 24)
+        let action = state.withLock { s -> Handoff in
+            if s.mode == .released {
+                return .dispatch(context.queue, block)
+            }
+            let key = s.queueKey(for: context)
+            s.append(.block(block), to: key)
+            s.units[unit.id]?.status = .ready
+            return decide(&s, from: unit, point: .performEnqueue, context: context.shortName, addresses: addresses)
+        }
+        action.perform(self)
+        if action.parksCaller(unit) { unit.park() }
+    }
+
+    /// How a `performAndWait` caller got its queue.
+    package enum Grant {
+        /// In turn, as libdispatch would give it: go on with the real wait.
+        case granted
+        /// After a deadlock was found, to let the run unwind: run the block now on the
+        /// caller's thread, without waiting for the queue (the run is already failed).
+        case forced
+        /// Not controlled (released, or an uncontrolled call allowed): the real wait.
+        case uncontrolled
+    }
+
+    /// `performAndWait` on `context` from a unit that does not hold its queue: waits,
+    /// as a FIFO waiter, until the strategy gives the queue to it.
+    package func acquire(_ context: ManagedObjectContext) -> Grant {
+        guard let unit = controlledUnit(at: .performAndWait, context: context) else { return .uncontrolled }
+        let addresses = StackTrace.capture(maximumDepth: 24)
+        let action = state.withLock { s -> Handoff in
+            if s.mode == .released { return .none }
+            let key = s.queueKey(for: context)
+            s.append(.waiter(unit.id), to: key)
+            s.units[unit.id]?.status = .waiting(key)
+            return decide(&s, from: unit, point: .performAndWait, context: context.shortName, addresses: addresses)
+        }
+        action.perform(self)
+        if action.parksCaller(unit) { unit.park() }
+        return state.withLock { s in
+            if s.mode == .released { return .uncontrolled }
+            if s.units[unit.id]?.forced == true {
+                s.units[unit.id]?.forced = false
+                return .forced
+            }
+            return .granted
+        }
+    }
+
+    /// The `performAndWait` block on `context` ended: its queue is free.
+    package func relinquish(_ context: ManagedObjectContext, _ grant: Grant) {
+        guard grant != .uncontrolled else { return }
+        state.withLock { s in
+            let key = s.queueKey(for: context)
+            if grant == .granted { s.queues[key]?.busy = false }
+            s.queues[key]?.touch(&s.sequence)
+        }
+    }
+
+    /// The unit the calling thread is, or nil when the call is not controlled: after the
+    /// run gave up control, or from a thread that is no unit of this run (recorded as
+    /// uncontrolled work unless allowed).
+    private func controlledUnit(at point: SchedulingPoint, context: ManagedObjectContext? = nil) -> ThreadUnit? {
+        if let unit = ThreadUnit.current, unit.scheduler === self { return unit }
+        let addresses = StackTrace.capture(maximumDepth: 24)
+        let names = context.map { " on \($0.debugName)" } ?? ""
+        let handoffs = state.withLock { s -> [Handoff] in
+            s.sawUncontrolled = true
+            guard s.mode != .released, !allowsUncontrolled else { return [] }
+            s.fail(ControlledRunFailure(
+                kind: .uncontrolled,
+                message: "\(point.rawValue)\(names) was called from a thread the scheduler does not control "
+                    + "(a plain DispatchQueue, Thread or Task). Send the work through the context instead: "
+                    + "context.perform { } or performAndWait { }, or call it from the explored body; "
+                    + "or pass --allow-uncontrolled (the schedules are then not reproducible).",
+                step: s.steps.count, addresses: addresses))
+            return s.release()
+        }
+        for handoff in handoffs { handoff.perform(self) }
+        return nil
+    }
+
+    // MARK: Blocks
+
+    /// Runs one block of a logical queue on its real queue, as the unit `unit`.
+    func runBlock(_ block: @Sendable () -> Void, as unit: ThreadUnit, queue key: String) {
+        ThreadUnit.setCurrent(unit)
+        block()
+        ThreadUnit.setCurrent(nil)
+        let action = state.withLock { s -> Handoff in
+            s.units[unit.id]?.status = .done
+            if s.running == unit.id { s.running = nil }
+            s.queues[key]?.busy = false
+            s.queues[key]?.touch(&s.sequence)
+            guard s.mode != .released else { return .none }
+            return decide(&s, from: unit, point: .blockEnd, context: s.queues[key]?.name, addresses: [])
+        }
+        action.perform(self)
+    }
+}

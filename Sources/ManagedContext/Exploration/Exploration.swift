@@ -1,0 +1,19 @@
+import CtxdebugHelpers
+
+/// Which controlled run, if any, a new context belongs to.
+package enum Exploration {
+    /// The scheduler of the run the calling thread is a unit of: a context made inside
+    /// an explored body belongs to that run, and every other context is left alone
+    /// (tests that run beside an exploration in the same process are not controlled).
+    static func scheduler(forNewContext: Void) -> ControlledScheduler? {
+        ThreadUnit.current?.scheduler
+    }
+}
+
+extension ManagedObjectContext {
+    /// A scheduling point of a controlled run; nothing (one branch) otherwise.
+    @inline(__always)
+    func schedulingPoint(_ point: SchedulingPoint) {
+        if let explorer { explorer.reach(point, context: self) }
+    }
+}

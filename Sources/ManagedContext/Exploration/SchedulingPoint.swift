@@ -1,0 +1,85 @@
+/// Where a controlled run may switch to another unit (docs/explore.md, "Scheduling
+/// points"). The raw values are the schedule file's point names.
+package enum SchedulingPoint: String, Sendable, Hashable, CaseIterable {
+    /// A block of a context's queue starts (the choice that starts it).
+    case blockStart = "block-start"
+    /// A block ends and its queue is free for the next one.
+    case blockEnd = "block-end"
+    /// `perform` has put a block on a context's queue.
+    case performEnqueue = "perform-enqueue"
+    /// `performAndWait` waits for a context's queue.
+    case performAndWait = "perform-and-wait"
+    /// A save is about to write the store.
+    case storeWrite = "store-write"
+    /// A save is about to post its did-save notification.
+    case didSave = "did-save"
+    /// A context is about to merge another's save.
+    case merge
+    /// A fetch (or count) is about to read the store.
+    case fetch
+    /// Waiting for every explored queue to be idle (`drain()`, the end of a run).
+    case drain
+    /// Fine granularity only: a fault fires.
+    case fault
+    /// Fine granularity only: an object is refreshed.
+    case refresh
+
+    /// Points taken only with `--granularity fine`.
+    package var isFine: Bool { self == .fault || self == .refresh }
+}
+
+/// How many points a run stops at.
+package enum ExplorationGranularity: String, Sendable, Hashable, CaseIterable {
+    /// Block starts, enqueues, waits, store writes, did-save posts, merges, fetches.
+    case coarse
+    /// Also fault fires and refreshes.
+    case fine
+}
+
+/// One decision of a controlled run: who reached which point, what could run next,
+/// and what ran.
+package struct ScheduleStep: Sendable {
+    package var step: Int
+    /// The actor that reached the point ("driver", "main", "q1"...).
+    package var actor: String
+    package var point: SchedulingPoint
+    /// The name of the context the point concerns, when there is one.
+    package var contextName: String?
+    /// The return addresses where the point was reached (symbolicated only for a report).
+    package var addresses: [UInt]
+    package var enabled: [String]
+    package var defaultIndex: Int
+    package var chosen: Int
+
+    package var isDeviation: Bool { chosen != defaultIndex }
+    package var chosenActor: String { enabled[chosen] }
+}
+
+/// What ended a controlled run early, or made it fail.
+package struct ControlledRunFailure: Sendable, Error {
+    package enum Kind: String, Sendable {
+        case deadlock, hang, uncontrolled, diverged
+    }
+    package var kind: Kind
+    package var message: String
+    /// The steps at which it was seen, and the stack where that matters (an
+    /// uncontrolled call's).
+    package var step: Int
+    package var addresses: [UInt] = []
+}
+
+/// What a strategy is asked at each decision: the actors that may run next, in
+/// canonical order ("driver", "main", then "q1", "q2"...), and which of them the FIFO,
+/// no-preemption order would run.
+package struct SchedulingQuestion: Sendable {
+    package var step: Int
+    package var enabled: [String]
+    package var defaultIndex: Int
+}
+
+/// A strategy's answer.
+package enum SchedulingAnswer: Sendable, Equatable {
+    case run(Int)
+    /// A replayed schedule does not fit this run: the code changed.
+    case diverged(String)
+}

@@ -1,0 +1,207 @@
+import Dispatch
+import Foundation
+@testable import ManagedContext
+import Synchronization
+import Testing
+import TestSupport
+import CtxdebugHelpers
+
+/// The controlled scheduler under `ctxdebug explore` (docs/explore.md, "The rules it
+/// keeps"): one unit at a time, FIFO per queue, `performAndWait`'s semantics kept, and
+/// the same choices giving the same run.
+@Suite struct ControlledSchedulerTests {
+    /// Runs `body` as the driver of one controlled run on a fresh thread and waits for
+    /// the run to end (a generous guard against a hang, not a speed threshold).
+    static func run(_ chooser: @escaping ControlledScheduler.Chooser, _ body: @escaping @Sendable () -> Void) -> ControlledScheduler {
+        let scheduler = ControlledScheduler(chooser: chooser)
+        let thread = Thread { scheduler.runDriver(body) }
+        thread.start()
+        let ended = scheduler.finished.wait(timeout: .now() + 60)
+        #expect(ended == .success, "the controlled run ended")
+        return scheduler
+    }
+
+    static let fifo: ControlledScheduler.Chooser = { .run($0.defaultIndex) }
+
+    static func seeded(_ seed: UInt64) -> ControlledScheduler.Chooser {
+        let generator = LockedValue(SplitMix(seed: seed))
+        return { q in .run(Int(generator.withLock { $0.next() } % UInt64(q.enabled.count))) }
+    }
+
+    static func replaying(_ choices: [String]) -> ControlledScheduler.Chooser {
+        { q in
+            guard q.step < choices.count else { return .run(q.defaultIndex) }
+            guard let i = q.enabled.firstIndex(of: choices[q.step]) else {
+                return .diverged("\(choices[q.step]) is not enabled (enabled: \(q.enabled.joined(separator: ", ")))")
+            }
+            return .run(i)
+        }
+    }
+
+    /// Three blocks on each of two queues, and the driver: the events in the order they ran.
+    static func interleaving(_ log: LockedValue<[String]>, stack: TestStack) {
+        let a = stack.privateContext("a"), b = stack.privateContext("b")
+        for i in 0..<3 {
+            a.perform { log.withLock { $0.append("a\(i)") } }
+            b.perform { log.withLock { $0.append("b\(i)") } }
+            log.withLock { $0.append("d\(i)") }
+        }
+    }
+
+    @Test("a queue's blocks run in FIFO order in every schedule, one unit at a time")
+    func fifoPerQueue() throws {
+        for seed in UInt64(1)...20 {
+            let stack = try TestStack()
+            let log = LockedValue<[String]>([])
+            let running = Atomic<Int>(0)
+            let overlap = Atomic<Bool>(false)
+            _ = Self.run(Self.seeded(seed)) {
+                let a = stack.privateContext("a"), b = stack.privateContext("b")
+                for i in 0..<4 {
+                    for (name, c) in [("a", a), ("b", b)] {
+                        c.perform {
+                            if running.add(1, ordering: .sequentiallyConsistent).newValue > 1 { overlap.store(true, ordering: .relaxed) }
+                            log.withLock { $0.append("\(name)\(i)") }
+                            running.subtract(1, ordering: .sequentiallyConsistent)
+                        }
+                    }
+                }
+            }
+            let events = log.withLock { $0 }
+            #expect(events.filter { $0.hasPrefix("a") } == ["a0", "a1", "a2", "a3"], "seed \(seed)")
+            #expect(events.filter { $0.hasPrefix("b") } == ["b0", "b1", "b2", "b3"], "seed \(seed)")
+            let overlapped = overlap.load(ordering: .relaxed)
+            #expect(!overlapped, "two blocks ran at once (seed \(seed))")
+        }
+    }
+
+    @Test("the same choices give the same run; different seeds give different runs")
+    func replayIsExact() throws {
+        var orders: Set<[String]> = []
+        for seed in UInt64(1)...12 {
+            let log = LockedValue<[String]>([])
+            let stack = try TestStack()
+            let first = Self.run(Self.seeded(seed)) { Self.interleaving(log, stack: stack) }
+            let events = log.withLock { $0 }
+            orders.insert(events)
+            let choices = first.steps.map(\.chosenActor)
+            let again = LockedValue<[String]>([])
+            let stack2 = try TestStack()
+            let replay = Self.run(Self.replaying(choices)) { Self.interleaving(again, stack: stack2) }
+            #expect(again.withLock { $0 } == events, "seed \(seed) replayed")
+            #expect(replay.failure == nil)
+            #expect(replay.steps.map(\.chosenActor) == choices)
+        }
+        #expect(orders.count > 3, "seeds explore different interleavings: \(orders.count)")
+    }
+
+    @Test("the FIFO schedule runs each unit until it blocks, then the earliest enabled")
+    func defaultScheduleIsRunToBlock() throws {
+        let log = LockedValue<[String]>([])
+        let stack = try TestStack()
+        let run = Self.run(Self.fifo) { Self.interleaving(log, stack: stack) }
+        // The driver keeps the baton through its enqueues; the blocks run at its drain, in
+        // the order their queues became ready.
+        #expect(log.withLock { $0 } == ["d0", "d1", "d2", "a0", "b0", "a1", "b1", "a2", "b2"])
+        #expect(run.steps.allSatisfy { !$0.isDeviation })
+    }
+
+    @Test("performAndWait waits its turn behind the blocks already queued (dispatch_sync is FIFO)")
+    func performAndWaitIsFIFO() throws {
+        for seed in UInt64(1)...10 {
+            let stack = try TestStack()
+            let log = LockedValue<[String]>([])
+            _ = Self.run(Self.seeded(seed)) {
+                let a = stack.privateContext("a")
+                a.perform { log.withLock { $0.append("block") } }
+                a.performAndWait { log.withLock { $0.append("wait") } }
+                log.withLock { $0.append("after") }
+            }
+            #expect(log.withLock { $0 } == ["block", "wait", "after"], "seed \(seed)")
+        }
+    }
+
+    @Test("nested performAndWait re-enters the queues its chain holds, as in Core Data")
+    func nestedPerformAndWaitReenters() throws {
+        for seed in UInt64(1)...10 {
+            let stack = try TestStack()
+            let log = LockedValue<[String]>([])
+            _ = Self.run(Self.seeded(seed)) {
+                let a = stack.privateContext("a"), b = stack.privateContext("b")
+                a.perform {
+                    b.performAndWait {
+                        a.performAndWait { log.withLock { $0.append("inner") } }
+                    }
+                    log.withLock { $0.append("outer") }
+                }
+            }
+            #expect(log.withLock { $0 } == ["inner", "outer"], "seed \(seed)")
+        }
+    }
+
+    @Test("a performAndWait deadlock between the main queue and a background queue is found, and the run unwinds")
+    func deadlockIsFoundAndUnwinds() throws {
+        var found = 0
+        for seed in UInt64(1)...30 {
+            let stack = try TestStack()
+            let run = Self.run(Self.seeded(seed)) {
+                let main = ManagedObjectContext(concurrencyType: .mainQueue)
+                main.persistentStoreCoordinator = stack.coordinator
+                let background = stack.privateContext("background")
+                main.perform { background.performAndWait {} }
+                background.perform { main.performAndWait {} }
+            }
+            if let failure = run.failure {
+                #expect(failure.kind == .deadlock)
+                #expect(failure.message.contains("waits in performAndWait"), "\(failure.message)")
+                found += 1
+            }
+        }
+        #expect(found > 0, "some schedule of 30 deadlocks")
+    }
+
+    @Test("a runtime call from a thread the scheduler does not control stops the run with a message")
+    func uncontrolledWorkIsNamed() throws {
+        let stack = try TestStack()
+        let run = Self.run(Self.fifo) {
+            let a = stack.privateContext("a")
+            let done = DispatchSemaphore(value: 0)
+            DispatchQueue.global().async {
+                a.perform {}
+                done.signal()
+            }
+            done.wait()
+        }
+        let failure = try #require(run.failure)
+        #expect(failure.kind == .uncontrolled)
+        #expect(failure.message.contains("perform-enqueue"))
+        #expect(failure.message.contains("context.perform"))
+        #expect(!run.isReproducible)
+    }
+
+    @Test("a replayed schedule that no longer fits says where it diverged, and the run ends")
+    func divergenceIsReported() throws {
+        let stack = try TestStack()
+        let run = Self.run(Self.replaying(["q7"])) {
+            let a = stack.privateContext("a")
+            a.perform {}
+        }
+        let failure = try #require(run.failure)
+        #expect(failure.kind == .diverged)
+        #expect(failure.message.hasPrefix("diverged at step 0"), "\(failure.message)")
+    }
+
+    @Test("contexts made outside the run are not controlled")
+    func outsideContextsAreLeftAlone() throws {
+        let stack = try TestStack()
+        let outside = stack.privateContext("outside")
+        let ran = Atomic<Bool>(false)
+        let run = Self.run(Self.fifo) {
+            outside.performAndWait { ran.store(true, ordering: .relaxed) }
+        }
+        let didRun = ran.load(ordering: .relaxed)
+        #expect(didRun)
+        #expect(run.failure == nil)
+        #expect(run.steps.isEmpty)
+    }
+}
