@@ -17,6 +17,8 @@ extension ControlledScheduler {
         var since = 0
         /// Given its queue to unwind a deadlock (see `Grant.forced`).
         var forced = false
+        /// The thread it runs on, for a hang's stack (StackSampler's handle).
+        var thread: UInt = 0
         let semaphore: DispatchSemaphore
     }
 
@@ -53,9 +55,11 @@ extension ControlledScheduler {
         var queueOrder: [String] = []
         var keysByContext: [UInt32: String] = [:]
         var privateQueues = 0
-        var steps: [ScheduleStep] = []
+        var steps: [ControlledStep] = []
         var failure: ControlledRunFailure?
         var sawUncontrolled = false
+        /// Grows at every decision: a run whose count stands still is hung.
+        var progress = 0
 
         mutating func makeUnit(actor: String, scheduler: ControlledScheduler) -> ThreadUnit {
             let unit = ThreadUnit(id: nextUnit, actor: actor, scheduler: scheduler)
@@ -153,8 +157,9 @@ extension ControlledScheduler {
     /// Who runs next, after `unit` reached `point` (its status already says whether it
     /// can go on). Records the step and asks the strategy when there is a choice.
     func decide(
-        _ s: inout State, from unit: ThreadUnit, point: SchedulingPoint, context: String? = nil, addresses: [UInt]
+        _ s: inout State, from unit: ThreadUnit, point: ControlledPoint, context: String? = nil, addresses: [UInt]
     ) -> Handoff {
+        s.progress += 1
         let candidates = enabledCandidates(s)
         if candidates.isEmpty { return quiesce(&s) }
         let keys = candidates.map(\.key)
@@ -170,7 +175,7 @@ extension ControlledScheduler {
                 s.fail(ControlledRunFailure(kind: .diverged, message: "diverged at step \(s.steps.count): \(why)", step: s.steps.count))
                 return .all(s.release())
             }
-            s.steps.append(ScheduleStep(
+            s.steps.append(ControlledStep(
                 step: s.steps.count, actor: unit.actor, point: point, contextName: context,
                 addresses: addresses, enabled: keys, defaultIndex: defaultIndex, chosen: chosen))
         }

@@ -16,14 +16,14 @@ import Foundation
 package final class ControlledScheduler: Sendable {
     package typealias Chooser = @Sendable (SchedulingQuestion) -> SchedulingAnswer
 
-    package let granularity: ExplorationGranularity
+    package let granularity: ControlledGranularity
     package let allowsUncontrolled: Bool
     let chooser: Chooser
     let state = LockedValue(State())
     /// Signalled once when the run is over (the driver ended and everything drained).
     let finished = DispatchSemaphore(value: 0)
 
-    package init(granularity: ExplorationGranularity = .coarse, allowsUncontrolled: Bool = false, chooser: @escaping Chooser) {
+    package init(granularity: ControlledGranularity = .coarse, allowsUncontrolled: Bool = false, chooser: @escaping Chooser) {
         self.granularity = granularity
         self.allowsUncontrolled = allowsUncontrolled
         self.chooser = chooser
@@ -31,7 +31,7 @@ package final class ControlledScheduler: Sendable {
 
     // MARK: What the run saw
 
-    package var steps: [ScheduleStep] { state.withLock { $0.steps } }
+    package var steps: [ControlledStep] { state.withLock { $0.steps } }
     package var failure: ControlledRunFailure? { state.withLock { $0.failure } }
     package var stepCount: Int { state.withLock { $0.steps.count } }
     /// Whether another schedule of the same choices gives the same run (no uncontrolled
@@ -46,6 +46,7 @@ package final class ControlledScheduler: Sendable {
         let unit = state.withLock { s in
             let unit = s.makeUnit(actor: "driver", scheduler: self)
             s.units[unit.id]?.status = .running
+            s.units[unit.id]?.thread = StackSampler.currentThread
             s.running = unit.id
             return unit
         }
@@ -59,7 +60,57 @@ package final class ControlledScheduler: Sendable {
             return decide(&s, from: unit, point: .drain, addresses: [])
         }
         action.perform(self)
+        let rest = state.withLock { $0.release() }
+        for handoff in rest { handoff.perform(self) }
         finished.signal()
+    }
+
+    /// Waits for the run to end. When no decision is taken for `hangTimeout` seconds,
+    /// a unit is stuck outside the scheduler's control (a semaphore, a sleep, a lock
+    /// of the app's): the run fails as hung, with that unit's stack, and control is
+    /// given up. Returns whether the run ended (a hung unit may never end). On the
+    /// main thread it keeps the main queue served meanwhile.
+    package func waitForEnd(hangTimeout: Double) -> Bool {
+        var seen = state.withLock { $0.progress }
+        while true {
+            if waitForFinish(seconds: hangTimeout) { return true }
+            let now = state.withLock { $0.progress }
+            if now != seen {
+                seen = now
+                continue
+            }
+            recordHang(after: hangTimeout)
+            return waitForFinish(seconds: hangTimeout)
+        }
+    }
+
+    private func waitForFinish(seconds: Double) -> Bool {
+        guard Thread.isMainThread else { return finished.wait(timeout: .now() + seconds) == .success }
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        while Date() < deadline {
+            if finished.wait(timeout: .now()) == .success { return true }
+            _ = RunLoop.current.run(mode: .default, before: Date(timeIntervalSinceNow: 0.005))
+        }
+        return finished.wait(timeout: .now()) == .success
+    }
+
+    private func recordHang(after seconds: Double) {
+        StackSampler.install()
+        let (actor, thread, step) = state.withLock { s in
+            let unit = s.running.flatMap { s.units[$0] }
+            return (unit?.actor ?? "no unit", unit?.thread ?? 0, s.steps.count)
+        }
+        let addresses = thread == 0 ? [] : StackSampler.sample(thread)
+        let handoffs = state.withLock { s -> [Handoff] in
+            s.fail(ControlledRunFailure(
+                kind: .hang,
+                message: "hang: \(actor) ran for \(seconds) s without reaching a scheduling point: it waits outside "
+                    + "the runtime (a semaphore, a sleep, a lock of the app's, an await the scheduler cannot see). "
+                    + "Under explore, wait with performAndWait or drain(); raise --hang-timeout for long computations.",
+                step: step, addresses: addresses))
+            return s.release()
+        }
+        for handoff in handoffs { handoff.perform(self) }
     }
 
     /// Waits until every explored queue is idle and no other unit runs: the other
@@ -87,7 +138,7 @@ package final class ControlledScheduler: Sendable {
     // MARK: Points reached by the runtime
 
     /// A unit reached `point`: the strategy may run another unit first.
-    package func reach(_ point: SchedulingPoint, context: ManagedObjectContext?) {
+    package func reach(_ point: ControlledPoint, context: ManagedObjectContext?) {
         if point.isFine && granularity == .coarse { return }
         guard let unit = controlledUnit(at: point, context: context) else { return }
         let addresses = StackTrace.capture(maximumDepth: 24)
@@ -168,7 +219,7 @@ package final class ControlledScheduler: Sendable {
     /// The unit the calling thread is, or nil when the call is not controlled: after the
     /// run gave up control, or from a thread that is no unit of this run (recorded as
     /// uncontrolled work unless allowed).
-    private func controlledUnit(at point: SchedulingPoint, context: ManagedObjectContext? = nil) -> ThreadUnit? {
+    private func controlledUnit(at point: ControlledPoint, context: ManagedObjectContext? = nil) -> ThreadUnit? {
         if let unit = ThreadUnit.current, unit.scheduler === self { return unit }
         let addresses = StackTrace.capture(maximumDepth: 24)
         let names = context.map { " on \($0.debugName)" } ?? ""
@@ -192,6 +243,7 @@ package final class ControlledScheduler: Sendable {
 
     /// Runs one block of a logical queue on its real queue, as the unit `unit`.
     func runBlock(_ block: @Sendable () -> Void, as unit: ThreadUnit, queue key: String) {
+        state.withLock { $0.units[unit.id]?.thread = StackSampler.currentThread }
         ThreadUnit.setCurrent(unit)
         block()
         ThreadUnit.setCurrent(nil)

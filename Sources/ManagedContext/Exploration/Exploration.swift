@@ -13,7 +13,7 @@ package enum Exploration {
 extension ManagedObjectContext {
     /// A scheduling point of a controlled run; nothing (one branch) otherwise.
     @inline(__always)
-    func schedulingPoint(_ point: SchedulingPoint) {
+    func schedulingPoint(_ point: ControlledPoint) {
         if let explorer { explorer.reach(point, context: self) }
     }
 }

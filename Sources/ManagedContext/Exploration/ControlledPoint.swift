@@ -1,6 +1,6 @@
 /// Where a controlled run may switch to another unit (docs/explore.md, "Scheduling
 /// points"). The raw values are the schedule file's point names.
-package enum SchedulingPoint: String, Sendable, Hashable, CaseIterable {
+package enum ControlledPoint: String, Sendable, Hashable, CaseIterable {
     /// A block of a context's queue starts (the choice that starts it).
     case blockStart = "block-start"
     /// A block ends and its queue is free for the next one.
@@ -29,7 +29,7 @@ package enum SchedulingPoint: String, Sendable, Hashable, CaseIterable {
 }
 
 /// How many points a run stops at.
-package enum ExplorationGranularity: String, Sendable, Hashable, CaseIterable {
+package enum ControlledGranularity: String, Sendable, Hashable, CaseIterable {
     /// Block starts, enqueues, waits, store writes, did-save posts, merges, fetches.
     case coarse
     /// Also fault fires and refreshes.
@@ -38,11 +38,11 @@ package enum ExplorationGranularity: String, Sendable, Hashable, CaseIterable {
 
 /// One decision of a controlled run: who reached which point, what could run next,
 /// and what ran.
-package struct ScheduleStep: Sendable {
+package struct ControlledStep: Sendable {
     package var step: Int
     /// The actor that reached the point ("driver", "main", "q1"...).
     package var actor: String
-    package var point: SchedulingPoint
+    package var point: ControlledPoint
     /// The name of the context the point concerns, when there is one.
     package var contextName: String?
     /// The return addresses where the point was reached (symbolicated only for a report).
