@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "Reports", targets: ["Reports"]),
         .library(name: "ReportFormats", targets: ["ReportFormats"]),
         .library(name: "ReplayModel", targets: ["ReplayModel"]),
+        .library(name: "ExploreModel", targets: ["ExploreModel"]),
         .library(name: "ConcurrencyDebugTesting", targets: ["ConcurrencyDebugTesting"]),
         .library(name: "CoreDataLint", targets: ["CoreDataLint"]),
         // For this repository's sibling packages (Fuzz/, Benchmarks/); not API.
@@ -39,6 +40,8 @@ let package = Package(
         .target(name: "ViolationModel"),
         .target(name: "ReportFormats"),
         .target(name: "ReplayModel"),
+        // Schedule exploration's strategies, schedule file, step log, minimizer and result model.
+        .target(name: "ExploreModel", dependencies: ["CtxdebugHelpers"]),
         .target(name: "ConcurrencyDebug", dependencies: ["CConcurrencyDebug", "CtxdebugHelpers", "ViolationModel"]),
         .target(
             name: "ManagedContext",
@@ -54,7 +57,7 @@ let package = Package(
             ]
         ),
         // Links no runtime: ReportsTests reads the package graph and fails if it does.
-        .target(name: "Reports", dependencies: ["ReportFormats", "ViolationModel", "ReplayModel"]),
+        .target(name: "Reports", dependencies: ["ReportFormats", "ViolationModel", "ReplayModel", "ExploreModel"]),
         .target(
             name: "CoreDataLint",
             dependencies: [
@@ -86,7 +89,8 @@ let package = Package(
         .testTarget(name: "SurfJournalTests", dependencies: ["SurfJournal", "ManagedContext", "TestSupport"]),
         .testTarget(name: "ReplayTests", dependencies: ["Replay", "SurfJournal", "ManagedContext", "ConcurrencyDebug"]),
         .testTarget(name: "CoreDataLintTests", dependencies: ["CoreDataLint"]),
-        .testTarget(name: "ReportsTests", dependencies: ["Reports", "ReportFormats", "ViolationModel", "ReplayModel", "TestSupport"]),
+        .testTarget(name: "ExploreModelTests", dependencies: ["ExploreModel", "CtxdebugHelpers", "TestSupport"]),
+        .testTarget(name: "ReportsTests", dependencies: ["Reports", "ReportFormats", "ViolationModel", "ReplayModel", "ExploreModel", "TestSupport"]),
         .testTarget(
             name: "ctxdebugTests",
             dependencies: ["ctxdebug", "ctxdebug-stress-writer", "ConcurrencyDebug", "ManagedContext", "CoreDataLint", "Reports", "Replay", "TestSupport"]

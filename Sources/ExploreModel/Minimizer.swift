@@ -1,0 +1,126 @@
+/// Reduces a failing schedule's deviations from FIFO order (step → actor) to a
+/// 1-minimal set: one that still fails, and fails no more when any single deviation
+/// is taken out. Delta debugging (Zeller and Hildebrandt, "Simplifying and Isolating
+/// Failure-Inducing Input", TSE 2002): try halves, then complements, at finer and
+/// finer grain; ends with every single deviation tried out. `stillFails` re-runs the
+/// schedule with only the given deviations (`DeviationStrategy`) and says whether it
+/// fails the same way; it is never asked twice about the same set. The empty set is
+/// tried first: a failure that needs no deviation minimizes to none. `deviations`
+/// itself is taken to fail.
+public func minimizeDeviations(_ deviations: [Int: String], stillFails: ([Int: String]) throws -> Bool) rethrows -> [Int: String] {
+    var tried: [Set<Int>: Bool] = [:]
+    func fails(_ steps: [Int]) throws -> Bool {
+        let key = Set(steps)
+        if let known = tried[key] { return known }
+        let verdict = try stillFails(deviations.filter { key.contains($0.key) })
+        tried[key] = verdict
+        return verdict
+    }
+    if deviations.isEmpty { return [:] }
+    if try fails([]) { return [:] }
+    var current = deviations.keys.sorted()
+    var granularity = 2
+    while current.count >= 2 {
+        let chunks = split(current, into: granularity)
+        if let chunk = try chunks.first(where: { try fails($0) }) {
+            current = chunk
+            granularity = 2
+            continue
+        }
+        let complements = chunks.indices.map { index in chunks.enumerated().filter { $0.offset != index }.flatMap(\.element) }
+        if granularity > 2, let complement = try complements.first(where: { try fails($0) }) {
+            current = complement
+            granularity = max(granularity - 1, 2)
+            continue
+        }
+        if granularity >= current.count { break }
+        granularity = min(granularity * 2, current.count)
+    }
+    return deviations.filter { current.contains($0.key) }
+}
+
+/// `items` in `count` contiguous chunks of sizes differing by at most one.
+private func split(_ items: [Int], into count: Int) -> [[Int]] {
+    let count = min(count, items.count)
+    var chunks: [[Int]] = []
+    var start = 0
+    for index in 0..<count {
+        let size = (items.count - start) / (count - index)
+        chunks.append(Array(items[start..<start + size]))
+        start += size
+    }
+    return chunks
+}
+
+// Deviations in words.
+
+extension ScheduleFile {
+    /// The deviation at `step` in words: what ran, and what FIFO order would have run
+    /// there, e.g. "q1 (background)'s block-start at Bug.swift:30 ran before driver's
+    /// fetch at Bug.swift:41". The second half is the passed-over actor's next step in
+    /// this schedule; when it never ran again, the sentence says so.
+    public func describe(deviation step: Int) -> String {
+        guard steps.indices.contains(step) else { return "step \(step) is not in the schedule" }
+        let ran = steps[step]
+        let passedOver = ran.defaultActor
+        let ranText = "\(actorLabel(ran.actor))'s \(Self.action(ran))"
+        guard ran.isDeviation else { return "\(ranText) ran in FIFO order" }
+        guard let next = steps[(step + 1)...].first(where: { $0.actor == passedOver }) else {
+            let end = failure == nil ? "the end" : "the failure"
+            return "\(ranText) ran before \(actorLabel(passedOver)) could go on (it did not run again before \(end))"
+        }
+        return "\(ranText) ran before \(actorLabel(passedOver))'s \(Self.action(next))"
+    }
+
+    /// Every deviation in words, in schedule order.
+    public var deviationsInWords: [String] { deviations.map { describe(deviation: $0) } }
+
+    /// An actor's key with its queue's name: "q1 (background)", "main", "driver". The
+    /// name comes from the first step of the actor that has one.
+    public func actorLabel(_ actor: String) -> String {
+        guard let queue = steps.first(where: { $0.actor == actor && $0.queue != nil })?.queue, queue != actor, !queue.isEmpty else {
+            return actor
+        }
+        return "\(actor) (\(queue))"
+    }
+
+    /// "block-start at Bug.swift:30": the point, and the site's file and line.
+    static func action(_ step: ScheduleStep) -> String {
+        guard let site = step.site else { return step.point.rawValue }
+        return "\(step.point.rawValue) at \(SourceSite(site)?.shortText ?? site)"
+    }
+}
+
+/// A step's site, `"File.swift:LINE"` optionally followed by `" in function"`, read
+/// into its parts (for SARIF locations and short texts).
+public struct SourceSite: Sendable, Equatable {
+    public var file: String
+    public var line: Int
+    public var function: String?
+
+    public init(file: String, line: Int, function: String? = nil) {
+        self.file = file
+        self.line = line
+        self.function = function
+    }
+
+    /// Nil when `text` has no `:LINE` after a file name.
+    public init?(_ text: String) {
+        let place: Substring
+        if let range = text.range(of: " in ") {
+            place = text[..<range.lowerBound]
+            function = String(text[range.upperBound...])
+        } else {
+            place = Substring(text)
+            function = nil
+        }
+        guard let colon = place.lastIndex(of: ":"), let line = Int(place[place.index(after: colon)...]), line > 0,
+            colon > place.startIndex
+        else { return nil }
+        file = String(place[..<colon])
+        self.line = line
+    }
+
+    /// "Bug.swift:30".
+    public var shortText: String { "\(file):\(line)" }
+}

@@ -1,0 +1,75 @@
+import CtxdebugHelpers
+
+/// A strategy as the CLI's `--strategy` and `CTXDEBUG_EXPLORE` name it: `random`,
+/// `pct` (depth 3), `pct:D`, `delay:K` or `portfolio`. Its `description` is the
+/// canonical spelling (`pct` reads back as `pct:3`).
+public enum StrategySpec: Sendable, Hashable, CustomStringConvertible {
+    case random
+    case pct(depth: Int)
+    case delay(bound: Int)
+    case portfolio
+
+    public static let defaultPCTDepth = 3
+    /// The depths and bounds accepted: beyond them a search never ends in practice.
+    public static let depthRange = 1...32
+    public static let boundRange = 0...32
+    /// What a spec may be, for error messages and `--help`.
+    public static let accepted =
+        "random, pct (depth \(defaultPCTDepth)), pct:D (priority change depth D, \(depthRange.lowerBound) to \(depthRange.upperBound)), "
+        + "delay:K (every schedule with at most K deviations from FIFO, \(boundRange.lowerBound) to \(boundRange.upperBound)), portfolio"
+
+    /// Reads a spec, ignoring case and the whitespace around it.
+    public init(parsing text: String) throws(StrategySpecError) {
+        let trimmed = EnvironmentValue.trimmed(text).lowercased()
+        let parts = trimmed.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+        let name = parts[0]
+        let argument = parts.count > 1 ? parts[1] : nil
+        switch (name, argument) {
+        case ("random", nil): self = .random
+        case ("portfolio", nil): self = .portfolio
+        case ("pct", nil): self = .pct(depth: Self.defaultPCTDepth)
+        case ("pct", let value?): self = .pct(depth: try Self.number(value, in: Self.depthRange, of: text, naming: "pct's depth"))
+        case ("delay", let value?): self = .delay(bound: try Self.number(value, in: Self.boundRange, of: text, naming: "delay's bound"))
+        case ("delay", nil): throw StrategySpecError(text: text, reason: "delay needs its bound of deviations, as in delay:2")
+        case ("random", _?), ("portfolio", _?): throw StrategySpecError(text: text, reason: "\(name) takes no argument")
+        default: throw StrategySpecError(text: text, reason: trimmed.isEmpty ? "no strategy named" : "unknown strategy")
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .random: "random"
+        case .pct(let depth): "pct:\(depth)"
+        case .delay(let bound): "delay:\(bound)"
+        case .portfolio: "portfolio"
+        }
+    }
+
+    /// A fresh strategy for one exploration.
+    public func makeStrategy() -> any ExplorationStrategy {
+        switch self {
+        case .random: RandomStrategy()
+        case .pct(let depth): PCTStrategy(depth: depth)
+        case .delay(let bound): DelayBoundedStrategy(bound: bound)
+        case .portfolio: PortfolioStrategy()
+        }
+    }
+
+    private static func number(_ text: String, in range: ClosedRange<Int>, of spec: String, naming what: String) throws(StrategySpecError) -> Int {
+        guard let value = Int(text), range.contains(value) else {
+            throw StrategySpecError(text: spec, reason: "\(what) must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return value
+    }
+}
+
+/// A strategy spec that could not be read; its description says what is accepted.
+public struct StrategySpecError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The spec as given.
+    public var text: String
+    public var reason: String
+
+    public var description: String {
+        "invalid exploration strategy '\(text)': \(reason); accepted: \(StrategySpec.accepted)"
+    }
+}
