@@ -32,3 +32,15 @@ extension StackTrace {
         Symbolicator.shared.frames(for: addresses).map(\.formatted)
     }
 }
+
+extension StackTrace {
+    /// The app's own innermost frame of each stack (below the checker's and the
+    /// runtime's frames, with a source file), all symbolicated in one pass: where
+    /// `ctxdebug explore` says a scheduling point was reached. Slow, as `symbolicate`.
+    @_spi(Runtime) public static func userFrames(_ stacks: [[UInt]]) -> [StackFrame?] {
+        Symbolicator.shared.prepare(stacks)
+        return stacks.map { stack in
+            Symbolicator.shared.frames(for: stack).first { !$0.isRuntime && $0.file != nil }
+        }
+    }
+}

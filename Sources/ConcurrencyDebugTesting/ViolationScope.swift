@@ -1,4 +1,5 @@
 public import ConcurrencyDebug
+import ManagedContext
 import CtxdebugHelpers
 
 /// Which violations a scope of the test helpers counts as its own.
@@ -98,6 +99,9 @@ enum ScopeRegistry {
     private struct State {
         var installed = false
         var processScopes: [ObjectIdentifier: ViolationScope] = [:]
+        /// The scopes of explored runs, by scheduler: a violation made by one of a
+        /// run's units belongs to that run.
+        var runScopes: [ObjectIdentifier: ViolationScope] = [:]
     }
 
     private static let state = LockedValue(State())
@@ -149,6 +153,14 @@ enum ScopeRegistry {
         state.withLock { $0.processScopes[ObjectIdentifier(scope)] = scope }
     }
 
+    static func open(_ scope: ViolationScope, for scheduler: ControlledScheduler) {
+        state.withLock { $0.runScopes[ObjectIdentifier(scheduler)] = scope }
+    }
+
+    static func close(_ scope: ViolationScope, for scheduler: ControlledScheduler) {
+        _ = state.withLock { $0.runScopes.removeValue(forKey: ObjectIdentifier(scheduler)) }
+    }
+
     static func close(_ scope: ViolationScope) {
         guard scope.attribution == .process else { return }
         _ = state.withLock { $0.processScopes.removeValue(forKey: ObjectIdentifier(scope)) }
@@ -158,6 +170,10 @@ enum ScopeRegistry {
     /// violation claims it; a violation from no scope goes to every open `.process`
     /// scope, or, when there is none, on to the checker's handler.
     static func route(_ violation: Violation) -> Bool {
+        if let unit = ThreadUnit.current,
+            let scope = state.withLock({ $0.runScopes[ObjectIdentifier(unit.scheduler)] }), scope.add(violation) {
+            return true
+        }
         if let scope = ViolationScope.current, scope.add(violation) { return true }
         let scopes = state.withLock { Array($0.processScopes.values) }
         var claimed = false

@@ -50,6 +50,11 @@ package struct ControlledStep: Sendable {
     package var enabled: [String]
     package var defaultIndex: Int
     package var chosen: Int
+    /// What the chosen actor did: the point it went on from (a block's start, or where
+    /// it had stopped), on which context, and where.
+    package var chosenPoint: ControlledPoint
+    package var chosenContext: String?
+    package var chosenAddresses: [UInt]
 
     package var isDeviation: Bool { chosen != defaultIndex }
     package var chosenActor: String { enabled[chosen] }

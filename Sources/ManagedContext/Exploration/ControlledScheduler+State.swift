@@ -19,11 +19,15 @@ extension ControlledScheduler {
         var forced = false
         /// The thread it runs on, for a hang's stack (StackSampler's handle).
         var thread: UInt = 0
+        /// Where it waits to go on: what the step that resumes it says it did.
+        var pendingPoint = ControlledPoint.blockStart
+        var pendingAddresses: [UInt] = []
         let semaphore: DispatchSemaphore
     }
 
     enum QueueItem {
-        case block(@Sendable () -> Void)
+        /// A `perform` block, with where it was enqueued.
+        case block(@Sendable () -> Void, [UInt])
         case waiter(Int)
     }
 
@@ -105,7 +109,7 @@ extension ControlledScheduler {
             for key in queueOrder {
                 guard let queue = queues[key] else { continue }
                 for item in queue.items {
-                    if case .block(let block) = item { handoffs.append(.dispatch(queue.real, block)) }
+                    if case .block(let block, _) = item { handoffs.append(.dispatch(queue.real, block)) }
                 }
                 queues[key]?.items = []
             }
@@ -166,6 +170,14 @@ extension ControlledScheduler {
         let defaultIndex = candidates.firstIndex { $0.key == unit.actor && s.units[unit.id]?.status == .ready }
             ?? candidates.indices.min { candidates[$0].since < candidates[$1].since }!
         var chosen = defaultIndex
+        if unit.scheduler === self, s.units[unit.id]?.status != .done {
+            s.units[unit.id]?.pendingPoint = point
+            s.units[unit.id]?.pendingAddresses = addresses
+            if s.units[unit.id]?.status == .ready {
+                s.sequence += 1
+                s.units[unit.id]?.since = s.sequence
+            }
+        }
         if s.mode == .controlling {
             let question = SchedulingQuestion(step: s.steps.count, enabled: keys, defaultIndex: defaultIndex)
             switch chooser(question) {
@@ -175,27 +187,42 @@ extension ControlledScheduler {
                 s.fail(ControlledRunFailure(kind: .diverged, message: "diverged at step \(s.steps.count): \(why)", step: s.steps.count))
                 return .all(s.release())
             }
+            let picked = candidates[chosen]
             s.steps.append(ControlledStep(
                 step: s.steps.count, actor: unit.actor, point: point, contextName: context,
-                addresses: addresses, enabled: keys, defaultIndex: defaultIndex, chosen: chosen))
+                addresses: addresses, enabled: keys, defaultIndex: defaultIndex, chosen: chosen,
+                chosenPoint: picked.point, chosenContext: picked.key == "driver" ? nil : s.queues[picked.key]?.name,
+                chosenAddresses: picked.addresses))
         }
         return apply(candidates[chosen].target, &s, caller: unit)
     }
 
     enum Target { case resume(Int), start(String), grant(String) }
-    struct Candidate { var key: String; var since: Int; var target: Target }
+    struct Candidate {
+        var key: String
+        var since: Int
+        var target: Target
+        /// What the candidate does when chosen, and where.
+        var point: ControlledPoint
+        var addresses: [UInt]
+    }
 
     /// The actors that may run now, in canonical order: "driver", "main", "q1", "q2"...
     func enabledCandidates(_ s: State) -> [Candidate] {
         var candidates: [Candidate] = []
         for (id, unit) in s.units where unit.status == .ready {
-            candidates.append(Candidate(key: unit.actor, since: unit.since, target: .resume(id)))
+            candidates.append(Candidate(
+                key: unit.actor, since: unit.since, target: .resume(id), point: unit.pendingPoint, addresses: unit.pendingAddresses))
         }
         for key in s.queueOrder {
             guard let queue = s.queues[key], !queue.busy, let head = queue.items.first else { continue }
             switch head {
-            case .block: candidates.append(Candidate(key: key, since: queue.since, target: .start(key)))
-            case .waiter: candidates.append(Candidate(key: key, since: queue.since, target: .grant(key)))
+            case .block(_, let addresses):
+                candidates.append(Candidate(key: key, since: queue.since, target: .start(key), point: .blockStart, addresses: addresses))
+            case .waiter(let id):
+                let waiter = s.units[id]
+                candidates.append(Candidate(
+                    key: key, since: queue.since, target: .grant(key), point: .performAndWait, addresses: waiter?.pendingAddresses ?? []))
             }
         }
         return candidates.sorted { Self.canonicalRank($0.key) < Self.canonicalRank($1.key) }
@@ -217,7 +244,7 @@ extension ControlledScheduler {
             return id == caller.id ? .continueCaller : .resume(s.units[id]!.semaphore)
         case .start(let key):
             let block: @Sendable () -> Void
-            guard case .block(let b)? = s.queues[key]?.items.removeFirst() else { return .none }
+            guard case .block(let b, _)? = s.queues[key]?.items.removeFirst() else { return .none }
             block = b
             let unit = s.makeUnit(actor: key, scheduler: self)
             s.units[unit.id]?.status = .running
@@ -282,7 +309,7 @@ extension ControlledScheduler {
 package final class ThreadUnit: @unchecked Sendable {
     let id: Int
     let actor: String
-    let scheduler: ControlledScheduler
+    package let scheduler: ControlledScheduler
     let semaphore = DispatchSemaphore(value: 0)
 
     init(id: Int, actor: String, scheduler: ControlledScheduler) {

@@ -163,7 +163,7 @@ package final class ControlledScheduler: Sendable {
                 return .dispatch(context.queue, block)
             }
             let key = s.queueKey(for: context)
-            s.append(.block(block), to: key)
+            s.append(.block(block, addresses), to: key)
             s.units[unit.id]?.status = .ready
             return decide(&s, from: unit, point: .performEnqueue, context: context.shortName, addresses: addresses)
         }

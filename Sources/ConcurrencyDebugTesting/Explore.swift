@@ -1,0 +1,103 @@
+@_spi(Runtime) import ConcurrencyDebug
+import CtxdebugHelpers
+public import ExploreModel
+public import Foundation
+import ManagedContext
+
+/// Which schedules `explore` runs (docs/explore.md, "Strategies").
+public enum ExploreStrategy: Sendable, Hashable {
+    /// Uniform random choices at every scheduling point.
+    case random
+    /// Probabilistic concurrency testing (Burckhardt et al., ASPLOS 2010): finds a
+    /// bug of depth `depth` with a probability bounded from below in every run.
+    case pct(depth: Int = 3)
+    /// Every schedule with at most `bound` deviations from FIFO order, then stops.
+    case delay(Int)
+    /// Rotates random, pct:2, pct:3 and delay:1.
+    case portfolio
+    /// Runs the schedule of a schedule file once, exactly (or says where it diverged).
+    case replay(String)
+
+    var spec: StrategySpec? {
+        switch self {
+        case .random: .random
+        case .pct(let depth): .pct(depth: depth)
+        case .delay(let bound): .delay(bound: bound)
+        case .portfolio: .portfolio
+        case .replay: nil
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .replay(let path): "replay \(path)"
+        default: spec!.description
+        }
+    }
+}
+
+/// How `explore` runs, beyond its strategy and budget.
+public struct ExploreOptions: Sendable {
+    /// `.fine` also stops at fault fires and refreshes.
+    public var granularity: ExploreGranularity = .coarse
+    /// Let calls from threads the scheduler does not control run (their schedules are
+    /// then marked not reproducible) instead of failing the exploration.
+    public var allowUncontrolled = false
+    /// A unit that reaches no scheduling point for this long is hung.
+    public var hangTimeout: Double = 2
+    /// Where a failing schedule's file is written (default: a `ctxdebug-explore`
+    /// directory in the temporary directory).
+    public var scheduleDirectory: URL?
+    /// How many times a failure is replayed before it is reported.
+    public var replays = 3
+    /// Reduce a failing schedule to its fewest deviations from FIFO order.
+    public var minimizes = true
+
+    public init(
+        granularity: ExploreGranularity = .coarse, allowUncontrolled: Bool = false, hangTimeout: Double = 2,
+        scheduleDirectory: URL? = nil, replays: Int = 3, minimizes: Bool = true
+    ) {
+        self.granularity = granularity
+        self.allowUncontrolled = allowUncontrolled
+        self.hangTimeout = hangTimeout
+        self.scheduleDirectory = scheduleDirectory
+        self.replays = replays
+        self.minimizes = minimizes
+    }
+}
+
+/// An exploration found a schedule that fails. Its description is the text report:
+/// the failure, the minimized schedule in words and per queue, and how to replay it.
+public struct ExplorationFailed: Error, CustomStringConvertible, Sendable {
+    public let report: ExplorationReport
+    public var failure: ExplorationReport.Failure { report.failure! }
+    public var description: String { ExplorationText.render(report) }
+}
+
+/// Runs `body` under many schedules of the contexts it makes, as loom and Shuttle do
+/// for threads (docs/explore.md). Each schedule runs `body` once, on a fresh thread,
+/// and waits for every queue it used; `body` builds its own stack (store, coordinator,
+/// contexts) and fails by throwing. A violation, a deadlock, a hang or a runtime call
+/// from a thread the scheduler does not control fails it too. The first failing
+/// schedule is minimized, replayed `options.replays` times, written to a schedule
+/// file and thrown as `ExplorationFailed`.
+///
+///     try explore(.pct(depth: 3), iterations: 1_000) {
+///         let stack = try Stack()
+///         ...
+///     }
+@discardableResult
+public func explore(
+    _ strategy: ExploreStrategy = .portfolio, iterations: Int = 1_000, seed: UInt64 = 1,
+    options: ExploreOptions = ExploreOptions(), name: String = #function,
+    _ body: @escaping @Sendable () throws -> Void
+) throws -> ExplorationReport {
+    let explorer = Explorer(name: name, strategy: strategy, seed: seed, options: options, body: body)
+    return try explorer.run(iterations: iterations)
+}
+
+/// Inside an explored body: waits until every queue of the run is idle, letting the
+/// other units run in the strategy's order meanwhile. Outside a run it does nothing.
+public func drain() {
+    ThreadUnit.current?.scheduler.drain()
+}

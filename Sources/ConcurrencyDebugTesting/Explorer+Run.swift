@@ -1,0 +1,65 @@
+@_spi(Runtime) import ConcurrencyDebug
+import CtxdebugHelpers
+import ExploreModel
+import Foundation
+import ManagedContext
+
+extension Explorer {
+    /// Runs `body` once under `strategy`: a fresh scheduler, the body on a fresh thread
+    /// as the driver, then everything it queued. Returns the run and the strategy as
+    /// the run left it.
+    func runOnce(with strategy: any ExplorationStrategy) -> (ScheduleRun, any ExplorationStrategy) {
+        let box = LockedValue<any ExplorationStrategy>(strategy)
+        let scheduler = ControlledScheduler(
+            granularity: options.granularity == .fine ? .fine : .coarse, allowsUncontrolled: options.allowUncontrolled
+        ) { question in
+            box.withLock { strategy -> SchedulingAnswer in
+                let index = strategy.choose(SchedulingDecision(step: question.step, enabled: question.enabled, defaultIndex: question.defaultIndex))
+                if let divergence = strategy.divergence { return .diverged(divergence.description) }
+                return .run(index)
+            }
+        }
+        let thrown = LockedValue<(any Error)?>(nil)
+        let scope = ViolationScope(attribution: .task)
+        ScopeRegistry.open(scope, for: scheduler)
+        let body = self.body
+        let driver = Thread {
+            scheduler.runDriver {
+                do { try body() } catch { thrown.withLock { $0 = error } }
+            }
+        }
+        driver.name = "ctxdebug explore driver"
+        driver.start()
+        let ended = scheduler.waitForEnd(hangTimeout: options.hangTimeout)
+        ScopeRegistry.close(scope, for: scheduler)
+        let violations = scope.close()
+        var run = ScheduleRun(steps: scheduler.steps, failure: nil, failureAddresses: [], reproducible: scheduler.isReproducible)
+        if let failure = scheduler.failure {
+            run.failure = ScheduleFailure(kind: Self.kind(failure.kind), message: failure.message, detail: Self.stackText(failure.addresses))
+            run.failureAddresses = failure.addresses
+        } else if let error = thrown.withLock({ $0 }) {
+            run.failure = ScheduleFailure(kind: .assertion, message: "the body threw: \(error)")
+        } else if let first = violations.distinct.first {
+            run.failure = ScheduleFailure(
+                kind: .violation, message: "\(violations.totalCount) concurrency violation(s): \(first.kind)",
+                detail: violations.reports(violations.distinct))
+        } else if !ended {
+            run.failure = ScheduleFailure(kind: .hang, message: "the run did not end")
+        }
+        return (run, box.withLock { $0 })
+    }
+
+    static func kind(_ kind: ControlledRunFailure.Kind) -> FailureKind {
+        switch kind {
+        case .deadlock: .deadlock
+        case .hang: .hang
+        case .uncontrolled: .uncontrolled
+        case .diverged: .diverged
+        }
+    }
+
+    static func stackText(_ addresses: [UInt]) -> String? {
+        guard !addresses.isEmpty else { return nil }
+        return StackTrace.symbolicate(addresses).joined(separator: "\n")
+    }
+}
