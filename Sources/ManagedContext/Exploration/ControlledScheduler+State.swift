@@ -64,6 +64,10 @@ extension ControlledScheduler {
         var sawUncontrolled = false
         /// Grows at every decision: a run whose count stands still is hung.
         var progress = 0
+        /// The run's driver, once there is one.
+        var driver: Int?
+        /// Told of each failure as it is recorded (a child of `ctxdebug explore` sends it on).
+        var onFailure: (@Sendable (ControlledRunFailure) -> Void)?
 
         mutating func makeUnit(actor: String, scheduler: ControlledScheduler) -> ThreadUnit {
             let unit = ThreadUnit(id: nextUnit, actor: actor, scheduler: scheduler)
@@ -97,7 +101,9 @@ extension ControlledScheduler {
         }
 
         mutating func fail(_ failure: ControlledRunFailure) {
-            if self.failure == nil { self.failure = failure }
+            guard self.failure == nil else { return }
+            self.failure = failure
+            onFailure?(failure)
         }
 
         /// Gives up control: every queued block goes to its real queue in order, and
@@ -164,12 +170,6 @@ extension ControlledScheduler {
         _ s: inout State, from unit: ThreadUnit, point: ControlledPoint, context: String? = nil, addresses: [UInt]
     ) -> Handoff {
         s.progress += 1
-        let candidates = enabledCandidates(s)
-        if candidates.isEmpty { return quiesce(&s) }
-        let keys = candidates.map(\.key)
-        let defaultIndex = candidates.firstIndex { $0.key == unit.actor && s.units[unit.id]?.status == .ready }
-            ?? candidates.indices.min { candidates[$0].since < candidates[$1].since }!
-        var chosen = defaultIndex
         if unit.scheduler === self, s.units[unit.id]?.status != .done {
             s.units[unit.id]?.pendingPoint = point
             s.units[unit.id]?.pendingAddresses = addresses
@@ -178,8 +178,18 @@ extension ControlledScheduler {
                 s.units[unit.id]?.since = s.sequence
             }
         }
+        let candidates = enabledCandidates(s)
+        if candidates.isEmpty { return quiesce(&s) }
+        let keys = candidates.map(\.key)
+        let defaultIndex = candidates.firstIndex { $0.key == unit.actor && s.units[unit.id]?.status == .ready }
+            ?? candidates.indices.min { candidates[$0].since < candidates[$1].since }!
+        var chosen = defaultIndex
         if s.mode == .controlling {
-            let question = SchedulingQuestion(step: s.steps.count, enabled: keys, defaultIndex: defaultIndex)
+            var question = SchedulingQuestion(step: s.steps.count, enabled: keys, defaultIndex: defaultIndex)
+            question.actor = unit.actor
+            question.point = point
+            question.context = context
+            question.candidates = candidates.map { ($0.point, $0.key == "driver" ? nil : s.queues[$0.key]?.name) }
             switch chooser(question) {
             case .run(let index):
                 chosen = keys.indices.contains(index) ? index : defaultIndex

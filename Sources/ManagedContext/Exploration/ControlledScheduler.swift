@@ -23,10 +23,20 @@ package final class ControlledScheduler: Sendable {
     /// Signalled once when the run is over (the driver ended and everything drained).
     let finished = DispatchSemaphore(value: 0)
 
-    package init(granularity: ControlledGranularity = .coarse, allowsUncontrolled: Bool = false, chooser: @escaping Chooser) {
+    /// Whether the first thread that reaches a point becomes the run's driver (a
+    /// process run by `ctxdebug explore`, whose driver is whatever thread uses the
+    /// runtime first).
+    let adoptsDriver: Bool
+
+    package init(
+        granularity: ControlledGranularity = .coarse, allowsUncontrolled: Bool = false, adoptsDriver: Bool = false,
+        onFailure: (@Sendable (ControlledRunFailure) -> Void)? = nil, chooser: @escaping Chooser
+    ) {
         self.granularity = granularity
         self.allowsUncontrolled = allowsUncontrolled
+        self.adoptsDriver = adoptsDriver
         self.chooser = chooser
+        state.withLock { $0.onFailure = onFailure }
     }
 
     // MARK: What the run saw
@@ -43,13 +53,7 @@ package final class ControlledScheduler: Sendable {
     /// Runs `body` as the run's driver on the calling thread, then waits until every
     /// explored queue is idle. The caller must be a thread of its own for the run.
     package func runDriver(_ body: () -> Void) {
-        let unit = state.withLock { s in
-            let unit = s.makeUnit(actor: "driver", scheduler: self)
-            s.units[unit.id]?.status = .running
-            s.units[unit.id]?.thread = StackSampler.currentThread
-            s.running = unit.id
-            return unit
-        }
+        let unit = state.withLock { s in makeDriver(&s) }
         ThreadUnit.setCurrent(unit)
         body()
         drain()
@@ -94,6 +98,18 @@ package final class ControlledScheduler: Sendable {
         return finished.wait(timeout: .now()) == .success
     }
 
+    /// How far the run got, and whether some unit or block waits for its turn.
+    package var progressAndWaiting: (Int, Bool) {
+        state.withLock { s in
+            let waiting = s.mode != .released
+                && (s.queues.values.contains { !$0.items.isEmpty }
+                    || s.units.values.contains { $0.status == .ready || $0.status == .draining || { if case .waiting = $0 { true } else { false } }($0.status) })
+            return (s.progress, waiting)
+        }
+    }
+
+    package func declareHang(after seconds: Double) { recordHang(after: seconds) }
+
     private func recordHang(after seconds: Double) {
         StackSampler.install()
         let (actor, thread, step) = state.withLock { s in
@@ -111,6 +127,15 @@ package final class ControlledScheduler: Sendable {
             return s.release()
         }
         for handoff in handoffs { handoff.perform(self) }
+    }
+
+    private func makeDriver(_ s: inout State) -> ThreadUnit {
+        let unit = s.makeUnit(actor: "driver", scheduler: self)
+        s.units[unit.id]?.status = .running
+        s.units[unit.id]?.thread = StackSampler.currentThread
+        s.running = unit.id
+        s.driver = unit.id
+        return unit
     }
 
     /// Waits until every explored queue is idle and no other unit runs: the other
@@ -221,6 +246,10 @@ package final class ControlledScheduler: Sendable {
     /// uncontrolled work unless allowed).
     private func controlledUnit(at point: ControlledPoint, context: ManagedObjectContext? = nil) -> ThreadUnit? {
         if let unit = ThreadUnit.current, unit.scheduler === self { return unit }
+        if adoptsDriver, let driver = state.withLock({ s in s.driver == nil && s.mode == .controlling ? makeDriver(&s) : nil }) {
+            ThreadUnit.setCurrent(driver)
+            return driver
+        }
         let addresses = StackTrace.capture(maximumDepth: 24)
         let names = context.map { " on \($0.debugName)" } ?? ""
         let handoffs = state.withLock { s -> [Handoff] in

@@ -6,7 +6,7 @@ package enum Exploration {
     /// an explored body belongs to that run, and every other context is left alone
     /// (tests that run beside an exploration in the same process are not controlled).
     static func scheduler(forNewContext: Void) -> ControlledScheduler? {
-        ThreadUnit.current?.scheduler
+        ThreadUnit.current?.scheduler ?? ProcessExploration.scheduler
     }
 }
 
