@@ -93,12 +93,14 @@ extension ScheduleFile {
 
     /// "block-start at Bug.swift:30", "perform-enqueue on background at Bug.swift:12":
     /// the point, the queue it acts on when that is not the actor's own, and the site's
-    /// file and line.
-    public func action(_ step: ScheduleStep) -> String {
+    /// file (its last path component only, with `fileNameOnly`) and line.
+    public func action(_ step: ScheduleStep, fileNameOnly: Bool = false) -> String {
         var text = step.point.rawValue
         if let queue = step.queue, !queue.isEmpty, queue != queueName(of: step.actor) { text += " on \(queue)" }
         guard let site = step.site else { return text }
-        return text + " at \(SourceSite(site)?.shortText ?? site)"
+        guard var parsed = SourceSite(site) else { return text + " at \(site)" }
+        if fileNameOnly, let name = parsed.file.split(separator: "/").last { parsed.file = String(name) }
+        return text + " at \(parsed.shortText)"
     }
 }
 
