@@ -181,3 +181,30 @@ struct ScheduleFileTests {
         }
     }
 }
+
+@Suite("docs/explore.md against the code")
+struct ExploreDocsTests {
+    static let document = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("docs/explore.md")
+
+    @Test("The schedule file example reads as a schedule whose choices and deviations match its steps")
+    func scheduleExample() throws {
+        let text = try String(contentsOf: Self.document, encoding: .utf8)
+        let start = try #require(text.range(of: "```json\n"))
+        let end = try #require(text.range(of: "```", range: start.upperBound..<text.endIndex))
+        let schedule = try ScheduleFile.decode(Data(text[start.upperBound..<end.lowerBound].utf8))
+        #expect(schedule.choices == schedule.steps.map(\.actor))
+        #expect(schedule.deviations == schedule.steps.filter(\.isDeviation).map(\.step))
+        #expect(schedule.failure?.kind == .assertion)
+    }
+
+    @Test("The spec error the docs quote is the one a bad spec gives")
+    func specError() throws {
+        let text = try String(contentsOf: Self.document, encoding: .utf8).replacingOccurrences(of: "\n", with: " ")
+        #expect { try StrategySpec(parsing: "fifo") } throws: { error in
+            text.contains("`\(error)`")
+        }
+        #expect(text.contains("`diverged at step i: the schedule runs q2 there, but only driver, q1 could run`"))
+        #expect(ReplayDivergence(step: 4, expected: "q2", enabled: ["driver", "q1"]).description.hasPrefix("diverged at step 4: the schedule runs q2 there, but only driver, q1 could run"))
+    }
+}
