@@ -47,7 +47,7 @@ let package = Package(
             name: "ManagedContext",
             dependencies: ["ConcurrencyDebug", "CtxdebugHelpers", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")]
         ),
-        .target(name: "ConcurrencyDebugTesting", dependencies: ["ConcurrencyDebug", "CtxdebugHelpers", "ManagedContext", "ExploreModel"]),
+        .target(name: "ConcurrencyDebugTesting", dependencies: ["ConcurrencyDebug", "CtxdebugHelpers", "ManagedContext", "ExploreModel", "Reports"]),
         .target(name: "SurfJournal", dependencies: ["ManagedContext", "CtxdebugHelpers"]),
         .target(
             name: "Replay",

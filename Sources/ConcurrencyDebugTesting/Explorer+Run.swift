@@ -8,10 +8,11 @@ extension Explorer {
     /// Runs `body` once under `strategy`: a fresh scheduler, the body on a fresh thread
     /// as the driver, then everything it queued. Returns the run and the strategy as
     /// the run left it.
-    func runOnce(with strategy: any ExplorationStrategy) -> (ScheduleRun, any ExplorationStrategy) {
+    func runOnce(with strategy: any ExplorationStrategy, sites: Bool = false) -> (ScheduleRun, any ExplorationStrategy) {
         let box = LockedValue<any ExplorationStrategy>(strategy)
         let scheduler = ControlledScheduler(
-            granularity: options.granularity == .fine ? .fine : .coarse, allowsUncontrolled: options.allowUncontrolled
+            granularity: options.granularity == .fine ? .fine : .coarse, allowsUncontrolled: options.allowUncontrolled,
+            capturesSites: sites
         ) { question in
             box.withLock { strategy -> SchedulingAnswer in
                 let index = strategy.choose(SchedulingDecision(step: question.step, enabled: question.enabled, defaultIndex: question.defaultIndex))

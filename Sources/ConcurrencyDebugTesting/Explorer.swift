@@ -63,7 +63,7 @@ struct Explorer {
     /// Runs the schedule file at `path` once.
     private func replay(_ path: String, started: UInt64) throws -> ExplorationReport {
         let file = try ScheduleFile.read(from: path)
-        let (outcome, _) = runOnce(with: ReplayStrategy(choices: file.choices))
+        let (outcome, _) = runOnce(with: ReplayStrategy(choices: file.choices), sites: true)
         let elapsed = Double(MonotonicClock.now() - started) / 1e9
         guard let failure = outcome.failure else {
             return ExplorationReport(
@@ -79,12 +79,17 @@ struct Explorer {
         _ found: ScheduleRun, _ failure: ScheduleFailure, header: ScheduleHeader, schedulesRun: Int, elapsed: Double,
         minimizing: Bool = true
     ) throws -> ExplorationReport {
+        // Runs without sites explore faster; the schedule reported is run again with them.
         var reported = found
         if minimizing && options.minimizes && failure.kind != .diverged {
             let minimal = minimizeDeviations(found.deviations) { deviations in
                 runOnce(with: DeviationStrategy(deviations)).0.failure?.kind == failure.kind
             }
-            let (rerun, _) = runOnce(with: DeviationStrategy(minimal))
+            let (rerun, _) = runOnce(with: DeviationStrategy(minimal), sites: true)
+            if rerun.failure?.kind == failure.kind { reported = rerun }
+        }
+        if reported.steps.first?.chosenAddresses.isEmpty ?? false, failure.kind != .diverged {
+            let (rerun, _) = runOnce(with: ReplayStrategy(choices: found.choices), sites: true)
             if rerun.failure?.kind == failure.kind { reported = rerun }
         }
         var confirmed = 0

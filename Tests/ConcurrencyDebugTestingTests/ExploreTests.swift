@@ -98,7 +98,7 @@ struct ExploreTests {
         let path = try #require(failure.schedulePath)
         let file = try ScheduleFile.read(from: path)
         #expect(file.choices == failure.schedule.choices)
-        #expect(failed.description.contains("replayed 3 of 3"))
+        #expect(failed.description.contains("3 of 3"), "\(failed.description)")
         // The file replays it exactly, again and again.
         for _ in 0..<3 {
             let again = try #require(throws: ExplorationFailed.self) {

@@ -24,6 +24,8 @@ extension ControlledScheduler {
         /// Where it waits to go on: what the step that resumes it says it did.
         var pendingPoint = ControlledPoint.blockStart
         var pendingAddresses: [UInt] = []
+        /// The task an async driver runs in (its threads change at each await).
+        var task: Int?
         /// Set for a driver whose awaited block ran: choosing it resumes its task.
         var pendingResume: (@Sendable () -> Void)?
         let semaphore: DispatchSemaphore
@@ -66,12 +68,13 @@ extension ControlledScheduler {
         var steps: [ControlledStep] = []
         var failure: ControlledRunFailure?
         var sawUncontrolled = false
+        var finished = false
         /// Grows at every decision: a run whose count stands still is hung.
         var progress = 0
         /// The run's driver, once there is one.
         var driver: Int?
-        /// A driver whose task was resumed and whose next thread has not come yet.
-        var vacantDriver: ThreadUnit?
+        /// The driver's task was resumed and its next thread has not come yet.
+        var vacantDriver = false
         /// Told of each failure as it is recorded (a child of `ctxdebug explore` sends it on).
         var onFailure: (@Sendable (ControlledRunFailure) -> Void)?
 
@@ -134,7 +137,7 @@ extension ControlledScheduler {
                     handoffs.append(.signal(unit.semaphore))
                 }
             }
-            vacantDriver = nil
+            vacantDriver = false
             return handoffs
         }
     }
@@ -268,7 +271,7 @@ extension ControlledScheduler {
             s.running = id
             if let resume = s.units[id]?.pendingResume {
                 s.units[id]?.pendingResume = nil
-                s.vacantDriver = ThreadUnit(adopting: id, actor: s.units[id]!.actor, semaphore: s.units[id]!.semaphore, scheduler: self)
+                s.vacantDriver = true
                 return .resumeTask(resume)
             }
             return id == caller.id ? .continueCaller : .resume(s.units[id]!.semaphore)
@@ -342,20 +345,29 @@ package final class ThreadUnit: @unchecked Sendable {
     package let scheduler: ControlledScheduler
     let semaphore: DispatchSemaphore
 
+    /// The task this unit runs in, when it is an async driver: on a thread that a
+    /// task of its own left behind (a pool thread), the unit is not the thread's.
+    let task: Int?
+
     init(id: Int, actor: String, scheduler: ControlledScheduler) {
         self.id = id
         self.actor = actor
         self.scheduler = scheduler
         semaphore = DispatchSemaphore(value: 0)
+        task = nil
     }
 
     /// The same unit again, for the thread that takes it over.
-    init(adopting id: Int, actor: String, semaphore: DispatchSemaphore, scheduler: ControlledScheduler) {
+    init(id: Int, actor: String, semaphore: DispatchSemaphore, scheduler: ControlledScheduler, task: Int?) {
         self.id = id
         self.actor = actor
         self.scheduler = scheduler
         self.semaphore = semaphore
+        self.task = task
     }
+
+    /// The identity of the task running on this thread, if any.
+    static var currentTask: Int? { withUnsafeCurrentTask { $0?.hashValue } }
 
     func park() { semaphore.wait() }
 
@@ -367,7 +379,10 @@ package final class ThreadUnit: @unchecked Sendable {
 
     /// The unit the calling thread runs as, if any.
     package static var current: ThreadUnit? {
-        pthread_getspecific(key).map { Unmanaged<ThreadUnit>.fromOpaque($0).takeUnretainedValue() }
+        guard let raw = pthread_getspecific(key) else { return nil }
+        let unit = Unmanaged<ThreadUnit>.fromOpaque(raw).takeUnretainedValue()
+        if let task = unit.task, task != currentTask { return nil }
+        return unit
     }
 
     static func setCurrent(_ unit: ThreadUnit?) {
