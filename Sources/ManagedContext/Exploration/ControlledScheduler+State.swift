@@ -41,7 +41,7 @@ extension ControlledScheduler {
         let key: String
         let name: String
         let real: DispatchQueue
-        var items: [QueueItem] = []
+        var items = FIFO<QueueItem>()
         var busy = false
         /// Who holds it while busy, for a deadlock's message.
         var holder: String?
@@ -126,7 +126,7 @@ extension ControlledScheduler {
                 for item in queue.items {
                     if case .block(let block, _) = item { handoffs.append(.dispatch(queue.real, block)) }
                 }
-                queues[key]?.items = []
+                queues[key]?.items = FIFO()
             }
             for (id, unit) in units.sorted(by: { $0.key < $1.key }) where unit.status != .running && unit.status != .done {
                 units[id]?.status = .running
@@ -207,7 +207,9 @@ extension ControlledScheduler {
             question.actor = unit.actor
             question.point = point
             question.context = context
-            question.candidates = candidates.map { ($0.point, $0.key == "driver" ? nil : s.queues[$0.key]?.name) }
+            if describesCandidates {
+                question.candidates = candidates.map { ($0.point, $0.key == "driver" ? nil : s.queues[$0.key]?.name) }
+            }
             switch chooser(question) {
             case .run(let index):
                 chosen = keys.indices.contains(index) ? index : defaultIndex
@@ -315,9 +317,7 @@ extension ControlledScheduler {
         }
         guard let (id, key) = waiters.first else { return .all(s.release()) }
         // Unwind: the oldest waiter runs its block at once, off its queue's turn.
-        if let at = s.queues[key]?.items.firstIndex(where: { if case .waiter(id) = $0 { true } else { false } }) {
-            s.queues[key]?.items.remove(at: at)
-        }
+        s.queues[key]?.items.removeAll { if case .waiter(id) = $0 { true } else { false } }
         s.units[id]?.forced = true
         s.units[id]?.status = .running
         s.running = id
@@ -399,4 +399,34 @@ package final class ThreadUnit: @unchecked Sendable {
         defer { setCurrent(previous) }
         return body()
     }
+}
+
+/// A queue whose `removeFirst` is O(1): a logical queue may hold thousands of blocks.
+struct FIFO<Element>: Sequence {
+    private var storage: [Element] = []
+    private var head = 0
+
+    var isEmpty: Bool { head == storage.count }
+    var count: Int { storage.count - head }
+    var first: Element? { isEmpty ? nil : storage[head] }
+
+    mutating func append(_ element: Element) { storage.append(element) }
+
+    mutating func removeFirst() -> Element? {
+        guard !isEmpty else { return nil }
+        let element = storage[head]
+        head += 1
+        if head > 64 && head * 2 > storage.count {
+            storage.removeFirst(head)
+            head = 0
+        }
+        return element
+    }
+
+    mutating func removeAll(where match: (Element) -> Bool) {
+        storage = Array(storage[head...].filter { !match($0) })
+        head = 0
+    }
+
+    func makeIterator() -> ArraySlice<Element>.Iterator { storage[head...].makeIterator() }
 }

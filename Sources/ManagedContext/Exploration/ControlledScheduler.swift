@@ -26,6 +26,8 @@ package final class ControlledScheduler: Sendable {
     /// Whether each point keeps its stack, for the source sites of a schedule file
     /// (a few microseconds a point: taken for the runs that confirm a failure).
     let capturesSites: Bool
+    /// Whether a question says what each candidate would do (for a parent process).
+    let describesCandidates: Bool
 
     @inline(__always)
     private func sites() -> [UInt] { capturesSites ? StackTrace.capture(maximumDepth: 24) : [] }
@@ -37,13 +39,14 @@ package final class ControlledScheduler: Sendable {
 
     package init(
         granularity: ControlledGranularity = .coarse, allowsUncontrolled: Bool = false, adoptsDriver: Bool = false,
-        capturesSites: Bool = true,
+        capturesSites: Bool = true, describesCandidates: Bool = false,
         onFailure: (@Sendable (ControlledRunFailure) -> Void)? = nil, chooser: @escaping Chooser
     ) {
         self.granularity = granularity
         self.allowsUncontrolled = allowsUncontrolled
         self.adoptsDriver = adoptsDriver
         self.capturesSites = capturesSites
+        self.describesCandidates = describesCandidates
         self.chooser = chooser
         state.withLock { $0.onFailure = onFailure }
     }
@@ -68,7 +71,7 @@ package final class ControlledScheduler: Sendable {
         drain()
         ThreadUnit.setCurrent(nil)
         let action = state.withLock { s -> Handoff in
-            s.units[unit.id]?.status = .done
+            s.units[unit.id] = nil  // done: out of every later decision
             s.running = nil
             return decide(&s, from: unit, point: .drain, addresses: [])
         }
@@ -363,7 +366,7 @@ package final class ControlledScheduler: Sendable {
         block()
         ThreadUnit.setCurrent(nil)
         let action = state.withLock { s -> Handoff in
-            s.units[unit.id]?.status = .done
+            s.units[unit.id] = nil  // done: out of every later decision
             if s.running == unit.id { s.running = nil }
             s.queues[key]?.busy = false
             s.queues[key]?.touch(&s.sequence)

@@ -21,7 +21,7 @@ enum ProcessExploration {
         channel.send(["hello": 1, "pid": Int(getpid())])
         let scheduler = ControlledScheduler(
             granularity: settings.granularity, allowsUncontrolled: settings.allowsUncontrolled, adoptsDriver: true,
-            capturesSites: settings.sendsSites,
+            capturesSites: settings.sendsSites, describesCandidates: true,
             onFailure: { failure in
                 channel.send(["failure": ["kind": failure.kind.rawValue, "message": failure.message, "detail": failure.detailText as Any]])
             },
