@@ -63,7 +63,7 @@ let refreshDropsEdit = CorpusCase(
     let stack = try CorpusStack()
     defer { stack.destroy() }
     let id = try stack.seed(["groceries"]) { $0.note = "milk" }[0]
-    let ui = stack.mainContext(), sync = stack.privateContext("sync")
+    let ui = stack.mainContext(), sync = stack.privateContext("sync", policy: .mergeByPropertyObjectTrump)
     ui.mergePolicy = .mergeByPropertyObjectTrump
     let editing = try ui.performAndWait { Held(try ui.existingObject(with: id) as! Item) }
     let observer = DidSaveObserver(sync) { _ in ui.perform { ui.refresh(editing.object, mergeChanges: fixed) } }
@@ -156,7 +156,8 @@ let childSaveWaitsForBusyMainQueue = CorpusCase(
         try? editor.save()
     }
     settle([sync, ui, editor])
-    let drafts = try ui.performAndWait { try ui.count(for: FetchRequest<Item>(predicate: \Item.title == "draft")) }
-    try CorpusCheck.that(drafts == 1, "the parent holds \(drafts) drafts")
+    try ui.performAndWait { try ui.save() }
+    let drafts = try stack.stored { c in try c.count(for: FetchRequest<Item>(predicate: \Item.title == "draft")) }
+    try CorpusCheck.that(drafts == 1, "the store holds \(drafts) drafts")
     try CorpusCheck.that(badge.value == 0, "the badge shows \(badge.value.map { "\($0)" } ?? "nothing")")
 }
