@@ -82,7 +82,7 @@ let package = Package(
         .target(name: "ExploreCorpus", dependencies: ["ManagedContext", "CtxdebugHelpers"], path: "Tests/ExploreCorpus", exclude: ["README.md"]),
         .executableTarget(
             name: "ctxdebug-explore-corpus",
-            dependencies: ["ExploreCorpus", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["ExploreCorpus", "CtxdebugHelpers", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Tests/ExploreCorpusRunner"
         ),
         // Shared by the tests and the sibling packages (Fuzz/, Benchmarks/).

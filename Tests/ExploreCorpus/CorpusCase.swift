@@ -18,6 +18,9 @@ public struct CorpusCase: Sendable {
     public let kind: CorpusKind
     /// What the fixed twin changes, one line.
     public let fix: String
+    /// The interleaving that breaks the bug, in words: what runs before what, where a
+    /// plain run nearly always does the opposite.
+    public let badOrder: String
     /// The app code with the bug: throws `CorpusInvariantBroken` in the bad order.
     public let bug: @Sendable () throws -> Void
     /// The same app code with the one change a real app makes to fix it.
@@ -33,13 +36,14 @@ public struct CorpusCase: Sendable {
     public let deadlocks: Bool
 
     public init(
-        name: String, summary: String, kind: CorpusKind, fix: String, plainHitRate: String, deadlocks: Bool = false,
+        name: String, summary: String, kind: CorpusKind, fix: String, badOrder: String, plainHitRate: String, deadlocks: Bool = false,
         _ body: @escaping @Sendable (_ fixed: Bool, _ order: BadOrder) throws -> Void
     ) {
         self.name = name
         self.summary = summary
         self.kind = kind
         self.fix = fix
+        self.badOrder = badOrder
         self.plainHitRate = plainHitRate
         self.deadlocks = deadlocks
         bug = { try body(false, .natural) }

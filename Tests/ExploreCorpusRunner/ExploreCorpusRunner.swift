@@ -16,11 +16,23 @@ struct ExploreCorpusRunner: ParsableCommand {
 }
 
 struct List: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List the cases: name, kind, recorded plain hit rate, summary.")
+    static let configuration = CommandConfiguration(abstract: "List the cases: name, kind, recorded plain hit rate, summary (tab-separated).")
+
+    @Flag(help: "Print the table of Tests/ExploreCorpus/README.md instead (Markdown).")
+    var markdown = false
 
     func run() {
+        guard markdown else {
+            for c in exploreCorpus {
+                print("\(c.name)\t\(c.kind)\t\(c.plainHitRate)\t\(c.summary)")
+            }
+            return
+        }
+        print("| case | kind | the bug | the bad order | what the fix changes | plain hits |")
+        print("| --- | --- | --- | --- | --- | --- |")
         for c in exploreCorpus {
-            print("\(c.name)\t\(c.kind)\t\(c.plainHitRate)\t\(c.summary)")
+            let cells = [c.summary, c.badOrder, c.fix].map { $0.replacingOccurrences(of: "|", with: "\\|") }
+            print("| `\(c.name)` | \(c.kind) | \(cells[0]) | \(cells[1]) | \(cells[2]) | \(c.plainHitRate) |")
         }
     }
 }

@@ -44,3 +44,17 @@ import TestSupport
         #expect(rows.dropFirst().allSatisfy { $0.count == 6 && $0[2] == "3" }, "\(run.stdout)")
     }
 }
+
+/// Tests/ExploreCorpus/README.md's table is `list --markdown`: the recorded rates, the
+/// summaries and the fixes there are the code's.
+@Suite struct ReadmeTests {
+    @Test func theReadmesTableIsTheListsMarkdown() throws {
+        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../ExploreCorpus/README.md").standardizedFileURL
+        let text = try String(contentsOf: readme, encoding: .utf8)
+        let run = try ChildProcess(Runner.path, ["list", "--markdown"]).wait(timeout: 60)
+        #expect(run.status == 0, "\(run)")
+        #expect(run.stdout.split(separator: "\n").count == exploreCorpus.count + 2)
+        #expect(text.contains(run.stdout), "regenerate the table with `ctxdebug-explore-corpus list --markdown`")
+    }
+}

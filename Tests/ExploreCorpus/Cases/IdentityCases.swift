@@ -10,6 +10,7 @@ let temporaryIDHandedOver = CorpusCase(
     summary: "a new item's objectID is handed to the uploader before the save makes it permanent: the uploader's lookup finds nothing",
     kind: .temporaryID,
     fix: "call obtainPermanentIDs(for:) before reading the objectID to hand over",
+    badOrder: "the uploader's block (its uploads, then the request for the ID) reaches the editor before Save is queued",
     plainHitRate: "0/200"
 ) { fixed, order in
     let stack = try CorpusStack()
@@ -51,6 +52,7 @@ let resetWhileHoldingObjects = CorpusCase(
     summary: "a reset lands before a queued block that uses an object kept from before it: the invalidated object reads nil and the edit wipes the note",
     kind: .reset,
     fix: "keep the objectID, not the object, and call object(with:) inside the block",
+    badOrder: "the importer's block (the import, then the reset it queues on the UI) runs before the user's edit is queued",
     plainHitRate: "0/200"
 ) { fixed, order in
     let stack = try CorpusStack()
@@ -86,6 +88,7 @@ let resetDropsPendingBatch = CorpusCase(
     summary: "a memory-pressure reset lands between an import's insert block and its save block: the batch is never saved",
     kind: .reset,
     fix: "the memory-pressure handler skips the reset while the context has changes (hasChanges)",
+    badOrder: "the monitor's block queues the trim on the importer between the batch and its save",
     plainHitRate: "0/200"
 ) { fixed, order in
     let stack = try CorpusStack()
@@ -118,6 +121,7 @@ let childSavedIntoResetParent = CorpusCase(
     summary: "the root context is reset between a child's save into it and its own save: the child's entry never reaches the store",
     kind: .parentChild,
     fix: "the memory-pressure handler saves the root (if it has changes) before resetting it",
+    badOrder: "the monitor's block queues the root's reset after the editor's save into the root and before the root's save is queued",
     plainHitRate: "0/200"
 ) { fixed, order in
     let stack = try CorpusStack()

@@ -12,6 +12,7 @@ let mergeAfterFetch = CorpusCase(
     summary: "a redraw fetches between a background save and its did-save merge: the header counts the new row, the rows show the stale object",
     kind: .mergeVersusFetch,
     fix: "redraw from the background block after its save (behind the merge), not right after queuing the write",
+    badOrder: "the background block (its import, then the write) saves before the tap handler's redraw",
     plainHitRate: "0/200"
 ) { fixed, order in
     let stack = try CorpusStack()
@@ -59,6 +60,7 @@ let searchResultsBeforeMerge = CorpusCase(
     summary: "search results fetched after a rename's save are shown before its merge: a result's title does not match the query",
     kind: .mergeVersusFetch,
     fix: "refresh each result (refresh(_:mergeChanges: true)) before showing it",
+    badOrder: "the rename commits before the search's fetch, and its merge is queued on the main queue after the results",
     plainHitRate: "0/200"
 ) { fixed, order in
     let stack = try CorpusStack()
@@ -105,6 +107,7 @@ let observerInstalledAfterImport = CorpusCase(
     summary: "the merge observer is installed after the background refresh starts: a save that lands first is never merged",
     kind: .notification,
     fix: "install the did-save observer before starting the refresh",
+    badOrder: "the refresher's block saves before viewDidLoad installs the observer",
     plainHitRate: "0/200"
 ) { fixed, order in
     let stack = try CorpusStack()
@@ -141,6 +144,7 @@ let automaticMergingEnabledLate = CorpusCase(
     summary: "automaticallyMergesChangesFromParent is turned on after the refresh starts: a save that lands first is never merged",
     kind: .notification,
     fix: "turn automaticallyMergesChangesFromParent on before starting the refresh",
+    badOrder: "the refresher's block saves before viewDidLoad turns automatic merging on",
     plainHitRate: "0/200"
 ) { fixed, order in
     let stack = try CorpusStack()

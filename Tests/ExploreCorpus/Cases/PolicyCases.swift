@@ -54,6 +54,7 @@ let policyErrorSwallowed = CorpusCase(
     summary: "the editor keeps the default error policy and ignores a failed save: when the sync commits first, the user's rename is never saved",
     kind: .mergePolicy,
     fix: "the editor uses mergeByPropertyObjectTrump (its changed properties win, the sync's others are kept)",
+    badOrder: "the sync's block (its import, then its update) commits before the user's save",
     plainHitRate: "0/200"
 ) { fixed, order in
     try TwoSaves(
@@ -73,6 +74,7 @@ let policyObjectTrumpStaleForm = CorpusCase(
     summary: "the edit form writes back every field under mergeByPropertyObjectTrump: when moderation commits first, the form's stale hidden=false un-hides the item",
     kind: .mergePolicy,
     fix: "the editor uses mergeByPropertyStoreTrump, so a field changed in the store since the form loaded keeps the store's value",
+    badOrder: "the sync's block (its import, then moderation's hide) commits before the form's save",
     plainHitRate: "0/200"
 ) { fixed, order in
     try TwoSaves(
@@ -96,6 +98,7 @@ let policyStoreTrumpFirstWins = CorpusCase(
     summary: "both contexts use mergeByPropertyStoreTrump, so the first save wins a property: when the sync's stale title commits first, the user's rename is dropped",
     kind: .mergePolicy,
     fix: "the editor uses mergeByPropertyObjectTrump (the user's change wins whatever the order)",
+    badOrder: "the sync's block (its import, then its stale title) commits before the user's save",
     plainHitRate: "0/200"
 ) { fixed, order in
     try TwoSaves(
@@ -113,6 +116,7 @@ let policyOverwriteClobbers = CorpusCase(
     summary: "the editor saves under the overwrite policy, which writes every field: when the sync commits first, its new price is reverted",
     kind: .mergePolicy,
     fix: "the editor uses mergeByPropertyObjectTrump (only its changed properties win)",
+    badOrder: "the sync's block (its import, then its price) commits before the user's save",
     plainHitRate: "0/200"
 ) { fixed, order in
     try TwoSaves(
@@ -132,6 +136,7 @@ let policyRollbackDropsEdit = CorpusCase(
     summary: "the editor saves under the rollback policy: when the sync commits first, the conflict silently discards the user's rename",
     kind: .mergePolicy,
     fix: "the editor uses mergeByPropertyObjectTrump",
+    badOrder: "the sync's block (its import, then its price) commits before the user's save",
     plainHitRate: "0/200"
 ) { fixed, order in
     try TwoSaves(
@@ -151,6 +156,7 @@ let policyErrorRetryRefreshesAwayEdit = CorpusCase(
     summary: "on a merge conflict the editor refreshes the item with mergeChanges: false and saves again: the retry saves nothing of the user's rename",
     kind: .mergePolicy,
     fix: "refresh(_:mergeChanges: true) before the retry, which keeps the unsaved rename on top of the store's values",
+    badOrder: "the sync's block (its import, then its update) commits before the user's save",
     plainHitRate: "0/200"
 ) { fixed, order in
     try TwoSaves(

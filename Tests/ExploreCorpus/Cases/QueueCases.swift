@@ -12,6 +12,7 @@ let performAndWaitDeadlock = CorpusCase(
     summary: "a main-queue block calls background.performAndWait while a background block calls main.performAndWait: both wait forever",
     kind: .deadlock,
     fix: "the main-queue code reads the background context with perform and hops back with ui.perform, never performAndWait",
+    badOrder: "the sync's block queues the badge update on the main queue while the export holds its context, before the export asks for the main queue",
     plainHitRate: "0/200",
     deadlocks: true
 ) { fixed, order in
@@ -58,6 +59,7 @@ let refreshDropsEdit = CorpusCase(
     summary: "refresh(_:mergeChanges: false) from a did-save observer lands between a keystroke and the autosave: the typed text is dropped",
     kind: .refresh,
     fix: "refresh(_:mergeChanges: true), which reloads the object and keeps its unsaved changes on top",
+    badOrder: "the sync's save, and the refresh its observer queues, come between the keystroke and the autosave",
     plainHitRate: "0/200"
 ) { fixed, order in
     let stack = try CorpusStack()
@@ -95,6 +97,7 @@ let autosaveSavesCancelledEdit = CorpusCase(
     summary: "an autosave queued from a timer runs before the user's Cancel (rollback): the cancelled edit is saved",
     kind: .rollback,
     fix: "edit in a child scratchpad context: Cancel discards the child, autosave saves only the parent",
+    badOrder: "the timer's block queues the autosave on the editor before the user's Cancel is queued",
     plainHitRate: "0/200"
 ) { fixed, order in
     let stack = try CorpusStack()
@@ -125,6 +128,7 @@ let childSaveWaitsForBusyMainQueue = CorpusCase(
     summary: "a private child of the main-queue context saves (waiting for the main queue) while a main-queue block waits for the child: deadlock",
     kind: .deadlock,
     fix: "the main-queue code reads the child with perform and hops back with ui.perform, never performAndWait",
+    badOrder: "the sync's block queues the badge update on the main queue while the editor's save holds the editor, before it asks for the main queue",
     plainHitRate: "0/200",
     deadlocks: true
 ) { fixed, order in

@@ -16,6 +16,7 @@ let findOrCreateDuplicates = CorpusCase(
     summary: "two blocks both check that the tag is missing before either inserts it: the store ends with two 'swift' tags",
     kind: .duplicateInsert,
     fix: "run the child's find-or-create on the root context (root.performAndWait), atomic with the root's own",
+    badOrder: "the share extension's check (through the root) runs before the app's find-or-create on the root",
     plainHitRate: "0/200"
 ) { fixed, order in
     let stack = try CorpusStack()
@@ -58,6 +59,7 @@ let childPushesStaleValue = CorpusCase(
     summary: "a child reads a list, the parent appends to it, then the child saves its stale list on top: the parent's append is lost",
     kind: .lostUpdate,
     fix: "do the read-modify-write in one block on the parent (root.performAndWait) instead of in the child",
+    badOrder: "the tagger reads the tags (through the root) before the root's append",
     plainHitRate: "0/200"
 ) { fixed, order in
     let stack = try CorpusStack()
@@ -105,6 +107,7 @@ let counterIncrementedInTwoChildren = CorpusCase(
     summary: "two child contexts read-modify-write one counter: when both read before either saves, one increment is lost",
     kind: .lostUpdate,
     fix: "increment on the root context in one block (root.performAndWait), so increments are serialized",
+    badOrder: "the second button reads the counter before the first one's increment reaches the root",
     plainHitRate: "0/200"
 ) { fixed, order in
     let stack = try CorpusStack()
@@ -150,6 +153,7 @@ let clearCompletedDeletesUnchecked = CorpusCase(
     summary: "a cleaner fetches the done items, the user unchecks one, then the cleaner deletes what it fetched: the unchecked item is deleted",
     kind: .lostUpdate,
     fix: "fetch and delete on the root context in one block (root.performAndWait), atomic with the user's edits",
+    badOrder: "the cleaner fetches the done items before the user's uncheck and deletes them after it",
     plainHitRate: "0/200"
 ) { fixed, order in
     let stack = try CorpusStack()
