@@ -60,6 +60,9 @@ struct Run: ParsableCommand {
     @Option(help: ArgumentHelp("Seconds one run may take before it counts as a deadlock or hang.", valueName: "SECONDS"))
     var timeout: Double = 10
 
+    @Option(help: ArgumentHelp("Records a busy context imports before its racing step (CorpusWorkload.batchSize).", valueName: "N"))
+    var batchSize: Int = CorpusWorkload.defaultBatchSize
+
     func validate() throws {
         guard corpusCase(named: name) != nil else {
             throw ValidationError("no case named '\(name)'; `list` shows them: \(exploreCorpus.map(\.name).joined(separator: ", ")).")
@@ -67,10 +70,12 @@ struct Run: ParsableCommand {
         guard !(fixed && forced) else { throw ValidationError("--fixed and --forced exclude each other: the forcing is the bug's.") }
         guard times >= 1 else { throw ValidationError("--times must be 1 or more (got \(times)).") }
         guard timeout > 0 else { throw ValidationError("--timeout must be positive (got \(timeout)).") }
+        guard batchSize >= 0 else { throw ValidationError("--batch-size must be 0 or more (got \(batchSize)).") }
     }
 
     func run() {
         let c = corpusCase(named: name)!
+        CorpusWorkload.batchSize = batchSize
         let body = fixed ? c.fixed : forced ? c.forcedBug : c.bug
         let variant = fixed ? "fixed" : forced ? "forced" : "bug"
         let runner = PlainRunner(label: "\(c.name) (\(variant))", body: body, times: times, timeout: timeout)

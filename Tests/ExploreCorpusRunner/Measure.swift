@@ -23,8 +23,12 @@ struct Measure: ParsableCommand {
     @Option(help: ArgumentHelp("Seconds one run may take before it counts as a hang.", valueName: "SECONDS"))
     var timeout: Double = 5
 
+    @Option(help: ArgumentHelp("Records a busy context imports before its racing step (CorpusWorkload.batchSize).", valueName: "N"))
+    var batchSize: Int = CorpusWorkload.defaultBatchSize
+
     func validate() throws {
         guard runs >= 1 else { throw ValidationError("--runs must be 1 or more (got \(runs)).") }
+        guard batchSize >= 0 else { throw ValidationError("--batch-size must be 0 or more (got \(batchSize)).") }
         if let unknown = selectedNames.first(where: { corpusCase(named: $0) == nil }) {
             throw ValidationError("no case named '\(unknown)'; `list` shows them.")
         }
@@ -54,7 +58,7 @@ struct Measure: ParsableCommand {
     private func measure(_ name: String, executable: String) throws -> (hits: Int, hangs: Int) {
         var done = 0, hits = 0, hangs = 0
         while done < runs {
-            var arguments = ["run", name, "--times", "\(runs - done)", "--timeout", "\(timeout)"]
+            var arguments = ["run", name, "--times", "\(runs - done)", "--timeout", "\(timeout)", "--batch-size", "\(batchSize)"]
             if fixed { arguments.append("--fixed") }
             let output = try runChild(executable, arguments)
             guard let result = output.split(separator: "\n").last(where: { $0.hasPrefix("result: ") }) else {

@@ -58,3 +58,16 @@ import TestSupport
         #expect(text.contains(run.stdout), "regenerate the table with `ctxdebug-explore-corpus list --markdown`")
     }
 }
+
+/// Without the head start (`--batch-size 0`, what an exploration may use for speed), the
+/// bodies still run and every fixed twin still holds: the head start only makes the
+/// harmless order likely, it is not what makes a twin correct.
+@Suite struct WithoutHeadStartTests {
+    @Test func everyFixedTwinHoldsWithBatchSizeZero() throws {
+        let run = try ChildProcess(Runner.path, ["measure", "--fixed", "--runs", "3", "--batch-size", "0"]).wait(timeout: 600)
+        #expect(run.status == 0, "\(run.stdout)")
+        let rows = run.stdout.split(separator: "\n").dropFirst().map { $0.split(separator: "\t").map(String.init) }
+        #expect(rows.map { $0[0] } == exploreCorpus.map(\.name))
+        #expect(rows.allSatisfy { $0[1] == "0/3" }, "\(run.stdout)")
+    }
+}
