@@ -137,7 +137,7 @@ let policyRollbackDropsEdit = CorpusCase(
     kind: .mergePolicy,
     fix: "the editor uses mergeByPropertyObjectTrump",
     badOrder: "the sync's block (its import, then its price) commits before the user's save",
-    plainHitRate: "0/200"
+    plainHitRate: "1/200"
 ) { fixed, order in
     try TwoSaves(
         user: fixed ? .mergeByPropertyObjectTrump : .rollback, sync: .mergeByPropertyObjectTrump,
