@@ -10,7 +10,7 @@ let temporaryIDHandedOver = CorpusCase(
     summary: "a new item's objectID is handed to the uploader before the save makes it permanent: the uploader's lookup finds nothing",
     kind: .temporaryID,
     fix: "call obtainPermanentIDs(for:) before reading the objectID to hand over",
-    badOrder: "the uploader's block (its uploads, then the request for the ID) reaches the editor before Save is queued",
+    badOrder: "the uploader's block (its uploads, then the request for the ID) reaches the editor before the user's Save does",
     plainHitRate: "0/200"
 ) { fixed, order in
     let stack = try CorpusStack()
@@ -33,7 +33,7 @@ let temporaryIDHandedOver = CorpusCase(
         }
     }
     order.wait("handed-over")
-    editor.perform { try? editor.save() }  // Save
+    editor.performAndWait { try? editor.save() }  // Save
     settle([uploader, editor])
     let queued = uploads.value
     try CorpusCheck.that(queued.count == 1, "the upload queue holds \(queued.count) IDs")
@@ -52,7 +52,7 @@ let resetWhileHoldingObjects = CorpusCase(
     summary: "a reset lands before a queued block that uses an object kept from before it: the invalidated object reads nil and the edit wipes the note",
     kind: .reset,
     fix: "keep the objectID, not the object, and call object(with:) inside the block",
-    badOrder: "the importer's block (the import, then the reset it queues on the UI) runs before the user's edit is queued",
+    badOrder: "the importer's block (the import, then the reset it queues on the UI) runs before the user's edit reaches the UI's queue",
     plainHitRate: "0/200"
 ) { fixed, order in
     let stack = try CorpusStack()
@@ -69,7 +69,7 @@ let resetWhileHoldingObjects = CorpusCase(
         order.reached("reset-queued")
     }
     order.wait("reset-queued")
-    ui.perform {  // the user adds to the selected item's note
+    ui.performAndWait {  // the user adds to the selected item's note
         let item = fixed ? ui.object(with: id) as! Item : selected.object
         item.note = (item.note ?? "") + ", eggs"
         try? ui.save()
@@ -105,14 +105,14 @@ let resetDropsPendingBatch = CorpusCase(
         order.reached("trim-queued")
     }
     order.wait("trim-queued")
-    importer.perform { try? importer.save() }
+    importer.performAndWait { try? importer.save() }
     settle([monitor, importer])
     let saved = try stack.stored { c in try c.count(for: FetchRequest<Item>()) }
     try CorpusCheck.that(saved == 3, "the store holds \(saved) of the 3 imported items")
 }
 
-/// An editor (a child of the root context) saves the user's entry into the root and
-/// then queues the root's save. A memory-pressure handler on the monitor's queue, after
+/// An editor (a child of the root context) saves the user's entry into the root, then
+/// the root saves. A memory-pressure handler on the monitor's queue, after
 /// recording its stats, resets the root. When the reset lands between the child's save
 /// and the root's, the entry is dropped and never reaches the store. The fix saves the
 /// root before resetting it.
@@ -121,7 +121,7 @@ let childSavedIntoResetParent = CorpusCase(
     summary: "the root context is reset between a child's save into it and its own save: the child's entry never reaches the store",
     kind: .parentChild,
     fix: "the memory-pressure handler saves the root (if it has changes) before resetting it",
-    badOrder: "the monitor's block queues the root's reset after the editor's save into the root and before the root's save is queued",
+    badOrder: "the monitor's block queues the root's reset after the editor's save into the root and before the root's own save",
     plainHitRate: "0/200"
 ) { fixed, order in
     let stack = try CorpusStack()
@@ -137,11 +137,10 @@ let childSavedIntoResetParent = CorpusCase(
         }
         order.reached("reset-queued")
     }
-    editor.performAndWait {  // Save: into the parent, then the parent to the store
-        try? editor.save()
-        order.wait("reset-queued")
-        root.perform { try? root.save() }
-    }
+    // Save: into the parent, then the parent to the store.
+    editor.performAndWait { try? editor.save() }
+    order.wait("reset-queued")
+    root.performAndWait { try? root.save() }
     settle([monitor, editor, root])
     let stored = try stack.stored { c in try c.count(for: FetchRequest<Item>(predicate: \Item.title == "entry")) }
     try CorpusCheck.that(stored == 1, "the store holds \(stored) copies of the saved entry")

@@ -128,6 +128,7 @@ let observerInstalledAfterImport = CorpusCase(
             try? refresher.save()
             order.reached("saved")
         }
+        _ = try? ui.fetch(FetchRequest<Item>())  // the list
         order.wait("saved")
         if !fixed { installMerger() }
     }
@@ -160,6 +161,7 @@ let automaticMergingEnabledLate = CorpusCase(
             try? refresher.save()
             order.reached("saved")
         }
+        _ = try? ui.fetch(FetchRequest<Item>())  // the list
         order.wait("saved")
         if !fixed { ui.automaticallyMergesChangesFromParent = true }
     }

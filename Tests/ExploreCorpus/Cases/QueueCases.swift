@@ -97,7 +97,7 @@ let autosaveSavesCancelledEdit = CorpusCase(
     summary: "an autosave queued from a timer runs before the user's Cancel (rollback): the cancelled edit is saved",
     kind: .rollback,
     fix: "edit in a child scratchpad context: Cancel discards the child, autosave saves only the parent",
-    badOrder: "the timer's block queues the autosave on the editor before the user's Cancel is queued",
+    badOrder: "the timer's block queues the autosave on the editor before the user's Cancel reaches the editor",
     plainHitRate: "0/200"
 ) { fixed, order in
     let stack = try CorpusStack()
@@ -112,7 +112,7 @@ let autosaveSavesCancelledEdit = CorpusCase(
         order.reached("autosave-queued")
     }
     order.wait("autosave-queued")
-    scratch.perform { scratch.rollback() }  // Cancel
+    scratch.performAndWait { scratch.rollback() }  // Cancel
     settle([timer, editor, scratch])
     let note = try stack.stored { c in (try c.existingObject(with: id) as! Item).note }
     try CorpusCheck.that(note == "original", "the cancelled edit was saved (note \(note ?? "nil"))")
