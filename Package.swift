@@ -80,6 +80,14 @@ let package = Package(
             dependencies: ["ManagedContext", "SurfJournal", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Tests/StressWriter"
         ),
+        // Test-only: the corpus of ordering-dependent Core Data bugs with fixed twins (issue 26,
+        // Tests/ExploreCorpus/README.md), and its runner (`list`, `run`, `measure`).
+        .target(name: "ExploreCorpus", dependencies: ["ManagedContext", "CtxdebugHelpers"], path: "Tests/ExploreCorpus", exclude: ["README.md"]),
+        .executableTarget(
+            name: "ctxdebug-explore-corpus",
+            dependencies: ["ExploreCorpus", "CtxdebugHelpers", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Tests/ExploreCorpusRunner"
+        ),
         // Shared by the tests and the sibling packages (Fuzz/, Benchmarks/).
         .target(name: "TestSupport", dependencies: ["CtxdebugHelpers"], path: "Tests/TestSupport"),
         .testTarget(name: "CtxdebugHelpersTests", dependencies: ["CtxdebugHelpers", "TestSupport"]),
@@ -90,6 +98,7 @@ let package = Package(
         .testTarget(name: "ReplayTests", dependencies: ["Replay", "SurfJournal", "ManagedContext", "ConcurrencyDebug"]),
         .testTarget(name: "CoreDataLintTests", dependencies: ["CoreDataLint"]),
         .testTarget(name: "ExploreModelTests", dependencies: ["ExploreModel", "CtxdebugHelpers", "TestSupport"]),
+        .testTarget(name: "ExploreCorpusTests", dependencies: ["ExploreCorpus", "ctxdebug-explore-corpus", "TestSupport"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "ReportFormats", "ViolationModel", "ReplayModel", "ExploreModel", "TestSupport"]),
         .testTarget(
             name: "ctxdebugTests",
