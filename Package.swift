@@ -85,7 +85,7 @@ let package = Package(
         .target(name: "ExploreCorpus", dependencies: ["ManagedContext", "CtxdebugHelpers"], path: "Tests/ExploreCorpus", exclude: ["README.md"]),
         .executableTarget(
             name: "ctxdebug-explore-corpus",
-            dependencies: ["ExploreCorpus", "CtxdebugHelpers", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["ExploreCorpus", "CtxdebugHelpers", "ConcurrencyDebugTesting", "ExploreModel", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Tests/ExploreCorpusRunner"
         ),
         // Shared by the tests and the sibling packages (Fuzz/, Benchmarks/).
@@ -98,7 +98,7 @@ let package = Package(
         .testTarget(name: "ReplayTests", dependencies: ["Replay", "SurfJournal", "ManagedContext", "ConcurrencyDebug"]),
         .testTarget(name: "CoreDataLintTests", dependencies: ["CoreDataLint"]),
         .testTarget(name: "ExploreModelTests", dependencies: ["ExploreModel", "CtxdebugHelpers", "TestSupport"]),
-        .testTarget(name: "ExploreCorpusTests", dependencies: ["ExploreCorpus", "ctxdebug-explore-corpus", "TestSupport"]),
+        .testTarget(name: "ExploreCorpusTests", dependencies: ["ExploreCorpus", "ctxdebug-explore-corpus", "ConcurrencyDebugTesting", "ExploreModel", "TestSupport"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "ReportFormats", "ViolationModel", "ReplayModel", "ExploreModel", "TestSupport"]),
         .testTarget(
             name: "ctxdebugTests",

@@ -12,7 +12,7 @@ struct ExploreCorpusRunner: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ctxdebug-explore-corpus",
         abstract: "Run the corpus of ordering-dependent Core Data bugs plainly (no exploration).",
-        subcommands: [List.self, Run.self, Measure.self])
+        subcommands: [List.self, Run.self, Measure.self, ExploreBench.self])
 }
 
 struct List: ParsableCommand {
