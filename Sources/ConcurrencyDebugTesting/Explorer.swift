@@ -121,14 +121,8 @@ struct Explorer {
         return zip(steps, frames).map { step, frame in
             ScheduleStep(
                 step: step.step, actor: step.chosenActor, point: SchedulingPoint(step.chosenPoint.rawValue),
-                queue: step.chosenContext, site: frame.map(Self.site), enabled: step.enabled,
+                queue: step.chosenContext, site: frame.map(ExplorationSite.text), enabled: step.enabled,
                 defaultIndex: step.defaultIndex, chosen: step.chosen)
         }
-    }
-
-    static func site(_ frame: StackFrame) -> String {
-        let file = frame.file.map { ($0 as NSString).lastPathComponent } ?? "?"
-        let function = frame.function.map { " in \($0)" } ?? ""
-        return "\(file):\(frame.line ?? 0)\(function)"
     }
 }

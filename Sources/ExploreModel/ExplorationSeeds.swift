@@ -52,5 +52,6 @@ public struct ShardSpec: Sendable, Equatable, CustomStringConvertible {
 /// A `--shard` value that is not K/N with 1 ≤ K ≤ N.
 public struct ShardSpecError: Error, Sendable, Equatable, CustomStringConvertible {
     public var text: String
+    public init(text: String) { self.text = text }
     public var description: String { "invalid shard '\(text)': expected K/N with 1 ≤ K ≤ N, as in --shard 2/4" }
 }

@@ -63,31 +63,44 @@ extension ScheduleFile {
         guard steps.indices.contains(step) else { return "step \(step) is not in the schedule" }
         let ran = steps[step]
         let passedOver = ran.defaultActor
-        let ranText = "\(actorLabel(ran.actor))'s \(Self.action(ran))"
+        let ranText = "\(actorLabel(ran.actor))'s \(action(ran))"
         guard ran.isDeviation else { return "\(ranText) ran in FIFO order" }
         guard let next = steps[(step + 1)...].first(where: { $0.actor == passedOver }) else {
             let end = failure == nil ? "the end" : "the failure"
             return "\(ranText) ran before \(actorLabel(passedOver)) could go on (it did not run again before \(end))"
         }
-        return "\(ranText) ran before \(actorLabel(passedOver))'s \(Self.action(next))"
+        return "\(ranText) ran before \(actorLabel(passedOver))'s \(action(next))"
     }
 
     /// Every deviation in words, in schedule order.
     public var deviationsInWords: [String] { deviations.map { describe(deviation: $0) } }
 
-    /// An actor's key with its queue's name: "q1 (background)", "main", "driver". The
-    /// name comes from the first step of the actor that has one.
+    /// An actor's key with its queue's name: "q1 (background)", "main (viewContext)",
+    /// "driver". A queue's name is the `queue` of its first block-start (else of its
+    /// first step that has one); the driver has none (its steps name the queue they
+    /// act on).
     public func actorLabel(_ actor: String) -> String {
-        guard let queue = steps.first(where: { $0.actor == actor && $0.queue != nil })?.queue, queue != actor, !queue.isEmpty else {
-            return actor
-        }
-        return "\(actor) (\(queue))"
+        guard let name = queueName(of: actor), name != actor else { return actor }
+        return "\(actor) (\(name))"
     }
 
-    /// "block-start at Bug.swift:30": the point, and the site's file and line.
-    static func action(_ step: ScheduleStep) -> String {
-        guard let site = step.site else { return step.point.rawValue }
-        return "\(step.point.rawValue) at \(SourceSite(site)?.shortText ?? site)"
+    /// The name of a queue actor's own queue, if a step gives it.
+    public func queueName(of actor: String) -> String? {
+        guard actor != ActorKey.driver else { return nil }
+        let own = steps.first { $0.actor == actor && $0.point == .blockStart && $0.queue?.isEmpty == false }
+        return (own ?? steps.first { $0.actor == actor && $0.queue?.isEmpty == false })?.queue
+    }
+
+    /// "block-start at Bug.swift:30", "perform-enqueue on background at Bug.swift:12":
+    /// the point, the queue it acts on when that is not the actor's own, and the site's
+    /// file (its last path component only, with `fileNameOnly`) and line.
+    public func action(_ step: ScheduleStep, fileNameOnly: Bool = false) -> String {
+        var text = step.point.rawValue
+        if let queue = step.queue, !queue.isEmpty, queue != queueName(of: step.actor) { text += " on \(queue)" }
+        guard let site = step.site else { return text }
+        guard var parsed = SourceSite(site) else { return text + " at \(site)" }
+        if fileNameOnly, let name = parsed.file.split(separator: "/").last { parsed.file = String(name) }
+        return text + " at \(parsed.shortText)"
     }
 }
 

@@ -230,50 +230,48 @@ public struct StepLogWriter: Sendable {
     }
 
     private mutating func appendInteger(_ value: UInt64) {
-        if value < 10 {
-            buffer.append(UInt8(ascii: "0") + UInt8(value))
-            return
-        }
-        var digits: (UInt64, Int) = (value, 0)
         let start = buffer.count
-        while digits.0 > 0 {
-            buffer.append(UInt8(ascii: "0") + UInt8(digits.0 % 10))
-            digits.0 /= 10
-            digits.1 += 1
-        }
+        var rest = value
+        repeat {
+            buffer.append(UInt8(ascii: "0") + UInt8(rest % 10))
+            rest /= 10
+        } while rest > 0
         buffer[start...].reverse()
     }
 
     private mutating func appendSigned(_ value: Int) {
         if value < 0 { buffer.append(UInt8(ascii: "-")) }
-        appendInteger(value.magnitude.toUInt64)
+        appendInteger(UInt64(value.magnitude))
     }
 
-    /// A JSON string literal: `"` and `\` escaped, controls as `\n \r \t` or `\u00XX`.
+    /// A JSON string literal: `"` and `\` escaped, controls as `\n \r \t` or `\u00XX`;
+    /// text with none of them (the usual case) is copied whole.
     private mutating func appendString(_ text: String) {
         buffer.append(UInt8(ascii: "\""))
         var text = text
         text.withUTF8 { bytes in
-            for byte in bytes {
-                switch byte {
-                case UInt8(ascii: "\""): buffer.append(contentsOf: [0x5C, 0x22])
-                case UInt8(ascii: "\\"): buffer.append(contentsOf: [0x5C, 0x5C])
-                case 0x0A: buffer.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-                case 0x0D: buffer.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-                case 0x09: buffer.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-                case ..<0x20:
-                    let hex = Array("0123456789abcdef".utf8)
-                    buffer.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-                default: buffer.append(byte)
-                }
+            if !bytes.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
+                buffer.append(contentsOf: bytes)
+            } else {
+                for byte in bytes { appendEscaped(byte) }
             }
         }
         buffer.append(UInt8(ascii: "\""))
     }
-}
 
-extension UInt {
-    fileprivate var toUInt64: UInt64 { UInt64(self) }
+    private mutating func appendEscaped(_ byte: UInt8) {
+        switch byte {
+        case UInt8(ascii: "\""): buffer.append(contentsOf: [0x5C, 0x22])
+        case UInt8(ascii: "\\"): buffer.append(contentsOf: [0x5C, 0x5C])
+        case 0x0A: buffer.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+        case 0x0D: buffer.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+        case 0x09: buffer.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+        case ..<0x20:
+            let hex = Array("0123456789abcdef".utf8)
+            buffer.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+        default: buffer.append(byte)
+        }
+    }
 }
 
 /// close(2), out of the reach of `StepLogWriter.close()`'s name.

@@ -28,6 +28,9 @@ extension ManagedObjectContext {
                 throw error as! E  // performAndWait rethrows only what the block threw
             }
         }
+        if let explorer, ThreadUnit.current?.scheduler === explorer {
+            return try await explorer.performAwaited(block, on: self)
+        }
         let result: Result<T, E> = await withCheckedContinuation { continuation in
             perform {
                 continuation.resume(returning: Result { () throws(E) -> T in try block() })

@@ -174,7 +174,14 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
 
     /// Runs `block` asynchronously on the context's queue, in FIFO order.
     public func perform(_ block: @escaping @Sendable () -> Void) {
-        let work: @Sendable () -> Void = { [self] in
+        let work = performWork(block)
+        if let explorer { return explorer.enqueue(work, on: self) }
+        queue.async(execute: work)
+    }
+
+    /// What the context's queue runs for a `perform` block.
+    func performWork(_ block: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
+        { [self] in
             let span = ContextInstrumentation.begin(.perform, self)
             defer { span.end() }
             ConcurrencyDebug.entering(
@@ -183,8 +190,6 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
                 processPendingChanges()
             }
         }
-        if let explorer { return explorer.enqueue(work, on: self) }
-        queue.async(execute: work)
     }
 
     // The async `perform(schedule:_:)` is in ManagedObjectContext+AsyncPerform.swift.

@@ -218,8 +218,16 @@ public enum SARIF {
     }
 
     public struct ThreadFlow: Codable, Sendable, Equatable {
+        /// Names the thread (ctxdebug explore: the actor key, `q1`); left out when nil.
+        public var id: String?
+        /// What the thread is (ctxdebug explore: "q1 (background)"); left out when nil.
+        public var message: Message?
         public var locations: [ThreadFlowLocation]
-        public init(locations: [ThreadFlowLocation]) { self.locations = locations }
+        public init(id: String? = nil, message: String? = nil, locations: [ThreadFlowLocation]) {
+            self.id = id
+            self.message = message.map(Message.init)
+            self.locations = locations
+        }
     }
 
     public struct ThreadFlowLocation: Codable, Sendable, Equatable {

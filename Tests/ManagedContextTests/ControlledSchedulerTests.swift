@@ -1,3 +1,4 @@
+import ConcurrencyDebug
 import Dispatch
 import Foundation
 @testable import ManagedContext
@@ -204,4 +205,80 @@ import CtxdebugHelpers
         #expect(run.failure == nil)
         #expect(run.steps.isEmpty)
     }
+
+    @Test("performAndWait on a private context runs the block on the caller's thread, as dispatch_sync does")
+    func performAndWaitRunsOnTheCallersThread() throws {
+        for seed in UInt64(1)...5 {
+            let stack = try TestStack()
+            let same = LockedValue<[Bool]>([])
+            _ = Self.run(Self.seeded(seed)) {
+                let a = stack.privateContext("a"), b = stack.privateContext("b")
+                let caller = pthread_self()
+                a.performAndWait { same.withLock { $0.append(pthread_equal(pthread_self(), caller) != 0) } }
+                b.perform {
+                    let inBlock = pthread_self()
+                    a.performAndWait { same.withLock { $0.append(pthread_equal(pthread_self(), inBlock) != 0) } }
+                }
+            }
+            #expect(same.withLock { $0 } == [true, true], "seed \(seed)")
+        }
+    }
+
+    @Test("a main-queue context's blocks run on the real main queue, and its performAndWait from main-queue code runs inline")
+    func mainQueueBlocksRunOnTheMainQueue() throws {
+        for seed in UInt64(1)...5 {
+            let stack = try TestStack()
+            let seen = LockedValue<[String]>([])
+            _ = Self.run(Self.seeded(seed)) {
+                let main = ManagedObjectContext(concurrencyType: .mainQueue)
+                main.persistentStoreCoordinator = stack.coordinator
+                let background = stack.privateContext("background")
+                main.perform {
+                    seen.withLock { $0.append(ConcurrencyDebug.isOnMainQueue ? "perform: main queue" : "perform: elsewhere") }
+                    main.performAndWait { seen.withLock { $0.append("inline") } }
+                }
+                background.perform {
+                    main.performAndWait {
+                        seen.withLock { $0.append(ConcurrencyDebug.isOnMainQueue ? "wait: main queue" : "wait: elsewhere") }
+                    }
+                }
+            }
+            let events = seen.withLock { $0 }
+            #expect(events.contains("perform: main queue") && events.contains("wait: main queue") && events.contains("inline"), "seed \(seed): \(events)")
+            #expect(!events.contains { $0.hasSuffix("elsewhere") }, "seed \(seed): \(events)")
+        }
+    }
+}
+
+/// The async `perform` under a controlled run: the driver's task gives up its turn
+/// while it awaits, and the thread it resumes on goes on as the driver.
+@Suite struct ControlledAsyncPerformTests {
+    @Test("an awaited perform block runs in its turn, and the task goes on as the driver on its next thread", arguments: UInt64(1)...8)
+    func awaitedPerform(seed: UInt64) async throws {
+        let stack = try TestStack()
+        let scheduler = ControlledScheduler(adoptsDriver: true, chooser: ControlledSchedulerTests.seeded(seed))
+        let log = LockedValue<[String]>([])
+        try await Exploration.$taskScheduler.withValue(scheduler) {
+            let a = stack.privateContext("a"), b = stack.privateContext("b")
+            enqueue(on: b) { log.withLock { $0.append("b") } }
+            let value = try await a.perform { () throws -> Int in
+                log.withLock { $0.append("a") }
+                return 42
+            }
+            #expect(value == 42)
+            log.withLock { $0.append("after a") }
+            b.performAndWait { log.withLock { $0.append("b waited") } }
+        }
+        let events = log.withLock { $0 }
+        #expect(Set(events) == ["a", "b", "after a", "b waited"], "\(events)")
+        #expect(events.firstIndex(of: "a")! < events.firstIndex(of: "after a")!)
+        #expect(events.last == "b waited")
+        #expect(scheduler.failure == nil, "\(String(describing: scheduler.failure))")
+        #expect(scheduler.steps.contains { $0.actor == "driver" && $0.point == .performAndWait }, "the resumed task still drives")
+    }
+}
+
+/// The synchronous `perform`, which an async function would otherwise resolve to the async one.
+private func enqueue(on context: ManagedObjectContext, _ block: @escaping @Sendable () -> Void) {
+    context.perform(block)
 }

@@ -109,7 +109,7 @@ struct ModuleGraphTests {
     @Test("Reports and CoreDataLint link no runtime module, directly or transitively")
     func formatsLinkNoRuntime() throws {
         let graph = try Graph(dumpPackage: Self.dumpPackage())
-        for target in ["Reports", "CoreDataLint", "ReportFormats", "ReplayModel", "ViolationModel"] {
+        for target in ["Reports", "CoreDataLint", "ReportFormats", "ReplayModel", "ViolationModel", "ExploreModel"] {
             #expect(graph.dependencies[target] != nil, "no target \(target) in the package")
             #expect(graph.runtimePaths(from: target) == [], "\(target) links the runtime")
         }

@@ -80,6 +80,18 @@ package struct SchedulingQuestion: Sendable {
     package var step: Int
     package var enabled: [String]
     package var defaultIndex: Int
+    /// Who reached the point, which point, on which context.
+    package var actor = "driver"
+    package var point = ControlledPoint.blockStart
+    package var context: String?
+    /// What each enabled actor does if chosen: its point and context.
+    package var candidates: [(point: ControlledPoint, context: String?)] = []
+
+    package init(step: Int, enabled: [String], defaultIndex: Int) {
+        self.step = step
+        self.enabled = enabled
+        self.defaultIndex = defaultIndex
+    }
 }
 
 /// A strategy's answer.

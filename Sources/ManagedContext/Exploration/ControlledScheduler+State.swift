@@ -6,6 +6,8 @@ extension ControlledScheduler {
 
     enum UnitStatus: Equatable {
         case running, ready, draining, done
+        /// The driver's task awaits an async `perform` block.
+        case awaiting
         /// In `performAndWait`, queued on the logical queue with this key.
         case waiting(String)
     }
@@ -22,6 +24,8 @@ extension ControlledScheduler {
         /// Where it waits to go on: what the step that resumes it says it did.
         var pendingPoint = ControlledPoint.blockStart
         var pendingAddresses: [UInt] = []
+        /// Set for a driver whose awaited block ran: choosing it resumes its task.
+        var pendingResume: (@Sendable () -> Void)?
         let semaphore: DispatchSemaphore
     }
 
@@ -64,6 +68,12 @@ extension ControlledScheduler {
         var sawUncontrolled = false
         /// Grows at every decision: a run whose count stands still is hung.
         var progress = 0
+        /// The run's driver, once there is one.
+        var driver: Int?
+        /// A driver whose task was resumed and whose next thread has not come yet.
+        var vacantDriver: ThreadUnit?
+        /// Told of each failure as it is recorded (a child of `ctxdebug explore` sends it on).
+        var onFailure: (@Sendable (ControlledRunFailure) -> Void)?
 
         mutating func makeUnit(actor: String, scheduler: ControlledScheduler) -> ThreadUnit {
             let unit = ThreadUnit(id: nextUnit, actor: actor, scheduler: scheduler)
@@ -97,7 +107,9 @@ extension ControlledScheduler {
         }
 
         mutating func fail(_ failure: ControlledRunFailure) {
-            if self.failure == nil { self.failure = failure }
+            guard self.failure == nil else { return }
+            self.failure = failure
+            onFailure?(failure)
         }
 
         /// Gives up control: every queued block goes to its real queue in order, and
@@ -115,8 +127,14 @@ extension ControlledScheduler {
             }
             for (id, unit) in units.sorted(by: { $0.key < $1.key }) where unit.status != .running && unit.status != .done {
                 units[id]?.status = .running
-                handoffs.append(.signal(unit.semaphore))
+                if let resume = unit.pendingResume {
+                    units[id]?.pendingResume = nil
+                    handoffs.append(.resumeTask(resume))
+                } else if unit.status != .awaiting {
+                    handoffs.append(.signal(unit.semaphore))
+                }
             }
+            vacantDriver = nil
             return handoffs
         }
     }
@@ -134,12 +152,15 @@ extension ControlledScheduler {
         /// After control was given up: plain dispatch and wake-ups; the caller goes on.
         case dispatch(DispatchQueue, @Sendable () -> Void)
         case signal(DispatchSemaphore)
+        /// The driver's awaited block ran: its task resumes (on some thread); the caller parks.
+        case resumeTask(@Sendable () -> Void)
         case all([Handoff])
 
         func perform(_ scheduler: ControlledScheduler) {
             switch self {
             case .none, .continueCaller: break
             case .resume(let semaphore), .signal(let semaphore): semaphore.signal()
+            case .resumeTask(let resume): resume()
             case .start(let queue, let block, let unit, let key):
                 queue.async { scheduler.runBlock(block, as: unit, queue: key) }
             case .dispatch(let queue, let block): queue.async(execute: block)
@@ -150,7 +171,7 @@ extension ControlledScheduler {
         /// Whether the unit that decided must wait for its turn.
         func parksCaller(_ unit: ThreadUnit) -> Bool {
             switch self {
-            case .resume, .start: true
+            case .resume, .start, .resumeTask: true
             default: false
             }
         }
@@ -164,12 +185,6 @@ extension ControlledScheduler {
         _ s: inout State, from unit: ThreadUnit, point: ControlledPoint, context: String? = nil, addresses: [UInt]
     ) -> Handoff {
         s.progress += 1
-        let candidates = enabledCandidates(s)
-        if candidates.isEmpty { return quiesce(&s) }
-        let keys = candidates.map(\.key)
-        let defaultIndex = candidates.firstIndex { $0.key == unit.actor && s.units[unit.id]?.status == .ready }
-            ?? candidates.indices.min { candidates[$0].since < candidates[$1].since }!
-        var chosen = defaultIndex
         if unit.scheduler === self, s.units[unit.id]?.status != .done {
             s.units[unit.id]?.pendingPoint = point
             s.units[unit.id]?.pendingAddresses = addresses
@@ -178,8 +193,18 @@ extension ControlledScheduler {
                 s.units[unit.id]?.since = s.sequence
             }
         }
+        let candidates = enabledCandidates(s)
+        if candidates.isEmpty { return quiesce(&s) }
+        let keys = candidates.map(\.key)
+        let defaultIndex = candidates.firstIndex { $0.key == unit.actor && s.units[unit.id]?.status == .ready }
+            ?? candidates.indices.min { candidates[$0].since < candidates[$1].since }!
+        var chosen = defaultIndex
         if s.mode == .controlling {
-            let question = SchedulingQuestion(step: s.steps.count, enabled: keys, defaultIndex: defaultIndex)
+            var question = SchedulingQuestion(step: s.steps.count, enabled: keys, defaultIndex: defaultIndex)
+            question.actor = unit.actor
+            question.point = point
+            question.context = context
+            question.candidates = candidates.map { ($0.point, $0.key == "driver" ? nil : s.queues[$0.key]?.name) }
             switch chooser(question) {
             case .run(let index):
                 chosen = keys.indices.contains(index) ? index : defaultIndex
@@ -241,6 +266,11 @@ extension ControlledScheduler {
         case .resume(let id):
             s.units[id]?.status = .running
             s.running = id
+            if let resume = s.units[id]?.pendingResume {
+                s.units[id]?.pendingResume = nil
+                s.vacantDriver = ThreadUnit(adopting: id, actor: s.units[id]!.actor, semaphore: s.units[id]!.semaphore, scheduler: self)
+                return .resumeTask(resume)
+            }
             return id == caller.id ? .continueCaller : .resume(s.units[id]!.semaphore)
         case .start(let key):
             let block: @Sendable () -> Void
@@ -310,12 +340,21 @@ package final class ThreadUnit: @unchecked Sendable {
     let id: Int
     let actor: String
     package let scheduler: ControlledScheduler
-    let semaphore = DispatchSemaphore(value: 0)
+    let semaphore: DispatchSemaphore
 
     init(id: Int, actor: String, scheduler: ControlledScheduler) {
         self.id = id
         self.actor = actor
         self.scheduler = scheduler
+        semaphore = DispatchSemaphore(value: 0)
+    }
+
+    /// The same unit again, for the thread that takes it over.
+    init(adopting id: Int, actor: String, semaphore: DispatchSemaphore, scheduler: ControlledScheduler) {
+        self.id = id
+        self.actor = actor
+        self.scheduler = scheduler
+        self.semaphore = semaphore
     }
 
     func park() { semaphore.wait() }

@@ -23,10 +23,20 @@ package final class ControlledScheduler: Sendable {
     /// Signalled once when the run is over (the driver ended and everything drained).
     let finished = DispatchSemaphore(value: 0)
 
-    package init(granularity: ControlledGranularity = .coarse, allowsUncontrolled: Bool = false, chooser: @escaping Chooser) {
+    /// Whether the first thread that reaches a point becomes the run's driver (a
+    /// process run by `ctxdebug explore`, whose driver is whatever thread uses the
+    /// runtime first).
+    let adoptsDriver: Bool
+
+    package init(
+        granularity: ControlledGranularity = .coarse, allowsUncontrolled: Bool = false, adoptsDriver: Bool = false,
+        onFailure: (@Sendable (ControlledRunFailure) -> Void)? = nil, chooser: @escaping Chooser
+    ) {
         self.granularity = granularity
         self.allowsUncontrolled = allowsUncontrolled
+        self.adoptsDriver = adoptsDriver
         self.chooser = chooser
+        state.withLock { $0.onFailure = onFailure }
     }
 
     // MARK: What the run saw
@@ -43,13 +53,7 @@ package final class ControlledScheduler: Sendable {
     /// Runs `body` as the run's driver on the calling thread, then waits until every
     /// explored queue is idle. The caller must be a thread of its own for the run.
     package func runDriver(_ body: () -> Void) {
-        let unit = state.withLock { s in
-            let unit = s.makeUnit(actor: "driver", scheduler: self)
-            s.units[unit.id]?.status = .running
-            s.units[unit.id]?.thread = StackSampler.currentThread
-            s.running = unit.id
-            return unit
-        }
+        let unit = state.withLock { s in makeDriver(&s) }
         ThreadUnit.setCurrent(unit)
         body()
         drain()
@@ -94,6 +98,18 @@ package final class ControlledScheduler: Sendable {
         return finished.wait(timeout: .now()) == .success
     }
 
+    /// How far the run got, and whether some unit or block waits for its turn.
+    package var progressAndWaiting: (Int, Bool) {
+        state.withLock { s in
+            let waiting = s.mode != .released
+                && (s.queues.values.contains { !$0.items.isEmpty }
+                    || s.units.values.contains { $0.status == .ready || $0.status == .draining || { if case .waiting = $0 { true } else { false } }($0.status) })
+            return (s.progress, waiting)
+        }
+    }
+
+    package func declareHang(after seconds: Double) { recordHang(after: seconds) }
+
     private func recordHang(after seconds: Double) {
         StackSampler.install()
         let (actor, thread, step) = state.withLock { s in
@@ -111,6 +127,27 @@ package final class ControlledScheduler: Sendable {
             return s.release()
         }
         for handoff in handoffs { handoff.perform(self) }
+    }
+
+    /// The driver for a thread that is no unit: the task of a driver that awaited a
+    /// block and was resumed goes on here; or, in a process run by `ctxdebug explore`,
+    /// the first thread to use the runtime.
+    private func adoptDriver(_ s: inout State) -> ThreadUnit? {
+        if let unit = s.vacantDriver {
+            s.vacantDriver = nil
+            s.units[unit.id]?.thread = StackSampler.currentThread
+            return unit
+        }
+        return adoptsDriver && s.driver == nil && s.mode == .controlling ? makeDriver(&s) : nil
+    }
+
+    private func makeDriver(_ s: inout State) -> ThreadUnit {
+        let unit = s.makeUnit(actor: "driver", scheduler: self)
+        s.units[unit.id]?.status = .running
+        s.units[unit.id]?.thread = StackSampler.currentThread
+        s.running = unit.id
+        s.driver = unit.id
+        return unit
     }
 
     /// Waits until every explored queue is idle and no other unit runs: the other
@@ -171,6 +208,49 @@ package final class ControlledScheduler: Sendable {
         if action.parksCaller(unit) { unit.park() }
     }
 
+    /// The async `perform` from the run's driver: the driver gives up its turn until
+    /// the block ran and the strategy chooses it again; then its task resumes, on
+    /// whatever thread, and that thread goes on as the driver.
+    nonisolated(nonsending) package func performAwaited<T: Sendable, E: Error>(
+        _ block: @escaping @Sendable () throws(E) -> T, on context: ManagedObjectContext
+    ) async throws(E) -> T {
+        let result = LockedValue<Result<T, E>?>(nil)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            enqueueAwaited(context.performWork { result.withLock { $0 = Result { () throws(E) -> T in try block() } } }, on: context) {
+                continuation.resume()
+            }
+        }
+        return try result.withLock { $0! }.get()
+    }
+
+    private func enqueueAwaited(_ work: @escaping @Sendable () -> Void, on context: ManagedObjectContext, resume: @escaping @Sendable () -> Void) {
+        guard let unit = ThreadUnit.current, unit.scheduler === self else {
+            return context.queue.async { work(); resume() }
+        }
+        let addresses = StackTrace.capture(maximumDepth: 24)
+        let action = state.withLock { s -> Handoff in
+            if s.mode == .released { return .dispatch(context.queue, { work(); resume() }) }
+            let key = s.queueKey(for: context)
+            let awaited: @Sendable () -> Void = { [self] in
+                work()
+                // The driver may go on from the next decision on, which the block's end takes.
+                state.withLock { s in
+                    guard s.mode != .released else { return resume() }
+                    s.units[unit.id]?.status = .ready
+                    s.units[unit.id]?.pendingResume = resume
+                    s.sequence += 1
+                    s.units[unit.id]?.since = s.sequence
+                }
+            }
+            s.append(.block(awaited, addresses), to: key)
+            s.units[unit.id]?.status = .awaiting
+            return decide(&s, from: unit, point: .performEnqueue, context: context.shortName, addresses: addresses)
+        }
+        // The task suspends now; its next thread takes the driver's part when it resumes.
+        ThreadUnit.setCurrent(nil)
+        action.perform(self)
+    }
+
     /// How a `performAndWait` caller got its queue.
     package enum Grant {
         /// In turn, as libdispatch would give it: go on with the real wait.
@@ -221,6 +301,10 @@ package final class ControlledScheduler: Sendable {
     /// uncontrolled work unless allowed).
     private func controlledUnit(at point: ControlledPoint, context: ManagedObjectContext? = nil) -> ThreadUnit? {
         if let unit = ThreadUnit.current, unit.scheduler === self { return unit }
+        if let driver = state.withLock({ s in adoptDriver(&s) }) {
+            ThreadUnit.setCurrent(driver)
+            return driver
+        }
         let addresses = StackTrace.capture(maximumDepth: 24)
         let names = context.map { " on \($0.debugName)" } ?? ""
         let handoffs = state.withLock { s -> [Handoff] in

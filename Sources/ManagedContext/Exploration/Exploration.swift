@@ -6,8 +6,12 @@ package enum Exploration {
     /// an explored body belongs to that run, and every other context is left alone
     /// (tests that run beside an exploration in the same process are not controlled).
     static func scheduler(forNewContext: Void) -> ControlledScheduler? {
-        ThreadUnit.current?.scheduler
+        ThreadUnit.current?.scheduler ?? taskScheduler ?? ProcessExploration.scheduler
     }
+
+    /// The run of contexts made by this task when it is no unit yet: an async driver
+    /// whose first thread the scheduler adopts (as a process run by `ctxdebug explore` does).
+    @TaskLocal package static var taskScheduler: ControlledScheduler?
 }
 
 extension ManagedObjectContext {

@@ -1,0 +1,116 @@
+@_spi(Runtime) public import ConcurrencyDebug
+import CtxdebugHelpers
+import Foundation
+
+/// A process run by `ctxdebug explore -- COMMAND`: every context it makes belongs to
+/// one controlled run whose decisions the parent takes, over the Unix socket named by
+/// `CTXDEBUG_EXPLORE_SOCKET` (docs/explore.md, "Across processes").
+enum ProcessExploration {
+    /// The process's scheduler, or nil when the process is not explored. Read once.
+    static let scheduler: ControlledScheduler? = {
+        let environment = ProcessInfo.processInfo.environment
+        guard let path = environment["CTXDEBUG_EXPLORE_SOCKET"].map({ String(EnvironmentValue.trimmed($0)) }), !path.isEmpty else { return nil }
+        let settings = Settings(environment)
+        let channel: ParentChannel
+        do {
+            channel = try ParentChannel(connectingTo: path)
+        } catch {
+            warn("CTXDEBUG_EXPLORE_SOCKET=\(path): \(error). This process runs unexplored; run it under `ctxdebug explore -- COMMAND`, or unset the variable.")
+            return nil
+        }
+        channel.send(["hello": 1, "pid": Int(getpid())])
+        let scheduler = ControlledScheduler(
+            granularity: settings.granularity, allowsUncontrolled: settings.allowsUncontrolled, adoptsDriver: true,
+            onFailure: { failure in
+                channel.send(["failure": ["kind": failure.kind.rawValue, "message": failure.message, "detail": failure.detailText as Any]])
+            },
+            chooser: { question in channel.ask(question) })
+        Watchdog.start(scheduler, hangTimeout: settings.hangTimeout)
+        Ending.install(scheduler, channel, sendsSites: settings.sendsSites)
+        return scheduler
+    }()
+
+    struct Settings {
+        var granularity = ControlledGranularity.coarse
+        var allowsUncontrolled = false
+        var hangTimeout = 2.0
+        var sendsSites = false
+
+        init(_ environment: [String: String]) {
+            if let text = environment["CTXDEBUG_EXPLORE_GRANULARITY"] {
+                if let value = ControlledGranularity(rawValue: EnvironmentValue.trimmed(text).lowercased()) {
+                    granularity = value
+                } else {
+                    warn("CTXDEBUG_EXPLORE_GRANULARITY=\(text) is not coarse or fine; using coarse.")
+                }
+            }
+            allowsUncontrolled = environment["CTXDEBUG_EXPLORE_ALLOW_UNCONTROLLED"].map { EnvironmentValue.trimmed($0) == "1" } ?? false
+            sendsSites = environment["CTXDEBUG_EXPLORE_SITES"].map { EnvironmentValue.trimmed($0) == "1" } ?? false
+            if let text = environment["CTXDEBUG_EXPLORE_HANG_TIMEOUT"] {
+                if let value = Double(EnvironmentValue.trimmed(text)), value > 0, value.isFinite {
+                    hangTimeout = value
+                } else {
+                    warn("CTXDEBUG_EXPLORE_HANG_TIMEOUT=\(text) is not a positive number of seconds; using 2.")
+                }
+            }
+        }
+    }
+
+    static func warn(_ message: String) {
+        FileHandle.standardError.write(Data("ctxdebug: \(message)\n".utf8))
+    }
+
+    /// At exit: the steps' source sites when the parent asked for them, then the end.
+    enum Ending {
+        nonisolated(unsafe) static var pending: (ControlledScheduler, ParentChannel, Bool)?
+
+        static func install(_ scheduler: ControlledScheduler, _ channel: ParentChannel, sendsSites: Bool) {
+            pending = (scheduler, channel, sendsSites)
+            atexit {
+                guard let (scheduler, channel, sendsSites) = ProcessExploration.Ending.pending else { return }
+                if sendsSites {
+                    let frames = StackTrace.userFrames(scheduler.steps.map(\.chosenAddresses))
+                    channel.send(["sites": frames.map { $0.map(ExplorationSite.text) as Any }])
+                }
+                channel.send(["end": true])
+            }
+        }
+    }
+
+    /// A process's run has no end to wait for: a thread notices when it stops moving
+    /// while work waits.
+    enum Watchdog {
+        static func start(_ scheduler: ControlledScheduler, hangTimeout: Double) {
+            let thread = Thread {
+                var seen = -1
+                while true {
+                    Thread.sleep(forTimeInterval: hangTimeout)
+                    let (progress, waiting) = scheduler.progressAndWaiting
+                    if progress == seen && waiting {
+                        scheduler.declareHang(after: hangTimeout)
+                        return
+                    }
+                    seen = progress
+                }
+            }
+            thread.name = "ctxdebug explore watchdog"
+            thread.start()
+        }
+    }
+}
+
+/// Where a scheduling point was reached, as the schedule file writes it.
+package enum ExplorationSite {
+    package static func text(_ frame: StackFrame) -> String {
+        let file = frame.file.map { ($0 as NSString).lastPathComponent } ?? "?"
+        let function = frame.function.map { " in \($0)" } ?? ""
+        return "\(file):\(frame.line ?? 0)\(function)"
+    }
+}
+
+extension ControlledRunFailure {
+    /// The stack that goes with it, symbolicated, or nil.
+    var detailText: String? {
+        addresses.isEmpty ? nil : StackTrace.symbolicate(addresses).joined(separator: "\n")
+    }
+}
