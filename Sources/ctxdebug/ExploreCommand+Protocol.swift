@@ -30,31 +30,35 @@ struct ExploreChildMessage: Decodable {
 }
 
 /// One schedule as the parent sees it while COMMAND runs: the strategy that answers,
-/// the steps in the order they were taken (numbered across every process of COMMAND),
-/// and what the children said. Pure: the socket and the process are the runner's.
+/// the steps in the order they were taken (numbered across every process of COMMAND,
+/// in the order the decisions arrived), and what the children said. Pure: the socket
+/// and the process are the runner's.
 struct ExploreRunSession {
     var strategy: any ExplorationStrategy
     private(set) var steps: [ScheduleStep] = []
     /// The first failure a child reported, or the divergence of a replay.
     private(set) var failure: ScheduleFailure?
     private(set) var reproducible = true
-    private(set) var connections = 0
     /// Lines that could not be read, for the report of a failure.
     private(set) var problems: [String] = []
-    /// The index in `steps` of the current connection's first step.
-    private var connectionStart = 0
+    /// For each connection (by the number `beginConnection` gave it), the indices in
+    /// `steps` of its decisions: usually one range, but a process may connect while
+    /// another waits for it (an exit test), and their decisions then interleave.
+    private var stepsOfConnection: [[Int]] = []
     private let decoder = JSONDecoder()
 
     init(strategy: any ExplorationStrategy) { self.strategy = strategy }
 
-    /// A process connected.
-    mutating func beginConnection() {
-        connections += 1
-        connectionStart = steps.count
+    var connections: Int { stepsOfConnection.count }
+
+    /// A process connected: the number its lines are handled under.
+    mutating func beginConnection() -> Int {
+        stepsOfConnection.append([])
+        return stepsOfConnection.count - 1
     }
 
-    /// Takes one line of the child; returns the line to answer with, if any.
-    mutating func handle(_ line: Data) -> String? {
+    /// Takes one line of connection `connection`; returns the line to answer with, if any.
+    mutating func handle(_ line: Data, from connection: Int) -> String? {
         guard !line.isEmpty else { return nil }
         let message: ExploreChildMessage
         do {
@@ -63,15 +67,15 @@ struct ExploreRunSession {
             problems.append("a line that is not a message: \(String(decoding: line.prefix(200), as: UTF8.self))")
             return nil
         }
-        if let enabled = message.enabled { return decide(message, enabled: enabled) }
+        if let enabled = message.enabled { return decide(message, enabled: enabled, connection: connection) }
         if let reported = message.failure, failure == nil { failure = reported }
-        if let sites = message.sites { attach(sites) }
+        if let sites = message.sites { attach(sites, connection: connection) }
         if message.reproducible == false { reproducible = false }
         return nil
     }
 
     /// A decision: the strategy chooses, the step is kept, the answer goes back.
-    private mutating func decide(_ message: ExploreChildMessage, enabled: [String]) -> String {
+    private mutating func decide(_ message: ExploreChildMessage, enabled: [String], connection: Int) -> String {
         guard !enabled.isEmpty else {
             problems.append("a decision with no enabled actor at step \(steps.count)")
             return "0"
@@ -85,8 +89,10 @@ struct ExploreRunSession {
         }
         if !enabled.indices.contains(chosen) { chosen = defaultIndex }
         let candidate = message.candidates.flatMap { $0.indices.contains(chosen) ? $0[chosen] : nil }
-        let point = candidate?.point ?? (enabled[chosen] == message.actor ? message.point : nil) ?? SchedulingPoint.blockStart.rawValue
-        let queue = candidate != nil ? candidate?.context : (enabled[chosen] == message.actor ? message.context : nil)
+        let reacher = enabled[chosen] == message.actor
+        let point = candidate?.point ?? (reacher ? message.point : nil) ?? SchedulingPoint.blockStart.rawValue
+        let queue = candidate != nil ? candidate?.context : (reacher ? message.context : nil)
+        stepsOfConnection[connection].append(steps.count)
         steps.append(
             ScheduleStep(
                 step: steps.count, actor: enabled[chosen], point: SchedulingPoint(point), queue: queue, enabled: enabled,
@@ -94,13 +100,9 @@ struct ExploreRunSession {
         return String(chosen)
     }
 
-    /// The sites of this connection's decisions, one per decision in order.
-    private mutating func attach(_ sites: [String?]) {
-        for (offset, site) in sites.enumerated() {
-            let index = connectionStart + offset
-            guard index < steps.count else { break }
-            steps[index].site = site
-        }
+    /// The sites of a connection's decisions, one per decision in order.
+    private mutating func attach(_ sites: [String?], connection: Int) {
+        for (index, site) in zip(stepsOfConnection[connection], sites) { steps[index].site = site }
     }
 }
 

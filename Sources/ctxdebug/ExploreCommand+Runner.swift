@@ -69,45 +69,44 @@ final class ExploreRunner {
         case hung(CommandProcess.Status)
     }
 
-    /// Serves connections one after another until COMMAND has exited and none is left,
-    /// or a connected process is silent for the hang timeout.
+    /// Serves every process of COMMAND that connects (one after another, or one while
+    /// another waits for it) until COMMAND has exited and no connection is left, or the
+    /// connected processes are all silent for longer than the runtime's own watchdog
+    /// needs to report a hang (twice the hang timeout, and a second).
     private func serve(_ listener: ExploreListener, pid: pid_t, session: inout ExploreRunSession) -> Ending {
-        var connection: ExploreConnection?
+        var open: [Int32: (connection: ExploreConnection, number: Int)] = [:]
         var status: CommandProcess.Status?
         var lastHeard = MonotonicClock.now()
         var idleWait: Int32 = 1
-        let silenceLimit = UInt64((hangTimeout + 1) * 1e9)
+        let silenceLimit = UInt64((2 * hangTimeout + 1) * 1e9)
         while true {
-            if status == nil, connection == nil { status = CommandProcess.reap(pid) }
+            if status == nil { status = CommandProcess.reap(pid) }
             let waitMilliseconds: Int32
-            if connection != nil {
+            if !open.isEmpty {
                 let silent = MonotonicClock.now() - lastHeard
                 if silent >= silenceLimit {
                     kill(-pid, SIGKILL)
                     return .hung(status ?? CommandProcess.wait(pid))
                 }
-                waitMilliseconds = Int32(min(1_000, (silenceLimit - silent) / 1_000_000 + 1))
+                waitMilliseconds = Int32(min(status == nil ? 50 : 1_000, (silenceLimit - silent) / 1_000_000 + 1))
             } else {
                 waitMilliseconds = status == nil ? idleWait : 0
             }
-            let watched = connection?.descriptor ?? listener.descriptor
-            let ready = pollReadable([watched], milliseconds: waitMilliseconds).contains(watched)
-            if let open = connection, ready {
-                for line in open.readLines() {
-                    if let answer = session.handle(line) { open.send(line: answer) }
+            let ready = pollReadable([listener.descriptor] + open.keys, milliseconds: waitMilliseconds)
+            for descriptor in ready where descriptor != listener.descriptor {
+                guard let (connection, number) = open[descriptor] else { continue }
+                for line in connection.readLines() {
+                    if let answer = session.handle(line, from: number) { connection.send(line: answer) }
                 }
+                if connection.isClosed { open[descriptor] = nil }
                 lastHeard = MonotonicClock.now()
-                if open.isClosed { connection = nil }
-            } else if connection == nil, ready, let accepted = listener.accept() {
-                session.beginConnection()
-                connection = accepted
-                lastHeard = MonotonicClock.now()
-                idleWait = 1
-            } else if connection == nil, let status, !ready {
-                return .exited(status)
-            } else if connection == nil {
-                idleWait = min(idleWait * 2, 16)
             }
+            if ready.contains(listener.descriptor), let accepted = listener.accept() {
+                open[accepted.descriptor] = (accepted, session.beginConnection())
+                lastHeard = MonotonicClock.now()
+            }
+            if ready.isEmpty, open.isEmpty, let status { return .exited(status) }
+            idleWait = ready.isEmpty ? min(idleWait * 2, 16) : 1
         }
     }
 
@@ -120,7 +119,7 @@ final class ExploreRunner {
         case .hung:
             return ScheduleFailure(
                 kind: .hang,
-                message: "no scheduling point and no exit for \(Self.seconds(hangTimeout + 1)) while a process of `\(commandText)` was connected;"
+                message: "no scheduling point and no exit for \(Self.seconds(2 * hangTimeout + 1)) while a process of `\(commandText)` was connected;"
                     + " its process group was killed",
                 detail: outputTail())
         case .exited(.signaled(let signal)):

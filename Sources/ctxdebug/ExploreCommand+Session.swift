@@ -154,7 +154,7 @@ struct ExploreSession: Sendable {
         }
         let (confirmed, replayed) = try replays(of: reported.choices, kind: kind, runner: runner)
         let header = ScheduleHeader(
-            strategy: found.outcome.strategyName, seed: found.seed, iteration: found.iteration,
+            strategy: found.outcome.strategyName, seed: settings.seed, iteration: found.iteration,
             granularity: settings.granularity ?? .coarse, reproducible: reported.reproducible && confirmed == settings.replays)
         let kept = replayed ?? reported
         let schedule = ScheduleFile(header: header, steps: kept.steps, failure: kept.failure ?? reported.failure)

@@ -12,6 +12,9 @@
 //   changed    the program changed: the driver fetches before it enqueues (a replay
 //              of a recorded schedule diverges); no bug
 //   two        two connections, one after another: a warm-up program, then `bug`
+//   nested     a connection takes one step, then a second connection runs `bug` while
+//              the first waits (as a test waits for its exit test), then the first
+//              takes its last step
 //   long       three actors, 8 steps each, all enabled at once; never fails; appends
 //              the choices it got, one line per run, to $CTXDEBUG_FAKE_LOG
 //   silent     never connects, exits 0
@@ -74,12 +77,11 @@ final class Channel {
 
 /// Runs a program over one connection: a decision before each actor's step. Returns
 /// true when the bug happened (q1's first point ran before the driver's second).
-func runProgram(_ actors: inout [Actor], channel: Channel?, choices: inout [String], bugCheck: Bool) -> Bool {
+func runProgram(_ actors: inout [Actor], channel: Channel?, choices: inout [String], bugCheck: Bool, sites: inout [String]) -> Bool {
     var last = 0
-    var step = 0
+    var step = sites.count
     var controlled = channel != nil
     var bug = false
-    var sites: [String] = []
     while true {
         let enabled = actors.indices.filter { actors[$0].enabled && actors[$0].done < actors[$0].points.count }
         if enabled.isEmpty { break }
@@ -114,10 +116,13 @@ func runProgram(_ actors: inout [Actor], channel: Channel?, choices: inout [Stri
         last = index
         step += 1
     }
-    if let channel, ProcessInfo.processInfo.environment["CTXDEBUG_EXPLORE_SITES"] == "1" {
-        channel.send(["sites": sites])
-    }
     return bug
+}
+
+/// At the end of a connection: the sites of all its decisions, when asked for.
+func finish(_ channel: Channel, sites: [String]) {
+    if ProcessInfo.processInfo.environment["CTXDEBUG_EXPLORE_SITES"] == "1" { channel.send(["sites": sites]) }
+    channel.send(["end": true])
 }
 
 func bugProgram(changed: Bool) -> [Actor] {
@@ -163,20 +168,38 @@ if mode == "two" {
     let warmUp = connectAndHello()
     var warmUpActors = [Actor(key: "driver", context: nil, points: ["fetch", "store-write"], enabled: true, enabledAt: -1)]
     var ignored: [String] = []
-    _ = runProgram(&warmUpActors, channel: warmUp, choices: &ignored, bugCheck: false)
-    warmUp.send(["end": true])
+    var warmUpSites: [String] = []
+    _ = runProgram(&warmUpActors, channel: warmUp, choices: &ignored, bugCheck: false, sites: &warmUpSites)
+    finish(warmUp, sites: warmUpSites)
     warmUp.close()
+}
+
+var outer: Channel?
+var outerSites: [String] = []
+if mode == "nested" {
+    outer = connectAndHello()
+    var outerActors = [Actor(key: "driver", context: nil, points: ["fetch"], enabled: true, enabledAt: -1)]
+    var ignored: [String] = []
+    _ = runProgram(&outerActors, channel: outer, choices: &ignored, bugCheck: false, sites: &outerSites)
 }
 
 let channel = connectAndHello()
 var actors = mode == "long" ? longProgram() : bugProgram(changed: mode == "changed")
 var choices: [String] = []
-let bug = runProgram(&actors, channel: channel, choices: &choices, bugCheck: !["pass", "changed", "long"].contains(mode))
+var sites: [String] = []
+let bug = runProgram(&actors, channel: channel, choices: &choices, bugCheck: !["pass", "changed", "long"].contains(mode), sites: &sites)
+if !(bug && ["crash", "hang"].contains(mode)) { finish(channel, sites: sites) }
 if mode == "long", let log = environment["CTXDEBUG_FAKE_LOG"] {
     let fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0o644)
     let line = choices.joined(separator: ",") + "\n"
     _ = line.withCString { write(fd, $0, strlen($0)) }
     close(fd)
+}
+if let outer {
+    var lastActors = [Actor(key: "driver", context: nil, points: ["store-write"], enabled: true, enabledAt: -1)]
+    var ignored: [String] = []
+    _ = runProgram(&lastActors, channel: outer, choices: &ignored, bugCheck: false, sites: &outerSites)
+    finish(outer, sites: outerSites)
 }
 if bug {
     switch mode {
@@ -186,18 +209,14 @@ if bug {
     case "hang":
         while true { pause() }
     case "violation":
-        channel.send(["end": true])
         exit(66)
     case "deadlock":
         channel.send(["failure": ["kind": "deadlock", "message": "q1 and driver wait for each other", "detail": "driver → q1 → driver"]])
-        channel.send(["end": true])
         exit(0)
     default:
-        channel.send(["end": true])
         FileHandle.standardError.write(Data("assertion failed: q1's block ran before the driver's fetch: lost update\n".utf8))
         exit(1)
     }
 }
-channel.send(["end": true])
 channel.close()
 exit(0)

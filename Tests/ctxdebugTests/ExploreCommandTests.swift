@@ -127,6 +127,23 @@ struct ExploreCommandTests {
         #expect((schedule["steps"] as? [[String: Any]])?[3]["site"] as? String == "FakeChild.swift:101 in q1Step0()")
     }
 
+    @Test("a process that connects while another waits for it is served, its steps numbered as they come")
+    func nestedConnections() throws {
+        let directory = TempDirectory("explore-nested")
+        let run = try Self.explore(
+            ["--strategy", "random", "--iterations", "200", "--hang-timeout", "1", "--json", "r.json", "--schedule-dir", "s"],
+            mode: "nested", in: directory)
+        #expect(run.status == 1, "\(run)")
+        let failure = try #require(try Self.json(directory.file("r.json"))["failure"] as? [String: Any])
+        #expect(failure["kind"] as? String == "assertion", "not a hang: \(run.stdout)")
+        let schedule = try #require(failure["schedule"] as? [String: Any])
+        #expect(schedule["deviations"] as? [Int] == [2], "the waiting process took step 0, the nested one steps 1 to 5")
+        let sites = (schedule["steps"] as? [[String: Any]])?.map { $0["site"] as? String }
+        #expect(sites?.first == "FakeChild.swift:100 in driverStep0()")
+        #expect(sites?[2] == "FakeChild.swift:101 in q1Step0()")
+        #expect(sites?.last == "FakeChild.swift:101 in driverStep0()", "each connection's sites go to its own steps: its second decision")
+    }
+
     @Test("COMMAND runs with the protocol's variables and report mode")
     func childEnvironment() throws {
         let directory = TempDirectory("explore-env")
