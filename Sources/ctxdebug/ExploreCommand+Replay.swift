@@ -47,7 +47,7 @@ extension ExploreSession {
         let schedule = ScheduleFile(header: header, steps: first.steps, failure: failure)
         report.failure = ExplorationReport.Failure(
             kind: failure.kind, message: failure.message, detail: failure.detail, schedule: schedule,
-            deviationsBeforeMinimizing: file.deviations.count, replaysConfirmed: confirmed, replaysAttempted: runs.count,
+            deviationsBeforeMinimizing: schedule.deviations.count, replaysConfirmed: confirmed, replaysAttempted: runs.count,
             reproducible: header.reproducible, schedulePath: path, replayCommand: replayCommand(path))
         outcome.report = report
         return outcome

@@ -243,3 +243,54 @@ struct ExploreCommandTests {
         #expect((runs.first?["results"] as? [[String: Any]])?.count == 1)
     }
 }
+
+/// `ctxdebug explore` over the runtime's own child side: the BUILT
+/// `ctxdebug-explore-sample` (Tests/ExploreSample) races two contexts' read-modify-write
+/// increments of one counter on a real SQLite store. FIFO order keeps both increments;
+/// a schedule that lets both blocks fetch before either saves loses one.
+@Suite("ctxdebug explore (built binary, the runtime's child side)")
+struct ExploreRuntimeTests {
+    static func explore(_ arguments: [String], mode: String, in directory: TempDirectory) throws -> CommandRun {
+        try CLI.ctxdebug(["explore"] + arguments + ["--", try CLI.product("ctxdebug-explore-sample"), mode], in: directory.url)
+    }
+
+    @Test("a lost update is found, minimized, replayed 3 of 3; its file replays exactly; a changed program diverges")
+    func lostUpdate() throws {
+        let directory = TempDirectory("explore-runtime")
+        let found = try Self.explore(["--iterations", "200", "--json", "found.json", "--schedule-dir", "s"], mode: "lost-update", in: directory)
+        #expect(found.status == 1, "\(found)")
+        let failure = try #require(try ExploreCommandTests.json(directory.file("found.json"))["failure"] as? [String: Any])
+        #expect(failure["kind"] as? String == "assertion")
+        #expect((failure["detail"] as? String)?.contains("two increments left the counter at 1") == true, "\(failure)")
+        #expect(failure["replaysConfirmed"] as? Int == 3)
+        #expect(failure["reproducible"] as? Bool == true)
+        let path = try #require(failure["schedulePath"] as? String)
+        let recorded = try ExploreCommandTests.json(URL(fileURLWithPath: path))
+        let deviations = try #require(recorded["deviations"] as? [Int])
+        #expect(!deviations.isEmpty && deviations.count <= failure["deviationsBeforeMinimizing"] as? Int ?? 0)
+        let steps = try #require(recorded["steps"] as? [[String: Any]])
+        #expect(steps.contains { ($0["site"] as? String)?.hasPrefix("main.swift:") == true }, "the replays' sites: \(steps)")
+        #expect(steps.contains { $0["point"] as? String == "store-write" && $0["queue"] as? String == "a" })
+        #expect(found.stdout.contains("ran before"), "the deviations in words: \(found.stdout)")
+
+        let replay = try Self.explore(["--replay", path, "--json", "replay.json"], mode: "lost-update", in: directory)
+        #expect(replay.status == 1, "\(replay)")
+        let replayed = try #require(try ExploreCommandTests.json(directory.file("replay.json"))["failure"] as? [String: Any])
+        #expect(replayed["replaysConfirmed"] as? Int == 3)
+        #expect((replayed["schedule"] as? [String: Any])?["choices"] as? [String] == recorded["choices"] as? [String])
+
+        let changed = try Self.explore(["--replay", path], mode: "changed", in: directory)
+        #expect(changed.status == 1, "\(changed)")
+        #expect(changed.stdout.contains("diverged at step"), "\(changed.stdout)")
+    }
+
+    @Test("the fixed twin passes every schedule within two deviations")
+    func fixedTwin() throws {
+        let directory = TempDirectory("explore-runtime-fixed")
+        let run = try Self.explore(["--strategy", "delay:2", "--json", "r.json"], mode: "fixed", in: directory)
+        #expect(run.status == 0, "\(run)")
+        let report = try ExploreCommandTests.json(directory.file("r.json"))
+        #expect(report["exhausted"] as? Bool == true)
+        #expect((report["schedulesRun"] as? Int ?? 0) > 1)
+    }
+}
