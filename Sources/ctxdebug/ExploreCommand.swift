@@ -23,10 +23,11 @@ struct ExploreCommand: ParsableCommand {
             A schedule fails when COMMAND exits non-zero (an assertion), is killed by a \
             signal (a crash), exits 66 or leaves a violation report (a violation), reports \
             a deadlock, a hang or an uncontrolled call, or neither asks nor exits for \
-            --hang-timeout (and one second more, so the runtime can report the stuck \
-            thread first) while a process of it is connected: its process group is \
-            killed, a hang. The time COMMAND takes before its first context (building, \
-            starting) is not limited.
+            twice --hang-timeout and a second more while a process of it is connected \
+            (the runtime's watchdog reports a stuck thread first, with its stack): its \
+            process group is killed, a hang. The time COMMAND takes before its first \
+            context (building, starting) is not limited; explore one test at a time \
+            (--filter), as a connected process that runs other, slow tests is silent.
 
             The first failing schedule is minimized to its fewest deviations from FIFO \
             order (unless --no-minimize), replayed 3 times with source sites, written to \
@@ -41,18 +42,20 @@ struct ExploreCommand: ParsableCommand {
             ordered stream: it runs with one worker whatever -j says, and cannot be sharded.
 
             Examples:
-              ctxdebug explore --iterations 500 -- swift test --skip-build --filter NoteSyncTests
-              ctxdebug explore --strategy pct:3 -j 2 --time 5m --junit explore.xml -- .build/debug/MyAppTests
-              ctxdebug explore --replay .ctxdebug/explore/swift-test-seed1-run17.schedule.json -- swift test --skip-build --filter NoteSyncTests
+              ctxdebug explore --iterations 500 -- swift test --skip-build --filter SyncTests
+              ctxdebug explore --strategy pct:3 -j 2 --time 5m --junit explore.xml -- ./MyTool
+              ctxdebug explore --replay .ctxdebug/explore/MyTool-seed1-run17.schedule.json -- ./MyTool
 
             Exit status:
               0     no schedule failed (with --replay: the schedule ran 3 times without failing)
               1     a schedule failed (with --replay: it failed again, or diverged)
               64    usage error: no COMMAND, a bad strategy, shard, time or granularity, an output path that cannot be written
               65    the --replay file cannot be read or is not a schedule
+              73    a --json, --junit or --sarif file could not be written after the run
               74    the schedule directory cannot be written
               126   COMMAND cannot be executed
               127   COMMAND not found
+              130   interrupted (Ctrl-C): the schedules under way are killed
             See docs/explore.md.
             """
     )
@@ -78,7 +81,7 @@ struct ExploreCommand: ParsableCommand {
     @Option(help: ArgumentHelp("coarse (the default) or fine (also fault fires and refreshes).", valueName: "coarse|fine"))
     var granularity: String?
 
-    @Option(help: ArgumentHelp("A run that neither asks nor exits for this long is hung (default 2).", valueName: "seconds"))
+    @Option(help: ArgumentHelp("The runtime's hang timeout; this process waits twice as long, and a second.", valueName: "seconds"))
     var hangTimeout: Double = 2
 
     @Flag(help: "Let runtime calls from threads the scheduler does not control run (the schedules are then not reproducible).")
