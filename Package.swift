@@ -70,7 +70,7 @@ let package = Package(
             name: "ctxdebug",
             dependencies: [
                 "ManagedContext", "ConcurrencyDebug", "SurfJournal", "Replay", "Reports", "ReportFormats", "CoreDataLint", "CtxdebugHelpers",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "ExploreModel", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // Test-only: saves in a loop for the crash-safety test (SaveCrashTests); built by
@@ -88,6 +88,12 @@ let package = Package(
             dependencies: ["ExploreCorpus", "CtxdebugHelpers", "ConcurrencyDebugTesting", "ExploreModel", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Tests/ExploreCorpusRunner"
         ),
+        // Test-only: speaks the child side of `ctxdebug explore`'s protocol by hand, with a
+        // scripted two-actor program (ExploreCommandTests); not part of `ctxdebug`.
+        .executableTarget(name: "ctxdebug-explore-fake-child", path: "Tests/ExploreFakeChild"),
+        // Test-only: a real ManagedContext stack with a lost update, explored across
+        // processes through the runtime's child side (ExploreCommandTests).
+        .executableTarget(name: "ctxdebug-explore-sample", dependencies: ["ManagedContext", "ConcurrencyDebugTesting"], path: "Tests/ExploreSample"),
         // Shared by the tests and the sibling packages (Fuzz/, Benchmarks/).
         .target(name: "TestSupport", dependencies: ["CtxdebugHelpers"], path: "Tests/TestSupport"),
         .testTarget(name: "CtxdebugHelpersTests", dependencies: ["CtxdebugHelpers", "TestSupport"]),
@@ -102,7 +108,7 @@ let package = Package(
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "ReportFormats", "ViolationModel", "ReplayModel", "ExploreModel", "TestSupport"]),
         .testTarget(
             name: "ctxdebugTests",
-            dependencies: ["ctxdebug", "ctxdebug-stress-writer", "ConcurrencyDebug", "ManagedContext", "CoreDataLint", "Reports", "Replay", "TestSupport"]
+            dependencies: ["ctxdebug", "ctxdebug-stress-writer", "ctxdebug-explore-fake-child", "ctxdebug-explore-sample", "ConcurrencyDebug", "ManagedContext", "CoreDataLint", "Reports", "Replay", "TestSupport"]
         ),
     ]
 )

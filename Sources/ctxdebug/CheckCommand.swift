@@ -198,72 +198,22 @@ struct CheckCommand: ParsableCommand {
         return String(cString: made)
     }
 
-    enum Status {
-        case exited(Int32)
-        case signaled(Int32)
-        case notFound(String)
-        case cannotExecute(String)
-
-        /// The status a shell would report.
-        var exitStatus: ExitStatus {
-            switch self {
-            case .exited(let code): .command(exited: code)
-            case .signaled(let signal): .command(killedBy: signal)
-            case .notFound: .notFound
-            case .cannotExecute: .cannotExecute
-            }
-        }
-
-        var code: Int32 { exitStatus.code }
-
-        var description: String {
-            switch self {
-            case .exited(let code): "exited with status \(code)"
-            case .signaled(let signal): "was killed by signal \(signal)"
-            case .notFound(let message), .cannotExecute(let message): message
-            }
-        }
-    }
+    typealias Status = CommandProcess.Status
 
     /// Runs `arguments` (looked up on PATH) with stdin, stdout and stderr inherited,
     /// and waits. While it runs, this process ignores SIGINT and SIGQUIT, as
     /// `system(3)` does: a Ctrl-C reaches the command (same process group), and the
     /// summary of what ran is still printed.
     static func spawnAndWait(_ arguments: [String], environment: [String: String]) -> Status {
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        sigaddset(&defaults, SIGINT)
-        sigaddset(&defaults, SIGQUIT)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
-
-        let argv = arguments.map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
-        }
         let oldInt = signal(SIGINT, SIG_IGN)
         let oldQuit = signal(SIGQUIT, SIG_IGN)
         defer {
             signal(SIGINT, oldInt)
             signal(SIGQUIT, oldQuit)
         }
-        var pid: pid_t = 0
-        let spawned = posix_spawnp(&pid, arguments[0], nil, &attributes, argv, envp)
-        if spawned != 0 {
-            let message = String(cString: strerror(spawned))
-            return spawned == ENOENT ? .notFound(message) : .cannotExecute(message)
+        switch CommandProcess.spawn(arguments, environment: environment) {
+        case .failure(let failure): return failure.status
+        case .success(let pid): return CommandProcess.wait(pid)
         }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            if errno != EINTR { return .exited(1) }
-        }
-        // WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift does not import as macros.
-        if status & 0x7f == 0 { return .exited((status >> 8) & 0xff) }
-        return .signaled(status & 0x7f)
     }
 }

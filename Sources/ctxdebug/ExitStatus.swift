@@ -44,6 +44,14 @@ struct ExitStatus: Hashable, Sendable, CustomStringConvertible {
     /// Sources or the baseline cannot be read.
     static let lintInputUnreadable = dataError
 
+    // `ctxdebug explore`, besides `usage`, `cannotExecute` and `notFound`.
+    /// A schedule failed, or a replayed one failed again or diverged (as lint's findings).
+    static let scheduleFailed = ExitStatus(1)
+    /// The --replay file cannot be read or is not a schedule file.
+    static let scheduleUnreadable = dataError
+    /// The schedule directory cannot be created or written.
+    static let scheduleDirectoryUnwritable = ioError
+
     // `ctxdebug journal`.
     static let journalUnreadable = ExitStatus(1)
     /// Not a ctxdebug journal, or a newer format.

@@ -1,0 +1,251 @@
+import ArgumentParser
+import ExploreModel
+import Foundation
+
+/// `ctxdebug explore [options] -- COMMAND [ARGS...]`: runs COMMAND once per schedule of
+/// its contexts, each decision taken here, online, by a strategy of ExploreModel; the
+/// first failing schedule is minimized, replayed and written to a schedule file.
+struct ExploreCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "explore",
+        abstract: "Run a test under many schedules of its contexts; minimize, replay and save the one that breaks it.",
+        discussion: """
+            COMMAND runs once per schedule, in its own process group, with \
+            CTXDEBUG_EXPLORE_SOCKET naming a Unix socket of this process: every process of \
+            COMMAND built on ManagedContext connects when it makes its first context, and \
+            at each scheduling point (a block's start, a perform's enqueue, \
+            performAndWait, a save's store write, the did-save post, a merge, a fetch) asks \
+            which queue runs next. The strategy answers, so a process that crashes loses \
+            nothing of its schedule. Checking is on in report mode (CTXDEBUG_CONCURRENCY=1 \
+            unless set, CTXDEBUG_ON_VIOLATION=report). COMMAND's output is kept, not shown; \
+            the end of it is in the report of a failure.
+
+            A schedule fails when COMMAND exits non-zero (an assertion), is killed by a \
+            signal (a crash), exits 66 or leaves a violation report (a violation), reports \
+            a deadlock, a hang or an uncontrolled call, or neither asks nor exits for \
+            twice --hang-timeout and a second more while a process of it is connected \
+            (the runtime's watchdog reports a stuck thread first, with its stack): its \
+            process group is killed, a hang. The time COMMAND takes before its first \
+            context (building, starting) is not limited; explore one test at a time \
+            (--filter), as a connected process that runs other, slow tests is silent.
+
+            The first failing schedule is minimized to its fewest deviations from FIFO \
+            order (unless --no-minimize), replayed 3 times with source sites, written to \
+            --schedule-dir and reported: the deviations in words, a swim lane per queue \
+            and the one line that replays it.
+
+            Strategies: \(StrategySpec.accepted).
+
+            -j N runs N schedules at a time with disjoint iterations (worker w takes \
+            iterations w, w+N, ...); --shard K/N takes the iterations i with i % N = K-1, \
+            so N CI jobs with the same --seed split one budget. A delay:K search is one \
+            ordered stream: it runs with one worker whatever -j says, and cannot be sharded.
+
+            Examples:
+              ctxdebug explore --iterations 500 -- swift test --skip-build --filter SyncTests
+              ctxdebug explore --strategy pct:3 -j 2 --time 5m --junit explore.xml -- ./MyTool
+              ctxdebug explore --replay .ctxdebug/explore/MyTool-seed1-run17.schedule.json -- ./MyTool
+
+            Exit status:
+              0     no schedule failed (with --replay: the schedule ran 3 times without failing)
+              1     a schedule failed (with --replay: it failed again, or diverged)
+              64    usage error: no COMMAND, a bad strategy, shard, time or granularity, an output path that cannot be written
+              65    the --replay file cannot be read or is not a schedule
+              73    a --json, --junit or --sarif file could not be written after the run
+              74    the schedule directory cannot be written
+              126   COMMAND cannot be executed
+              127   COMMAND not found
+              130   interrupted (Ctrl-C): the schedules under way are killed
+            See docs/explore.md.
+            """
+    )
+
+    @Option(help: ArgumentHelp("Which schedules to run: random, pct, pct:D, delay:K or portfolio.", valueName: "spec"))
+    var strategy: String = StrategySpec.portfolio.description
+
+    @Option(help: ArgumentHelp("How many schedules (default 1000; unbounded with --time alone).", valueName: "n"))
+    var iterations: Int?
+
+    @Option(help: ArgumentHelp("Start no new schedule after this long: 90s, 5m, 1h (a plain number is seconds).", valueName: "duration"))
+    var time: String?
+
+    @Option(name: [.customShort("j"), .customLong("jobs")], help: ArgumentHelp("Run N schedules at a time (one for delay:K).", valueName: "n"))
+    var jobs: Int = 1
+
+    @Option(help: ArgumentHelp("Take shard K of N of the iterations, for a CI matrix.", valueName: "K/N"))
+    var shard: String?
+
+    @Option(help: "The exploration's seed: the same seed, budget and strategy run the same schedules.")
+    var seed: UInt64 = 1
+
+    @Option(help: ArgumentHelp("coarse (the default) or fine (also fault fires and refreshes).", valueName: "coarse|fine"))
+    var granularity: String?
+
+    @Option(help: ArgumentHelp("The runtime's hang timeout; this process waits twice as long, and a second.", valueName: "seconds"))
+    var hangTimeout: Double = 2
+
+    @Flag(help: "Let runtime calls from threads the scheduler does not control run (the schedules are then not reproducible).")
+    var allowUncontrolled = false
+
+    @Option(help: ArgumentHelp("Run this schedule file's schedule 3 times instead of exploring.", valueName: "file"))
+    var replay: String?
+
+    @Option(help: ArgumentHelp("Where a failing schedule's file goes (default: .ctxdebug/explore).", valueName: "dir"))
+    var scheduleDir: String?
+
+    @Option(help: ArgumentHelp("Write the report as JSON.", valueName: "file"))
+    var json: String?
+
+    @Option(help: ArgumentHelp("Write JUnit XML: one test case, failing with the report when a schedule failed.", valueName: "file"))
+    var junit: String?
+
+    @Option(help: ArgumentHelp("Write SARIF 2.1.0: the failing schedule as one thread flow per queue.", valueName: "file"))
+    var sarif: String?
+
+    @Flag(help: "Report the failing schedule as found, without minimizing its deviations.")
+    var noMinimize = false
+
+    @Argument(parsing: .postTerminator, help: ArgumentHelp("The command to run, after --.", valueName: "command"))
+    var command: [String] = []
+
+    func validate() throws {
+        _ = try settings()
+        for (flag, path) in [("--junit", junit), ("--sarif", sarif), ("--json", json)] {
+            if let path, let problem = CheckCommand.writeProblem(path) { throw ValidationError("\(flag) \(path): \(problem)") }
+        }
+    }
+
+    func run() throws {
+        let settings = try settings()
+        if replay == nil, let problem = ExploreScheduleDirectory.writeProblem(settings.scheduleDirectory) {
+            throw CommandSupport.fail(
+                "the schedule directory \(settings.scheduleDirectory) cannot be written (\(problem)); give a writable one with --schedule-dir",
+                status: .scheduleDirectoryUnwritable)
+        }
+        let session = try ExploreSession(settings: settings)
+        defer { try? FileManager.default.removeItem(atPath: session.workDirectory) }
+        let interruption = ExploreInterruption(session)
+        defer { interruption.cancel() }
+        let outcome: ExploreOutcome
+        do {
+            outcome = try replay.map { try session.replay(scheduleAt: $0) } ?? session.explore()
+        } catch let failure as CommandProcess.SpawnFailure {
+            throw CommandSupport.fail("cannot run \(command[0]): \(failure.status.description)", status: failure.status.exitStatus)
+        } catch let error as ExploreSocketError {
+            throw CommandSupport.fail("\(error)", status: .cannotCreate)
+        }
+        try ExploreOutput(settings: settings).finish(outcome)
+    }
+}
+
+/// Ctrl-C during an exploration: COMMAND runs in process groups of its own, which the
+/// terminal's SIGINT does not reach, so they are killed here before this process ends.
+final class ExploreInterruption {
+    private let source: any DispatchSourceSignal
+
+    init(_ session: ExploreSession) {
+        signal(SIGINT, SIG_IGN)
+        source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        source.setEventHandler {
+            session.groups.killAll()
+            try? FileManager.default.removeItem(atPath: session.workDirectory)
+            say("\nctxdebug explore: interrupted; the schedules under way were killed")
+            ExitStatus.command(killedBy: SIGINT).endProcess()
+        }
+        source.resume()
+    }
+
+    func cancel() {
+        source.cancel()
+        signal(SIGINT, SIG_DFL)
+    }
+}
+
+extension ExploreCommand {
+    /// The options, read and checked: every usage error says what is accepted.
+    func settings() throws -> ExploreSettings {
+        guard !command.isEmpty else {
+            throw ValidationError(
+                "missing the command to run; usage: ctxdebug explore [options] -- COMMAND [ARGS...] (for example: ctxdebug explore -- swift test --filter MyTests)")
+        }
+        let spec: StrategySpec
+        do { spec = try StrategySpec(parsing: strategy) } catch { throw ValidationError("--strategy: \(error)") }
+        var shardSpec = ShardSpec(index: 1, count: 1)
+        if let shard {
+            do { shardSpec = try ShardSpec(parsing: shard) } catch { throw ValidationError("--shard: \(error)") }
+        }
+        if case .delay = spec, shardSpec.count > 1 {
+            throw ValidationError("--shard: \(spec) is one ordered search and cannot be split across machines; shard random, pct or portfolio, or run delay on one machine")
+        }
+        guard jobs >= 1 && jobs <= 256 else { throw ValidationError("-j must be from 1 to 256 (got \(jobs))") }
+        if let iterations, iterations < 1 { throw ValidationError("--iterations must be at least 1 (got \(iterations))") }
+        guard hangTimeout > 0 && hangTimeout.isFinite else { throw ValidationError("--hang-timeout must be a positive number of seconds (got \(hangTimeout))") }
+        let seconds = try time.map { text in
+            guard let value = ExploreSettings.duration(text) else {
+                throw ValidationError("--time \(text): expected a duration such as 90s, 5m or 1h (a plain number is seconds)")
+            }
+            return value
+        }
+        var chosenGranularity: ExploreGranularity?
+        if let granularity {
+            guard let value = ExploreGranularity(rawValue: granularity.lowercased()) else {
+                throw ValidationError("--granularity \(granularity): expected coarse or fine")
+            }
+            chosenGranularity = value
+        }
+        if replay != nil && (self.shard != nil || time != nil || iterations != nil) {
+            throw ValidationError("--replay runs one schedule 3 times: leave out --iterations, --time and --shard")
+        }
+        let directory = scheduleDir ?? FileManager.default.currentDirectoryPath + "/.ctxdebug/explore"
+        return ExploreSettings(
+            command: command, spec: spec, seed: seed, budget: iterations ?? (seconds == nil ? 1_000 : Int.max),
+            timeLimit: seconds, workers: spec.isOrderedSearch ? 1 : jobs, requestedWorkers: jobs, shard: shardSpec,
+            granularity: chosenGranularity, hangTimeout: hangTimeout, allowUncontrolled: allowUncontrolled,
+            minimizes: !noMinimize, scheduleDirectory: directory, json: json, junit: junit, sarif: sarif)
+    }
+}
+
+/// What `ctxdebug explore` was asked to do, read from its options.
+struct ExploreSettings: Sendable {
+    var command: [String]
+    var spec: StrategySpec
+    var seed: UInt64
+    /// Iterations in all, over every shard (Int.max: until --time).
+    var budget: Int
+    var timeLimit: Double?
+    var workers: Int
+    /// What -j said (a delay search runs with one worker whatever it says).
+    var requestedWorkers: Int
+    var shard: ShardSpec
+    /// Nil: coarse, or the replayed file's.
+    var granularity: ExploreGranularity?
+    var hangTimeout: Double
+    var allowUncontrolled: Bool
+    var minimizes: Bool
+    var scheduleDirectory: String
+    var json: String?
+    var junit: String?
+    var sarif: String?
+    /// How many times a failure is replayed before it is reported.
+    var replays = 3
+
+    /// "90s", "5m", "1h", "250ms" or a plain number of seconds; nil when not one.
+    static func duration(_ text: String) -> Double? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3_600)]
+        for (suffix, scale) in units where trimmed.hasSuffix(suffix) {
+            guard let value = Double(trimmed.dropLast(suffix.count)), value > 0, value.isFinite else { return nil }
+            return value * scale
+        }
+        guard let value = Double(trimmed), value > 0, value.isFinite else { return nil }
+        return value
+    }
+}
+
+extension StrategySpec {
+    /// A delay:K search is one ordered stream: each schedule comes from the last one's trace.
+    var isOrderedSearch: Bool {
+        if case .delay = self { return true }
+        return false
+    }
+}
