@@ -175,7 +175,7 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     /// Runs `block` asynchronously on the context's queue, in FIFO order.
     public func perform(_ block: @escaping @Sendable () -> Void) {
         // A nil test (no retain), and a closure made in each branch (no extra retain of it).
-        if explorer != nil { return explorer!.enqueue(performWork(block), on: self) }
+        if _slowPath(explorer != nil) { return explorer!.enqueue(performWork(block), on: self) }
         queue.async(execute: performWork(block))
     }
 
@@ -243,7 +243,7 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     /// Blocks until the context's queue runs `body`. The block inherits the caller's
     /// chain of held queues when it runs on another thread (the main queue's).
     private func waitForQueue(_ body: () -> Void, callerOnMainQueue: Bool) {
-        if explorer != nil { return waitForExploredQueue(body, explorer!) }  // a nil test: no retain
+        if _slowPath(explorer != nil) { return waitForExploredQueue(body, explorer!) }  // a nil test: no retain
         let timed = concurrencyType == .privateQueue && callerOnMainQueue && Diagnostics.isOn(bit: Diagnostics.mainQueueWaitBit)
         // Read before the wait is recorded: a test that sees the wait may move the clock.
         let asked = timed ? MonotonicClock.now() : 0

@@ -22,6 +22,6 @@ extension ManagedObjectContext {
     /// A scheduling point of a controlled run; nothing (one branch) otherwise.
     @inline(__always)
     func schedulingPoint(_ point: ControlledPoint) {
-        if explorer != nil { explorer!.reach(point, context: self) }
+        if _slowPath(explorer != nil) { explorer!.reach(point, context: self) }
     }
 }
