@@ -55,7 +55,7 @@ let policyErrorSwallowed = CorpusCase(
     kind: .mergePolicy,
     fix: "the editor uses mergeByPropertyObjectTrump (its changed properties win, the sync's others are kept)",
     badOrder: "the sync's block (its import, then its update) commits before the user's save",
-    plainHitRate: "0/200"
+    plainHitRate: "1/200"
 ) { fixed, order in
     try TwoSaves(
         user: fixed ? .mergeByPropertyObjectTrump : .error, sync: .mergeByPropertyObjectTrump,
@@ -75,7 +75,7 @@ let policyObjectTrumpStaleForm = CorpusCase(
     kind: .mergePolicy,
     fix: "the editor uses mergeByPropertyStoreTrump, so a field changed in the store since the form loaded keeps the store's value",
     badOrder: "the sync's block (its import, then moderation's hide) commits before the form's save",
-    plainHitRate: "0/200"
+    plainHitRate: "2/200"
 ) { fixed, order in
     try TwoSaves(
         user: fixed ? .mergeByPropertyStoreTrump : .mergeByPropertyObjectTrump, sync: .mergeByPropertyObjectTrump,
@@ -99,7 +99,7 @@ let policyStoreTrumpFirstWins = CorpusCase(
     kind: .mergePolicy,
     fix: "the editor uses mergeByPropertyObjectTrump (the user's change wins whatever the order)",
     badOrder: "the sync's block (its import, then its stale title) commits before the user's save",
-    plainHitRate: "0/200"
+    plainHitRate: "1/200"
 ) { fixed, order in
     try TwoSaves(
         user: fixed ? .mergeByPropertyObjectTrump : .mergeByPropertyStoreTrump, sync: .mergeByPropertyStoreTrump,
