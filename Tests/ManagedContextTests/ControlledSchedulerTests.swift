@@ -250,6 +250,40 @@ import CtxdebugHelpers
     }
 }
 
+/// `--granularity fine` adds fault fires and refreshes to the coarse points.
+@Suite struct ControlledGranularityTests {
+    static func points(_ granularity: ControlledGranularity) throws -> [ControlledPoint] {
+        let stack = try TestStack()
+        let seeded = stack.privateContext("seed")
+        let id = try seeded.performAndWait { () throws -> ManagedObjectID in
+            let sample = Sample(context: seeded)
+            sample.name = "saved"
+            try seeded.save()
+            return sample.objectID
+        }
+        let scheduler = ControlledScheduler(granularity: granularity, chooser: ControlledSchedulerTests.fifo)
+        let thread = Thread {
+            scheduler.runDriver {
+                let reader = stack.privateContext("reader")
+                reader.performAndWait {
+                    let sample = reader.object(with: id) as! Sample
+                    _ = sample.name  // fires the fault
+                    reader.refresh(sample, mergeChanges: false)
+                }
+            }
+        }
+        thread.start()
+        #expect(scheduler.finished.wait(timeout: .now() + 60) == .success)
+        return scheduler.steps.map(\.point)
+    }
+
+    @Test func fineAddsFaultsAndRefreshes() throws {
+        let coarse = try Self.points(.coarse), fine = try Self.points(.fine)
+        #expect(!coarse.contains(.fault) && !coarse.contains(.refresh), "\(coarse)")
+        #expect(fine.contains(.fault) && fine.contains(.refresh), "\(fine)")
+    }
+}
+
 /// The async `perform` under a controlled run: the driver's task gives up its turn
 /// while it awaits, and the thread it resumes on goes on as the driver.
 @Suite struct ControlledAsyncPerformTests {
