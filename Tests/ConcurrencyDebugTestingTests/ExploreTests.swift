@@ -144,4 +144,29 @@ struct ExploreTests {
         #expect(changed.failure.kind == .diverged)
         #expect(changed.failure.message.contains("diverged at step"))
     }
+
+    @Test("the running schedule's steps are on disk while it runs, so a crash leaves them behind")
+    func runningScheduleIsLogged() throws {
+        let log = directory.file("logged.running.log").path
+        let seen = LockedStepCounts()
+        try explore(.random, iterations: 3, seed: 3, options: options, name: "logged") {
+            let stack = try CounterStack()
+            stack.increment(on: stack.context("a"))
+            drain()
+            // Read mid-run, as a crash here would leave it.
+            let assembled = try StepLog.assemble(Data(contentsOf: URL(fileURLWithPath: log)))
+            seen.append(assembled.schedule.steps.count, finished: assembled.finished)
+        }
+        let counts = seen.values
+        #expect(counts.count == 3)
+        #expect(counts.allSatisfy { $0.steps > 0 && !$0.finished }, "\(counts)")
+        #expect(!FileManager.default.fileExists(atPath: log), "a passing exploration leaves no log")
+    }
+}
+
+final class LockedStepCounts: @unchecked Sendable {
+    private let lock = NSLock()
+    private var counts: [(steps: Int, finished: Bool)] = []
+    func append(_ steps: Int, finished: Bool) { lock.lock(); counts.append((steps, finished)); lock.unlock() }
+    var values: [(steps: Int, finished: Bool)] { lock.lock(); defer { lock.unlock() }; return counts }
 }
