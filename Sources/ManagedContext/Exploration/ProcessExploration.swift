@@ -1,4 +1,4 @@
-@_spi(Runtime) public import ConcurrencyDebug
+@_spi(Runtime) package import ConcurrencyDebug
 import CtxdebugHelpers
 import Foundation
 
