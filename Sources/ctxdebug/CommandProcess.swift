@@ -113,6 +113,18 @@ enum CommandProcess {
         }
     }
 
+    /// Marks every descriptor this process inherited (beyond stdin, stdout and stderr)
+    /// close-on-exec, so that COMMAND does not inherit them: a process COMMAND leaves
+    /// behind must not keep this process's parent waiting on a pipe or socket it
+    /// gave to this process (Foundation's `Process` watches one to see it end).
+    static func keepInheritedDescriptorsFromCommands() {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return }
+        for descriptor in names.compactMap({ Int32($0) }) where descriptor > STDERR_FILENO {
+            let flags = fcntl(descriptor, F_GETFD)
+            if flags >= 0 && flags & FD_CLOEXEC == 0 { _ = fcntl(descriptor, F_SETFD, flags | FD_CLOEXEC) }
+        }
+    }
+
     /// Waits for `pid` to end (retrying when a signal interrupts the wait).
     static func wait(_ pid: pid_t) -> Status {
         var status: Int32 = 0

@@ -122,6 +122,7 @@ struct ExploreCommand: ParsableCommand {
                 "the schedule directory \(settings.scheduleDirectory) cannot be written (\(problem)); give a writable one with --schedule-dir",
                 status: .scheduleDirectoryUnwritable)
         }
+        CommandProcess.keepInheritedDescriptorsFromCommands()
         let session = try ExploreSession(settings: settings)
         defer { try? FileManager.default.removeItem(atPath: session.workDirectory) }
         let interruption = ExploreInterruption(session)

@@ -220,6 +220,46 @@ struct ExploreCommandTests {
         #expect(silent.stderr.contains("nothing to explore"), "\(silent.stderr)")
     }
 
+    @Test("--time alone bounds the exploration; a --replay file that is not a schedule exits 65")
+    func timeAndUnreadableReplay() throws {
+        let directory = TempDirectory("explore-time")
+        let timed = try Self.explore(["--strategy", "random", "--time", "300ms", "--json", "r.json"], mode: "pass", in: directory)
+        #expect(timed.status == 0, "\(timed)")
+        #expect((try Self.json(directory.file("r.json"))["schedulesRun"] as? Int ?? 0) >= 1)
+        try Data("{\"format\": \"something-else\"}".utf8).write(to: directory.file("not-a-schedule.json"))
+        let replay = try Self.explore(["--replay", "not-a-schedule.json"], mode: "bug", in: directory)
+        #expect(replay.status == 65, "\(replay)")
+        #expect(replay.stderr.contains("not a ctxdebug schedule file"), "\(replay.stderr)")
+        let missing = try Self.explore(["--replay", "missing.json"], mode: "bug", in: directory)
+        #expect(missing.status == 65, "\(missing)")
+    }
+
+    @Test("Ctrl-C kills the schedule under way (its own process group) and exits 130")
+    func interruptKillsTheRun() throws {
+        let directory = TempDirectory("explore-interrupt")
+        let pidFile = directory.file("child.pid").path
+        let explorer = try ChildProcess(
+            try CLI.ctxdebugPath(), ["explore", "--hang-timeout", "300", "--", try Self.fakeChild(), "stall"],
+            environment: ["CTXDEBUG_FAKE_PID": pidFile], in: directory.url)
+        var childPID: pid_t?
+        // Waits for the child to have started (it writes its pid), at most a minute.
+        for _ in 0..<6_000 where childPID == nil {
+            childPID = (try? String(contentsOfFile: pidFile, encoding: .utf8)).flatMap { pid_t($0) }
+            if childPID == nil { usleep(10_000) }
+        }
+        let pid = try #require(childPID, "the fake child never started")
+        // A guard, not an ordering: a ctxdebug that ignores the interrupt is ended.
+        DispatchQueue.global().asyncAfter(deadline: .now() + 60) { [explorerPID = explorer.pid] in kill(explorerPID, SIGKILL) }
+        kill(explorer.pid, SIGINT)
+        explorer.process.waitUntilExit()
+        let state = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?.split(separator: " ").dropFirst(2).first
+        kill(pid, SIGKILL)  // a child left alive would hold ctxdebug's output open
+        let run = explorer.wait()
+        #expect(run.status == 130, "\(run)")
+        #expect(run.stderr.contains("interrupted"), "\(run.stderr)")
+        #expect(state == nil || state == "Z", "the child was killed, not left waiting on the socket: state \(state ?? "gone")")
+    }
+
     @Test("a schedule directory that cannot be written exits 74 before exploring")
     func scheduleDirectoryUnwritable() throws {
         let directory = TempDirectory("explore-dir")
