@@ -47,7 +47,7 @@ let package = Package(
             name: "ManagedContext",
             dependencies: ["ConcurrencyDebug", "CtxdebugHelpers", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")]
         ),
-        .target(name: "ConcurrencyDebugTesting", dependencies: ["ConcurrencyDebug", "CtxdebugHelpers", "ManagedContext", "ExploreModel"]),
+        .target(name: "ConcurrencyDebugTesting", dependencies: ["ConcurrencyDebug", "CtxdebugHelpers", "ManagedContext", "ExploreModel", "Reports"]),
         .target(name: "SurfJournal", dependencies: ["ManagedContext", "CtxdebugHelpers"]),
         .target(
             name: "Replay",
@@ -80,6 +80,14 @@ let package = Package(
             dependencies: ["ManagedContext", "SurfJournal", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Tests/StressWriter"
         ),
+        // Test-only: the corpus of ordering-dependent Core Data bugs with fixed twins (issue 26,
+        // Tests/ExploreCorpus/README.md), and its runner (`list`, `run`, `measure`).
+        .target(name: "ExploreCorpus", dependencies: ["ManagedContext", "CtxdebugHelpers"], path: "Tests/ExploreCorpus", exclude: ["README.md"]),
+        .executableTarget(
+            name: "ctxdebug-explore-corpus",
+            dependencies: ["ExploreCorpus", "CtxdebugHelpers", "ConcurrencyDebugTesting", "ExploreModel", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Tests/ExploreCorpusRunner"
+        ),
         // Test-only: speaks the child side of `ctxdebug explore`'s protocol by hand, with a
         // scripted two-actor program (ExploreCommandTests); not part of `ctxdebug`.
         .executableTarget(name: "ctxdebug-explore-fake-child", path: "Tests/ExploreFakeChild"),
@@ -96,6 +104,7 @@ let package = Package(
         .testTarget(name: "ReplayTests", dependencies: ["Replay", "SurfJournal", "ManagedContext", "ConcurrencyDebug"]),
         .testTarget(name: "CoreDataLintTests", dependencies: ["CoreDataLint"]),
         .testTarget(name: "ExploreModelTests", dependencies: ["ExploreModel", "CtxdebugHelpers", "TestSupport"]),
+        .testTarget(name: "ExploreCorpusTests", dependencies: ["ExploreCorpus", "ctxdebug-explore-corpus", "ConcurrencyDebugTesting", "ExploreModel", "TestSupport"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "ReportFormats", "ViolationModel", "ReplayModel", "ExploreModel", "TestSupport"]),
         .testTarget(
             name: "ctxdebugTests",

@@ -3,6 +3,7 @@ import CtxdebugHelpers
 public import ExploreModel
 public import Foundation
 import ManagedContext
+import Reports
 
 /// Which schedules `explore` runs (docs/explore.md, "Strategies").
 public enum ExploreStrategy: Sendable, Hashable {
@@ -71,7 +72,7 @@ public struct ExploreOptions: Sendable {
 public struct ExplorationFailed: Error, CustomStringConvertible, Sendable {
     public let report: ExplorationReport
     public var failure: ExplorationReport.Failure { report.failure! }
-    public var description: String { ExplorationText.render(report) }
+    public var description: String { report.text() }
 }
 
 /// Runs `body` under many schedules of the contexts it makes, as loom and Shuttle do

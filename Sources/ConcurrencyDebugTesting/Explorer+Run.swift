@@ -8,16 +8,28 @@ extension Explorer {
     /// Runs `body` once under `strategy`: a fresh scheduler, the body on a fresh thread
     /// as the driver, then everything it queued. Returns the run and the strategy as
     /// the run left it.
-    func runOnce(with strategy: any ExplorationStrategy) -> (ScheduleRun, any ExplorationStrategy) {
+    func runOnce(with strategy: any ExplorationStrategy, sites: Bool = false, log header: ScheduleHeader? = nil) -> (ScheduleRun, any ExplorationStrategy) {
+        // The run's steps go to a log as they are taken: a crash leaves them behind.
+        let log = LockedValue<StepLogWriter?>(header.flatMap { try? StepLogWriter.create(path: runningLogPath, header: $0) })
+        defer { log.withLock { $0?.close() } }
         let box = LockedValue<any ExplorationStrategy>(strategy)
         let scheduler = ControlledScheduler(
-            granularity: options.granularity == .fine ? .fine : .coarse, allowsUncontrolled: options.allowUncontrolled
+            granularity: options.granularity == .fine ? .fine : .coarse, allowsUncontrolled: options.allowUncontrolled,
+            capturesSites: sites, describesCandidates: header != nil
         ) { question in
-            box.withLock { strategy -> SchedulingAnswer in
+            let answer = box.withLock { strategy -> SchedulingAnswer in
                 let index = strategy.choose(SchedulingDecision(step: question.step, enabled: question.enabled, defaultIndex: question.defaultIndex))
                 if let divergence = strategy.divergence { return .diverged(divergence.description) }
                 return .run(index)
             }
+            if case .run(let index) = answer, question.candidates.indices.contains(index) {
+                let candidate = question.candidates[index]
+                let step = ScheduleStep(
+                    step: question.step, actor: question.enabled[index], point: SchedulingPoint(candidate.point.rawValue),
+                    queue: candidate.context, enabled: question.enabled, defaultIndex: question.defaultIndex, chosen: index)
+                log.withLock { try? $0?.writeStep(step) }
+            }
+            return answer
         }
         let thrown = LockedValue<(any Error)?>(nil)
         let scope = ViolationScope(attribution: .task)
@@ -45,6 +57,9 @@ extension Explorer {
                 detail: violations.reports(violations.distinct))
         } else if !ended {
             run.failure = ScheduleFailure(kind: .hang, message: "the run did not end")
+        }
+        log.withLock { writer in
+            if let failure = run.failure { try? writer?.writeFailure(failure) } else { try? writer?.writeEnd() }
         }
         return (run, box.withLock { $0 })
     }

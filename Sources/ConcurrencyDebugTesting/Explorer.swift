@@ -31,6 +31,7 @@ struct Explorer {
 
     func run(iterations: Int) throws -> ExplorationReport {
         ScopeRegistry.prepare(level: 1)
+        try? FileManager.default.createDirectory(at: scheduleDirectory, withIntermediateDirectories: true)
         let started = MonotonicClock.now()
         var elapsed: Double { Double(MonotonicClock.now() - started) / 1e9 }
         if case .replay(let path) = strategy { return try replay(path, started: started) }
@@ -40,7 +41,9 @@ struct Explorer {
         for iteration in 0..<max(0, iterations) {
             let runSeed = ExplorationSeeds.seed(base: seed, iteration: iteration)
             chooser.beginRun(iteration: iteration, seed: runSeed)
-            let (outcome, after) = runOnce(with: chooser)
+            let logged = ScheduleHeader(
+                strategy: chooser.runName, seed: runSeed, iteration: iteration, granularity: options.granularity, reproducible: true)
+            let (outcome, after) = runOnce(with: chooser, log: logged)
             chooser = after
             ran += 1
             if let failure = outcome.failure {
@@ -48,6 +51,7 @@ struct Explorer {
                     strategy: chooser.runName, seed: runSeed, iteration: iteration, granularity: options.granularity,
                     reproducible: outcome.reproducible)
                 let report = try confirm(outcome, failure, header: header, schedulesRun: ran, elapsed: elapsed)
+                try? FileManager.default.removeItem(atPath: runningLogPath)
                 throw ExplorationFailed(report: report)
             }
             if !chooser.endRun(outcome.trace) {
@@ -55,15 +59,25 @@ struct Explorer {
                 break
             }
         }
+        try? FileManager.default.removeItem(atPath: runningLogPath)
         return ExplorationReport(
             name: name, strategy: strategy.description, seed: seed, granularity: options.granularity,
             schedulesRun: ran, elapsedSeconds: elapsed, exhausted: exhausted)
     }
 
+    var scheduleDirectory: URL {
+        options.scheduleDirectory ?? FileManager.default.temporaryDirectory.appendingPathComponent("ctxdebug-explore", isDirectory: true)
+    }
+
+    var safeName: String { String(name.map { $0.isLetter || $0.isNumber ? $0 : "-" }.prefix(60)) }
+
+    /// The step log of the schedule running now (see `runOnce`).
+    var runningLogPath: String { scheduleDirectory.appendingPathComponent("\(safeName).running.log").path }
+
     /// Runs the schedule file at `path` once.
     private func replay(_ path: String, started: UInt64) throws -> ExplorationReport {
         let file = try ScheduleFile.read(from: path)
-        let (outcome, _) = runOnce(with: ReplayStrategy(choices: file.choices))
+        let (outcome, _) = runOnce(with: ReplayStrategy(choices: file.choices), sites: true)
         let elapsed = Double(MonotonicClock.now() - started) / 1e9
         guard let failure = outcome.failure else {
             return ExplorationReport(
@@ -79,12 +93,17 @@ struct Explorer {
         _ found: ScheduleRun, _ failure: ScheduleFailure, header: ScheduleHeader, schedulesRun: Int, elapsed: Double,
         minimizing: Bool = true
     ) throws -> ExplorationReport {
+        // Runs without sites explore faster; the schedule reported is run again with them.
         var reported = found
         if minimizing && options.minimizes && failure.kind != .diverged {
             let minimal = minimizeDeviations(found.deviations) { deviations in
                 runOnce(with: DeviationStrategy(deviations)).0.failure?.kind == failure.kind
             }
-            let (rerun, _) = runOnce(with: DeviationStrategy(minimal))
+            let (rerun, _) = runOnce(with: DeviationStrategy(minimal), sites: true)
+            if rerun.failure?.kind == failure.kind { reported = rerun }
+        }
+        if reported.steps.first?.chosenAddresses.isEmpty ?? false, failure.kind != .diverged {
+            let (rerun, _) = runOnce(with: ReplayStrategy(choices: found.choices), sites: true)
             if rerun.failure?.kind == failure.kind { reported = rerun }
         }
         var confirmed = 0
@@ -106,10 +125,8 @@ struct Explorer {
     }
 
     private func write(_ schedule: ScheduleFile) throws -> String {
-        let directory = options.scheduleDirectory
-            ?? FileManager.default.temporaryDirectory.appendingPathComponent("ctxdebug-explore", isDirectory: true)
+        let directory = scheduleDirectory
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let safeName = String(name.map { $0.isLetter || $0.isNumber ? $0 : "-" }.prefix(60))
         let file = directory.appendingPathComponent("\(safeName)-seed\(schedule.seed)-run\(schedule.iteration).schedule.json")
         try schedule.write(to: file.path)
         return file.path

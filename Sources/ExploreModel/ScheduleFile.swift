@@ -74,6 +74,13 @@ public struct ScheduleStep: Codable, Sendable, Equatable {
         self.chosen = chosen
     }
 
+    /// The step of `decision`, annotated with what its chosen actor did there.
+    public init(_ decision: RecordedDecision, point: SchedulingPoint, queue: String? = nil, site: String? = nil) {
+        self.init(
+            step: decision.step, actor: decision.actor, point: point, queue: queue, site: site, enabled: decision.enabled,
+            defaultIndex: decision.defaultIndex, chosen: decision.chosen)
+    }
+
     public var decision: RecordedDecision { RecordedDecision(step: step, enabled: enabled, defaultIndex: defaultIndex, chosen: chosen) }
     public var isDeviation: Bool { chosen != defaultIndex }
     /// The actor FIFO order would have run.
@@ -137,6 +144,9 @@ public struct ScheduleFile: Codable, Sendable, Equatable {
     public var header: ScheduleHeader {
         ScheduleHeader(strategy: strategy, seed: seed, iteration: iteration, granularity: granularity, reproducible: reproducible)
     }
+
+    /// The strategy that replays this schedule's choices.
+    public var replayStrategy: ReplayStrategy { ReplayStrategy(choices: choices) }
 
     /// The deviations as the minimizer and `DeviationStrategy` take them: step → actor.
     public var deviationChoices: [Int: String] {

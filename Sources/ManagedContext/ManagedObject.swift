@@ -309,6 +309,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
     /// "fire fault" when the object was a fault, so the check is not repeated.
     final func fireFaultIfNeeded() {
         guard isFaultFlag, let context = managedObjectContext else { return }
+        context.schedulingPoint(.fault)
         context.fulfillFault(self)
     }
 

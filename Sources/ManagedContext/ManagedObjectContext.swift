@@ -174,12 +174,13 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
 
     /// Runs `block` asynchronously on the context's queue, in FIFO order.
     public func perform(_ block: @escaping @Sendable () -> Void) {
-        let work = performWork(block)
-        if let explorer { return explorer.enqueue(work, on: self) }
-        queue.async(execute: work)
+        // A nil test (no retain), and a closure made in each branch (no extra retain of it).
+        if _slowPath(explorer != nil) { return explorer!.enqueue(performWork(block), on: self) }
+        queue.async(execute: performWork(block))
     }
 
     /// What the context's queue runs for a `perform` block.
+    @inline(__always)
     func performWork(_ block: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
         { [self] in
             let span = ContextInstrumentation.begin(.perform, self)
@@ -242,20 +243,7 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     /// Blocks until the context's queue runs `body`. The block inherits the caller's
     /// chain of held queues when it runs on another thread (the main queue's).
     private func waitForQueue(_ body: () -> Void, callerOnMainQueue: Bool) {
-        if let explorer { return waitForExploredQueue(body, explorer, callerOnMainQueue: callerOnMainQueue) }
-        waitForRealQueue(body, callerOnMainQueue: callerOnMainQueue)
-    }
-
-    /// Under a controlled run the caller first waits for its turn on the logical
-    /// queue; the real wait then finds the queue idle.
-    private func waitForExploredQueue(_ body: () -> Void, _ explorer: ControlledScheduler, callerOnMainQueue: Bool) {
-        let grant = explorer.acquire(self)
-        defer { explorer.relinquish(self, grant) }
-        if grant == .forced { return runAsOwner(body, checkQueue: false) }
-        waitForRealQueue(body, callerOnMainQueue: callerOnMainQueue, actingAs: grant == .granted ? ThreadUnit.current : nil)
-    }
-
-    private func waitForRealQueue(_ body: () -> Void, callerOnMainQueue: Bool, actingAs unit: ThreadUnit? = nil) {
+        if _slowPath(explorer != nil) { return waitForExploredQueue(body, explorer!) }  // a nil test: no retain
         let timed = concurrencyType == .privateQueue && callerOnMainQueue && Diagnostics.isOn(bit: Diagnostics.mainQueueWaitBit)
         // Read before the wait is recorded: a test that sees the wait may move the clock.
         let asked = timed ? MonotonicClock.now() : 0
@@ -267,7 +255,7 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
             let chain = HeldQueues.current()
             return queue.sync {
                 WaitForGraph.served(wait)
-                ThreadUnit.acting(as: unit) { HeldQueues.inheriting(chain) { runAsOwner(body) } }
+                HeldQueues.inheriting(chain) { runAsOwner(body) }
             }
         }
         if timed { return timedWait(body, wait, asked: asked) }
@@ -276,6 +264,21 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
             WaitForGraph.served(wait)
             runAsOwner(body)
         }
+    }
+
+    /// Under a controlled run the caller first waits for its turn on the logical
+    /// queue, and the real wait then finds the queue idle. The scheduler finds
+    /// deadlocks itself, and waits take no time worth diagnosing.
+    @inline(never)
+    private func waitForExploredQueue(_ body: () -> Void, _ explorer: ControlledScheduler) {
+        let grant = explorer.acquire(self)
+        defer { explorer.relinquish(self, grant) }
+        if grant == .forced { return runAsOwner(body, checkQueue: false) }
+        guard concurrencyType == .mainQueue else { return queue.sync { runAsOwner(body) } }
+        // The main thread runs the block for the unit waiting here.
+        let chain = HeldQueues.current()
+        let unit = grant == .granted ? ThreadUnit.current : nil
+        queue.sync { ThreadUnit.acting(as: unit) { HeldQueues.inheriting(chain) { runAsOwner(body) } } }
     }
 
     /// A private queue waited for from the main queue, with main-queue-wait on.

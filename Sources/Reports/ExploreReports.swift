@@ -37,12 +37,13 @@ extension ExplorationReport {
     }
 
     /// A test case per explored test, failing with the text report when it failed,
-    /// at the site of the failing schedule's last step.
-    public static func junit(_ reports: [ExplorationReport], command: [String]? = nil) -> JUnitReport {
+    /// at the site of the failing schedule's last step (relative to `root` when under it).
+    public static func junit(_ reports: [ExplorationReport], root: String? = nil, command: [String]? = nil) -> JUnitReport {
         let cases = reports.map { report in
-            let site = report.failure?.schedule.steps.last { $0.site != nil }?.site.flatMap(SourceSite.init)
+            let site = report.failure?.schedule.steps.last { $0.site.flatMap(SourceSite.init) != nil }?.site.flatMap(SourceSite.init)
+            let file = site.map { site in root.flatMap { SourceLocator.relative(site.file, to: $0) } ?? site.file }
             return JUnitReport.TestCase(
-                classname: "ctxdebug.explore", name: report.name, file: site?.file, line: site?.line,
+                classname: "ctxdebug.explore", name: report.name, file: file, line: site?.line,
                 failure: report.failure.map { JUnitReport.Failure(type: $0.kind.rawValue, message: $0.message, text: report.text()) })
         }
         var properties: [JUnitReport.Property] = []

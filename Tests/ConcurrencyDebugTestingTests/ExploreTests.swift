@@ -79,10 +79,12 @@ struct LostIncrement: Error, CustomStringConvertible {
 @Suite("explore: the in-process API", .serialized)
 struct ExploreTests {
     let directory = TempDirectory("schedules")
+    /// A generous hang timeout: tests run in parallel on a shared machine, and none of
+    /// these bodies waits outside the runtime.
+    var options: ExploreOptions { ExploreOptions(hangTimeout: 60, scheduleDirectory: directory.url) }
 
     @Test("a lost update between two contexts is found, minimized, replayed 3 of 3, and its file replays it")
     func findsMinimizesAndReplays() throws {
-        let options = ExploreOptions(scheduleDirectory: directory.url)
         let failed = try #require(throws: ExplorationFailed.self) {
             try explore(.pct(depth: 3), iterations: 200, seed: 7, options: options, name: "lost-update", lostUpdate)
         }
@@ -98,11 +100,11 @@ struct ExploreTests {
         let path = try #require(failure.schedulePath)
         let file = try ScheduleFile.read(from: path)
         #expect(file.choices == failure.schedule.choices)
-        #expect(failed.description.contains("replayed 3 of 3"))
+        #expect(failed.description.contains("3 of 3"), "\(failed.description)")
         // The file replays it exactly, again and again.
         for _ in 0..<3 {
             let again = try #require(throws: ExplorationFailed.self) {
-                try explore(.replay(path), options: ExploreOptions(scheduleDirectory: directory.url), name: "replay", lostUpdate)
+                try explore(.replay(path), options: options, name: "replay", lostUpdate)
             }
             #expect(again.failure.kind == .assertion)
             #expect(again.failure.schedule.choices == file.choices)
@@ -111,17 +113,17 @@ struct ExploreTests {
 
     @Test("the fixed twin passes every schedule of the budget")
     func fixedTwinPasses() throws {
-        let report = try explore(.pct(depth: 3), iterations: 100, seed: 7, name: "serialized", serializedUpdate)
+        let report = try explore(.pct(depth: 3), iterations: 100, seed: 7, options: options, name: "serialized", serializedUpdate)
         #expect(report.failure == nil)
         #expect(report.schedulesRun == 100)
     }
 
     @Test("delay:K runs every schedule within its bound, then stops")
     func delayIsExhaustive() throws {
-        let report = try explore(.delay(0), iterations: 1_000, name: "fifo-only", serializedUpdate)
+        let report = try explore(.delay(0), iterations: 1_000, options: options, name: "fifo-only", serializedUpdate)
         #expect(report.exhausted)
         #expect(report.schedulesRun == 1, "delay:0 is the FIFO schedule alone")
-        let wider = try explore(.delay(1), iterations: 1_000, name: "one-deviation", serializedUpdate)
+        let wider = try explore(.delay(1), iterations: 1_000, options: options, name: "one-deviation", serializedUpdate)
         #expect(wider.exhausted)
         #expect(wider.schedulesRun > 1)
     }
@@ -129,11 +131,11 @@ struct ExploreTests {
     @Test("a replay of code that changed says where it diverged")
     func replayOfChangedCodeDiverges() throws {
         let failed = try #require(throws: ExplorationFailed.self) {
-            try explore(.pct(depth: 3), iterations: 200, seed: 7, options: ExploreOptions(scheduleDirectory: directory.url), name: "lost-update", lostUpdate)
+            try explore(.pct(depth: 3), iterations: 200, seed: 7, options: options, name: "lost-update", lostUpdate)
         }
         let path = try #require(failed.failure.schedulePath)
         let changed = try #require(throws: ExplorationFailed.self) {
-            try explore(.replay(path), options: ExploreOptions(scheduleDirectory: directory.url), name: "changed") {
+            try explore(.replay(path), options: options, name: "changed") {
                 let stack = try CounterStack()
                 stack.increment(on: stack.context("only"))
                 drain()
@@ -142,4 +144,29 @@ struct ExploreTests {
         #expect(changed.failure.kind == .diverged)
         #expect(changed.failure.message.contains("diverged at step"))
     }
+
+    @Test("the running schedule's steps are on disk while it runs, so a crash leaves them behind")
+    func runningScheduleIsLogged() throws {
+        let log = directory.file("logged.running.log").path
+        let seen = LockedStepCounts()
+        try explore(.random, iterations: 3, seed: 3, options: options, name: "logged") {
+            let stack = try CounterStack()
+            stack.increment(on: stack.context("a"))
+            drain()
+            // Read mid-run, as a crash here would leave it.
+            let assembled = try StepLog.assemble(Data(contentsOf: URL(fileURLWithPath: log)))
+            seen.append(assembled.schedule.steps.count, finished: assembled.finished)
+        }
+        let counts = seen.values
+        #expect(counts.count == 3)
+        #expect(counts.allSatisfy { $0.steps > 0 && !$0.finished }, "\(counts)")
+        #expect(!FileManager.default.fileExists(atPath: log), "a passing exploration leaves no log")
+    }
+}
+
+final class LockedStepCounts: @unchecked Sendable {
+    private let lock = NSLock()
+    private var counts: [(steps: Int, finished: Bool)] = []
+    func append(_ steps: Int, finished: Bool) { lock.lock(); counts.append((steps, finished)); lock.unlock() }
+    var values: [(steps: Int, finished: Bool)] { lock.lock(); defer { lock.unlock() }; return counts }
 }

@@ -28,6 +28,8 @@ struct ScheduleFileTests {
         #expect(Self.schedule.choices == ["driver", "q1", "q1", "driver"])
         #expect(Self.schedule.deviations == [1, 3])
         #expect(Self.schedule.deviationChoices == [1: "q1", 3: "driver"])
+        #expect(Self.schedule.replayStrategy.choices == Self.schedule.choices)
+        #expect(ScheduleStep(Self.steps[1].decision, point: .blockStart, queue: "background", site: "Bug.swift:30 in saveTwice()") == Self.steps[1])
         #expect(Self.schedule.format == "ctxdebug-schedule")
         #expect(Self.schedule.version == 1)
     }

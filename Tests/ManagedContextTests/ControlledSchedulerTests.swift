@@ -250,10 +250,44 @@ import CtxdebugHelpers
     }
 }
 
+/// `--granularity fine` adds fault fires and refreshes to the coarse points.
+@Suite struct ControlledGranularityTests {
+    static func points(_ granularity: ControlledGranularity) throws -> [ControlledPoint] {
+        let stack = try TestStack()
+        let seeded = stack.privateContext("seed")
+        let id = try seeded.performAndWait { () throws -> ManagedObjectID in
+            let sample = Sample(context: seeded)
+            sample.name = "saved"
+            try seeded.save()
+            return sample.objectID
+        }
+        let scheduler = ControlledScheduler(granularity: granularity, chooser: ControlledSchedulerTests.fifo)
+        let thread = Thread {
+            scheduler.runDriver {
+                let reader = stack.privateContext("reader")
+                reader.performAndWait {
+                    let sample = reader.object(with: id) as! Sample
+                    _ = sample.name  // fires the fault
+                    reader.refresh(sample, mergeChanges: false)
+                }
+            }
+        }
+        thread.start()
+        #expect(scheduler.finished.wait(timeout: .now() + 60) == .success)
+        return scheduler.steps.map(\.point)
+    }
+
+    @Test func fineAddsFaultsAndRefreshes() throws {
+        let coarse = try Self.points(.coarse), fine = try Self.points(.fine)
+        #expect(!coarse.contains(.fault) && !coarse.contains(.refresh), "\(coarse)")
+        #expect(fine.contains(.fault) && fine.contains(.refresh), "\(fine)")
+    }
+}
+
 /// The async `perform` under a controlled run: the driver's task gives up its turn
 /// while it awaits, and the thread it resumes on goes on as the driver.
 @Suite struct ControlledAsyncPerformTests {
-    @Test("an awaited perform block runs in its turn, and the task goes on as the driver on its next thread", arguments: UInt64(1)...8)
+    @Test("an awaited perform block runs in its turn, and the task goes on as the driver on whatever thread it resumes", arguments: UInt64(1)...8)
     func awaitedPerform(seed: UInt64) async throws {
         let stack = try TestStack()
         let scheduler = ControlledScheduler(adoptsDriver: true, chooser: ControlledSchedulerTests.seeded(seed))
@@ -267,14 +301,16 @@ import CtxdebugHelpers
             }
             #expect(value == 42)
             log.withLock { $0.append("after a") }
+            await Task.yield()  // any await may move the task to another thread
             b.performAndWait { log.withLock { $0.append("b waited") } }
         }
+        scheduler.finish()
         let events = log.withLock { $0 }
         #expect(Set(events) == ["a", "b", "after a", "b waited"], "\(events)")
         #expect(events.firstIndex(of: "a")! < events.firstIndex(of: "after a")!)
         #expect(events.last == "b waited")
         #expect(scheduler.failure == nil, "\(String(describing: scheduler.failure))")
-        #expect(scheduler.steps.contains { $0.actor == "driver" && $0.point == .performAndWait }, "the resumed task still drives")
+        #expect(scheduler.steps.contains { $0.actor == "driver" && $0.point == .performAndWait }, "the resumed task still drives: \(scheduler.steps.map { "\($0.actor) \($0.point.rawValue) -> \($0.chosenActor)" })")
     }
 }
 

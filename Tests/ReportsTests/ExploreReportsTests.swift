@@ -139,6 +139,11 @@ struct ExploreReportsTests {
         #expect(report.cases[0].failure?.text == Self.failing.text())
         #expect(report.cases[0].failure?.type == "assertion")
         #expect(report.cases[1].failure == nil)
+        // An absolute site under the root is given relative to it.
+        var absolute = Self.failing
+        absolute.failure?.schedule.steps[6].site = "/src/project/Tests/App/BugTests.swift:20"
+        #expect(ExplorationReport.junit([absolute], root: Self.root).cases[0].file == "Tests/App/BugTests.swift")
+        #expect(ExplorationReport.junit([absolute]).cases[0].file == "/src/project/Tests/App/BugTests.swift")
     }
 
     @Test("JSON: the report's fields, and it reads back")

@@ -24,6 +24,8 @@ extension ControlledScheduler {
         /// Where it waits to go on: what the step that resumes it says it did.
         var pendingPoint = ControlledPoint.blockStart
         var pendingAddresses: [UInt] = []
+        /// The task an async driver runs in (its threads change at each await).
+        var task: Int?
         /// Set for a driver whose awaited block ran: choosing it resumes its task.
         var pendingResume: (@Sendable () -> Void)?
         let semaphore: DispatchSemaphore
@@ -39,7 +41,7 @@ extension ControlledScheduler {
         let key: String
         let name: String
         let real: DispatchQueue
-        var items: [QueueItem] = []
+        var items = FIFO<QueueItem>()
         var busy = false
         /// Who holds it while busy, for a deadlock's message.
         var holder: String?
@@ -66,12 +68,13 @@ extension ControlledScheduler {
         var steps: [ControlledStep] = []
         var failure: ControlledRunFailure?
         var sawUncontrolled = false
+        var finished = false
         /// Grows at every decision: a run whose count stands still is hung.
         var progress = 0
         /// The run's driver, once there is one.
         var driver: Int?
-        /// A driver whose task was resumed and whose next thread has not come yet.
-        var vacantDriver: ThreadUnit?
+        /// The driver's task was resumed and its next thread has not come yet.
+        var vacantDriver = false
         /// Told of each failure as it is recorded (a child of `ctxdebug explore` sends it on).
         var onFailure: (@Sendable (ControlledRunFailure) -> Void)?
 
@@ -123,7 +126,7 @@ extension ControlledScheduler {
                 for item in queue.items {
                     if case .block(let block, _) = item { handoffs.append(.dispatch(queue.real, block)) }
                 }
-                queues[key]?.items = []
+                queues[key]?.items = FIFO()
             }
             for (id, unit) in units.sorted(by: { $0.key < $1.key }) where unit.status != .running && unit.status != .done {
                 units[id]?.status = .running
@@ -134,7 +137,7 @@ extension ControlledScheduler {
                     handoffs.append(.signal(unit.semaphore))
                 }
             }
-            vacantDriver = nil
+            vacantDriver = false
             return handoffs
         }
     }
@@ -204,7 +207,9 @@ extension ControlledScheduler {
             question.actor = unit.actor
             question.point = point
             question.context = context
-            question.candidates = candidates.map { ($0.point, $0.key == "driver" ? nil : s.queues[$0.key]?.name) }
+            if describesCandidates {
+                question.candidates = candidates.map { ($0.point, $0.key == "driver" ? nil : s.queues[$0.key]?.name) }
+            }
             switch chooser(question) {
             case .run(let index):
                 chosen = keys.indices.contains(index) ? index : defaultIndex
@@ -268,7 +273,7 @@ extension ControlledScheduler {
             s.running = id
             if let resume = s.units[id]?.pendingResume {
                 s.units[id]?.pendingResume = nil
-                s.vacantDriver = ThreadUnit(adopting: id, actor: s.units[id]!.actor, semaphore: s.units[id]!.semaphore, scheduler: self)
+                s.vacantDriver = true
                 return .resumeTask(resume)
             }
             return id == caller.id ? .continueCaller : .resume(s.units[id]!.semaphore)
@@ -312,9 +317,7 @@ extension ControlledScheduler {
         }
         guard let (id, key) = waiters.first else { return .all(s.release()) }
         // Unwind: the oldest waiter runs its block at once, off its queue's turn.
-        if let at = s.queues[key]?.items.firstIndex(where: { if case .waiter(id) = $0 { true } else { false } }) {
-            s.queues[key]?.items.remove(at: at)
-        }
+        s.queues[key]?.items.removeAll { if case .waiter(id) = $0 { true } else { false } }
         s.units[id]?.forced = true
         s.units[id]?.status = .running
         s.running = id
@@ -342,20 +345,29 @@ package final class ThreadUnit: @unchecked Sendable {
     package let scheduler: ControlledScheduler
     let semaphore: DispatchSemaphore
 
+    /// The task this unit runs in, when it is an async driver: on a thread that a
+    /// task of its own left behind (a pool thread), the unit is not the thread's.
+    let task: Int?
+
     init(id: Int, actor: String, scheduler: ControlledScheduler) {
         self.id = id
         self.actor = actor
         self.scheduler = scheduler
         semaphore = DispatchSemaphore(value: 0)
+        task = nil
     }
 
     /// The same unit again, for the thread that takes it over.
-    init(adopting id: Int, actor: String, semaphore: DispatchSemaphore, scheduler: ControlledScheduler) {
+    init(id: Int, actor: String, semaphore: DispatchSemaphore, scheduler: ControlledScheduler, task: Int?) {
         self.id = id
         self.actor = actor
         self.scheduler = scheduler
         self.semaphore = semaphore
+        self.task = task
     }
+
+    /// The identity of the task running on this thread, if any.
+    static var currentTask: Int? { withUnsafeCurrentTask { $0?.hashValue } }
 
     func park() { semaphore.wait() }
 
@@ -367,7 +379,10 @@ package final class ThreadUnit: @unchecked Sendable {
 
     /// The unit the calling thread runs as, if any.
     package static var current: ThreadUnit? {
-        pthread_getspecific(key).map { Unmanaged<ThreadUnit>.fromOpaque($0).takeUnretainedValue() }
+        guard let raw = pthread_getspecific(key) else { return nil }
+        let unit = Unmanaged<ThreadUnit>.fromOpaque(raw).takeUnretainedValue()
+        if let task = unit.task, task != currentTask { return nil }
+        return unit
     }
 
     static func setCurrent(_ unit: ThreadUnit?) {
@@ -384,4 +399,34 @@ package final class ThreadUnit: @unchecked Sendable {
         defer { setCurrent(previous) }
         return body()
     }
+}
+
+/// A queue whose `removeFirst` is O(1): a logical queue may hold thousands of blocks.
+struct FIFO<Element>: Sequence {
+    private var storage: [Element] = []
+    private var head = 0
+
+    var isEmpty: Bool { head == storage.count }
+    var count: Int { storage.count - head }
+    var first: Element? { isEmpty ? nil : storage[head] }
+
+    mutating func append(_ element: Element) { storage.append(element) }
+
+    mutating func removeFirst() -> Element? {
+        guard !isEmpty else { return nil }
+        let element = storage[head]
+        head += 1
+        if head > 64 && head * 2 > storage.count {
+            storage.removeFirst(head)
+            head = 0
+        }
+        return element
+    }
+
+    mutating func removeAll(where match: (Element) -> Bool) {
+        storage = Array(storage[head...].filter { !match($0) })
+        head = 0
+    }
+
+    func makeIterator() -> ArraySlice<Element>.Iterator { storage[head...].makeIterator() }
 }

@@ -23,6 +23,15 @@ package final class ControlledScheduler: Sendable {
     /// Signalled once when the run is over (the driver ended and everything drained).
     let finished = DispatchSemaphore(value: 0)
 
+    /// Whether each point keeps its stack, for the source sites of a schedule file
+    /// (a few microseconds a point: taken for the runs that confirm a failure).
+    let capturesSites: Bool
+    /// Whether a question says what each candidate would do (for a parent process).
+    let describesCandidates: Bool
+
+    @inline(__always)
+    private func sites() -> [UInt] { capturesSites ? StackTrace.capture(maximumDepth: 24) : [] }
+
     /// Whether the first thread that reaches a point becomes the run's driver (a
     /// process run by `ctxdebug explore`, whose driver is whatever thread uses the
     /// runtime first).
@@ -30,11 +39,14 @@ package final class ControlledScheduler: Sendable {
 
     package init(
         granularity: ControlledGranularity = .coarse, allowsUncontrolled: Bool = false, adoptsDriver: Bool = false,
+        capturesSites: Bool = true, describesCandidates: Bool = false,
         onFailure: (@Sendable (ControlledRunFailure) -> Void)? = nil, chooser: @escaping Chooser
     ) {
         self.granularity = granularity
         self.allowsUncontrolled = allowsUncontrolled
         self.adoptsDriver = adoptsDriver
+        self.capturesSites = capturesSites
+        self.describesCandidates = describesCandidates
         self.chooser = chooser
         state.withLock { $0.onFailure = onFailure }
     }
@@ -59,15 +71,30 @@ package final class ControlledScheduler: Sendable {
         drain()
         ThreadUnit.setCurrent(nil)
         let action = state.withLock { s -> Handoff in
-            s.units[unit.id]?.status = .done
+            s.units[unit.id] = nil  // done: out of every later decision
             s.running = nil
             return decide(&s, from: unit, point: .drain, addresses: [])
         }
         action.perform(self)
-        let rest = state.withLock { $0.release() }
+        let rest = state.withLock { s in
+            s.finished = true
+            return s.release()
+        }
         for handoff in rest { handoff.perform(self) }
         finished.signal()
     }
+
+    /// Ends a run that has no driver body to end it (an async driver's): control is
+    /// given up, and contexts made from now on belong to no run.
+    package func finish() {
+        let handoffs = state.withLock { s -> [Handoff] in
+            s.finished = true
+            return s.release()
+        }
+        for handoff in handoffs { handoff.perform(self) }
+    }
+
+    package var isFinished: Bool { state.withLock { $0.finished } }
 
     /// Waits for the run to end. When no decision is taken for `hangTimeout` seconds,
     /// a unit is stuck outside the scheduler's control (a semaphore, a sleep, a lock
@@ -133,12 +160,19 @@ package final class ControlledScheduler: Sendable {
     /// block and was resumed goes on here; or, in a process run by `ctxdebug explore`,
     /// the first thread to use the runtime.
     private func adoptDriver(_ s: inout State) -> ThreadUnit? {
-        if let unit = s.vacantDriver {
-            s.vacantDriver = nil
-            s.units[unit.id]?.thread = StackSampler.currentThread
-            return unit
+        let task = ThreadUnit.currentTask
+        if let driver = s.driver, let unit = s.units[driver], unit.task.map({ $0 == task }) ?? s.vacantDriver {
+            // The driver's task, resumed after an awaited block or moved to another
+            // thread by an await: this thread goes on as the driver.
+            s.vacantDriver = false
+            s.units[driver]?.thread = StackSampler.currentThread
+            s.units[driver]?.task = task
+            return ThreadUnit(id: driver, actor: unit.actor, semaphore: unit.semaphore, scheduler: self, task: task)
         }
-        return adoptsDriver && s.driver == nil && s.mode == .controlling ? makeDriver(&s) : nil
+        guard adoptsDriver && s.driver == nil && s.mode == .controlling else { return nil }
+        let unit = makeDriver(&s)
+        s.units[unit.id]?.task = task
+        return ThreadUnit(id: unit.id, actor: unit.actor, semaphore: unit.semaphore, scheduler: self, task: task)
     }
 
     private func makeDriver(_ s: inout State) -> ThreadUnit {
@@ -178,7 +212,7 @@ package final class ControlledScheduler: Sendable {
     package func reach(_ point: ControlledPoint, context: ManagedObjectContext?) {
         if point.isFine && granularity == .coarse { return }
         guard let unit = controlledUnit(at: point, context: context) else { return }
-        let addresses = StackTrace.capture(maximumDepth: 24)
+        let addresses = sites()
         let action = state.withLock { s -> Handoff in
             guard s.mode != .released else { return .none }
             s.units[unit.id]?.status = .ready
@@ -194,7 +228,7 @@ package final class ControlledScheduler: Sendable {
         guard let unit = controlledUnit(at: .performEnqueue, context: context) else {
             return context.queue.async(execute: block)
         }
-        let addresses = StackTrace.capture(maximumDepth: 24)
+        let addresses = sites()
         let action = state.withLock { s -> Handoff in
             if s.mode == .released {
                 return .dispatch(context.queue, block)
@@ -227,7 +261,7 @@ package final class ControlledScheduler: Sendable {
         guard let unit = ThreadUnit.current, unit.scheduler === self else {
             return context.queue.async { work(); resume() }
         }
-        let addresses = StackTrace.capture(maximumDepth: 24)
+        let addresses = sites()
         let action = state.withLock { s -> Handoff in
             if s.mode == .released { return .dispatch(context.queue, { work(); resume() }) }
             let key = s.queueKey(for: context)
@@ -266,7 +300,7 @@ package final class ControlledScheduler: Sendable {
     /// as a FIFO waiter, until the strategy gives the queue to it.
     package func acquire(_ context: ManagedObjectContext) -> Grant {
         guard let unit = controlledUnit(at: .performAndWait, context: context) else { return .uncontrolled }
-        let addresses = StackTrace.capture(maximumDepth: 24)
+        let addresses = sites()
         let action = state.withLock { s -> Handoff in
             if s.mode == .released { return .none }
             let key = s.queueKey(for: context)
@@ -332,7 +366,7 @@ package final class ControlledScheduler: Sendable {
         block()
         ThreadUnit.setCurrent(nil)
         let action = state.withLock { s -> Handoff in
-            s.units[unit.id]?.status = .done
+            s.units[unit.id] = nil  // done: out of every later decision
             if s.running == unit.id { s.running = nil }
             s.queues[key]?.busy = false
             s.queues[key]?.touch(&s.sequence)

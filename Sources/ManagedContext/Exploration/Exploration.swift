@@ -6,7 +6,11 @@ package enum Exploration {
     /// an explored body belongs to that run, and every other context is left alone
     /// (tests that run beside an exploration in the same process are not controlled).
     static func scheduler(forNewContext: Void) -> ControlledScheduler? {
-        ThreadUnit.current?.scheduler ?? taskScheduler ?? ProcessExploration.scheduler
+        if let scheduler = taskScheduler { return scheduler }
+        // A thread that took over an async driver keeps its unit after the task left it:
+        // a finished run's unit makes nothing of the run.
+        if let scheduler = ThreadUnit.current?.scheduler, !scheduler.isFinished { return scheduler }
+        return ProcessExploration.scheduler
     }
 
     /// The run of contexts made by this task when it is no unit yet: an async driver
@@ -18,6 +22,6 @@ extension ManagedObjectContext {
     /// A scheduling point of a controlled run; nothing (one branch) otherwise.
     @inline(__always)
     func schedulingPoint(_ point: ControlledPoint) {
-        if let explorer { explorer.reach(point, context: self) }
+        if _slowPath(explorer != nil) { explorer!.reach(point, context: self) }
     }
 }

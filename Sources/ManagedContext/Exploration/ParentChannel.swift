@@ -1,3 +1,4 @@
+import CtxdebugHelpers
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -6,15 +7,15 @@ import Glibc
 /// The child's end of `ctxdebug explore`'s socket: one JSON object per line each way
 /// (docs/explore.md, "Across processes").
 ///
-/// `@unchecked Sendable`: the descriptor is written and read under `lock` only.
+/// `@unchecked Sendable`: the descriptor is written and read under `lock` only, which
+/// also holds the bytes read past the last line.
 final class ParentChannel: @unchecked Sendable {
     struct Failure: Error, CustomStringConvertible {
         var description: String
     }
 
     private let descriptor: Int32
-    private let lock = NSLock()
-    private var buffered: [UInt8] = []
+    private let lock = LockedValue<[UInt8]>([])
 
     init(connectingTo path: String) throws {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
@@ -44,9 +45,8 @@ final class ParentChannel: @unchecked Sendable {
 
     /// Sends one message; a parent that went away is ignored (the process goes on unexplored).
     func send(_ message: [String: Any]) {
-        lock.lock()
-        defer { lock.unlock() }
-        write(message)
+        guard let line = Self.line(message) else { return }
+        lock.withLock { _ in write(line) }
     }
 
     /// Sends a decision and waits for the parent's answer.
@@ -56,17 +56,23 @@ final class ParentChannel: @unchecked Sendable {
             "context": question.context as Any, "enabled": question.enabled, "defaultIndex": question.defaultIndex,
             "candidates": question.candidates.map { ["point": $0.point.rawValue, "context": $0.context as Any] },
         ]
-        lock.lock()
-        defer { lock.unlock() }
-        write(message)
-        guard let line = readLine() else { return .run(question.defaultIndex) }
+        guard let request = Self.line(message) else { return .run(question.defaultIndex) }
+        let reply = lock.withLock { buffered -> String? in
+            write(request)
+            return readLine(&buffered)
+        }
+        guard let line = reply else { return .run(question.defaultIndex) }
         if line.hasPrefix("diverged") { return .diverged(String(line.dropFirst("diverged".count)).trimmingCharacters(in: .whitespaces)) }
         return .run(Int(line.trimmingCharacters(in: .whitespaces)) ?? question.defaultIndex)
     }
 
-    private func write(_ message: [String: Any]) {
-        guard var data = try? JSONSerialization.data(withJSONObject: message.mapValues { $0 is NSNull ? NSNull() : $0 }, options: [.sortedKeys]) else { return }
+    private static func line(_ message: [String: Any]) -> Data? {
+        guard var data = try? JSONSerialization.data(withJSONObject: message, options: [.sortedKeys]) else { return nil }
         data.append(UInt8(ascii: "\n"))
+        return data
+    }
+
+    private func write(_ data: Data) {
         data.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {
@@ -80,7 +86,7 @@ final class ParentChannel: @unchecked Sendable {
         }
     }
 
-    private func readLine() -> String? {
+    private func readLine(_ buffered: inout [UInt8]) -> String? {
         while true {
             if let newline = buffered.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = String(decoding: buffered[..<newline], as: UTF8.self)

@@ -1,4 +1,4 @@
-@_spi(Runtime) public import ConcurrencyDebug
+@_spi(Runtime) package import ConcurrencyDebug
 import CtxdebugHelpers
 import Foundation
 
@@ -21,6 +21,7 @@ enum ProcessExploration {
         channel.send(["hello": 1, "pid": Int(getpid())])
         let scheduler = ControlledScheduler(
             granularity: settings.granularity, allowsUncontrolled: settings.allowsUncontrolled, adoptsDriver: true,
+            capturesSites: settings.sendsSites, describesCandidates: true,
             onFailure: { failure in
                 channel.send(["failure": ["kind": failure.kind.rawValue, "message": failure.message, "detail": failure.detailText as Any]])
             },
