@@ -54,8 +54,9 @@ enum CommandProcess {
         var outputFile: String?
     }
 
-    /// Starts `arguments` (looked up on PATH) with `environment`, SIGINT and SIGQUIT
-    /// set back to their defaults (this process may ignore or catch them). With
+    /// Starts `arguments` (looked up on PATH) with `environment`, SIGINT, SIGQUIT,
+    /// SIGTERM and SIGHUP set back to their defaults (this process may ignore or catch
+    /// them). With
     /// `ownProcessGroup` it leads a new process group (its id is the pid), so that
     /// every process it starts can be killed together. Returns the pid, or why it
     /// could not start.
@@ -69,6 +70,8 @@ enum CommandProcess {
         sigemptyset(&defaults)
         sigaddset(&defaults, SIGINT)
         sigaddset(&defaults, SIGQUIT)
+        sigaddset(&defaults, SIGTERM)
+        sigaddset(&defaults, SIGHUP)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         var flags = Int32(POSIX_SPAWN_SETSIGDEF)
         if ownProcessGroup {

@@ -234,8 +234,10 @@ struct ExploreCommandTests {
         #expect(missing.status == 65, "\(missing)")
     }
 
-    @Test("Ctrl-C kills the schedule under way (its own process group) and exits 130")
-    func interruptKillsTheRun() throws {
+    @Test(
+        "Ctrl-C (or SIGTERM) kills the schedule under way (its own process group) and exits 128 + the signal",
+        arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143))])
+    func interruptKillsTheRun(signal: Int32, status: Int32) throws {
         let directory = TempDirectory("explore-interrupt")
         let pidFile = directory.file("child.pid").path
         let explorer = try ChildProcess(
@@ -250,12 +252,12 @@ struct ExploreCommandTests {
         let pid = try #require(childPID, "the fake child never started")
         // A guard, not an ordering: a ctxdebug that ignores the interrupt is ended.
         DispatchQueue.global().asyncAfter(deadline: .now() + 60) { [explorerPID = explorer.pid] in kill(explorerPID, SIGKILL) }
-        kill(explorer.pid, SIGINT)
+        kill(explorer.pid, signal)
         explorer.process.waitUntilExit()
         let state = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?.split(separator: " ").dropFirst(2).first
         kill(pid, SIGKILL)  // a child left alive would hold ctxdebug's output open
         let run = explorer.wait()
-        #expect(run.status == 130, "\(run)")
+        #expect(run.status == status, "\(run)")
         #expect(run.stderr.contains("interrupted"), "\(run.stderr)")
         #expect(state == nil || state == "Z", "the child was killed, not left waiting on the socket: state \(state ?? "gone")")
     }
