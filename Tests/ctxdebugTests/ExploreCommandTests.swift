@@ -117,6 +117,19 @@ struct ExploreCommandTests {
         if mode == "crash" { #expect((failure["message"] as? String)?.contains("SIGABRT") == true) }
     }
 
+    @Test("with --allow-uncontrolled a failure's schedule is marked not reproducible, and its replay line keeps the flag")
+    func allowUncontrolledIsNotReproducible() throws {
+        let directory = TempDirectory("explore-uncontrolled")
+        let run = try Self.explore(
+            ["--strategy", "random", "--iterations", "100", "--allow-uncontrolled", "--json", "r.json", "--schedule-dir", "s"], mode: "bug",
+            in: directory)
+        #expect(run.status == 1, "\(run)")
+        let failure = try #require(try Self.json(directory.file("r.json"))["failure"] as? [String: Any])
+        #expect(failure["reproducible"] as? Bool == false)
+        #expect((failure["schedule"] as? [String: Any])?["reproducible"] as? Bool == false)
+        #expect((failure["replayCommand"] as? String)?.contains("--allow-uncontrolled --") == true, "\(failure)")
+    }
+
     @Test("steps are numbered across the processes of one COMMAND")
     func stepsNumberedAcrossConnections() throws {
         let directory = TempDirectory("explore-two")
