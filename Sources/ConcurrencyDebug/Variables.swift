@@ -92,11 +92,28 @@ extension ConcurrencyDebug.Variable {
     package static let mainQueueIOTime = Self(
         name: "CTXDEBUG_MAIN_QUEUE_IO_MS", type: .number(atLeast: 0), defaultValue: "16", placeholder: "MS",
         help: "main-queue-io: longest fetch or save")
+    // Set by `ctxdebug explore` for the processes it runs (docs/explore.md).
+    package static let exploreSocket = Self(
+        name: "CTXDEBUG_EXPLORE_SOCKET", type: .path, defaultValue: "none", placeholder: "PATH",
+        help: "explored: the parent's decisions")
+    package static let exploreGranularity = Self(
+        name: "CTXDEBUG_EXPLORE_GRANULARITY", type: .choice(["coarse", "fine"]), defaultValue: "coarse", placeholder: "G",
+        help: "explored: coarse, or fine (+faults)")
+    package static let exploreHangTimeout = Self(
+        name: "CTXDEBUG_EXPLORE_HANG_TIMEOUT", type: .number(atLeast: 0), defaultValue: "2", placeholder: "S",
+        help: "explored: seconds without a decision")
+    package static let exploreAllowUncontrolled = Self(
+        name: "CTXDEBUG_EXPLORE_ALLOW_UNCONTROLLED", type: .choice(["0", "1"]), defaultValue: "0", placeholder: "0|1",
+        help: "explored: let stray threads run")
+    package static let exploreSites = Self(
+        name: "CTXDEBUG_EXPLORE_SITES", type: .choice(["0", "1"]), defaultValue: "0", placeholder: "0|1",
+        help: "explored: send source sites at exit")
 
     /// Every `CTXDEBUG_*` variable, in the order `--help` and the docs list them.
     package static let all: [Self] = [
         concurrency, onViolation, report, exitCode, reportDirectory, suppressions, symbolizer, journal,
         diagnostics, missingMergeGrace, mainQueueWait, mainQueueIORows, mainQueueIOTime,
+        exploreSocket, exploreGranularity, exploreHangTimeout, exploreAllowUncontrolled, exploreSites,
     ]
 
     /// The one place the process's environment is read: every variable of the table

@@ -8,8 +8,8 @@ import Foundation
 enum ProcessExploration {
     /// The process's scheduler, or nil when the process is not explored. Read once.
     static let scheduler: ControlledScheduler? = {
-        let environment = ProcessInfo.processInfo.environment
-        guard let path = environment["CTXDEBUG_EXPLORE_SOCKET"].map({ String(EnvironmentValue.trimmed($0)) }), !path.isEmpty else { return nil }
+        let environment = ConcurrencyDebug.Variable.current()
+        guard let path = ConcurrencyDebug.Variable.exploreSocket.value(in: environment).map({ String(EnvironmentValue.trimmed($0)) }), !path.isEmpty else { return nil }
         let settings = Settings(environment)
         let channel: ParentChannel
         do {
@@ -38,16 +38,16 @@ enum ProcessExploration {
         var sendsSites = false
 
         init(_ environment: [String: String]) {
-            if let text = environment["CTXDEBUG_EXPLORE_GRANULARITY"] {
+            if let text = ConcurrencyDebug.Variable.exploreGranularity.value(in: environment) {
                 if let value = ControlledGranularity(rawValue: EnvironmentValue.trimmed(text).lowercased()) {
                     granularity = value
                 } else {
                     warn("CTXDEBUG_EXPLORE_GRANULARITY=\(text) is not coarse or fine; using coarse.")
                 }
             }
-            allowsUncontrolled = environment["CTXDEBUG_EXPLORE_ALLOW_UNCONTROLLED"].map { EnvironmentValue.trimmed($0) == "1" } ?? false
-            sendsSites = environment["CTXDEBUG_EXPLORE_SITES"].map { EnvironmentValue.trimmed($0) == "1" } ?? false
-            if let text = environment["CTXDEBUG_EXPLORE_HANG_TIMEOUT"] {
+            allowsUncontrolled = ConcurrencyDebug.Variable.exploreAllowUncontrolled.value(in: environment).map { EnvironmentValue.trimmed($0) == "1" } ?? false
+            sendsSites = ConcurrencyDebug.Variable.exploreSites.value(in: environment).map { EnvironmentValue.trimmed($0) == "1" } ?? false
+            if let text = ConcurrencyDebug.Variable.exploreHangTimeout.value(in: environment) {
                 if let value = Double(EnvironmentValue.trimmed(text)), value > 0, value.isFinite {
                     hangTimeout = value
                 } else {
