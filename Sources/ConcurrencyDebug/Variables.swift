@@ -153,9 +153,11 @@ extension ConcurrencyDebug.Variable {
     /// The table as `--help` prints it: one line a variable, the help aligned.
     package static var helpText: String {
         let names = all.map { "\($0.name)=\($0.placeholder)" }
-        let width = names.map(\.count).max() ?? 0
+        // Aligned for the names that leave the help room in 80 columns; a longer name
+        // (one of explore's, whose help is short) takes its own two spaces.
+        let width = names.filter { $0.count <= 34 }.map(\.count).max() ?? 0
         return zip(names, all).map { name, variable in
-            "  " + name + String(repeating: " ", count: width - name.count + 2) + variable.help
+            "  " + name + String(repeating: " ", count: max(0, width - name.count) + 2) + variable.help
         }.joined(separator: "\n")
     }
 }
