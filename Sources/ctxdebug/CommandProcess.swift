@@ -54,8 +54,9 @@ enum CommandProcess {
         var outputFile: String?
     }
 
-    /// Starts `arguments` (looked up on PATH) with `environment`, SIGINT and SIGQUIT
-    /// set back to their defaults (this process may ignore or catch them). With
+    /// Starts `arguments` (looked up on PATH) with `environment`, SIGINT, SIGQUIT,
+    /// SIGTERM and SIGHUP set back to their defaults (this process may ignore or catch
+    /// them). With
     /// `ownProcessGroup` it leads a new process group (its id is the pid), so that
     /// every process it starts can be killed together. Returns the pid, or why it
     /// could not start.
@@ -69,6 +70,8 @@ enum CommandProcess {
         sigemptyset(&defaults)
         sigaddset(&defaults, SIGINT)
         sigaddset(&defaults, SIGQUIT)
+        sigaddset(&defaults, SIGTERM)
+        sigaddset(&defaults, SIGHUP)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         var flags = Int32(POSIX_SPAWN_SETSIGDEF)
         if ownProcessGroup {
@@ -110,6 +113,18 @@ enum CommandProcess {
             case .notFound(let message): .notFound(message)
             case .cannotExecute(let message): .cannotExecute(message)
             }
+        }
+    }
+
+    /// Marks every descriptor this process inherited (beyond stdin, stdout and stderr)
+    /// close-on-exec, so that COMMAND does not inherit them: a process COMMAND leaves
+    /// behind must not keep this process's parent waiting on a pipe or socket it
+    /// gave to this process (Foundation's `Process` watches one to see it end).
+    static func keepInheritedDescriptorsFromCommands() {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return }
+        for descriptor in names.compactMap({ Int32($0) }) where descriptor > STDERR_FILENO {
+            let flags = fcntl(descriptor, F_GETFD)
+            if flags >= 0 && flags & FD_CLOEXEC == 0 { _ = fcntl(descriptor, F_SETFD, flags | FD_CLOEXEC) }
         }
     }
 

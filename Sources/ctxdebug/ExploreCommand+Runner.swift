@@ -7,15 +7,6 @@ import Reports
 import Glibc
 #endif
 
-/// The environment variables of the explore protocol (docs/explore.md).
-enum ExploreVariable {
-    static let socket = "CTXDEBUG_EXPLORE_SOCKET"
-    static let granularity = "CTXDEBUG_EXPLORE_GRANULARITY"
-    static let allowUncontrolled = "CTXDEBUG_EXPLORE_ALLOW_UNCONTROLLED"
-    static let hangTimeout = "CTXDEBUG_EXPLORE_HANG_TIMEOUT"
-    static let sites = "CTXDEBUG_EXPLORE_SITES"
-}
-
 /// Runs COMMAND once per schedule for one worker: a socket of its own for each run,
 /// COMMAND in its own process group, every decision answered by the strategy, and the
 /// verdict read from what the children said and how COMMAND ended.
@@ -153,15 +144,12 @@ final class ExploreRunner {
         for key in base.keys where key.hasPrefix("CTXDEBUG_EXPLORE") { base[key] = nil }
         var values: [ConcurrencyDebug.Variable: String] = [
             .onViolation: "report", .reportDirectory: reportDirectory, .report: directory + "/report.json",
+            .exploreSocket: socket, .exploreGranularity: granularity.rawValue, .exploreHangTimeout: String(hangTimeout),
         ]
         if base[ConcurrencyDebug.Variable.concurrency.name] == nil { values[.concurrency] = "1" }
-        var environment = ConcurrencyDebug.Variable.environment(values, removing: [.exitCode], base: base)
-        environment[ExploreVariable.socket] = socket
-        environment[ExploreVariable.granularity] = granularity.rawValue
-        environment[ExploreVariable.hangTimeout] = String(hangTimeout)
-        if allowUncontrolled { environment[ExploreVariable.allowUncontrolled] = "1" }
-        if sites { environment[ExploreVariable.sites] = "1" }
-        return environment
+        if allowUncontrolled { values[.exploreAllowUncontrolled] = "1" }
+        if sites { values[.exploreSites] = "1" }
+        return ConcurrencyDebug.Variable.environment(values, removing: [.exitCode], base: base)
     }
 
     /// Empties COMMAND's output and the violation reports of the last run.

@@ -55,7 +55,7 @@ struct ExploreCommand: ParsableCommand {
               74    the schedule directory cannot be written
               126   COMMAND cannot be executed
               127   COMMAND not found
-              130   interrupted (Ctrl-C): the schedules under way are killed
+              130   interrupted (Ctrl-C; 143 for SIGTERM): the schedules under way are killed
             See docs/explore.md.
             """
     )
@@ -122,6 +122,7 @@ struct ExploreCommand: ParsableCommand {
                 "the schedule directory \(settings.scheduleDirectory) cannot be written (\(problem)); give a writable one with --schedule-dir",
                 status: .scheduleDirectoryUnwritable)
         }
+        CommandProcess.keepInheritedDescriptorsFromCommands()
         let session = try ExploreSession(settings: settings)
         defer { try? FileManager.default.removeItem(atPath: session.workDirectory) }
         let interruption = ExploreInterruption(session)
@@ -138,26 +139,31 @@ struct ExploreCommand: ParsableCommand {
     }
 }
 
-/// Ctrl-C during an exploration: COMMAND runs in process groups of its own, which the
-/// terminal's SIGINT does not reach, so they are killed here before this process ends.
+/// Ctrl-C (or a CI job's SIGTERM, a closed terminal's SIGHUP) during an exploration:
+/// COMMAND runs in process groups of its own, which the terminal's signals do not
+/// reach, so they are killed here before this process ends with 128 + the signal.
 final class ExploreInterruption {
-    private let source: any DispatchSourceSignal
+    static let signals = [SIGINT, SIGTERM, SIGHUP]
+    private let sources: [any DispatchSourceSignal]
 
     init(_ session: ExploreSession) {
-        signal(SIGINT, SIG_IGN)
-        source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        source.setEventHandler {
-            session.groups.killAll()
-            try? FileManager.default.removeItem(atPath: session.workDirectory)
-            say("\nctxdebug explore: interrupted; the schedules under way were killed")
-            ExitStatus.command(killedBy: SIGINT).endProcess()
+        sources = Self.signals.map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                session.groups.killAll()
+                try? FileManager.default.removeItem(atPath: session.workDirectory)
+                say("\nctxdebug explore: interrupted; the schedules under way were killed")
+                ExitStatus.command(killedBy: number).endProcess()
+            }
+            source.resume()
+            return source
         }
-        source.resume()
     }
 
     func cancel() {
-        source.cancel()
-        signal(SIGINT, SIG_DFL)
+        for source in sources { source.cancel() }
+        for number in Self.signals { signal(number, SIG_DFL) }
     }
 }
 

@@ -18,6 +18,7 @@
 //   long       three actors, 8 steps each, all enabled at once; never fails; appends
 //              the choices it got, one line per run, to $CTXDEBUG_FAKE_LOG
 //   silent     never connects, exits 0
+//   stall      connects, says hello, then waits for ever without a decision
 // $CTXDEBUG_FAKE_ENV, when set, names a file the CTXDEBUG_ variables are appended to.
 import Foundation
 #if canImport(Glibc)
@@ -149,6 +150,10 @@ if let envFile = environment["CTXDEBUG_FAKE_ENV"] {
         try? handle.close()
     }
 }
+if let pidFile = environment["CTXDEBUG_FAKE_PID"] {
+    try? Data("\(getpid())".utf8).write(to: URL(fileURLWithPath: pidFile + ".partial"))
+    rename(pidFile + ".partial", pidFile)
+}
 if mode == "silent" { exit(0) }
 guard let socketPath = environment["CTXDEBUG_EXPLORE_SOCKET"] else {
     FileHandle.standardError.write(Data("fake child: CTXDEBUG_EXPLORE_SOCKET is not set\n".utf8))
@@ -172,6 +177,11 @@ if mode == "two" {
     _ = runProgram(&warmUpActors, channel: warmUp, choices: &ignored, bugCheck: false, sites: &warmUpSites)
     finish(warmUp, sites: warmUpSites)
     warmUp.close()
+}
+
+if mode == "stall" {
+    _ = connectAndHello()
+    while true { pause() }
 }
 
 var outer: Channel?

@@ -94,8 +94,10 @@ struct ExploreCommandTests {
         #expect(run.status == 0, "\(run)")
         let report = try Self.json(directory.file("r.json"))
         #expect(report["exhausted"] as? Bool == true)
-        #expect((report["schedulesRun"] as? Int ?? 0) > 1)
-        #expect((report["schedulesRun"] as? Int ?? 0) < 1_000)
+        // The program's schedules (d = driver, q = q1; q1 enabled after d's first step):
+        // dddqq (FIFO), ddqqd and dqqdd (one deviation each), ddqdq and dqddq (two):
+        // every one within two deviations, each once, fed by the traces the parent kept.
+        #expect(report["schedulesRun"] as? Int == 5, "\(report)")
         #expect(run.stderr.contains("one ordered search: it ran with one worker, not 2"), "\(run.stderr)")
         #expect(run.stdout.contains("passed: no failure"), "\(run.stdout)")
     }
@@ -113,6 +115,19 @@ struct ExploreCommandTests {
         #expect(failure["kind"] as? String == kind, "\(run.stdout)")
         #expect(failure["replaysConfirmed"] as? Int == 3, "\(run.stdout)")
         if mode == "crash" { #expect((failure["message"] as? String)?.contains("SIGABRT") == true) }
+    }
+
+    @Test("with --allow-uncontrolled a failure's schedule is marked not reproducible, and its replay line keeps the flag")
+    func allowUncontrolledIsNotReproducible() throws {
+        let directory = TempDirectory("explore-uncontrolled")
+        let run = try Self.explore(
+            ["--strategy", "random", "--iterations", "100", "--allow-uncontrolled", "--json", "r.json", "--schedule-dir", "s"], mode: "bug",
+            in: directory)
+        #expect(run.status == 1, "\(run)")
+        let failure = try #require(try Self.json(directory.file("r.json"))["failure"] as? [String: Any])
+        #expect(failure["reproducible"] as? Bool == false)
+        #expect((failure["schedule"] as? [String: Any])?["reproducible"] as? Bool == false)
+        #expect((failure["replayCommand"] as? String)?.contains("--allow-uncontrolled --") == true, "\(failure)")
     }
 
     @Test("steps are numbered across the processes of one COMMAND")
@@ -218,6 +233,62 @@ struct ExploreCommandTests {
         let silent = try Self.explore(["--iterations", "50"], mode: "silent", in: directory)
         #expect(silent.status == 64, "\(silent)")
         #expect(silent.stderr.contains("nothing to explore"), "\(silent.stderr)")
+    }
+
+    @Test("--time alone bounds the exploration; a --replay file that is not a schedule exits 65")
+    func timeAndUnreadableReplay() throws {
+        let directory = TempDirectory("explore-time")
+        let timed = try Self.explore(["--strategy", "random", "--time", "300ms", "--json", "r.json"], mode: "pass", in: directory)
+        #expect(timed.status == 0, "\(timed)")
+        #expect((try Self.json(directory.file("r.json"))["schedulesRun"] as? Int ?? 0) >= 1)
+        try Data("{\"format\": \"something-else\"}".utf8).write(to: directory.file("not-a-schedule.json"))
+        let replay = try Self.explore(["--replay", "not-a-schedule.json"], mode: "bug", in: directory)
+        #expect(replay.status == 65, "\(replay)")
+        #expect(replay.stderr.contains("not a ctxdebug schedule file"), "\(replay.stderr)")
+        let missing = try Self.explore(["--replay", "missing.json"], mode: "bug", in: directory)
+        #expect(missing.status == 65, "\(missing)")
+    }
+
+    @Test(
+        "Ctrl-C (or SIGTERM) kills the schedule under way (its own process group) and exits 128 + the signal",
+        arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143))])
+    func interruptKillsTheRun(signal: Int32, status: Int32) throws {
+        let directory = TempDirectory("explore-interrupt")
+        let pidFile = directory.file("child.pid").path
+        let explorer = try ChildProcess(
+            try CLI.ctxdebugPath(), ["explore", "--hang-timeout", "300", "--", try Self.fakeChild(), "stall"],
+            environment: ["CTXDEBUG_FAKE_PID": pidFile], in: directory.url)
+        var childPID: pid_t?
+        // Waits for the child to have started (it writes its pid), at most a minute.
+        for _ in 0..<6_000 where childPID == nil {
+            childPID = (try? String(contentsOfFile: pidFile, encoding: .utf8)).flatMap { pid_t($0) }
+            if childPID == nil { usleep(10_000) }
+        }
+        let pid = try #require(childPID, "the fake child never started")
+        // A guard, not an ordering: a ctxdebug that ignores the interrupt is ended.
+        DispatchQueue.global().asyncAfter(deadline: .now() + 60) { [explorerPID = explorer.pid] in kill(explorerPID, SIGKILL) }
+        kill(explorer.pid, signal)
+        explorer.process.waitUntilExit()
+        let killed = Self.wasKilled(pid)
+        kill(pid, SIGKILL)  // a child left alive would hold ctxdebug's output open
+        let run = explorer.wait()
+        #expect(run.status == status, "\(run)")
+        #expect(run.stderr.contains("interrupted"), "\(run.stderr)")
+        #expect(killed, "the child was killed, not left waiting on the socket")
+    }
+
+    /// True when `pid` is gone, a zombie, or has SIGKILL pending (sent, not yet acted
+    /// on: a busy machine may not have run it yet), from /proc/PID/status.
+    static func wasKilled(_ pid: pid_t) -> Bool {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return true }
+        var fields: [String: String] = [:]
+        for line in status.split(separator: "\n") {
+            let parts = line.split(separator: ":", maxSplits: 1)
+            if parts.count == 2 { fields[String(parts[0])] = parts[1].trimmingCharacters(in: .whitespaces) }
+        }
+        if let state = fields["State"], state.hasPrefix("Z") || state.hasPrefix("X") { return true }
+        let sigkill = UInt64(1) << UInt64(SIGKILL - 1)
+        return ["SigPnd", "ShdPnd"].contains { fields[$0].flatMap { UInt64($0, radix: 16) }.map { $0 & sigkill != 0 } ?? false }
     }
 
     @Test("a schedule directory that cannot be written exits 74 before exploring")
