@@ -108,7 +108,7 @@ let package = Package(
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "ReportFormats", "ViolationModel", "ReplayModel", "ExploreModel", "TestSupport"]),
         .testTarget(
             name: "ctxdebugTests",
-            dependencies: ["ctxdebug", "ctxdebug-stress-writer", "ctxdebug-explore-fake-child", "ctxdebug-explore-sample", "ConcurrencyDebug", "ManagedContext", "CoreDataLint", "Reports", "Replay", "TestSupport"]
+            dependencies: ["ctxdebug", "ctxdebug-stress-writer", "ctxdebug-explore-fake-child", "ctxdebug-explore-sample", "ConcurrencyDebug", "ManagedContext", "CoreDataLint", "Reports", "Replay", "ExploreModel", "TestSupport"]
         ),
     ]
 )

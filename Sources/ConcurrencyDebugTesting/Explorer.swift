@@ -42,13 +42,14 @@ struct Explorer {
             let runSeed = ExplorationSeeds.seed(base: seed, iteration: iteration)
             chooser.beginRun(iteration: iteration, seed: runSeed)
             let logged = ScheduleHeader(
-                strategy: chooser.runName, seed: runSeed, iteration: iteration, granularity: options.granularity, reproducible: true)
+                strategy: chooser.runName, seed: seed, iteration: iteration, granularity: options.granularity, reproducible: true)
             let (outcome, after) = runOnce(with: chooser, log: logged)
             chooser = after
             ran += 1
             if let failure = outcome.failure {
+                // The exploration's seed: with the iteration, it names the run (docs/explore.md).
                 let header = ScheduleHeader(
-                    strategy: chooser.runName, seed: runSeed, iteration: iteration, granularity: options.granularity,
+                    strategy: chooser.runName, seed: seed, iteration: iteration, granularity: options.granularity,
                     reproducible: outcome.reproducible)
                 let report = try confirm(outcome, failure, header: header, schedulesRun: ran, elapsed: elapsed)
                 try? FileManager.default.removeItem(atPath: runningLogPath)

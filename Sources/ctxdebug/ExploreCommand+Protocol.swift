@@ -47,6 +47,9 @@ struct ExploreRunSession {
     private var stepsOfConnection: [[Int]] = []
     private let decoder = JSONDecoder()
 
+    /// Where each step goes as it is taken, when the run is logged.
+    var log: StepLogWriter?
+
     init(strategy: any ExplorationStrategy) { self.strategy = strategy }
 
     var connections: Int { stepsOfConnection.count }
@@ -93,10 +96,11 @@ struct ExploreRunSession {
         let point = candidate?.point ?? (reacher ? message.point : nil) ?? SchedulingPoint.blockStart.rawValue
         let queue = candidate != nil ? candidate?.context : (reacher ? message.context : nil)
         stepsOfConnection[connection].append(steps.count)
-        steps.append(
-            ScheduleStep(
-                step: steps.count, actor: enabled[chosen], point: SchedulingPoint(point), queue: queue, enabled: enabled,
-                defaultIndex: defaultIndex, chosen: chosen))
+        let step = ScheduleStep(
+            step: steps.count, actor: enabled[chosen], point: SchedulingPoint(point), queue: queue, enabled: enabled,
+            defaultIndex: defaultIndex, chosen: chosen)
+        steps.append(step)
+        try? log?.writeStep(step)
         return String(chosen)
     }
 

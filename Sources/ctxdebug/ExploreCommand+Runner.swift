@@ -15,6 +15,7 @@ final class ExploreRunner {
     let granularity: ExploreGranularity
     let hangTimeout: Double
     let allowUncontrolled: Bool
+    let scheduleDirectory: String
     /// The worker's own directory: sockets, COMMAND's output, violation reports.
     let directory: String
     let groups: ExploreProcessGroups
@@ -25,17 +26,24 @@ final class ExploreRunner {
         self.granularity = granularity
         hangTimeout = settings.hangTimeout
         allowUncontrolled = settings.allowUncontrolled
+        scheduleDirectory = settings.scheduleDirectory
         self.directory = directory
         self.groups = groups
         try FileManager.default.createDirectory(atPath: reportDirectory, withIntermediateDirectories: true)
     }
 
     var outputPath: String { directory + "/output.log" }
+    /// The step log of the schedule under way, in the schedule directory.
+    var runningLog: String { scheduleDirectory + "/running-" + (directory as NSString).lastPathComponent + ".log" }
     var reportDirectory: String { directory + "/reports" }
 
     /// Runs COMMAND once, `strategy` answering (it is left as the run left it). With
     /// `sites`, the children send their steps' source sites at exit.
-    func run(_ strategy: inout any ExplorationStrategy, sites: Bool = false) throws -> ScheduleOutcome {
+    ///
+    /// With `log`, the schedule's steps also go to `runningLog` as they are taken (a
+    /// step log, which `--replay` reads): if `ctxdebug explore` itself dies, the schedule
+    /// under way is left behind. The log is removed once the run is over.
+    func run(_ strategy: inout any ExplorationStrategy, sites: Bool = false, log header: ScheduleHeader? = nil) throws -> ScheduleOutcome {
         runs += 1
         let listener = try ExploreListener(path: "\(directory)/s\(runs).sock")
         try prepareFiles()
@@ -45,13 +53,21 @@ final class ExploreRunner {
         let pid = try spawned.get()
         groups.insert(pid)
         var session = ExploreRunSession(strategy: strategy)
+        if header != nil { try? FileManager.default.createDirectory(atPath: scheduleDirectory, withIntermediateDirectories: true) }
+        session.log = header.flatMap { try? StepLogWriter.create(path: runningLog, header: $0) }
         let ending = serve(listener, pid: pid, session: &session)
         kill(-pid, SIGKILL)  // what is left of the group: nothing of it may reach the next run
         groups.remove(pid)
         strategy = session.strategy
-        return ScheduleOutcome(
+        let outcome = ScheduleOutcome(
             steps: session.steps, failure: verdict(session, ending), reproducible: session.reproducible && !allowUncontrolled,
             connections: session.connections, strategyName: strategy.runName)
+        if var log = session.log {
+            if let failure = outcome.failure { try? log.writeFailure(failure) } else { try? log.writeEnd() }
+            log.close()
+            try? FileManager.default.removeItem(atPath: runningLog)
+        }
+        return outcome
     }
 
     /// How COMMAND ended: it exited (and every connection closed), or it was hung and killed.

@@ -101,7 +101,8 @@ struct ExploreSession: Sendable {
                 if let deadline, MonotonicClock.now() >= deadline { return }
                 let seed = ExplorationSeeds.seed(base: settings.seed, iteration: iteration)
                 strategy.beginRun(iteration: iteration, seed: seed)
-                let outcome = try runner.run(&strategy)
+                let outcome = try runner.run(&strategy, log: ScheduleHeader(
+                    strategy: strategy.runName, seed: settings.seed, iteration: iteration, granularity: settings.granularity ?? .coarse))
                 let done = tally.withLock { tally in
                     tally.schedulesRun += 1
                     if outcome.failure != nil {

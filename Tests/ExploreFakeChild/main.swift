@@ -19,6 +19,7 @@
 //              the choices it got, one line per run, to $CTXDEBUG_FAKE_LOG
 //   silent     never connects, exits 0
 //   stall      connects, says hello, then waits for ever without a decision
+//   freeze     runs the program's decisions, then waits for ever (whatever the order)
 // $CTXDEBUG_FAKE_ENV, when set, names a file the CTXDEBUG_ variables are appended to.
 import Foundation
 #if canImport(Glibc)
@@ -198,6 +199,9 @@ var actors = mode == "long" ? longProgram() : bugProgram(changed: mode == "chang
 var choices: [String] = []
 var sites: [String] = []
 let bug = runProgram(&actors, channel: channel, choices: &choices, bugCheck: !["pass", "changed", "long"].contains(mode), sites: &sites)
+if mode == "freeze" {
+    while true { pause() }
+}
 if !(bug && ["crash", "hang"].contains(mode)) { finish(channel, sites: sites) }
 if mode == "long", let log = environment["CTXDEBUG_FAKE_LOG"] {
     let fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0o644)

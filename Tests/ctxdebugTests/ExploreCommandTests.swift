@@ -1,3 +1,4 @@
+import ExploreModel
 import Foundation
 import Testing
 import TestSupport
@@ -275,6 +276,34 @@ struct ExploreCommandTests {
         #expect(run.status == status, "\(run)")
         #expect(run.stderr.contains("interrupted"), "\(run.stderr)")
         #expect(killed, "the child was killed, not left waiting on the socket")
+    }
+
+    @Test("the schedule under way is in the schedule directory as a step log: when ctxdebug explore dies, it is left behind and reads back")
+    func runningScheduleSurvivesTheParent() throws {
+        let directory = TempDirectory("explore-running-log")
+        let pidFile = directory.file("child.pid").path
+        let log = directory.file("schedules/running-w0.log").path
+        let explorer = try ChildProcess(
+            try CLI.ctxdebugPath(),
+            ["explore", "--hang-timeout", "300", "--schedule-dir", "schedules", "--", try Self.fakeChild(), "freeze"],
+            environment: ["CTXDEBUG_FAKE_PID": pidFile], in: directory.url)
+        // A guard, not an ordering: a ctxdebug left running is ended.
+        DispatchQueue.global().asyncAfter(deadline: .now() + 120) { [explorerPID = explorer.pid] in kill(explorerPID, SIGKILL) }
+        // Waits (at most a minute) until the frozen child's decisions are in the log.
+        var steps = 0
+        for _ in 0..<6_000 where steps < 2 {
+            steps = (try? StepLog.assemble(Data(contentsOf: URL(fileURLWithPath: log))))?.schedule.steps.count ?? 0
+            if steps < 2 { usleep(10_000) }
+        }
+        kill(explorer.pid, SIGKILL)  // ctxdebug explore dies: no exit hook, no clean-up
+        explorer.process.waitUntilExit()
+        if let pid = (try? String(contentsOfFile: pidFile, encoding: .utf8)).flatMap({ pid_t($0) }) { kill(pid, SIGKILL) }
+        _ = explorer.wait()
+        let assembled = try StepLog.assemble(Data(contentsOf: URL(fileURLWithPath: log)))
+        #expect(assembled.schedule.steps.count >= 2, "the decisions taken before it died")
+        #expect(!assembled.finished, "the run had not ended")
+        #expect(assembled.schedule.strategy == "random" || !assembled.schedule.strategy.isEmpty)
+        #expect(assembled.schedule.iteration == 0)
     }
 
     /// True when `pid` is gone, a zombie, or has SIGKILL pending (sent, not yet acted

@@ -18,7 +18,7 @@ final class ParentChannel: @unchecked Sendable {
     private let lock = LockedValue<[UInt8]>([])
 
     init(connectingTo path: String) throws {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)  // not inherited by what the process spawns
         guard fd >= 0 else { throw Failure(description: "cannot make a socket: \(String(cString: strerror(errno)))") }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
