@@ -104,11 +104,11 @@ struct BenchCommand: ParsableCommand {
         var items: [BenchItem] = []
         if !["1", "2", "3", "4", "5", "6", "7", "9"].filter(wants).isEmpty { items = try measureRuntime(work: work) }
         if wants("8") {
-            progress("8/9 ctxdebug lint")
+            progress("8/10 ctxdebug lint")
             items.append(try LintBench.run(lines: quick ? 20_000 : 500_000, repetitions: repetitions ?? 3, work: work))
         }
         if wants("10") {
-            progress("10 explore, in process")
+            progress("10/10 explore, in process")
             items.append(try ExploreBench.run(
                 schedules: quick ? 20 : 400, blocks: quick ? 20 : 300, repetitions: repetitions ?? (quick ? 3 : 5), work: work))
         }
@@ -140,7 +140,7 @@ struct BenchCommand: ParsableCommand {
         var items: [BenchItem] = []
         var journal: URL?
         if wants("1") || wants("7") {
-            progress("1/9 per-access cost")
+            progress("1/10 per-access cost")
             let access: BenchItem
             (access, journal) = try AccessBench.run(
                 storeURL: exportStore, iterations: quick ? 200_000 : 5_000_000, repetitions: inProcessReps, work: work,
@@ -148,28 +148,28 @@ struct BenchCommand: ParsableCommand {
             if wants("1") { items.append(access) }
         }
         if wants("9") {
-            progress("9/9 block cost")
+            progress("9/10 block cost")
             items.append(try BlockBench.run(storeURL: exportStore, calls: quick ? 20_000 : 140_000, repetitions: inProcessReps))
         }
         if wants("5") {
-            progress("5/9 stack capture")
+            progress("5/10 stack capture")
             items.append(StackBench.run(repetitions: inProcessReps, capturesPerSample: quick ? 50 : 300))
         }
         if wants("2") || wants("4") {
-            progress("2/9 and 4/9 export, levels 0/1/3, and sqlite3")
+            progress("2/10 and 4/10 export, levels 0/1/3, and sqlite3")
             items += try ExportBench.run(store: exportStore, entries: exportEntries, repetitions: reps, work: work)
                 .filter { wants($0.id) }
         }
         if wants("3") {
-            progress("3/9 ThreadSanitizer")
+            progress("3/10 ThreadSanitizer")
             items.append(try threadSanitizerItem(replayStore: try replayStore(), replayEntries: replayEntries, reps: reps, work: work))
         }
         if wants("6") {
-            progress("6/9 UI replay")
+            progress("6/10 UI replay")
             items.append(try UIBench.run(store: try replayStore(), entries: replayEntries, duration: quick ? 0.5 : 3, repetitions: reps, work: work))
         }
         if let journal {
-            progress("7/9 journal reading")
+            progress("7/10 journal reading")
             items.append(try AccessJournalBench.run(journal: journal, repetitions: reps, work: work))
             try? FileManager.default.removeItem(at: journal)
         }

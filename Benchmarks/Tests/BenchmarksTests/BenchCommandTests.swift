@@ -68,7 +68,7 @@ import TestSupport
         #expect(report.machine.cores > 0)
         #expect(!report.machine.cpuModel.isEmpty && !report.machine.toolchain.isEmpty && !report.machine.date.isEmpty)
         #expect(report.wallSeconds > 0)
-        #expect(report.items.map(\.id) == ["1", "2", "3", "4", "5", "6", "7", "8", "9"])
+        #expect(report.items.map(\.id) == ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10"])
 
         for item in report.items {
             #expect(!item.title.isEmpty && !item.setup.isEmpty, "item \(item.id)")
@@ -86,11 +86,14 @@ import TestSupport
         }
         // Every map target has a row (met or missed, whatever the quick figures say).
         let targets = report.items.flatMap(\.targets).map(\.what)
-        #expect(targets.count == 22, "\(targets)")
+        #expect(targets.count == 24, "\(targets)")
         // Item 9 has five: levels 1 and 2 over level 0 per block, and level 0 against DispatchQueue.sync (issue 25).
         #expect(targets.contains("level 1 over level 0, per `performAndWait`"))
         #expect(targets.contains("a level-0 `performAndWait` against a plain `DispatchQueue.sync`"))
         #expect(targets.contains("a managed attribute read, checking off"))
+        // Item 10 has two: schedules a second of a 3-context test, and one scheduling point (issue 26).
+        #expect(targets.contains("explore in process, a 3-context test"))
+        #expect(targets.contains("a scheduling point"))
         // Item 8 has two: lint's speed and its peak memory per line (issue 24).
         #expect(targets.contains("`ctxdebug lint` peak memory"))
         #expect(targets.contains("level 1 over level 0, inside `perform`"))
@@ -115,9 +118,9 @@ import TestSupport
         #expect(run.status == 0, "\(run)")
         let report = try JSONDecoder().decode(Report.self, from: Data(run.stdout.utf8))
         #expect(report.items.map(\.id) == ["5", "9"])
-        let bad = try Self.run(Self.binary, ["bench", "--quick", "--only", "1,10"])
+        let bad = try Self.run(Self.binary, ["bench", "--quick", "--only", "1,11"])
         #expect(bad.status != 0)
-        #expect(bad.stderr.contains("--only takes item numbers from 1 to 9"), "\(bad.stderr)")
+        #expect(bad.stderr.contains("--only takes item numbers from 1 to 10"), "\(bad.stderr)")
     }
 
     static func run(_ executable: String, _ arguments: [String]) throws -> CommandRun {
