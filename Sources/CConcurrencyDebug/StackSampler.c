@@ -41,7 +41,8 @@ int ctxdebug_sampler_install(void) {
         action.sa_sigaction = ctxdebug_sampler_handler;
         action.sa_flags = SA_SIGINFO | SA_RESTART;
         sigemptyset(&action.sa_mask);
-        if (sigaction(sig, &action, NULL) == 0) sampler_signal = sig;
+        // Read without the lock by ctxdebug_sampler_self: published atomically.
+        if (sigaction(sig, &action, NULL) == 0) __atomic_store_n(&sampler_signal, sig, __ATOMIC_RELEASE);
     }
     int result = sampler_signal;
     pthread_mutex_unlock(&sampler_lock);
@@ -53,10 +54,11 @@ static _Thread_local int sampler_unblocked = 0;
 uintptr_t ctxdebug_sampler_self(void) {
     // libdispatch's worker threads block signals; the main queue runs on them under
     // dispatch_main(), so let this thread take the sampling signal.
-    if (!sampler_unblocked && sampler_signal != 0) {
+    int sig = __atomic_load_n(&sampler_signal, __ATOMIC_ACQUIRE);
+    if (!sampler_unblocked && sig != 0) {
         sigset_t set;
         sigemptyset(&set);
-        sigaddset(&set, sampler_signal);
+        sigaddset(&set, sig);
         pthread_sigmask(SIG_UNBLOCK, &set, NULL);
         sampler_unblocked = 1;
     }

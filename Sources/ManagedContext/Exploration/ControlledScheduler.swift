@@ -49,6 +49,9 @@ package final class ControlledScheduler: Sendable {
         self.describesCandidates = describesCandidates
         self.chooser = chooser
         state.withLock { $0.onFailure = onFailure }
+        // Before any unit starts: each unit's thread lets the sampling signal in when it
+        // starts (StackSampler.currentThread), so a hung one can be sampled.
+        StackSampler.install()
     }
 
     // MARK: What the run saw
