@@ -151,10 +151,23 @@ if let envFile = environment["CTXDEBUG_FAKE_ENV"] {
         try? handle.close()
     }
 }
-if let pidFile = environment["CTXDEBUG_FAKE_PID"] {
+/// Says this process's pid on $CTXDEBUG_FAKE_PID: a FIFO the test reads (it waits on
+/// the FIFO, not on a clock), or a plain file written whole.
+func announcePID() {
+    guard let pidFile = environment["CTXDEBUG_FAKE_PID"] else { return }
+    var info = stat()
+    if stat(pidFile, &info) == 0 && (info.st_mode & S_IFMT) == S_IFIFO {
+        let fd = open(pidFile, O_WRONLY)
+        let text = "\(getpid())\n"
+        _ = text.withCString { write(fd, $0, strlen($0)) }
+        close(fd)
+        return
+    }
     try? Data("\(getpid())".utf8).write(to: URL(fileURLWithPath: pidFile + ".partial"))
     rename(pidFile + ".partial", pidFile)
 }
+// `freeze` says it once its decisions are answered (so logged by the parent).
+if mode != "freeze" { announcePID() }
 if mode == "silent" { exit(0) }
 guard let socketPath = environment["CTXDEBUG_EXPLORE_SOCKET"] else {
     FileHandle.standardError.write(Data("fake child: CTXDEBUG_EXPLORE_SOCKET is not set\n".utf8))
@@ -200,6 +213,7 @@ var choices: [String] = []
 var sites: [String] = []
 let bug = runProgram(&actors, channel: channel, choices: &choices, bugCheck: !["pass", "changed", "long"].contains(mode), sites: &sites)
 if mode == "freeze" {
+    announcePID()
     while true { pause() }
 }
 if !(bug && ["crash", "hang"].contains(mode)) { finish(channel, sites: sites) }

@@ -256,16 +256,12 @@ struct ExploreCommandTests {
     func interruptKillsTheRun(signal: Int32, status: Int32) throws {
         let directory = TempDirectory("explore-interrupt")
         let pidFile = directory.file("child.pid").path
+        try #require(mkfifo(pidFile, 0o600) == 0)
         let explorer = try ChildProcess(
             try CLI.ctxdebugPath(), ["explore", "--hang-timeout", "300", "--", try Self.fakeChild(), "stall"],
             environment: ["CTXDEBUG_FAKE_PID": pidFile], in: directory.url)
-        var childPID: pid_t?
-        // Waits for the child to have started (it writes its pid), at most a minute.
-        for _ in 0..<6_000 where childPID == nil {
-            childPID = (try? String(contentsOfFile: pidFile, encoding: .utf8)).flatMap { pid_t($0) }
-            if childPID == nil { usleep(10_000) }
-        }
-        let pid = try #require(childPID, "the fake child never started")
+        // Waits for the child to have started: it writes its pid into the FIFO.
+        let pid = try #require(Self.readPID(fifo: pidFile), "the fake child never started")
         // A guard, not an ordering: a ctxdebug that ignores the interrupt is ended.
         DispatchQueue.global().asyncAfter(deadline: .now() + 60) { [explorerPID = explorer.pid] in kill(explorerPID, SIGKILL) }
         kill(explorer.pid, signal)
@@ -283,27 +279,49 @@ struct ExploreCommandTests {
         let directory = TempDirectory("explore-running-log")
         let pidFile = directory.file("child.pid").path
         let log = directory.file("schedules/running-w0.log").path
+        try #require(mkfifo(pidFile, 0o600) == 0)
         let explorer = try ChildProcess(
             try CLI.ctxdebugPath(),
             ["explore", "--hang-timeout", "300", "--schedule-dir", "schedules", "--", try Self.fakeChild(), "freeze"],
             environment: ["CTXDEBUG_FAKE_PID": pidFile], in: directory.url)
         // A guard, not an ordering: a ctxdebug left running is ended.
         DispatchQueue.global().asyncAfter(deadline: .now() + 120) { [explorerPID = explorer.pid] in kill(explorerPID, SIGKILL) }
-        // Waits (at most a minute) until the frozen child's decisions are in the log.
-        var steps = 0
-        for _ in 0..<6_000 where steps < 2 {
-            steps = (try? StepLog.assemble(Data(contentsOf: URL(fileURLWithPath: log))))?.schedule.steps.count ?? 0
-            if steps < 2 { usleep(10_000) }
-        }
+        // The frozen child says its pid once every decision was answered, so logged.
+        let pid = Self.readPID(fifo: pidFile)
         kill(explorer.pid, SIGKILL)  // ctxdebug explore dies: no exit hook, no clean-up
         explorer.process.waitUntilExit()
-        if let pid = (try? String(contentsOfFile: pidFile, encoding: .utf8)).flatMap({ pid_t($0) }) { kill(pid, SIGKILL) }
+        if let pid { kill(pid, SIGKILL) }
+        try #require(pid != nil, "the fake child never finished its decisions")
         _ = explorer.wait()
         let assembled = try StepLog.assemble(Data(contentsOf: URL(fileURLWithPath: log)))
         #expect(assembled.schedule.steps.count >= 2, "the decisions taken before it died")
         #expect(!assembled.finished, "the run had not ended")
         #expect(assembled.schedule.strategy == "random" || !assembled.schedule.strategy.isEmpty)
         #expect(assembled.schedule.iteration == 0)
+    }
+
+    /// The pid a fake child writes into the FIFO at `path`, waited for on a semaphore (a
+    /// minute at most, a guard against a child that never runs, not a speed threshold).
+    static func readPID(fifo path: String) -> pid_t? {
+        let read = LockedBox<pid_t?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            let fd = open(path, O_RDONLY)  // blocks until the child opens it to write
+            if fd >= 0 {
+                var bytes = [UInt8](repeating: 0, count: 32)
+                let n = Glibc.read(fd, &bytes, bytes.count)
+                close(fd)
+                if n > 0 { read.set(pid_t(String(decoding: bytes[..<n], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))) }
+            }
+            done.signal()
+        }
+        if done.wait(timeout: .now() + 60) == .timedOut {
+            // Unblock the reader: a writer that opens and closes gives it end of file.
+            let fd = open(path, O_WRONLY | O_NONBLOCK)
+            if fd >= 0 { close(fd) }
+            return nil
+        }
+        return read.get()
     }
 
     /// True when `pid` is gone, a zombie, or has SIGKILL pending (sent, not yet acted
@@ -393,4 +411,13 @@ struct ExploreRuntimeTests {
         #expect(report["exhausted"] as? Bool == true)
         #expect((report["schedulesRun"] as? Int ?? 0) > 1)
     }
+}
+
+/// A value set on one thread and read on another, under a lock.
+final class LockedBox<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+    init(_ value: Value) { self.value = value }
+    func set(_ new: Value) { lock.lock(); value = new; lock.unlock() }
+    func get() -> Value { lock.lock(); defer { lock.unlock() }; return value }
 }
