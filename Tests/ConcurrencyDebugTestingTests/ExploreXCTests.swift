@@ -29,3 +29,25 @@ final class LockedFlags: @unchecked Sendable {
     var mainOnMainThread: Bool { lock.lock(); defer { lock.unlock() }; return main && sawMain }
     var waited: Bool { lock.lock(); defer { lock.unlock() }; return wait }
 }
+
+/// Waiting on the main thread, `explore` sleeps in the main run loop; a run's end must
+/// wake it at once. It used to be seen only at the next 5 ms poll, which capped a
+/// main-thread caller at about 180 schedules/s (docs/benchmarks.md, item 10). The run
+/// loop now sleeps until the hang timeout, so a missed wake-up makes each run last the
+/// whole timeout: two runs then take at least twice the timeout, where they take
+/// milliseconds when woken. The bound is the hang timeout itself, not a speed limit.
+final class ExploreMainThreadWakeUpTests: XCTestCase {
+    func testARunsEndWakesTheMainThreadThatWaitsForIt() throws {
+        XCTAssertTrue(Thread.isMainThread)
+        let hangTimeout = 20.0
+        let report = try explore(.random, iterations: 2, seed: 3, options: ExploreOptions(hangTimeout: hangTimeout), name: "main-wake-up") {
+            let a = ManagedObjectContext(concurrencyType: .privateQueue)
+            let b = ManagedObjectContext(concurrencyType: .privateQueue)
+            a.perform {}
+            b.perform {}
+            drain()
+        }
+        XCTAssertEqual(report.schedulesRun, 2)
+        XCTAssertLessThan(report.elapsedSeconds, hangTimeout, "each run's end woke the main thread before its hang timeout ran out")
+    }
+}

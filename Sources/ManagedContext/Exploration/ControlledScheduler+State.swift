@@ -75,6 +75,8 @@ extension ControlledScheduler {
         var driver: Int?
         /// The driver's task was resumed and its next thread has not come yet.
         var vacantDriver = false
+        /// The run is waited for on the main thread, in its run loop (`waitForEnd`).
+        var mainThreadWaits = false
         /// Told of each failure as it is recorded (a child of `ctxdebug explore` sends it on).
         var onFailure: (@Sendable (ControlledRunFailure) -> Void)?
 

@@ -85,6 +85,9 @@ package final class ControlledScheduler: Sendable {
         }
         for handoff in rest { handoff.perform(self) }
         finished.signal()
+        // A waiter on the main thread sleeps in its run loop: an empty main-queue block
+        // wakes it now rather than at its deadline.
+        if state.withLock({ $0.mainThreadWaits }) { DispatchQueue.main.async {} }
     }
 
     /// Ends a run that has no driver body to end it (an async driver's): control is
@@ -120,10 +123,14 @@ package final class ControlledScheduler: Sendable {
 
     private func waitForFinish(seconds: Double) -> Bool {
         guard Thread.isMainThread else { return finished.wait(timeout: .now() + seconds) == .success }
+        // The run's main-queue blocks need the main thread, so it serves its run loop
+        // meanwhile; the driver's end wakes it (see `runDriver`). The flag is set before
+        // the semaphore is looked at, so an end is never missed.
+        state.withLock { $0.mainThreadWaits = true }
         let deadline = Date(timeIntervalSinceNow: seconds)
         while Date() < deadline {
             if finished.wait(timeout: .now()) == .success { return true }
-            _ = RunLoop.current.run(mode: .default, before: Date(timeIntervalSinceNow: 0.005))
+            _ = RunLoop.current.run(mode: .default, before: deadline)
         }
         return finished.wait(timeout: .now()) == .success
     }
