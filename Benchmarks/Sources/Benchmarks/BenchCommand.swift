@@ -262,6 +262,9 @@ struct BenchCommand: ParsableCommand {
             // For profiling: `perf record ctxdebug-bench --child block-loop --program performAndWait:1 --iterations N --store S`.
             guard let program, let store, let iterations else { throw ValidationError("--child block-loop needs --program KIND:LEVEL, --store and --iterations.") }
             try BlockBench.loop(program, storeURL: URL(fileURLWithPath: store), calls: iterations)
+        case "explore-one-core":
+            guard let program, let childOutput else { throw ValidationError("--child explore-one-core needs --program SCHEDULES:BLOCKS:SEED and --child-output.") }
+            try ExploreBench.runOneCoreChild(program: program, output: childOutput)
         case "program":
             guard let program, let childOutput else { throw ValidationError("--child program needs --program and --child-output.") }
             SeededProgram.runChild(program, work: childOutput)
