@@ -91,9 +91,17 @@ import TestSupport
         #expect(targets.contains("level 1 over level 0, per `performAndWait`"))
         #expect(targets.contains("a level-0 `performAndWait` against a plain `DispatchQueue.sync`"))
         #expect(targets.contains("a managed attribute read, checking off"))
-        // Item 10 has two: schedules a second of a 3-context test, and one scheduling point (issue 26).
-        #expect(targets.contains("explore in process, a 3-context test"))
-        #expect(targets.contains("a scheduling point"))
+        // Item 10 has two, both on one core as issue 26 states them: schedules a second of a
+        // 3-context test, and one scheduling point. Its figures come from a child pinned to
+        // one CPU and from the bench itself on both cores.
+        #expect(targets.contains("explore in process, a 3-context test, on one core"))
+        #expect(targets.contains("a scheduling point, on one core"))
+        let explore = try #require(report.items.first { $0.id == "10" })
+        for name in ["schedules of a 3-context test, on one core", "one scheduling point (decision and handoff), on one core",
+                     "schedules of a 3-context test, both cores", "one scheduling point, both cores"] {
+            #expect(explore.figures.contains { $0.name == name }, "item 10 has \(name)")
+        }
+        #expect(explore.setup.contains { $0.contains("pinned to CPU ") }, "item 10 says which CPU its child was pinned to")
         // Item 8 has two: lint's speed and its peak memory per line (issue 24).
         #expect(targets.contains("`ctxdebug lint` peak memory"))
         #expect(targets.contains("level 1 over level 0, inside `perform`"))
