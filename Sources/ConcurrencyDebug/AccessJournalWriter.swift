@@ -40,7 +40,6 @@ public final class AccessJournalWriter: Sendable {
     private let file: AccessJournalFile
     private let clock: AccessJournalClock
     private let pid: UInt32
-    private let key: pthread_key_t
     /// Tells this writer's thread buffers from those of a journal opened before.
     private let identity: UInt
     /// Every thread's buffer, for flush() and close(). Keyed by identity.
@@ -61,9 +60,6 @@ public final class AccessJournalWriter: Sendable {
         self.file = AccessJournalFile(fd: fd)
         self.clock = AccessJournalClock()
         self.pid = UInt32(truncatingIfNeeded: getpid())
-        var key = pthread_key_t()
-        pthread_key_create(&key, accessJournalThreadDidExit)
-        self.key = key
         self.identity = writerSerial.add(1, ordering: .relaxed).newValue
 
         var header = [UInt8](repeating: 0, count: AccessJournalFormat.sessionHeaderSize)
@@ -106,17 +102,25 @@ public final class AccessJournalWriter: Sendable {
     /// and put in the thread's fast slot.
     @inline(never)
     private func threadBuffer() -> AccessJournalThreadBuffer {
-        let buffer: AccessJournalThreadBuffer
+        let key = accessJournalThreadKey
         if let raw = pthread_getspecific(key) {
-            buffer = Unmanaged<AccessJournalThreadBuffer>.fromOpaque(raw).takeUnretainedValue()
-        } else {
-            buffer = AccessJournalThreadBuffer(
-                capacity: blockCapacity, pid: pid, thread: UInt32(truncatingIfNeeded: ctxdebug_thread_id()),
-                threadName: Checker.currentThreadName(), file: file, clock: clock, writer: identity)
-            buffers.withLock { $0[ObjectIdentifier(buffer)] = buffer }
-            // The thread's slot holds a +1 reference, released when the thread exits.
-            pthread_setspecific(key, Unmanaged.passRetained(buffer).toOpaque())
+            let held = Unmanaged<AccessJournalThreadBuffer>.fromOpaque(raw)
+            if held._withUnsafeGuaranteedRef({ $0.writer == identity }) {
+                ctxdebug_set_access_log_buffer(raw)
+                return held.takeUnretainedValue()
+            }
+            // The thread moves to another journal: what it has for the old one is written
+            // now, and the slot's reference goes (the old writer keeps its own).
+            if ctxdebug_access_log_buffer() == raw { ctxdebug_set_access_log_buffer(nil) }
+            pthread_setspecific(key, nil)
+            held.takeRetainedValue().close()
         }
+        let buffer = AccessJournalThreadBuffer(
+            capacity: blockCapacity, pid: pid, thread: UInt32(truncatingIfNeeded: ctxdebug_thread_id()),
+            threadName: Checker.currentThreadName(), file: file, clock: clock, writer: identity)
+        buffers.withLock { $0[ObjectIdentifier(buffer)] = buffer }
+        // The thread's slot holds a +1 reference, released when the thread exits.
+        pthread_setspecific(key, Unmanaged.passRetained(buffer).toOpaque())
         ctxdebug_set_access_log_buffer(Unmanaged.passUnretained(buffer).toOpaque())
         return buffer
     }
@@ -170,6 +174,16 @@ final class AccessJournalFile: Sendable {
 }
 
 private let writerSerial = Atomic<UInt>(0)
+
+/// The one pthread key of every writer: a thread's buffer of the journal it records in
+/// now. One for the process, not one per writer: a process has only about 1,000 keys, and
+/// a key per journal ran out in long test runs (see `threadBuffer()`).
+private let accessJournalThreadKey: pthread_key_t = {
+    var key = pthread_key_t()
+    let created = pthread_key_create(&key, accessJournalThreadDidExit)
+    precondition(created == 0, "ctxdebug: no pthread key is left for the access journal (pthread_key_create: \(created))")
+    return key
+}()
 
 /// Called by pthreads when a thread that journaled exits.
 private func accessJournalThreadDidExit(_ raw: UnsafeMutableRawPointer?) {

@@ -286,6 +286,26 @@ struct AccessJournalTests {
         #expect(try AccessJournalReader(path: path).events.count == 8)
     }
 
+    /// A writer used to make a pthread key of its own, and never gave it back: after
+    /// about 1,000 journals in one process (a long test run) `pthread_key_create` failed,
+    /// its error went unread, and the writer stored its buffers in key 0, another
+    /// library's slot: heap corruption ("free(): double free detected in tcache 2").
+    @Test("Opening many journals uses up no thread-local keys, and each journal keeps its own accesses")
+    func manyWritersUseNoKeys() throws {
+        for n in 0..<1_100 {
+            let path = temporaryPath("many-\(n).journal")
+            defer { unlink(path) }
+            let writer = try AccessJournalWriter(path: path)
+            writer.record(Self.event(Int64(n + 1)), current: Self.owner, allowed: true)
+            writer.close()
+            if n % 100 == 0 { #expect(try AccessJournalReader(path: path).events.map(\.instance) == [Int64(n + 1)]) }
+        }
+        var key = pthread_key_t()
+        let created = pthread_key_create(&key, nil)
+        #expect(created == 0, "a thread-local key is still free after 1,100 journals (pthread_key_create gave \(created))")
+        if created == 0 { pthread_key_delete(key) }
+    }
+
     @Test("One thread, two journals in turn: each access goes to the journal it was recorded in")
     func twoWritersOnOneThread() throws {
         let first = temporaryPath("first.journal"), second = temporaryPath("second.journal")
