@@ -56,7 +56,7 @@ enum CommandProcess {
 
     /// Starts `arguments` (looked up on PATH) with `environment`, SIGINT, SIGQUIT,
     /// SIGTERM and SIGHUP set back to their defaults (this process may ignore or catch
-    /// them). With
+    /// them) and no signal blocked. With
     /// `ownProcessGroup` it leads a new process group (its id is the pid), so that
     /// every process it starts can be killed together. Returns the pid, or why it
     /// could not start.
@@ -73,7 +73,12 @@ enum CommandProcess {
         sigaddset(&defaults, SIGTERM)
         sigaddset(&defaults, SIGHUP)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
-        var flags = Int32(POSIX_SPAWN_SETSIGDEF)
+        // No signal blocked, as a shell starts a command: the spawning thread may be a
+        // dispatch worker, which blocks nearly every signal, and a mask is inherited.
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
+        posix_spawnattr_setsigmask(&attributes, &unblocked)
+        var flags = Int32(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK)
         if ownProcessGroup {
             posix_spawnattr_setpgroup(&attributes, 0)
             flags |= Int32(POSIX_SPAWN_SETPGROUP)

@@ -202,13 +202,32 @@ final class ExploreRunner {
 /// The process groups of the runs under way, so an interrupted exploration kills them
 /// all rather than leave them waiting on a socket.
 final class ExploreProcessGroups: Sendable {
-    private let live = LockedValue(Set<pid_t>())
+    private struct Groups {
+        var live = Set<pid_t>()
+        var killed = false
+    }
+    private let groups = LockedValue(Groups())
 
-    func insert(_ pid: pid_t) { live.withLock { _ = $0.insert(pid) } }
-    func remove(_ pid: pid_t) { live.withLock { _ = $0.remove(pid) } }
+    /// A run's group, from its spawn to its end. After `killAll()` a group is killed as
+    /// it comes: the interrupted exploration's worker may still start a run (a replay
+    /// that confirms the failure the kill itself made) before the process ends.
+    func insert(_ pid: pid_t) {
+        groups.withLock { groups in
+            if groups.killed {
+                kill(-pid, SIGKILL)
+            } else {
+                groups.live.insert(pid)
+            }
+        }
+    }
 
-    /// Kills every group under way (at Ctrl-C).
+    func remove(_ pid: pid_t) { groups.withLock { _ = $0.live.remove(pid) } }
+
+    /// Kills every group under way, and every one started later (at Ctrl-C).
     func killAll() {
-        for pid in live.withLock({ $0 }) { kill(-pid, SIGKILL) }
+        groups.withLock { groups in
+            groups.killed = true
+            for pid in groups.live { kill(-pid, SIGKILL) }
+        }
     }
 }
