@@ -314,6 +314,49 @@ import CtxdebugHelpers
     }
 }
 
+/// A thread that exits with a unit in its slot: an async driver's pool thread, which its
+/// task left when it moved on. The slot's destructor runs after libdispatch's own thread
+/// cleanup; a last release there (the unit, its scheduler, their contexts' dispatch
+/// queues) calls libdispatch again, which frees its continuation cache a second time: the
+/// random "double free" of long test runs, seen in a core dump as `_dispatch_cache_cleanup`
+/// under `__nptl_deallocate_tsd` on an exiting dispatch worker.
+@Suite struct ThreadUnitSlotTests {
+    /// Runs `body` on a new thread and returns once it exited (its slots' destructors ran).
+    static func onJoinedThread(_ body: @escaping () -> Void) {
+        let box = Unmanaged.passRetained(Box(body)).toOpaque()
+        var thread = pthread_t()
+        let created = pthread_create(&thread, nil, { context in
+            Unmanaged<Box>.fromOpaque(context!).takeRetainedValue().body()
+            return nil
+        }, box)
+        precondition(created == 0)
+        pthread_join(thread, nil)
+    }
+
+    final class Box {
+        let body: () -> Void
+        init(_ body: @escaping () -> Void) { self.body = body }
+    }
+
+    @Test("a thread's exit releases no unit: a live thread's next use of the slot does")
+    func anExitingThreadReleasesNoUnit() {
+        weak var weakUnit: ThreadUnit?
+        weak var weakScheduler: ControlledScheduler?
+        do {
+            let scheduler = ControlledScheduler(chooser: ControlledSchedulerTests.seeded(1))
+            let unit = ThreadUnit(id: 1, actor: "left behind", scheduler: scheduler)
+            weakUnit = unit
+            weakScheduler = scheduler
+            Self.onJoinedThread { ThreadUnit.setCurrent(unit) }
+        }
+        #expect(weakUnit != nil, "released by the exiting thread's slot destructor")
+        #expect(weakScheduler != nil)
+        ThreadUnit.setCurrent(nil)
+        #expect(weakUnit == nil, "a live thread's setCurrent releases what exited threads left")
+        #expect(weakScheduler == nil)
+    }
+}
+
 /// The synchronous `perform`, which an async function would otherwise resolve to the async one.
 private func enqueue(on context: ManagedObjectContext, _ block: @escaping @Sendable () -> Void) {
     context.perform(block)

@@ -1,5 +1,7 @@
+import CtxdebugHelpers
 import Dispatch
 import Foundation
+import Synchronization
 
 extension ControlledScheduler {
     enum Mode { case controlling, aborting, released }
@@ -375,9 +377,37 @@ package final class ThreadUnit: @unchecked Sendable {
 
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
-        pthread_key_create(&key) { pointer in pointer.map { Unmanaged<ThreadUnit>.fromOpaque($0).release() } }
+        pthread_key_create(&key) { pointer in pointer.map(recordLeftByExitedThread) }
         return key
     }()
+
+    /// The units whose threads exited with them in their slot (an async driver's pool
+    /// thread that its task left), still retained. They are released later, by the next
+    /// `setCurrent` on a live thread, never in the slot's destructor: it runs after
+    /// libdispatch's own thread cleanup, and a last release there (a scheduler, its
+    /// contexts and their dispatch queues) calls libdispatch again, which re-registers its
+    /// thread state and frees its continuation cache a second time at the thread's end
+    /// ("double free or corruption" in `_dispatch_cache_cleanup`).
+    private static let leftByExitedThreads = LockedValue<[UInt]>([])
+    private static let leftCount = Atomic<Int>(0)
+
+    /// Called from the slot's destructor: only records the reference, allocating nothing
+    /// beyond the list and releasing nothing.
+    private static func recordLeftByExitedThread(_ pointer: UnsafeMutableRawPointer) {
+        leftByExitedThreads.withLock { $0.append(UInt(bitPattern: pointer)) }
+        leftCount.add(1, ordering: .releasing)
+    }
+
+    /// Releases, on this live thread, the units that exited threads left.
+    @inline(never)
+    private static func releaseUnitsOfExitedThreads() {
+        let left = leftByExitedThreads.withLock { list -> [UInt] in
+            defer { list.removeAll() }
+            return list
+        }
+        leftCount.subtract(left.count, ordering: .relaxed)
+        for bits in left { Unmanaged<ThreadUnit>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).release() }
+    }
 
     /// The unit the calling thread runs as, if any.
     package static var current: ThreadUnit? {
@@ -390,6 +420,7 @@ package final class ThreadUnit: @unchecked Sendable {
     static func setCurrent(_ unit: ThreadUnit?) {
         if let old = pthread_getspecific(key) { Unmanaged<ThreadUnit>.fromOpaque(old).release() }
         pthread_setspecific(key, unit.map { Unmanaged.passRetained($0).toOpaque() })
+        if leftCount.load(ordering: .acquiring) > 0 { releaseUnitsOfExitedThreads() }
     }
 
     /// Runs `body` as `unit` on this thread: the main thread runs a main-queue
