@@ -321,39 +321,25 @@ import CtxdebugHelpers
 /// random "double free" of long test runs, seen in a core dump as `_dispatch_cache_cleanup`
 /// under `__nptl_deallocate_tsd` on an exiting dispatch worker.
 @Suite struct ThreadUnitSlotTests {
-    /// Runs `body` on a new thread and returns once it exited (its slots' destructors ran).
-    static func onJoinedThread(_ body: @escaping () -> Void) {
-        let box = Unmanaged.passRetained(Box(body)).toOpaque()
-        var thread = pthread_t()
-        let created = pthread_create(&thread, nil, { context in
-            Unmanaged<Box>.fromOpaque(context!).takeRetainedValue().body()
-            return nil
-        }, box)
-        precondition(created == 0)
-        pthread_join(thread, nil)
-    }
-
-    final class Box {
-        let body: () -> Void
-        init(_ body: @escaping () -> Void) { self.body = body }
-    }
-
+    /// In a process of its own (an exit test): another test's `setCurrent` would release
+    /// the unit early.
     @Test("a thread's exit releases no unit: a live thread's next use of the slot does")
-    func anExitingThreadReleasesNoUnit() {
-        weak var weakUnit: ThreadUnit?
-        weak var weakScheduler: ControlledScheduler?
-        do {
-            let scheduler = ControlledScheduler(chooser: ControlledSchedulerTests.seeded(1))
-            let unit = ThreadUnit(id: 1, actor: "left behind", scheduler: scheduler)
-            weakUnit = unit
-            weakScheduler = scheduler
-            Self.onJoinedThread { ThreadUnit.setCurrent(unit) }
+    func anExitingThreadReleasesNoUnit() async {
+        await #expect(processExitsWith: .success) {
+            weak var weakUnit: ThreadUnit?
+            weak var weakScheduler: ControlledScheduler?
+            do {
+                let scheduler = ControlledScheduler(chooser: ControlledSchedulerTests.seeded(1))
+                let unit = ThreadUnit(id: 1, actor: "left behind", scheduler: scheduler)
+                weakUnit = unit
+                weakScheduler = scheduler
+                // pthread_join returns after the thread's key destructors have run.
+                runOnNewThreadAndJoin { ThreadUnit.setCurrent(unit) }
+            }
+            precondition(weakUnit != nil && weakScheduler != nil, "released by the exiting thread's slot destructor")
+            ThreadUnit.setCurrent(nil)
+            precondition(weakUnit == nil && weakScheduler == nil, "not released by a live thread's setCurrent")
         }
-        #expect(weakUnit != nil, "released by the exiting thread's slot destructor")
-        #expect(weakScheduler != nil)
-        ThreadUnit.setCurrent(nil)
-        #expect(weakUnit == nil, "a live thread's setCurrent releases what exited threads left")
-        #expect(weakScheduler == nil)
     }
 }
 
