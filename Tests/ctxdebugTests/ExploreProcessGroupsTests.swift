@@ -14,9 +14,9 @@ struct ExploreProcessGroupsTests {
         try CommandProcess.spawn(["sleep", "600"], environment: [:], ownProcessGroup: true).get()
     }
 
-    /// How `pid` ended. A guard kills it after 60 s, so a group nobody killed fails the
-    /// test (`byGuard`) rather than hang it.
-    static func ending(of pid: pid_t) -> (signal: Int32?, byGuard: Bool) {
+    /// How `pid` ended (`CommandProcess.wait`, as explore reads its runs). A guard kills
+    /// it after 60 s, so a group nobody killed fails the test (`byGuard`) rather than hang it.
+    static func ending(of pid: pid_t) -> (status: CommandProcess.Status, byGuard: Bool) {
         let fired = Mutex(false)
         let guardTimer = DispatchWorkItem {
             fired.withLock { $0 = true }
@@ -24,9 +24,8 @@ struct ExploreProcessGroupsTests {
         }
         DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: guardTimer)
         defer { guardTimer.cancel() }
-        var status: Int32 = 0
-        guard waitpid(pid, &status, 0) == pid else { return (nil, fired.withLock { $0 }) }
-        return (status & 0x7f == 0 ? nil : status & 0x7f, fired.withLock { $0 })
+        let status = CommandProcess.wait(pid)
+        return (status, fired.withLock { $0 })
     }
 
     @Test("killAll() kills the groups under way")
@@ -36,7 +35,7 @@ struct ExploreProcessGroupsTests {
         groups.insert(pid)
         groups.killAll()
         let ending = Self.ending(of: pid)
-        #expect(ending.signal == SIGKILL && !ending.byGuard)
+        #expect(ending.status == .signaled(SIGKILL) && !ending.byGuard)
     }
 
     @Test("a run started after killAll() is killed as it is added, not left running")
@@ -46,7 +45,7 @@ struct ExploreProcessGroupsTests {
         let pid = try Self.sleeper()
         groups.insert(pid)
         let ending = Self.ending(of: pid)
-        #expect(ending.signal == SIGKILL && !ending.byGuard)
+        #expect(ending.status == .signaled(SIGKILL) && !ending.byGuard)
     }
 
     @Test("a finished run's group is forgotten: killAll() signals no group that may be reused")
@@ -58,7 +57,7 @@ struct ExploreProcessGroupsTests {
         groups.killAll()
         // Had killAll() signalled it, its SIGKILL would come before this SIGTERM.
         kill(pid, SIGTERM)
-        #expect(Self.ending(of: pid).signal == SIGTERM)
+        #expect(Self.ending(of: pid).status == .signaled(SIGTERM))
     }
 
     /// Test threads, like explore's workers, may block signals; a mask is inherited.
@@ -73,7 +72,7 @@ struct ExploreProcessGroupsTests {
         let blocked = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
             .split(separator: "\n").first { $0.hasPrefix("SigBlk:") }
         kill(pid, SIGTERM)
-        #expect(Self.ending(of: pid).signal == SIGTERM)
+        #expect(Self.ending(of: pid).status == .signaled(SIGTERM))
         #expect(blocked?.hasSuffix("0000000000000000") == true, "\(blocked ?? "no SigBlk line")")
     }
 }
