@@ -142,6 +142,23 @@ enum CommandProcess {
         return Status(waitStatus: status)
     }
 
+    /// Whether a process of process group `group` is the Swift runtime's crash
+    /// reporter, `swift-backtrace`, which a crashing Swift process runs and waits for
+    /// before it dies.
+    static func groupRunsSwiftBacktrace(_ group: pid_t) -> Bool {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return false }
+        for name in names where name.first?.isNumber == true {
+            // "pid (comm) state ppid pgrp ...": comm may hold spaces, so read after its ")".
+            guard let stat = try? String(contentsOfFile: "/proc/\(name)/stat", encoding: .utf8),
+                let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")")
+            else { continue }
+            guard stat[stat.index(after: open)..<close] == "swift-backtrace" else { continue }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            if fields.count > 2, pid_t(fields[2]) == group { return true }
+        }
+        return false
+    }
+
     /// How `pid` ended if it has, without waiting; nil while it runs.
     static func reap(_ pid: pid_t) -> Status? {
         var status: Int32 = 0

@@ -118,6 +118,28 @@ struct ExploreCommandTests {
         if mode == "crash" { #expect((failure["message"] as? String)?.contains("SIGABRT") == true) }
     }
 
+    /// A crashing Swift process says nothing while the runtime's `swift-backtrace`
+    /// describes it: seconds for a large binary on a busy machine, longer than the
+    /// silence that means a hang. Here a stand-in backtracer (`SWIFT_BACKTRACE`'s
+    /// `swift-backtrace=` setting) takes 2 s against a 1.5 s silence limit.
+    @Test("a crash whose Swift backtrace outlasts the hang timeout is a crash, not a hang")
+    func aSlowBacktraceIsACrash() throws {
+        let directory = TempDirectory("explore-slow-backtrace")
+        let backtracer = directory.file("swift-backtrace")
+        let ran = directory.file("backtracer-ran").path
+        try "#!/bin/sh\ntouch '\(ran)'\nsleep 2\n".write(to: backtracer, atomically: true, encoding: .utf8)
+        chmod(backtracer.path, 0o755)
+        let run = try Self.explore(
+            ["--strategy", "random", "--iterations", "100", "--hang-timeout", "0.25", "--no-minimize", "--json", "r.json"], mode: "crash",
+            in: directory, environment: ["SWIFT_BACKTRACE": "enable=yes,swift-backtrace=\(backtracer.path)"])
+        #expect(FileManager.default.fileExists(atPath: ran), "the stand-in backtracer never ran: \(run)")
+        #expect(run.status == 1, "\(run)")
+        let failure = try #require(try Self.json(directory.file("r.json"))["failure"] as? [String: Any])
+        #expect(failure["kind"] as? String == "crash", "\(run.stdout)")
+        #expect((failure["message"] as? String)?.contains("SIGABRT") == true, "\(run.stdout)")
+        #expect(failure["replaysConfirmed"] as? Int == 3, "\(run.stdout)")
+    }
+
     @Test("with --allow-uncontrolled a failure's schedule is marked not reproducible, and its replay line keeps the flag")
     func allowUncontrolledIsNotReproducible() throws {
         let directory = TempDirectory("explore-uncontrolled")
