@@ -142,19 +142,18 @@ enum CommandProcess {
         return Status(waitStatus: status)
     }
 
-    /// Whether a process of process group `group` is the Swift runtime's crash
-    /// reporter, `swift-backtrace`, which a crashing Swift process runs and waits for
-    /// before it dies.
-    static func groupRunsSwiftBacktrace(_ group: pid_t) -> Bool {
+    /// Whether a process of process group `group` is crashing: it runs the Swift
+    /// runtime's crash reporter, `swift-backtrace` (a crashing Swift process waits for
+    /// it before it dies), or the kernel is writing its core dump (to a handler such as
+    /// systemd-coredump). Either takes seconds for a large binary on a busy machine.
+    static func groupIsCrashing(_ group: pid_t) -> Bool {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return false }
         for name in names where name.first?.isNumber == true {
-            // "pid (comm) state ppid pgrp ...": comm may hold spaces, so read after its ")".
-            guard let stat = try? String(contentsOfFile: "/proc/\(name)/stat", encoding: .utf8),
-                let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")")
-            else { continue }
-            guard stat[stat.index(after: open)..<close] == "swift-backtrace" else { continue }
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            if fields.count > 2, pid_t(fields[2]) == group { return true }
+            guard let stat = ProcessStat(contentsOf: "/proc/\(name)/stat"), stat.group == group else { continue }
+            if stat.command == "swift-backtrace" || stat.isDumpingCore { return true }
+            // The kernel marks the thread that dumps, which need not be the main one.
+            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(name)/task")) ?? []
+            if tasks.contains(where: { ProcessStat(contentsOf: "/proc/\(name)/task/\($0)/stat")?.isDumpingCore == true }) { return true }
         }
         return false
     }
@@ -166,5 +165,33 @@ enum CommandProcess {
         if result == pid { return Status(waitStatus: status) }
         if result < 0 && errno == ECHILD { return .exited(1) }
         return nil
+    }
+}
+
+/// The fields of a `/proc/PID/stat` line that `CommandProcess.groupIsCrashing` reads.
+struct ProcessStat {
+    /// The executable's name (`comm`, at most 15 bytes).
+    var command: String
+    var group: pid_t
+    /// The kernel's `PF_*` flags of the thread.
+    var flags: UInt
+
+    /// PF_DUMPCORE: the thread is writing a core dump.
+    var isDumpingCore: Bool { flags & 0x200 != 0 }
+
+    /// Parses "pid (comm) state ppid pgrp session tty tpgid flags ...". The name may
+    /// hold spaces and parentheses, so the fields are read after its last ")".
+    init?(_ line: String) {
+        guard let open = line.firstIndex(of: "("), let close = line.lastIndex(of: ")") else { return nil }
+        let fields = line[line.index(after: close)...].split(separator: " ")
+        guard fields.count > 6, let group = pid_t(fields[2]), let flags = UInt(fields[6]) else { return nil }
+        self.command = String(line[line.index(after: open)..<close])
+        self.group = group
+        self.flags = flags
+    }
+
+    init?(contentsOf path: String) {
+        guard let line = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
+        self.init(line)
     }
 }

@@ -80,13 +80,12 @@ final class ExploreRunner {
     /// another waits for it) until COMMAND has exited and no connection is left, or the
     /// connected processes are all silent for longer than the runtime's own watchdog
     /// needs to report a hang (twice the hang timeout, and a second). The time a
-    /// crashing process spends in `swift-backtrace` is not silence: it is a crash
-    /// being described (seconds, for a large binary on a busy machine).
+    /// process takes to crash (`swift-backtrace`, a core dump) is not silence.
     private func serve(_ listener: ExploreListener, pid: pid_t, session: inout ExploreRunSession) -> Ending {
         var open: [Int32: (connection: ExploreConnection, number: Int)] = [:]
         var status: CommandProcess.Status?
         var lastHeard = MonotonicClock.now()
-        var backtraceSeen: UInt64?
+        var crashSeen: UInt64?
         var idleWait: Int32 = 1
         let silenceLimit = UInt64((2 * hangTimeout + 1) * 1e9)
         while true {
@@ -96,8 +95,8 @@ final class ExploreRunner {
                 let now = MonotonicClock.now()
                 let silent = now - lastHeard
                 if silent >= silenceLimit {
-                    if now - (backtraceSeen ?? now) < Self.backtraceLimit, CommandProcess.groupRunsSwiftBacktrace(pid) {
-                        backtraceSeen = backtraceSeen ?? now
+                    if now - (crashSeen ?? now) < Self.crashLimit, CommandProcess.groupIsCrashing(pid) {
+                        crashSeen = crashSeen ?? now
                         lastHeard = now
                         continue
                     }
@@ -126,9 +125,9 @@ final class ExploreRunner {
         }
     }
 
-    /// How long a run may spend in `swift-backtrace` before it counts as hung: past
-    /// the 30 s that the backtracer gives itself by default.
-    static let backtraceLimit: UInt64 = 60_000_000_000
+    /// How long a run may spend crashing (in `swift-backtrace` or a core dump) before
+    /// it counts as hung: past the 30 s that the backtracer gives itself by default.
+    static let crashLimit: UInt64 = 60_000_000_000
 
     /// The run's failure: what a child reported first; else a hang, a crash, a
     /// violation or an assertion from how COMMAND ended; nil when it passed.

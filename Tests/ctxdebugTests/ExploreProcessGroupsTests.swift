@@ -75,4 +75,27 @@ struct ExploreProcessGroupsTests {
         #expect(Self.ending(of: pid).status == .signaled(SIGTERM))
         #expect(blocked?.hasSuffix("0000000000000000") == true, "\(blocked ?? "no SigBlk line")")
     }
+
+    /// What `ctxdebug explore` reads to tell a crash in progress from a hang
+    /// (proc(5): "pid (comm) state ppid pgrp session tty_nr tpgid flags ...").
+    @Test("a /proc stat line gives the name, the process group and the core-dump flag, whatever the name holds")
+    func procStatLines() throws {
+        let backtracer = try #require(ProcessStat("4711 (swift-backtrace) S 4710 4700 4700 0 -1 4194560 12 0 0 0"))
+        #expect(backtracer.command == "swift-backtrace" && backtracer.group == 4700 && backtracer.flags == 4_194_560)
+        #expect(!backtracer.isDumpingCore)
+        let dumping = try #require(ProcessStat("4700 (my app (v2)) D 1 4700 4700 0 -1 4194880 0 0 0 0"))
+        #expect(dumping.command == "my app (v2)" && dumping.group == 4700 && dumping.isDumpingCore)
+        #expect(ProcessStat("4700 (cut short) S 1") == nil)
+        #expect(ProcessStat("") == nil)
+    }
+
+    @Test("a live process group is crashing only while one of its processes is")
+    func aSleepingGroupIsNotCrashing() throws {
+        let pid = try Self.sleeper()
+        let own = try #require(ProcessStat(contentsOf: "/proc/\(pid)/stat"))
+        #expect(own.group == pid && own.command == "sleep")
+        #expect(!CommandProcess.groupIsCrashing(pid))
+        kill(pid, SIGKILL)
+        _ = Self.ending(of: pid)
+    }
 }
