@@ -75,7 +75,10 @@ int ctxdebug_sampler_sample(uintptr_t thread, void **addresses, int max, int tim
         return -1;
     }
     struct timespec pause = {0, 100000};  // 100 µs
-    int waited_us = 0;
+    // Measured on the monotonic clock: on a busy machine a 100 µs nanosleep lasts
+    // much longer, so counting sleeps would not measure the wait.
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
     int result = 0;
     for (;;) {
         int state = __atomic_load_n(&sampler_state, __ATOMIC_ACQUIRE);
@@ -86,7 +89,10 @@ int ctxdebug_sampler_sample(uintptr_t thread, void **addresses, int max, int tim
             result = n;
             break;
         }
-        if (waited_us >= timeout_ms * 1000) {
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        long long waited_us = (long long)(now.tv_sec - start.tv_sec) * 1000000 + (now.tv_nsec - start.tv_nsec) / 1000;
+        if (waited_us >= (long long)timeout_ms * 1000) {
             // Withdraw the request; if the handler is writing right now, wait for it.
             int expected = 1;
             if (__atomic_compare_exchange_n(&sampler_state, &expected, 0, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) break;
@@ -94,7 +100,6 @@ int ctxdebug_sampler_sample(uintptr_t thread, void **addresses, int max, int tim
             continue;
         }
         nanosleep(&pause, NULL);
-        waited_us += 100;
     }
     __atomic_store_n(&sampler_state, 0, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&sampler_lock);

@@ -11,6 +11,11 @@ package enum StackSampler {
     /// signal on this thread (libdispatch workers block signals).
     package static var currentThread: UInt { ctxdebug_sampler_self() }
 
+    /// How long a one-shot report (a deadlock, an explored run's hang) waits for the
+    /// thread it describes: the thread must be scheduled to answer, which on a busy
+    /// machine can take far longer than a periodic sampler's 50 ms.
+    package static let reportTimeoutMs: Int32 = 2_000
+
     /// Up to 256 return addresses of `thread`, innermost first; empty when it did
     /// not answer within `timeoutMs` or is gone.
     package static func sample(_ thread: UInt, timeoutMs: Int32 = 50) -> [UInt] {

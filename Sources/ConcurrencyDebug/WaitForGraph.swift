@@ -109,8 +109,9 @@ extension ViolationKind {
             let queue = QueueIdentity(rawValue: step.queue), waitsFor = QueueIdentity(rawValue: step.target)
             path.append("queue '\(queue.label)' waits for queue '\(waitsFor.label)' (thread \(step.thread_id))")
             // The thread is blocked in the cycle: its stack now is the stack of its wait.
-            let frames = StackTrace.symbolicate(StackSampler.sample(step.sampler_thread, timeoutMs: 200)).prefix(24)
-            let shown = frames.isEmpty ? ["    (the thread did not answer the sampling signal within 200 ms: under ThreadSanitizer, which holds signals back from a thread blocked in a system call, it cannot)"] : frames.map { "    " + $0 }
+            let timeout = StackSampler.reportTimeoutMs
+            let frames = StackTrace.symbolicate(StackSampler.sample(step.sampler_thread, timeoutMs: timeout)).prefix(24)
+            let shown = frames.isEmpty ? ["    (the thread did not answer the sampling signal within \(timeout) ms: under ThreadSanitizer, which holds signals back from a thread blocked in a system call, it cannot)"] : frames.map { "    " + $0 }
             others += "\n  stack of the wait on queue '\(queue.label)' (thread \(step.thread_id)):\n" + shown.joined(separator: "\n")
         }
         let headline = "BUG DETECTED: deadlock: " + path.joined(separator: "; ") + "; so neither can ever run." + others

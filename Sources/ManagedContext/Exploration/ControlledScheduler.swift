@@ -153,7 +153,7 @@ package final class ControlledScheduler: Sendable {
             let unit = s.running.flatMap { s.units[$0] }
             return (unit?.actor ?? "no unit", unit?.thread ?? 0, s.steps.count)
         }
-        let addresses = thread == 0 ? [] : StackSampler.sample(thread)
+        let addresses = thread == 0 ? [] : StackSampler.sample(thread, timeoutMs: StackSampler.reportTimeoutMs)
         let handoffs = state.withLock { s -> [Handoff] in
             s.fail(ControlledRunFailure(
                 kind: .hang,
