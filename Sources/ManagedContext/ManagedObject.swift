@@ -1,5 +1,6 @@
 @_spi(Runtime) public import ConcurrencyDebug
 import Foundation
+import Synchronization
 
 /// An object of an entity, confined to its context's queue. Subclass it and
 /// declare attributes with `@Attribute` and relationships with `@Relationship`.
@@ -13,7 +14,13 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
 
     public let entity: EntityDescription
     /// The object's identity. Reading it is never checked, as in Core Data.
-    public internal(set) var objectID: ManagedObjectID
+    public internal(set) var objectID: ManagedObjectID {
+        didSet { instanceKey.store(objectID.key, ordering: .relaxed) }
+    }
+    /// `objectID.key`, for the access check: a wrong-queue access reads it before the
+    /// context's guard, while the owner's save may re-key the object (temporary to
+    /// permanent). A plain read of `objectID` there was a data race.
+    private let instanceKey: Atomic<Int64>
     /// Its context; nil once it is deleted and saved, or its context is gone (the
     /// object does not keep its context alive, as in Core Data).
     public internal(set) var managedObjectContext: ManagedObjectContext? {
@@ -59,8 +66,10 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
     /// into it; without one, it stays unregistered until `context.insert(_:)`.
     public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
         self.entity = entity
-        self.objectID = ManagedObjectID.makeTemporary(entity: entity)
-        self.creationSerial = -objectID.key
+        let temporaryID = ManagedObjectID.makeTemporary(entity: entity)
+        self.objectID = temporaryID
+        self.instanceKey = Atomic(temporaryID.key)
+        self.creationSerial = -temporaryID.key
         self.values = entity.defaultValues
         self.toOne = Array(repeating: nil, count: entity.toOneRelationships.count)
         if let context { context.insert(self) }
@@ -328,7 +337,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
     final func accessEvent(_ op: AccessOperation, attribute: Int) -> AccessEvent {
         AccessEvent(
             operation: op, owner: queueOwner, context: contextNumber, subject: UInt16(truncatingIfNeeded: entity.index + 1),
-            member: attribute == .max ? .max : UInt16(truncatingIfNeeded: attribute), instance: objectID.key)
+            member: attribute == .max ? .max : UInt16(truncatingIfNeeded: attribute), instance: instanceKey.load(ordering: .relaxed))
     }
 
     /// Runs one access of the object: checks it and, when the check leaves its fast

@@ -178,7 +178,7 @@ import Testing
         func code(_ body: () throws -> Void) -> ManagedContextError.Code? {
             do { try body(); return nil } catch let e as ManagedContextError { return e.code } catch { return nil }
         }
-        try c.performAndWait {
+        c.performAndWait {
             #expect(code { _ = try c.fetchDictionaries(FetchRequest<Sample>()) } == .invalidFetchRequest, "resultType not set")
             #expect(code { _ = try c.fetch(dictionaryRequest(["name"])) } == .invalidFetchRequest, "objects asked of a dictionary request")
             #expect(code { try c.enumerateObjects(for: dictionaryRequest(["name"])) { _ in } } == .invalidFetchRequest)
