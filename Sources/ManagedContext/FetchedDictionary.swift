@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// The keys of a dictionary fetch, shared by all its rows, as Core Data's
 /// `NSKnownKeysDictionary` rows share theirs: each row stores only its values, flat,

@@ -1,4 +1,5 @@
 @_spi(Runtime) public import ConcurrencyDebug
+import CtxdebugHelpers
 import Foundation
 import Synchronization
 
@@ -21,6 +22,10 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
     /// context's guard, while the owner's save may re-key the object (temporary to
     /// permanent). A plain read of `objectID` there was a data race.
     private let instanceKey: Atomic<Int64>
+    /// Serialize a registered object's re-key with a violation report's read of its
+    /// whole ID, from another thread (`replaceObjectID(with:)`, `objectIDFromAnyQueue`).
+    /// Striped by address: a lock per object would cost every object its memory.
+    private static let identityLocks = (0..<64).map { _ in LockedValue(()) }
     /// Its context; nil once it is deleted and saved, or its context is gone (the
     /// object does not keep its context alive, as in Core Data).
     public internal(set) var managedObjectContext: ManagedObjectContext? {
@@ -374,11 +379,27 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
             hint = "wrap the access in `context.perform { }` (or performAndWait) of the object's context; to use the row on another queue, pass its objectID and call object(with:) in a context of that queue"
         }
         return AccessDescription(
-            operation: operation, entity: entity.name, attribute: propertyName, objectID: objectID.uriString,
+            operation: operation, entity: entity.name, attribute: propertyName, objectID: objectIDFromAnyQueue.uriString,
             contextName: context?.shortName, ownerQueueLabel: queueOwner.label, fixHint: hint)
     }
 
     // MARK: Identity
+
+    private var identityLock: LockedValue<Void> {
+        Self.identityLocks[Int((UInt(bitPattern: ObjectIdentifier(self)) >> 6) & 63)]
+    }
+
+    /// Gives a registered object another ID (a save makes its temporary ID
+    /// permanent), under its identity lock: a wrong-queue access's report may read
+    /// the ID from another thread at the same moment.
+    final func replaceObjectID(with newID: ManagedObjectID) {
+        identityLock.withLock { _ in objectID = newID }
+    }
+
+    /// `objectID`, whole, as a thread other than the owner's may read it.
+    final var objectIDFromAnyQueue: ManagedObjectID {
+        identityLock.withLock { _ in objectID }
+    }
 
     public static func == (a: ManagedObject, b: ManagedObject) -> Bool { a === b }
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }

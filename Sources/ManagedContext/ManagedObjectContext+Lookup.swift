@@ -25,7 +25,7 @@ extension ManagedObjectContext {
 
     func reKey(_ o: ManagedObject, to newID: ManagedObjectID) {
         registry.remove(o.objectID)
-        o.objectID = newID
+        o.replaceObjectID(with: newID)
         registry.register(o)
     }
 
