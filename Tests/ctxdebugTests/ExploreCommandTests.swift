@@ -7,7 +7,9 @@ import TestSupport
 /// explores the BUILT `ctxdebug-explore-fake-child` (Tests/ExploreFakeChild), which
 /// speaks the child side by hand over a scripted program: a driver and a queue q1,
 /// failing when q1's block starts before the driver's fetch (one deviation from FIFO,
-/// at step 1). Nothing here depends on timing but the hang test's own --hang-timeout.
+/// at step 1). Nothing here depends on timing but the hang test's own --hang-timeout,
+/// and the slow-backtrace test's stand-in backtracer, which sleeps past the silence
+/// limit (a slower machine only makes it sleep longer).
 @Suite("ctxdebug explore (built binary, fake child)")
 struct ExploreCommandTests {
     static func fakeChild() throws -> String { try CLI.product("ctxdebug-explore-fake-child") }
