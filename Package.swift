@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "ConcurrencyDebug", targets: ["ConcurrencyDebug"]),
         .library(name: "ManagedContext", targets: ["ManagedContext"]),
+        .library(name: "CoreData", targets: ["CoreData"]),
         .library(name: "SurfJournal", targets: ["SurfJournal"]),
         .library(name: "Replay", targets: ["Replay"]),
         .library(name: "Reports", targets: ["Reports"]),
@@ -47,6 +48,8 @@ let package = Package(
             name: "ManagedContext",
             dependencies: ["ConcurrencyDebug", "CtxdebugHelpers", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")]
         ),
+        // Core Data's API with its NS names over ManagedContext (Linux); nothing below imports it.
+        .target(name: "CoreData", dependencies: ["ManagedContext", "CtxdebugHelpers"]),
         .target(name: "ConcurrencyDebugTesting", dependencies: ["ConcurrencyDebug", "CtxdebugHelpers", "ManagedContext", "ExploreModel", "Reports"]),
         .target(name: "SurfJournal", dependencies: ["ManagedContext", "CtxdebugHelpers"]),
         .target(
@@ -100,6 +103,7 @@ let package = Package(
         .testTarget(name: "ConcurrencyDebugTests", dependencies: ["ConcurrencyDebug", "CConcurrencyDebug", "TestSupport"]),
         .testTarget(name: "ConcurrencyDebugTestingTests", dependencies: ["ConcurrencyDebugTesting", "ConcurrencyDebug", "ManagedContext", "ExploreModel", "TestSupport"]),
         .testTarget(name: "ManagedContextTests", dependencies: ["ManagedContext", "ConcurrencyDebug", "CtxdebugHelpers", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")]),
+        .testTarget(name: "CoreDataTests", dependencies: ["CoreData", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "SurfJournalTests", dependencies: ["SurfJournal", "ManagedContext", "TestSupport"]),
         .testTarget(name: "ReplayTests", dependencies: ["Replay", "SurfJournal", "ManagedContext", "ConcurrencyDebug"]),
         .testTarget(name: "CoreDataLintTests", dependencies: ["CoreDataLint"]),

@@ -191,7 +191,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
     /// Key-value access by attribute name, as Core Data's `value(forKey:)`: the
     /// attribute's value as a Swift value of its type (`String`, `Int16`, `Int32`,
     /// `Int64`, `Double`, `Bool`, `Date`, `Data`), or nil.
-    public func value(forKey key: String) -> Any? {
+    open func value(forKey key: String) -> Any? {
         guard let attribute = entity.attribute(named: key) else {
             preconditionFailure("\(entity.name) has no attribute '\(key)' (value(forKey:) is not key-value coding compliant for it)")
         }
@@ -200,7 +200,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
 
     /// Sets an attribute by name, as Core Data's `setValue(_:forKey:)`: nil (or
     /// `NSNull`) or a value of the attribute's type; any number for a numeric one.
-    public func setValue(_ value: Any?, forKey key: String) {
+    open func setValue(_ value: Any?, forKey key: String) {
         guard let attribute = entity.attribute(named: key) else {
             preconditionFailure("\(entity.name) has no attribute '\(key)' (setValue(_:forKey:) is not key-value coding compliant for it)")
         }

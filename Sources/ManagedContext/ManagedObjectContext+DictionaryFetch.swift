@@ -74,7 +74,7 @@ extension ManagedObjectContext {
                 .invalidFetchRequest,
                 "fetchDictionaries and enumerateDictionaries need request.resultType = .dictionaryResultType (it is .\(request.resultType)). Set it, or call fetch(_:) for objects.")
         }
-        let f = try PredicateResolution.resolve(request, entity: model.entity(for: T.self))
+        let f = try PredicateResolution.resolve(request, entity: entity(of: request))
         guard let coordinator = persistentStoreCoordinator else {
             throw ManagedContextError(.noStore, "\(debugName) has neither a parent nor a persistent store coordinator. Set one before fetching.")
         }

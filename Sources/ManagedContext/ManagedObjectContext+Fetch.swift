@@ -3,6 +3,16 @@ import CtxdebugHelpers
 import Foundation
 
 extension ManagedObjectContext {
+    /// The entity a request fetches: the one it names (Core Data's `NSFetchRequest(entityName:)`),
+    /// or the entity of its result class.
+    func entity<T: ManagedObject>(of request: FetchRequest<T>) throws(ManagedContextError) -> EntityDescription {
+        guard let named = request.entity else { return model.entity(for: T.self) }
+        guard model.entities.contains(where: { $0 === named }) else {
+            throw ManagedContextError(.invalidFetchRequest, "The fetch request's entity \(named.name) is not in this context's model; make the request with an entity of the model the context's coordinator uses.")
+        }
+        return named
+    }
+
     /// Fetches the objects matching `request`, including this context's unsaved
     /// inserts and changes and leaving out its deletes. With a `fetchBatchSize`,
     /// the result loads objects batch by batch as iteration reaches them.
@@ -15,7 +25,7 @@ extension ManagedObjectContext {
         let span = ContextInstrumentation.begin(.fetch, self)
         defer { span.end() }
         try Self.requireObjectResults(request)
-        let f = try PredicateResolution.resolve(request, entity: model.entity(for: T.self))
+        let f = try PredicateResolution.resolve(request, entity: entity(of: request))
         let eager = request.fetchBatchSize == 0
         let started = concurrencyType == .mainQueue ? MonotonicClock.now() : 0
         let rows = try matchingRows(f, applyWindow: true, loadValues: eager, includePending: request.includesPendingChanges)
@@ -50,7 +60,7 @@ extension ManagedObjectContext {
         let span = ContextInstrumentation.begin(.fetch, self)
         defer { span.end() }
         try Self.requireObjectResults(request)
-        let f = try PredicateResolution.resolve(request, entity: model.entity(for: T.self))
+        let f = try PredicateResolution.resolve(request, entity: entity(of: request))
         let started = concurrencyType == .mainQueue ? MonotonicClock.now() : 0
         let store = try coordinator.store()
         var pending = request.includesPendingChanges && hasLocalChanges(for: f.entity) ? pendingRows(f) : PendingRows()
@@ -147,7 +157,7 @@ extension ManagedObjectContext {
         try operation(.fetch) { () throws(ManagedContextError) -> [ManagedObjectID] in
             let span = ContextInstrumentation.begin(.fetchObjectIDs, self)
             defer { span.end() }
-            let f = try PredicateResolution.resolve(request, entity: model.entity(for: T.self))
+            let f = try PredicateResolution.resolve(request, entity: entity(of: request))
             let started = concurrencyType == .mainQueue ? MonotonicClock.now() : 0
             let ids = try matchingRows(f, applyWindow: true, loadValues: false, includePending: request.includesPendingChanges).map(\.id)
             diagnoseMainQueueIO("fetch of \(f.entity.name) objectIDs", rows: ids.count, started: started)
@@ -161,7 +171,7 @@ extension ManagedObjectContext {
         return try operation(.count) { () throws(ManagedContextError) -> Int in
             let span = ContextInstrumentation.begin(.count, self)
             defer { span.end() }
-            let f = try PredicateResolution.resolve(request, entity: model.entity(for: T.self))
+            let f = try PredicateResolution.resolve(request, entity: entity(of: request))
             return try countRows(f, includePending: request.includesPendingChanges)
         }
     }

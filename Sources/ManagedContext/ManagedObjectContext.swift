@@ -150,6 +150,9 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
         return c.managedObjectModel
     }
 
+    /// The model of the context's coordinator (through its parents), for Core Data's API.
+    @_spi(CoreData) public var runtimeModel: ManagedObjectModel { model }
+
     var coordinator: PersistentStoreCoordinator {
         get throws(ManagedContextError) {
             guard let c = persistentStoreCoordinator else {

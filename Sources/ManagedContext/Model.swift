@@ -74,6 +74,9 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     private(set) var attributeSlots = AttributeSlots(names: [])
     var attributesByName: [String: AttributeDescription] = [:]
     var relationshipsByName: [String: RelationshipDescription] = [:]
+    /// What this entity was compiled from, when it was not declared with `@Attribute`s
+    /// (Core Data's `NSEntityDescription`). Set once while the model is built.
+    @_spi(CoreData) public internal(set) var declaration: AnyObject?
     /// Key paths the predicate builder has resolved, by recording which accessor
     /// a key path reaches on a prototype.
     let keyPathCache = KeyPathCache()
@@ -210,32 +213,59 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
     /// Builds the model from the subclasses' declarations. The entity name is the
     /// class's `entityName` (its type name by default). Entities are numbered
     /// (`Z_ENT`) in alphabetical order of name, as Core Data's model compiler does.
-    public init(entities classes: [ManagedObject.Type]) {
-        var built: [EntityDescription] = []
+    public convenience init(entities classes: [ManagedObject.Type]) {
+        var declarations: [EntityDeclaration] = []
         for cls in classes {
             let entity = EntityDescription(name: cls.entityName, managedObjectClass: cls)
             let prototype = cls.init(entity: entity, insertInto: nil)
+            var declaration = EntityDeclaration(name: cls.entityName, managedObjectClass: cls)
+            for child in Mirror(reflecting: prototype).children {
+                if let a = child.value as? any AttributeDeclaring {
+                    declaration.attributes.append(
+                        .init(name: a.declaredName, attributeType: a.declaredType, isOptional: a.declaredOptional, defaultValue: a.declaredDefault))
+                } else if let r = child.value as? any RelationshipDeclaring {
+                    declaration.relationships.append(
+                        .init(
+                            name: r.declaredName, destinationEntityName: r.declaredDestination.entityName, inverseName: r.declaredInverse,
+                            isToMany: r.declaredToMany, deleteRule: r.declaredDeleteRule))
+                }
+            }
+            declarations.append(declaration)
+        }
+        self.init(declarations: declarations, hint: "Add %@.self to ManagedObjectModel(entities:).")
+    }
+
+    /// Builds the model from declarations made without Swift properties: what Core Data's
+    /// `NSManagedObjectModel` (an Xcode model, or one built in code) compiles into.
+    @_spi(CoreData) public convenience init(declarations: [EntityDeclaration]) {
+        self.init(declarations: declarations, hint: "Add an entity named %@ to the model.")
+    }
+
+    private init(declarations: [EntityDeclaration], hint: String) {
+        var built: [EntityDescription] = []
+        for declaration in declarations {
+            let entity = EntityDescription(name: declaration.name, managedObjectClass: declaration.managedObjectClass)
+            entity.declaration = declaration.declaration
             var attributes: [AttributeDescription] = []
             var relationships: [RelationshipDescription] = []
             var toOneCount = 0
-            for child in Mirror(reflecting: prototype).children {
-                if let a = child.value as? any AttributeDeclaring {
-                    precondition(
-                        !attributes.contains { $0.name == a.declaredName },
-                        "Entity \(entity.name) declares the attribute '\(a.declaredName)' twice.")
-                    attributes.append(
-                        AttributeDescription(
-                            name: a.declaredName, attributeType: a.declaredType, isOptional: a.declaredOptional,
-                            defaultValue: a.declaredDefault, index: attributes.count))
-                } else if let r = child.value as? any RelationshipDeclaring {
-                    let toOneIndex = r.declaredToMany ? -1 : toOneCount
-                    if !r.declaredToMany { toOneCount += 1 }
-                    relationships.append(
-                        RelationshipDescription(
-                            name: r.declaredName, destination: r.declaredDestination.entityName,
-                            inverse: r.declaredInverse, isToMany: r.declaredToMany, deleteRule: r.declaredDeleteRule,
-                            index: relationships.count, toOneIndex: toOneIndex))
-                }
+            for a in declaration.attributes {
+                precondition(
+                    !attributes.contains { $0.name == a.name },
+                    "Entity \(entity.name) declares the attribute '\(a.name)' twice.")
+                attributes.append(
+                    AttributeDescription(
+                        name: a.name, attributeType: a.attributeType, isOptional: a.isOptional,
+                        defaultValue: a.defaultValue, index: attributes.count))
+            }
+            for r in declaration.relationships {
+                let toOneIndex = r.isToMany ? -1 : toOneCount
+                if !r.isToMany { toOneCount += 1 }
+                relationships.append(
+                    RelationshipDescription(
+                        name: r.name, destination: r.destinationEntityName,
+                        inverse: r.inverseName, isToMany: r.isToMany, deleteRule: r.deleteRule,
+                        index: relationships.count, toOneIndex: toOneIndex))
             }
             entity.finishDeclaring(attributes: attributes, relationships: relationships)
             built.append(entity)
@@ -249,7 +279,8 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
             for r in entity.relationships {
                 guard let destination = byName[r.destinationEntityName] else {
                     preconditionFailure(
-                        "Relationship \(entity.name).\(r.name) points to \(r.destinationEntityName), which is not in the model. Add \(r.destinationEntityName).self to ManagedObjectModel(entities:).")
+                        "Relationship \(entity.name).\(r.name) points to \(r.destinationEntityName), which is not in the model. "
+                            + hint.replacingOccurrences(of: "%@", with: r.destinationEntityName))
                 }
                 r.destinationEntity = destination
                 if let inverseName = r.inverseName {
@@ -267,7 +298,21 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
         }
         self.entities = built
         self.entitiesByName = byName
-        self.entitiesByClass = Dictionary(uniqueKeysWithValues: built.map { (ObjectIdentifier($0.managedObjectClass), $0) })
+        // A class that stands for several entities (Core Data's plain NSManagedObject)
+        // names none of them: `init(context:)` needs the entity given.
+        var byClass: [ObjectIdentifier: EntityDescription] = [:]
+        var shared: Set<ObjectIdentifier> = []
+        for e in built {
+            let key = ObjectIdentifier(e.managedObjectClass)
+            if byClass.updateValue(e, forKey: key) != nil { shared.insert(key) }
+        }
+        for key in shared { byClass[key] = nil }
+        self.entitiesByClass = byClass
+    }
+
+    /// The entity whose class is `cls`, or nil.
+    @_spi(CoreData) public func entityIfDeclared(for cls: ManagedObject.Type) -> EntityDescription? {
+        entitiesByClass[ObjectIdentifier(cls)]
     }
 
     public func entity(named name: String) -> EntityDescription? { entitiesByName[name] }
@@ -294,4 +339,52 @@ final class KeyPathCache: Sendable {
 enum PropertyReference: Hashable, Sendable {
     case attribute(Int)
     case toOne(Int)  // relationship index
+}
+
+/// An entity declared by value, for models that are not built from `@Attribute`
+/// declarations (Core Data's `NSManagedObjectModel`).
+@_spi(CoreData) public struct EntityDeclaration {
+    public struct Attribute {
+        public var name: String
+        public var attributeType: AttributeType
+        public var isOptional: Bool
+        package var defaultValue: StoredValue
+        public init(name: String, attributeType: AttributeType, isOptional: Bool, defaultValue: Any?) {
+            self.name = name
+            self.attributeType = attributeType
+            self.isOptional = isOptional
+            self.defaultValue = attributeType.storedValue(fromSwift: defaultValue) ?? .null
+        }
+        package init(name: String, attributeType: AttributeType, isOptional: Bool, defaultValue: StoredValue) {
+            self.name = name
+            self.attributeType = attributeType
+            self.isOptional = isOptional
+            self.defaultValue = defaultValue
+        }
+    }
+    public struct Relationship {
+        public var name: String
+        public var destinationEntityName: String
+        public var inverseName: String?
+        public var isToMany: Bool
+        public var deleteRule: DeleteRule
+        public init(name: String, destinationEntityName: String, inverseName: String?, isToMany: Bool, deleteRule: DeleteRule) {
+            self.name = name
+            self.destinationEntityName = destinationEntityName
+            self.inverseName = inverseName
+            self.isToMany = isToMany
+            self.deleteRule = deleteRule
+        }
+    }
+    public var name: String
+    public var managedObjectClass: ManagedObject.Type
+    public var attributes: [Attribute] = []
+    public var relationships: [Relationship] = []
+    /// Kept on the built `EntityDescription` as its `declaration`.
+    public var declaration: AnyObject?
+    public init(name: String, managedObjectClass: ManagedObject.Type, declaration: AnyObject? = nil) {
+        self.name = name
+        self.managedObjectClass = managedObjectClass
+        self.declaration = declaration
+    }
 }

@@ -186,6 +186,10 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
     /// With `.dictionaryResultType`: leave out rows whose fetched properties equal
     /// an earlier row's (false, as in Core Data). Used only with `propertiesToFetch`.
     public var returnsDistinctResults: Bool = false
+    /// The entity to fetch, when it is not `Result`'s own: Core Data's API names the
+    /// entity of a request (`NSFetchRequest(entityName:)`) and fetches through
+    /// `FetchRequest<ManagedObject>`.
+    @_spi(CoreData) public var entity: EntityDescription?
 
     public init(predicate: FetchPredicate<Result>? = nil, sortDescriptors: [FetchSortDescriptor<Result>] = []) {
         self.predicate = predicate

@@ -1,0 +1,40 @@
+// Core Data's API, with its NS names, over ManagedContext (Linux). Not a second
+// runtime: every context, object, ID and store here is ManagedContext's, so the
+// concurrency checker, the journal and `explore` see this code as they see any other.
+//
+// `import CoreData` brings Foundation with it, as it does on Apple platforms.
+@_exported public import Foundation
+@_spi(CoreData) public import ManagedContext
+
+/// Core Data's `NSManagedObjectContext`: the runtime's context under its Core Data name.
+public typealias NSManagedObjectContext = ManagedObjectContext
+/// Core Data's `NSManagedObjectContextConcurrencyType` (`.mainQueueConcurrencyType`,
+/// `.privateQueueConcurrencyType`).
+public typealias NSManagedObjectContextConcurrencyType = ManagedObjectContext.ConcurrencyType
+/// Core Data's `NSManagedObjectID`: Sendable, Hashable, with `uriRepresentation()`.
+public typealias NSManagedObjectID = ManagedObjectID
+/// Core Data's `NSPersistentStoreCoordinator`.
+public typealias NSPersistentStoreCoordinator = PersistentStoreCoordinator
+/// Core Data's `NSMergePolicy`.
+public typealias NSMergePolicy = MergePolicy
+
+/// Core Data's merge policy globals (`NSMergeByPropertyObjectTrumpMergePolicy`, …).
+public let NSErrorMergePolicy = MergePolicy.error
+public let NSMergeByPropertyStoreTrumpMergePolicy = MergePolicy.mergeByPropertyStoreTrump
+public let NSMergeByPropertyObjectTrumpMergePolicy = MergePolicy.mergeByPropertyObjectTrump
+public let NSOverwriteMergePolicy = MergePolicy.overwrite
+public let NSRollbackMergePolicy = MergePolicy.rollback
+
+/// Core Data's store types. Only SQLite is a real store here; `NSInMemoryStoreType`
+/// opens an SQLite database in memory-backed temporary storage.
+public let NSSQLiteStoreType = "SQLite"
+public let NSInMemoryStoreType = "InMemory"
+public let NSBinaryStoreType = "Binary"
+
+/// Options of `addPersistentStore(ofType:configurationName:at:options:)`.
+public let NSMigratePersistentStoresAutomaticallyOption = "NSMigratePersistentStoresAutomaticallyOption"
+public let NSInferMappingModelAutomaticallyOption = "NSInferMappingModelAutomaticallyOption"
+public let NSReadOnlyPersistentStoreOption = "NSReadOnlyPersistentStoreOption"
+public let NSPersistentHistoryTrackingKey = "NSPersistentHistoryTrackingKey"
+public let NSPersistentStoreRemoteChangeNotificationPostOptionKey = "NSPersistentStoreRemoteChangeNotificationPostOptionKey"
+public let NSSQLitePragmasOption = "NSSQLitePragmasOption"

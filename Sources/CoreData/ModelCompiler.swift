@@ -1,0 +1,88 @@
+@_spi(CoreData) import ManagedContext
+
+/// What a model cannot be, here or in Core Data: the error names the entity and property.
+struct ModelCompileError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}
+
+/// Compiles a Core Data model into the runtime's declarations: each entity's class,
+/// attributes (with the storage type each Core Data type is kept in) and relationships.
+enum ModelCompiler {
+    static func declarations(of model: NSManagedObjectModel) -> [EntityDeclaration] {
+        do {
+            return try checkedDeclarations(of: model)
+        } catch {
+            preconditionFailure("\(error)")
+        }
+    }
+
+    static func checkedDeclarations(of model: NSManagedObjectModel) throws(ModelCompileError) -> [EntityDeclaration] {
+        var declarations: [EntityDeclaration] = []
+        let byName = model.entitiesByName
+        for entity in model.entities {
+            guard let name = entity.name, !name.isEmpty else {
+                throw ModelCompileError(message: "An entity of the model has no name. Give every entity a name.")
+            }
+            if entity.superentity != nil || !entity.subentities.isEmpty {
+                throw ModelCompileError(
+                    message: "Entity \(name) is part of an inheritance tree (parentEntity), which this runtime does not store yet. Flatten it into separate entities.")
+            }
+            let cls = ClassResolver.managedObjectClass(named: entity.managedObjectClassName, entity: name)
+            var declaration = EntityDeclaration(name: name, managedObjectClass: cls, declaration: entity)
+            for property in entity.allProperties {
+                if let a = property as? NSAttributeDescription {
+                    if a.isTransient { continue }
+                    guard let storage = storageType(of: a.attributeType) else {
+                        throw ModelCompileError(message: "Attribute \(name).\(a.name) has the type \(a.attributeType), which this runtime does not store. Use another attribute type.")
+                    }
+                    let stored = StorageConversion.toStorage(a.defaultValue, of: a) ?? nil
+                    declaration.attributes.append(
+                        .init(name: a.name, attributeType: storage, isOptional: a.isOptional, defaultValue: stored))
+                } else if let r = property as? NSRelationshipDescription {
+                    guard let destination = r.destinationEntity?.name ?? r.destinationEntityName, byName[destination] != nil else {
+                        throw ModelCompileError(message: "Relationship \(name).\(r.name) has no destination entity in the model. Set its destination.")
+                    }
+                    let inverse = r.inverseRelationship?.name ?? r.inverseName
+                    if r.isToMany {
+                        guard let inverse, let inverseRelationship = byName[destination]?.relationshipsByName[inverse] else {
+                            throw ModelCompileError(
+                                message: "To-many relationship \(name).\(r.name) has no inverse. This runtime keeps a to-many relationship as the foreign key of its inverse to-one: give it an inverse (Xcode warns about missing inverses too).")
+                        }
+                        if inverseRelationship.isToMany {
+                            throw ModelCompileError(
+                                message: "\(name).\(r.name) and \(destination).\(inverse) are many-to-many, which this runtime does not store yet (Core Data uses a join table). Model it with an intermediate entity.")
+                        }
+                        if r.isOrdered {
+                            throw ModelCompileError(message: "To-many relationship \(name).\(r.name) is ordered, which this runtime does not store yet. Make it unordered and sort in the fetch.")
+                        }
+                    }
+                    declaration.relationships.append(
+                        .init(
+                            name: r.name, destinationEntityName: destination, inverseName: inverse, isToMany: r.isToMany,
+                            deleteRule: r.deleteRule == .cascadeDeleteRule ? .cascade : .nullify))
+                }
+            }
+            declarations.append(declaration)
+        }
+        return declarations
+    }
+
+    /// The runtime type that stores a Core Data attribute type; NSManagedObject converts
+    /// on access (a Float is kept as a double, a UUID as its 16 bytes, a URI as its text,
+    /// a transformable value as the data its transformer makes), as Core Data's SQLite
+    /// store keeps them.
+    static func storageType(of type: NSAttributeType) -> AttributeType? {
+        switch type {
+        case .stringAttributeType, .URIAttributeType: .string
+        case .integer16AttributeType: .integer16
+        case .integer32AttributeType: .integer32
+        case .integer64AttributeType: .integer64
+        case .doubleAttributeType, .floatAttributeType, .decimalAttributeType: .double
+        case .booleanAttributeType: .boolean
+        case .dateAttributeType: .date
+        case .binaryDataAttributeType, .UUIDAttributeType, .transformableAttributeType: .binaryData
+        case .undefinedAttributeType, .objectIDAttributeType, .compositeAttributeType: nil
+        }
+    }
+}

@@ -1,0 +1,64 @@
+@_spi(CoreData) import ManagedContext
+
+/// Core Data's `NSFetchRequestResultType`.
+public struct NSFetchRequestResultType: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt
+    public init(rawValue: UInt) { self.rawValue = rawValue }
+    public static let managedObjectResultType = NSFetchRequestResultType([])
+    public static let managedObjectIDResultType = NSFetchRequestResultType(rawValue: 1)
+    public static let dictionaryResultType = NSFetchRequestResultType(rawValue: 2)
+    public static let countResultType = NSFetchRequestResultType(rawValue: 4)
+}
+
+/// Core Data's `NSPersistentStoreRequest`: what `execute(_:)` runs.
+open class NSPersistentStoreRequest: @unchecked Sendable {
+    public init() {}
+}
+
+/// Core Data's `NSFetchRequest<ResultType>`: a class, as in Core Data, so requests are
+/// shared and cast (`request as! NSFetchRequest<Note>`).
+///
+/// `@unchecked Sendable` as Core Data's (a request is configured, then handed to one
+/// context at a time).
+open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, CustomStringConvertible, @unchecked Sendable {
+    open var entityName: String?
+    /// The entity, when the request was made with one or has been run.
+    open var entity: NSEntityDescription? {
+        get { storedEntity }
+        set {
+            storedEntity = newValue
+            if let name = newValue?.name { entityName = name }
+        }
+    }
+    private var storedEntity: NSEntityDescription?
+    open var predicate: NSPredicate?
+    open var sortDescriptors: [NSSortDescriptor]?
+    open var fetchLimit = 0
+    open var fetchOffset = 0
+    open var fetchBatchSize = 0
+    open var resultType: NSFetchRequestResultType = .managedObjectResultType
+    open var includesPendingChanges = true
+    open var includesSubentities = true
+    open var includesPropertyValues = true
+    /// Kept for source compatibility: objects come back with their values (the
+    /// runtime loads a fetched row's values with it), so faults are never cheaper here.
+    open var returnsObjectsAsFaults = true
+    open var relationshipKeyPathsForPrefetching: [String]?
+    /// With `.dictionaryResultType`: property names (or `NSPropertyDescription`s).
+    open var propertiesToFetch: [Any]?
+    open var returnsDistinctResults = false
+    open var shouldRefreshRefetchedObjects = false
+    open var propertiesToGroupBy: [Any]?
+    open var havingPredicate: NSPredicate?
+
+    public override init() { super.init() }
+
+    public convenience init(entityName: String) {
+        self.init()
+        self.entityName = entityName
+    }
+
+    open var description: String {
+        "<NSFetchRequest: entity: \(entityName ?? "nil"), predicate: (\(predicate.map { "\($0)" } ?? "nil")), sortDescriptors: \(sortDescriptors.map { "\($0)" } ?? "nil"), limit: \(fetchLimit)>"
+    }
+}

@@ -1,0 +1,62 @@
+@_spi(CoreData) public import ManagedContext
+
+/// Core Data's `NSFetchRequestResult`: what a fetch request can return (managed
+/// objects, object IDs, dictionaries, numbers).
+public protocol NSFetchRequestResult {}
+extension ManagedObjectID: NSFetchRequestResult {}
+extension NSDictionary: NSFetchRequestResult {}
+extension NSNumber: NSFetchRequestResult {}
+
+/// Core Data's `NSManagedObject`: the runtime's managed object with Core Data's
+/// key-value access and life-cycle hooks. Subclass it for an entity (after
+/// `ctxdebug port`, `@NSManaged` properties become accessors through
+/// `value(forKey:)`), or use it as it is.
+///
+/// Not `Sendable`, as in Core Data: pass `objectID` across queues.
+open class NSManagedObject: ManagedObject, NSFetchRequestResult {
+    public required init(entity: EntityDescription, insertInto context: NSManagedObjectContext?) {
+        super.init(entity: entity, insertInto: context)
+    }
+
+    /// Core Data's designated initializer, with the entity as the model describes it.
+    public convenience init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
+        guard let compiled = entity.compiled ?? context.flatMap({ c in entity.name.flatMap { c.runtimeModel.entity(named: $0) } }) else {
+            preconditionFailure("\(entity) is not in a model a coordinator has loaded. Load the model's store first (NSPersistentContainer.loadPersistentStores).")
+        }
+        self.init(entity: compiled, insertInto: context)
+    }
+
+    /// Inserts a new object of this class's entity into `context`, as Core Data's
+    /// `init(context:)`: the entity whose class is this class.
+    public convenience init(context: NSManagedObjectContext) {
+        if let entity = context.runtimeModel.entityIfDeclared(for: Self.self) {
+            self.init(entity: entity, insertInto: context)
+            return
+        }
+        // Entities whose class is not this class by identity (a model read before the
+        // class was loaded): the entity named by the class's name.
+        let name = String(describing: Self.self)
+        guard let entity = context.runtimeModel.entity(named: name) ?? context.runtimeModel.entities.first(where: { ($0.declaration as? NSEntityDescription)?.managedObjectClassName?.split(separator: ".").last.map(String.init) == name }) else {
+            preconditionFailure("No NSEntityDescriptions in any model claim the NSManagedObject subclass '\(String(reflecting: Self.self))' so +entity is confused. Have you loaded your NSManagedObjectModel yet?")
+        }
+        self.init(entity: entity, insertInto: context)
+    }
+
+    /// The entity of this class, as Core Data's `entity()`: in the model of a loaded
+    /// container that has an entity of this class.
+    open class func entity() -> NSEntityDescription {
+        guard let found = NSManagedObjectModel.loadedEntity(for: self) else {
+            preconditionFailure("No NSEntityDescriptions in any model claim the NSManagedObject subclass '\(String(reflecting: self))' so +entity is confused. Have you loaded your NSManagedObjectModel yet?")
+        }
+        return found
+    }
+
+    /// Core Data's `fetchRequest()`: a request for this class's entity.
+    open class func fetchRequest() -> NSFetchRequest<any NSFetchRequestResult> {
+        NSFetchRequest<any NSFetchRequestResult>(entityName: entity().name ?? String(describing: self))
+    }
+
+    /// The entity as the model describes it (Core Data's `entity` property; the
+    /// runtime's entity is `entity` inherited from ManagedObject).
+    public var entityDescription: NSEntityDescription { NSManagedObjectModel.description(of: entity) }
+}

@@ -1,0 +1,88 @@
+@_spi(CoreData) public import ManagedContext
+import Synchronization
+
+/// Core Data's `NSManagedObjectModel`: a model's entities, from an Xcode model
+/// (`init(contentsOf:)`) or built in code. Editable until a coordinator uses it; then
+/// it is compiled into the runtime's model once and frozen, as Core Data's is.
+///
+/// `@unchecked Sendable`: edits happen before the model is used (Core Data forbids
+/// editing a model in use, and so does `frozen`); after that it is only read.
+open class NSManagedObjectModel: @unchecked Sendable, CustomStringConvertible {
+    private var storedEntities: [NSEntityDescription] = []
+    private let compiled = Mutex<ManagedObjectModel?>(nil)
+    /// Core Data's `versionIdentifiers`.
+    open var versionIdentifiers: Set<AnyHashable> = []
+    /// The model's location on disk, when it was loaded from one.
+    public internal(set) var sourceURL: URL?
+
+    public init() {}
+
+    /// The entities. Setting them after a coordinator used the model is a programming
+    /// error, as in Core Data ("Can't modify an immutable model").
+    open var entities: [NSEntityDescription] {
+        get { storedEntities }
+        set {
+            precondition(!isFrozen, "Can't modify an immutable model: \(self) is in use by a persistent store coordinator.")
+            storedEntities = newValue
+            for entity in newValue { entity.managedObjectModel = self }
+        }
+    }
+
+    open var entitiesByName: [String: NSEntityDescription] {
+        Dictionary(storedEntities.compactMap { e in e.name.map { ($0, e) } }, uniquingKeysWith: { a, _ in a })
+    }
+
+    var isFrozen: Bool { compiled.withLock { $0 != nil } }
+
+    /// The runtime model this model compiles into (once; the model is frozen after).
+    public var runtimeModel: ManagedObjectModel {
+        compiled.withLock { model in
+            if let model { return model }
+            let built = ManagedObjectModel(declarations: ModelCompiler.declarations(of: self))
+            model = built
+            return built
+        }
+    }
+
+    open var description: String {
+        "NSManagedObjectModel(\(storedEntities.compactMap(\.name).joined(separator: ", ")))"
+    }
+
+}
+
+extension NSManagedObjectModel {
+    /// The entity description of a runtime entity: the one it was compiled from, or, for
+    /// an entity declared with `@Attribute`s, one that describes it (made once).
+    static func description(of entity: EntityDescription) -> NSEntityDescription {
+        if let declared = entity.declaration as? NSEntityDescription { return declared }
+        return described.withLock { cache in
+            if let found = cache[ObjectIdentifier(entity)] { return found }
+            let made = NSEntityDescription(describing: entity)
+            cache[ObjectIdentifier(entity)] = made
+            return made
+        }
+    }
+
+    private static let described = Mutex<[ObjectIdentifier: NSEntityDescription]>([:])
+}
+
+extension NSManagedObjectModel {
+    /// Models that a coordinator loaded, so `NSManagedObject.entity()` can find its class's entity.
+    private static let loaded = Mutex<[WeakModel]>([])
+    private final class WeakModel: @unchecked Sendable { weak var model: NSManagedObjectModel?; init(_ m: NSManagedObjectModel) { model = m } }
+
+    func markLoaded() {
+        Self.loaded.withLock { list in
+            list.removeAll { $0.model == nil || $0.model === self }
+            list.append(WeakModel(self))
+        }
+    }
+
+    static func loadedEntity(for cls: NSManagedObject.Type) -> NSEntityDescription? {
+        let models = loaded.withLock { $0.compactMap(\.model) }
+        for model in models.reversed() {
+            if let e = model.runtimeModel.entityIfDeclared(for: cls) { return description(of: e) }
+        }
+        return nil
+    }
+}
