@@ -143,7 +143,7 @@ extension ManagedObjectContext {
         for o in changed {
             pending.overridden.insert(o.objectID)
             if let alias = coordinator?.alias(of: o.objectID) { pending.overridden.insert(alias) }
-            if !o.deletedFlag && f.predicate.evaluate(values: o.values, toOne: o.toOne) {
+            if !o.deletedFlag && f.predicate.evaluate(values: o.values, toOne: o.toOne, id: o.objectID, source: self) {
                 pending.rows.append(FetchedRow(id: o.objectID, snapshot: RowSnapshot(values: o.values, toOne: o.toOne, version: o.snapshot?.version ?? 0)))
             }
         }
@@ -212,7 +212,7 @@ extension ManagedObjectContext {
         }
         rows.removeAll { overridden.contains($0.id) }
         for o in changed where !o.deletedFlag {
-            if f.predicate.evaluate(values: o.values, toOne: o.toOne) {
+            if f.predicate.evaluate(values: o.values, toOne: o.toOne, id: o.objectID, source: self) {
                 rows.append(FetchedRow(id: o.objectID, snapshot: RowSnapshot(values: o.values, toOne: o.toOne, version: o.snapshot?.version ?? 0)))
             }
         }
@@ -245,7 +245,12 @@ extension ManagedObjectContext {
     static func precedes(_ a: FetchedRow, _ b: FetchedRow, sorts: [ResolvedSort]) -> Bool {
         if let sa = a.snapshot, let sb = b.snapshot {
             for s in sorts {
-                let c = StoredValue.compare(sa.values[s.attribute], sb.values[s.attribute])
+                let c: Int
+                if let comparator = s.comparator, case .text(let x) = sa.values[s.attribute], case .text(let y) = sb.values[s.attribute] {
+                    c = comparator.compare(x, y)
+                } else {
+                    c = StoredValue.compare(sa.values[s.attribute], sb.values[s.attribute])
+                }
                 if c != 0 { return s.ascending ? c < 0 : c > 0 }
             }
         }
@@ -294,6 +299,24 @@ extension ManagedObjectContext {
             result.merge(fromParent) { a, _ in a }
         }
         return result
+    }
+
+    /// The row of the object `id` as this context sees it (predicate key paths).
+    func relatedRow(_ id: ManagedObjectID) -> RowSnapshot? {
+        (try? loadSnapshots([id]))?[id]
+    }
+
+    /// The rows of `destination` whose to-one `inverse` points to `id` (or to its alias),
+    /// as this context sees them: what a to-many predicate counts.
+    func rowsPointing(to id: ManagedObjectID, through inverse: RelationshipDescription, of destination: EntityDescription) -> [FetchedRow] {
+        let f = ResolvedFetch(entity: destination, predicate: .toOne(inverse.toOneIndex, id, equal: true), sorts: [], limit: 0, offset: 0)
+        var rows = (try? matchingRows(f, applyWindow: false, loadValues: true, includePending: true)) ?? []
+        if let alias = persistentStoreCoordinator?.alias(of: id) {
+            let g = ResolvedFetch(entity: destination, predicate: .toOne(inverse.toOneIndex, alias, equal: true), sorts: [], limit: 0, offset: 0)
+            let seen = Set(rows.map(\.id))
+            rows += ((try? matchingRows(g, applyWindow: false, loadValues: true, includePending: true)) ?? []).filter { !seen.contains($0.id) }
+        }
+        return rows
     }
 
     /// The objects whose to-one `inverse` of `relationship` points to `object`.

@@ -36,6 +36,8 @@ public struct FetchPredicate<Root: ManagedObject>: Sendable {
         case or([Node])
         case not(Node)
         case constant(Bool)
+        /// Core Data's predicate language (`NSPredicate(format:)`), see StorePredicate.swift.
+        case store(StorePredicate)
     }
 
     let node: Node
@@ -130,6 +132,15 @@ extension KeyPath where Root: ManagedObject, Value == String {
 public struct FetchSortDescriptor<Root: ManagedObject>: Sendable {
     let key: PropertyKey
     public let ascending: Bool
+    /// How strings compare (a Core Data sort descriptor's selector); byte order when nil.
+    package var comparator: StringSortComparator?
+
+    /// A sort on the attribute `key`, comparing strings with `comparator`.
+    package init(key: String, ascending: Bool, comparator: StringSortComparator?) {
+        self.key = .name(key)
+        self.ascending = ascending
+        self.comparator = comparator
+    }
 
     public init<V: AttributeValue>(_ keyPath: KeyPath<Root, V>, ascending: Bool = true) {
         self.key = .keyPath(PropertyKeyPath(keyPath))
@@ -211,13 +222,18 @@ indirect enum ResolvedPredicate: Sendable {
     case or([ResolvedPredicate])
     case not(ResolvedPredicate)
     case constant(Bool)
+    case store(ResolvedStorePredicate)
 
-    func evaluate(values: [StoredValue], toOne: [ManagedObjectID?]) -> Bool {
+    /// Whether the row (`values`, `toOne`) of the object `id` matches. `source` reads
+    /// the objects key paths reach (the evaluating context); only Core Data's
+    /// predicate language (`.store`) needs it.
+    func evaluate(values: [StoredValue], toOne: [ManagedObjectID?], id: ManagedObjectID? = nil, source: (any RelatedRowSource)? = nil) -> Bool {
         switch self {
         case .constant(let b): return b
-        case .and(let parts): return parts.allSatisfy { $0.evaluate(values: values, toOne: toOne) }
-        case .or(let parts): return parts.contains { $0.evaluate(values: values, toOne: toOne) }
-        case .not(let p): return !p.evaluate(values: values, toOne: toOne)
+        case .and(let parts): return parts.allSatisfy { $0.evaluate(values: values, toOne: toOne, id: id, source: source) }
+        case .or(let parts): return parts.contains { $0.evaluate(values: values, toOne: toOne, id: id, source: source) }
+        case .not(let p): return !p.evaluate(values: values, toOne: toOne, id: id, source: source)
+        case .store(let p): return p.evaluate(values: values, toOne: toOne, id: id, source: source)
         case .compare(let i, let op, let rhs):
             let lhs = values[i]
             switch op {
@@ -256,6 +272,7 @@ indirect enum ResolvedPredicate: Sendable {
 struct ResolvedSort: Sendable {
     let attribute: Int
     let ascending: Bool
+    var comparator: StringSortComparator? = nil
 }
 
 /// A fetch request resolved against an entity: what crosses to parent contexts
@@ -310,6 +327,7 @@ enum PredicateResolution {
             for p in parts { out.append(try resolve(p, in: entity)) }
             return .or(out)
         case .not(let p): return .not(try resolve(p, in: entity))
+        case .store(let p): return try resolve(p, in: entity)
         case .compare(let key, let op, let value):
             let i = try attributeIndex(key, in: entity)
             try checkType(value, of: entity.attributes[i], in: entity)
@@ -355,7 +373,7 @@ enum PredicateResolution {
         let predicate = try request.predicate.map { (p) throws(ManagedContextError) in try resolve(p.node, in: entity) } ?? .constant(true)
         var sorts: [ResolvedSort] = []
         for s in request.sortDescriptors {
-            sorts.append(ResolvedSort(attribute: try attributeIndex(s.key, in: entity), ascending: s.ascending))
+            sorts.append(ResolvedSort(attribute: try attributeIndex(s.key, in: entity), ascending: s.ascending, comparator: s.comparator))
         }
         return ResolvedFetch(entity: entity, predicate: predicate, sorts: sorts, limit: request.fetchLimit, offset: request.fetchOffset)
     }

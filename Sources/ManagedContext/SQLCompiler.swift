@@ -6,12 +6,23 @@ import GRDB
 enum SQLCompiler {
     static func compile(_ p: ResolvedPredicate, entity: EntityDescription, store: StoreIdentity) -> (String, [DatabaseValue]) {
         var args: [DatabaseValue] = []
-        let sql = emit(p, entity: entity, store: store, args: &args)
+        var aliases = 0
+        let sql = emit(p, entity: entity, store: store, ref: entity.tableName, aliases: &aliases, args: &args)
         return (sql, args)
     }
 
-    private static func emit(_ p: ResolvedPredicate, entity: EntityDescription, store: StoreIdentity, args: inout [DatabaseValue]) -> String {
+    /// `ref` names the row being tested (the fetched table, or a subselect's alias);
+    /// the typed predicates' unqualified columns resolve to the innermost table, which
+    /// is always `ref`'s.
+    static func emit(
+        _ p: ResolvedPredicate, entity: EntityDescription, store: StoreIdentity, ref: String, aliases: inout Int, args: inout [DatabaseValue]
+    ) -> String {
+        func emit(_ p: ResolvedPredicate, entity: EntityDescription, store: StoreIdentity, args: inout [DatabaseValue]) -> String {
+            SQLCompiler.emit(p, entity: entity, store: store, ref: ref, aliases: &aliases, args: &args)
+        }
         switch p {
+        case .store(let s):
+            return StoreSQL.emit(s, entity: entity, store: store, ref: ref, aliases: &aliases, args: &args)
         case .constant(let b):
             return b ? "1" : "0"
         case .and(let parts):
@@ -74,7 +85,10 @@ enum SQLCompiler {
     }
 
     static func orderBy(_ sorts: [ResolvedSort], entity: EntityDescription) -> String {
-        let terms = sorts.map { "\(entity.attributes[$0.attribute].columnName) \($0.ascending ? "ASC" : "DESC")" } + ["Z_PK ASC"]
+        let terms = sorts.map { s in
+            let collation = s.comparator.map { " COLLATE \($0.rawValue)" } ?? ""
+            return "\(entity.attributes[s.attribute].columnName)\(collation) \(s.ascending ? "ASC" : "DESC")"
+        } + ["Z_PK ASC"]
         return " ORDER BY " + terms.joined(separator: ", ")
     }
 }

@@ -56,6 +56,7 @@ final class SQLiteStore: Sendable {
         config.readonly = readOnly
         config.busyMode = .timeout(10)
         config.label = "ctxdebug.store"
+        config.prepareDatabase { db in StoreSQLFunctions.register(in: db) }
         let pool: DatabasePool
         do {
             pool = try DatabasePool(path: path, configuration: config)
