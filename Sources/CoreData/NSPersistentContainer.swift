@@ -207,6 +207,6 @@ open class NSPersistentContainer: @unchecked Sendable {
 /// Finds a model by name for `NSPersistentContainer(name:)`.
 enum ModelLookup {
     static func model(named name: String) -> NSManagedObjectModel? {
-        nil
+        XcodeModelLocator.modelURL(named: name).flatMap { NSManagedObjectModel(contentsOf: $0) }
     }
 }
