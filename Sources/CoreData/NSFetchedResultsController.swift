@@ -85,10 +85,6 @@ open class NSFetchedResultsController<ResultType>: @unchecked Sendable {
     /// Whether `other` is this controller or a view of it.
     public func isSameController(as other: NSFetchedResultsController<some Any>) -> Bool { state === other.state }
 
-    deinit {
-        if let observer = state.observer { NotificationCenter.default.removeObserver(observer) }
-    }
-
     /// Core Data's `deleteCache(withName:)`: there is no cache to delete.
     open class func deleteCache(withName name: String?) {}
 
@@ -186,7 +182,15 @@ open class NSFetchedResultsController<ResultType>: @unchecked Sendable {
     }
 
     private func contextDidChange(_ updated: Set<ObjectIdentifier>) {
-        guard let oldSections = state.sections, let new = try? fetchRequestObjects() else { return }
+        guard let oldSections = state.sections else { return }
+        let new: [Any]
+        do {
+            new = try fetchRequestObjects()
+        } catch {
+            // Core Data logs a failed refetch and keeps the last results.
+            FileHandle.standardError.write(Data("CoreData: error: NSFetchedResultsController could not refetch: \(error)\n".utf8))
+            return
+        }
         let newSections = makeSections(new)
         state.objects = new
         state.sections = newSections
@@ -220,6 +224,12 @@ final class FetchedResultsState: @unchecked Sendable {
     var objects: [Any]?
     var sections: [FetchedResultsSection]?
     var observer: (any NSObjectProtocol)?
+
+    /// The observer goes with the last view of the controller (the one the app made, or
+    /// an erased view a delegate kept).
+    deinit {
+        if let observer { NotificationCenter.default.removeObserver(observer) }
+    }
 }
 
 /// The changes between two fetches, in Core Data's order: section deletes and

@@ -99,3 +99,71 @@ final class LockedBox<Value: Sendable>: @unchecked Sendable {
     func set(_ v: Value) { lock.lock(); value = v; lock.unlock() }
     func get() -> Value { lock.lock(); defer { lock.unlock() }; return value }
 }
+
+/// A delegate that writes down what the controller tells it.
+final class RecordingDelegate: NSFetchedResultsControllerDelegate {
+    var events: [String] = []
+    func controllerWillChangeContent(_ controller: NSFetchedResultsController<any NSFetchRequestResult>) { events.append("will") }
+    func controller(
+        _ controller: NSFetchedResultsController<any NSFetchRequestResult>, didChange anObject: Any, at indexPath: IndexPath?,
+        for type: NSFetchedResultsChangeType, newIndexPath: IndexPath?
+    ) {
+        let title = (anObject as? Note)?.title ?? "?"
+        switch type {
+        case .insert: events.append("insert \(title) at \(newIndexPath!.section).\(newIndexPath!.item)")
+        case .delete: events.append("delete \(title) from \(indexPath!.section).\(indexPath!.item)")
+        case .move: events.append("move \(title) \(indexPath!.section).\(indexPath!.item)->\(newIndexPath!.section).\(newIndexPath!.item)")
+        case .update: events.append("update \(title) at \(indexPath!.section).\(indexPath!.item)")
+        }
+    }
+    func controller(
+        _ controller: NSFetchedResultsController<any NSFetchRequestResult>, didChange sectionInfo: any NSFetchedResultsSectionInfo,
+        atSectionIndex sectionIndex: Int, for type: NSFetchedResultsChangeType
+    ) { events.append("\(type == .insert ? "insert" : "delete") section \(sectionInfo.name) at \(sectionIndex)") }
+    func controllerDidChangeContent(_ controller: NSFetchedResultsController<any NSFetchRequestResult>) { events.append("did") }
+}
+
+/// NSFetchedResultsController: "monitors changes to objects in its associated managed
+/// object context, and reports changes in the results set to its delegate" (Apple's
+/// documentation), in sections by `sectionNameKeyPath`.
+@Suite struct FetchedResultsControllerTests {
+    @Test func sectionsAndChangesReachTheDelegate() throws {
+        let dir = TempDirectory("coredata-frc")
+        let container = try NotesModel.container(in: dir)
+        let context = container.viewContext
+        let delegate = RecordingDelegate()
+        try context.performAndWait {
+            for (title, link) in [("a", "x"), ("b", "x"), ("c", "y")] {
+                let note = Note(context: context)
+                note.title = title
+                note.link = URL(string: "https://\(link).example")
+            }
+            try context.save()
+            let request = NSFetchRequest<Note>(entityName: "Note")
+            request.sortDescriptors = [NSSortDescriptor(key: "link", ascending: true), NSSortDescriptor(key: "title", ascending: true)]
+            let controller = NSFetchedResultsController(fetchRequest: request, managedObjectContext: context, sectionNameKeyPath: "link", cacheName: nil)
+            controller.delegate = delegate
+            try controller.performFetch()
+            #expect(controller.sections?.map(\.numberOfObjects) == [2, 1])
+            #expect(controller.object(at: IndexPath(item: 1, section: 0)).title == "b")
+            let c = controller.object(at: IndexPath(item: 0, section: 1))
+            #expect(controller.indexPath(forObject: c) == IndexPath(item: 0, section: 1))
+
+            // Changes inside a perform block are told when it ends (processPendingChanges).
+            let d = Note(context: context)
+            d.title = "d"
+            d.link = URL(string: "https://z.example")
+            context.processPendingChanges()
+            #expect(delegate.events == ["will", "insert section https://z.example at 2", "insert d at 2.0", "did"])
+            delegate.events = []
+            c.title = "c2"
+            context.processPendingChanges()
+            #expect(delegate.events == ["will", "update c2 at 1.0", "did"])
+            delegate.events = []
+            context.delete(controller.object(at: IndexPath(item: 0, section: 0)))
+            context.processPendingChanges()
+            #expect(delegate.events == ["will", "delete a from 0.0", "move b 0.1->0.0", "did"])
+            #expect(controller.fetchedObjects?.map(\.title) == ["b", "c2", "d"])
+        }
+    }
+}

@@ -37,6 +37,11 @@ final class Note: NSManagedObject {
         get { value(forKey: "link") as? URL }
         set { setValue(newValue, forKey: "link") }
     }
+    /// As Xcode generates an optional Integer 16 without "Use Scalar Type": `NSNumber?`.
+    var priority: NSNumber? {
+        get { value(forKey: "priority") as? NSNumber }
+        set { setValue(newValue, forKey: "priority") }
+    }
     var folder: Folder? {
         get { value(forKey: "folder") as? Folder }
         set { setValue(newValue, forKey: "folder") }
@@ -79,7 +84,7 @@ enum NotesModel {
         note.properties = [
             attribute("title", .stringAttributeType, optional: titleOptional), attribute("created", .dateAttributeType),
             attribute("identifier", .UUIDAttributeType), attribute("weight", .floatAttributeType), attribute("link", .URIAttributeType),
-            toFolder,
+            attribute("priority", .integer16AttributeType), toFolder,
         ]
         let model = NSManagedObjectModel()
         model.entities = [folder, note]
@@ -159,6 +164,23 @@ enum NotesModel {
                 #expect(nsError.userInfo["NSValidationErrorKey"] as? String == "title")
             }
             #expect(context.hasChanges)
+        }
+    }
+
+    /// Xcode declares an optional Integer 16 as `NSNumber?`; code sets it with a number
+    /// literal (`entry.rating = 4`) and reads `rating?.int16Value`.
+    @Test func numbersSetAsNSNumberReadBackAsNSNumber() throws {
+        let dir = TempDirectory("coredata-nsnumber")
+        let container = try NotesModel.container(in: dir)
+        let context = container.viewContext
+        try context.performAndWait {
+            let note = Note(context: context)
+            note.priority = 4
+            try context.save()
+            #expect(note.priority?.int16Value == 4)
+            #expect(note.value(forKey: "priority") as? Int16 == 4)
+            note.priority = nil
+            #expect(note.priority == nil)
         }
     }
 
