@@ -52,6 +52,9 @@ extension ConcurrencyDebug {
         public static let reportDirectoryVariable = Variable.reportDirectory.name
         /// Core Data's launch argument, honoured as an alternative to the level variable.
         public static let launchArgument = "-com.apple.CoreData.ConcurrencyDebug"
+        /// Core Data's flag as an environment variable, as teams put it in schemes and
+        /// test scripts (`env com.apple.CoreData.ConcurrencyDebug=1 swift test`).
+        public static let appleEnvironmentVariable = "com.apple.CoreData.ConcurrencyDebug"
 
         public init(
             level: Level = .off, onViolation: OnViolation = .trap, reportPath: String? = nil,
@@ -79,8 +82,9 @@ extension ConcurrencyDebug {
         /// line in `warnings` naming the variable, the value, what is accepted and the
         /// fallback used.
         ///
-        /// The level comes from `CTXDEBUG_CONCURRENCY` when it is set, else from the
-        /// launch argument `-com.apple.CoreData.ConcurrencyDebug N`. Setting
+        /// The level comes from `CTXDEBUG_CONCURRENCY` when it is set, else from Core
+        /// Data's own switch: the environment variable `com.apple.CoreData.ConcurrencyDebug`,
+        /// then the launch argument `-com.apple.CoreData.ConcurrencyDebug N`. Setting
         /// `CTXDEBUG_JOURNAL` with no level turns on level 3.
         public static func read(
             environment: [String: String], arguments: [String], pid: Int32
@@ -135,6 +139,8 @@ extension ConcurrencyDebug {
                 let raw: String
                 if let value = environment[levelVariable] {
                     (name, raw) = (levelVariable, value)
+                } else if let value = environment[appleEnvironmentVariable] {
+                    (name, raw) = (appleEnvironmentVariable, value)
                 } else if let index = arguments.firstIndex(of: launchArgument) {
                     let next = arguments.index(after: index)
                     (name, raw) = ("the launch argument \(launchArgument)", next < arguments.endIndex ? arguments[next] : "")

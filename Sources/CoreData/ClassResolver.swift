@@ -39,8 +39,9 @@ enum ClassResolver {
         }
     }
 
+    /// The mangled name `_typeByName` takes for a class `Module.Class`: `6Module5ClassC`.
     private static func mangledClassName(_ parts: [String]) -> String {
-        "$s" + parts.map { "\($0.utf8.count)\($0)" }.joined() + "C"
+        parts.map { "\($0.utf8.count)\($0)" }.joined() + "C"
     }
 
     private static let warned = Mutex<Set<String>>([])

@@ -23,8 +23,23 @@ open class NSEntityDescription: @unchecked Sendable, CustomStringConvertible {
     open internal(set) weak var superentity: NSEntityDescription?
     private var storedSubentities: [NSEntityDescription] = []
     private var storedProperties: [NSPropertyDescription] = []
+    /// Xcode's Codegen setting (`codeGenerationType`): `class` (Class Definition),
+    /// `category` (Category/Extension), or nil (Manual/None). `ctxdebug port` reads it to
+    /// know which entity classes Xcode would have generated.
+    package var codeGenerationType: String?
     /// The runtime entity, once the model is compiled.
-    var compiled: EntityDescription?
+    var compiled: EntityDescription? {
+        didSet { conversionTable = Self.conversions(compiled, allProperties) }
+    }
+    /// By runtime attribute index: the attribute when its values convert on access.
+    private(set) var conversionTable: [NSAttributeDescription?] = []
+
+    private static func conversions(_ compiled: EntityDescription?, _ properties: [NSPropertyDescription]) -> [NSAttributeDescription?] {
+        guard let compiled else { return [] }
+        let byName = Dictionary(properties.compactMap { p in (p as? NSAttributeDescription).map { (p.name, $0) } }, uniquingKeysWith: { _, b in b })
+        let converting: Set<NSAttributeType> = [.floatAttributeType, .decimalAttributeType, .UUIDAttributeType, .URIAttributeType, .transformableAttributeType]
+        return compiled.attributes.map { a in byName[a.name].flatMap { converting.contains($0.attributeType) ? $0 : nil } }
+    }
 
     public init() {}
 

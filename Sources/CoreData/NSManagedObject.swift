@@ -56,6 +56,16 @@ open class NSManagedObject: ManagedObject, NSFetchRequestResult {
         NSFetchRequest<any NSFetchRequestResult>(entityName: entity().name ?? String(describing: self))
     }
 
+    /// Core Data's `value(forKey:)`: an attribute in the type the model declares, a
+    /// to-one relationship's object, or a to-many relationship's `NSSet`.
+    open override func value(forKey key: String) -> Any? { coreDataValue(forKey: key) }
+
+    /// Core Data's `setValue(_:forKey:)`, for attributes and relationships alike.
+    open override func setValue(_ value: Any?, forKey key: String) { coreDataSetValue(value, forKey: key) }
+
+    final func runtimeValue(forKey key: String) -> Any? { super.value(forKey: key) }
+    final func runtimeSetValue(_ value: Any?, forKey key: String) { super.setValue(value, forKey: key) }
+
     /// The entity as the model describes it (Core Data's `entity` property; the
     /// runtime's entity is `entity` inherited from ManagedObject).
     public var entityDescription: NSEntityDescription { NSManagedObjectModel.description(of: entity) }

@@ -24,6 +24,7 @@ public struct ManagedContextError: Error, CustomStringConvertible, Sendable {
             case invalidObjectID = "invalid-object-id"
             case fetchFailed = "fetch-failed"
             case seedFailed = "seed-failed"
+            case validationFailed = "validation-failed"
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -48,6 +49,9 @@ public struct ManagedContextError: Error, CustomStringConvertible, Sendable {
         public static let invalidObjectID = Code(.invalidObjectID)
         public static let fetchFailed = Code(.fetchFailed)
         public static let seedFailed = Code(.seedFailed)
+        /// An object's validation stopped a save (a missing required value, or its own
+        /// `validateForInsert`/`Update`/`Delete`).
+        public static let validationFailed = Code(.validationFailed)
 
         public var description: String { base.rawValue }
 
@@ -64,13 +68,19 @@ public struct ManagedContextError: Error, CustomStringConvertible, Sendable {
     public let cause: (any Error & Sendable)?
     /// For merge conflicts: each conflicting object.
     public let conflicts: [MergeConflict]
+    /// For validation failures: what failed, on which object.
+    public let validation: ValidationFailure?
 
-    public init(_ code: Code, _ message: String, path: String? = nil, cause: (any Error & Sendable)? = nil, conflicts: [MergeConflict] = []) {
+    public init(
+        _ code: Code, _ message: String, path: String? = nil, cause: (any Error & Sendable)? = nil, conflicts: [MergeConflict] = [],
+        validation: ValidationFailure? = nil
+    ) {
         self.code = code
         self.message = message
         self.path = path
         self.cause = cause
         self.conflicts = conflicts
+        self.validation = validation
     }
 
     public var description: String {
@@ -120,4 +130,24 @@ public struct MergeConflict: Sendable, CustomStringConvertible {
             ? "\(objectID): loaded at version \(oldVersion), deleted in the store since"
             : "\(objectID): loaded at version \(oldVersion), the store has version \(newVersion)"
     }
+}
+
+/// What a failed validation was about.
+public struct ValidationFailure: Sendable {
+    public enum Kind: Sendable, Hashable {
+        /// A non-optional attribute has no value (Core Data's 1570).
+        case missingMandatoryProperty
+        /// The object's own `validateFor…` threw.
+        case custom
+    }
+    public let kind: Kind
+    /// The attribute, when one is at fault.
+    public let key: String?
+    public let objectID: ManagedObjectID
+}
+
+/// An error from user code, kept as its description (it may not be Sendable).
+struct SendableErrorDescription: Error, Sendable, CustomStringConvertible {
+    let description: String
+    init(_ error: any Error) { description = String(describing: error) }
 }

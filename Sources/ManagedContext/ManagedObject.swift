@@ -91,6 +91,44 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
         context.model.entity(for: self)
     }
 
+    // MARK: Life cycle (Core Data's overridable hooks; the runtime calls them on the
+    // context's queue, inside the operation that causes them)
+
+    /// Called once, when the object is first inserted into a context: set initial values
+    /// here (with `setPrimitiveValue`, as Core Data advises).
+    open func awakeFromInsert() {}
+    /// Called when the object's values are first loaded from its parent or store.
+    open func awakeFromFetch() {}
+    /// Called when `delete(_:)` marks the object deleted, before the delete rules run.
+    open func prepareForDeletion() {}
+    /// Called for each inserted, updated or deleted object at the start of a save.
+    open func willSave() {}
+    /// Called for each saved object after the save succeeded.
+    open func didSave() {}
+    /// Called before the object becomes a fault (refresh, reset, a saved delete).
+    open func willTurnIntoFault() {}
+    /// Called after the object became a fault.
+    open func didTurnIntoFault() {}
+    /// Checks the object before an insert is saved; throw to stop the save. The default
+    /// checks that every non-optional attribute has a value (Core Data's 1570 error).
+    open func validateForInsert() throws { try validateMandatoryAttributes() }
+    /// Checks the object before an update is saved; the default is as for an insert.
+    open func validateForUpdate() throws { try validateMandatoryAttributes() }
+    /// Checks the object before a delete is saved.
+    open func validateForDelete() throws {}
+
+    /// Core Data's missing-mandatory-property validation.
+    private func validateMandatoryAttributes() throws {
+        for a in entity.attributes where !a.isOptional && values[a.index].isNull {
+            throw ManagedContextError(
+                .validationFailed,
+                "\(entity.name).\(a.name) is a required value (the model does not mark it optional), and \(objectID) has none. Set it before saving, or make the attribute optional in the model.",
+                validation: .init(kind: .missingMandatoryProperty, key: a.name, objectID: objectID))
+        }
+    }
+
+    var hasAwoken = false
+
     // MARK: State
 
     public var isFault: Bool { isFaultFlag }

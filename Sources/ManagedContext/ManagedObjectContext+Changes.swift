@@ -18,6 +18,10 @@ extension ManagedObjectContext {
         register(object)
         changeSets.inserted.insert(object)
         changeSets.pendingInserted.insert(object)
+        if !object.hasAwoken {
+            object.hasAwoken = true
+            object.awakeFromInsert()
+        }
     }
 
     public func delete(_ object: ManagedObject) {
@@ -32,6 +36,7 @@ extension ManagedObjectContext {
         }
         if object.deletedFlag { return }
         object.fireFaultIfNeeded()
+        object.prepareForDeletion()
         applyDeleteRules(object)
         if object.insertedFlag {
             object.insertedFlag = false
@@ -153,7 +158,11 @@ extension ManagedObjectContext {
                 object.updatedFlag = false
                 changeSets.updated.remove(object)
             }
-            if !mergeChanges || object.snapshot != nil { object.turnIntoFault() }
+            if !mergeChanges || object.snapshot != nil {
+                object.willTurnIntoFault()
+                object.turnIntoFault()
+                object.didTurnIntoFault()
+            }
             changeSets.pendingRefreshed.insert(object)
             return
         }

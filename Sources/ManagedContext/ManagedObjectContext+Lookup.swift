@@ -94,11 +94,13 @@ extension ManagedObjectContext {
                 o.toOne = snapshot.toOne
                 o.snapshot = snapshot
                 o.isFaultFlag = false
+                o.awakeFromFetch()
             }
             return o
         }
         let o = id.entity.managedObjectClass.init(entity: id.entity, insertInto: nil)
         o.objectID = id
+        o.hasAwoken = true
         if let snapshot {
             o.values = snapshot.values
             o.toOne = snapshot.toOne
@@ -107,6 +109,7 @@ extension ManagedObjectContext {
             o.turnIntoFault()
         }
         register(o)
+        if snapshot != nil { o.awakeFromFetch() }
         return o
     }
 
@@ -131,6 +134,7 @@ extension ManagedObjectContext {
         o.toOne = loaded.toOne
         o.snapshot = loaded
         o.isFaultFlag = false
+        o.awakeFromFetch()
     }
 
     private func markStale(_ o: ManagedObject) {

@@ -34,6 +34,8 @@ extension ManagedObjectContext {
             return
         }
         NotificationCenter.default.post(name: Self.willSaveObjectsNotification, object: self)
+        try prepareObjectsForSave()
+        let saving = changeSets.inserted.union(changeSets.updated).union(changeSets.deleted)
         let started = concurrencyType == .mainQueue ? MonotonicClock.now() : 0
         let rows = changeSets.inserted.count + changeSets.updated.count + changeSets.deleted.count
         diagnoseAbandonedInserts(changeSets.inserted)
@@ -46,8 +48,32 @@ extension ManagedObjectContext {
             try saveToParent(p)
         }
         releaseDeletedInserts()
+        for o in saving { o.didSave() }
         Diagnostics.ancestorSaved(self)
         diagnoseMainQueueIO("save", rows: rows, started: started)
+    }
+
+    /// Core Data's order: each changed object's `willSave()`, then its validation; a
+    /// failed validation stops the save with nothing written.
+    private func prepareObjectsForSave() throws(ManagedContextError) {
+        for o in changeSets.inserted.union(changeSets.updated).union(changeSets.deleted) { o.willSave() }
+        processPendingChanges()
+        func validate(_ objects: Set<ManagedObject>, _ check: (ManagedObject) throws -> Void) throws(ManagedContextError) {
+            for o in objects.sorted(by: { $0.creationSerial < $1.creationSerial }) {
+                do {
+                    try check(o)
+                } catch let e as ManagedContextError {
+                    throw e
+                } catch {
+                    throw ManagedContextError(
+                        .validationFailed, "The validation of \(o.objectID) failed: \(error)", cause: SendableErrorDescription(error),
+                        validation: .init(kind: .custom, key: nil, objectID: o.objectID))
+                }
+            }
+        }
+        try validate(changeSets.inserted) { try $0.validateForInsert() }
+        try validate(changeSets.updated) { try $0.validateForUpdate() }
+        try validate(changeSets.deleted) { try $0.validateForDelete() }
     }
 
     /// A deleted object once its deletion is saved: out of the registry, a fault, and

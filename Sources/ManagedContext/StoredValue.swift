@@ -240,11 +240,18 @@ extension AttributeType {
             return (value as? String).map { .text($0) }
         case .integer16, .integer32, .integer64, .boolean:
             if let b = value as? Bool { return .integer(b ? 1 : 0) }
+            // Core Data code hands numbers as NSNumber (`entry.rating = 4` with an
+            // `NSNumber?` property).
+            if let n = value as? NSNumber, !(value is any BinaryFloatingPoint) {
+                let d = n.doubleValue
+                return d == d.rounded(.towardZero) ? .integer(n.int64Value) : nil
+            }
             if let i = value as? any BinaryInteger { return Int64(exactly: i).map { .integer($0) } }
             if let d = value as? any BinaryFloatingPoint { return Int64(exactly: Double(d)).map { .integer($0) } }
             return nil
         case .double:
             if let d = value as? any BinaryFloatingPoint { return .real(Double(d)) }
+            if let n = value as? NSNumber, !(value is any BinaryInteger) { return .real(n.doubleValue) }
             if let i = value as? any BinaryInteger { return .real(Double(i)) }
             return nil
         case .date:

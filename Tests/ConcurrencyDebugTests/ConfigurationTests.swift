@@ -53,6 +53,20 @@ struct ConfigurationTests {
         ])
     }
 
+    /// Teams set Core Data's flag as an environment variable too (in a scheme's
+    /// Environment Variables or a test script); it turns checking on as the argument does.
+    @Test("Core Data's flag as an environment variable sets the level; CTXDEBUG_CONCURRENCY wins over it")
+    func appleEnvironmentVariable() {
+        #expect(read(["com.apple.CoreData.ConcurrencyDebug": "1"]).0.level == 1)
+        #expect(read(["com.apple.CoreData.ConcurrencyDebug": "0"], arguments: ["app", "-com.apple.CoreData.ConcurrencyDebug", "1"]).0.level == 0)
+        #expect(read(["CTXDEBUG_CONCURRENCY": "2", "com.apple.CoreData.ConcurrencyDebug": "1"]).0.level == 2)
+        let (configuration, warnings) = read(["com.apple.CoreData.ConcurrencyDebug": "yes"])
+        #expect(configuration.level == 1)
+        #expect(warnings == [
+            #"ctxdebug: warning: com.apple.CoreData.ConcurrencyDebug="yes" is not valid; accepted: 0 (off), 1 (check), 2 (also perform queues), 3 (also journal); using 1."#
+        ])
+    }
+
     @Test(
         "A bad value gives one warning naming the variable, the value, the accepted values and the fallback",
         arguments: [

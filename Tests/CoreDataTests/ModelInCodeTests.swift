@@ -1,4 +1,4 @@
-import CoreData
+@testable import CoreData
 import Testing
 
 /// Models built in code, as Core Data allows ("NSManagedObjectModel", Apple's
@@ -30,6 +30,6 @@ import Testing
         let model = Self.noteModel()
         let entity = model.runtimeModel.entity(named: "Note")
         #expect(entity?.attributes.map(\.name) == ["title", "created"])
-        #expect(entity?.declaration === model.entitiesByName["Note"])
+        #expect(model.entitiesByName["Note"]?.compiled === entity)
     }
 }

@@ -1,0 +1,166 @@
+@_spi(CoreData) public import ManagedContext
+
+/// Core Data's key-value access: attributes in the types the model declares (`Float`,
+/// `Decimal`, `UUID`, `URL`, transformed values as well as the runtime's own),
+/// to-one relationships as objects, to-many ones as `NSSet`.
+extension NSManagedObject {
+    /// The Core Data description of attribute `index`, when its values need converting.
+    @inline(__always)
+    private func convertedAttribute(_ a: AttributeDescription) -> NSAttributeDescription? {
+        guard let declaration = entity.declaration as? NSEntityDescription else { return nil }
+        return declaration.attributeNeedingConversion(at: a.index)
+    }
+
+    /// Core Data's `primitiveValue(forKey:)`: the value without access notifications.
+    /// (The runtime keeps no separate notification layer, so it is `value(forKey:)`.)
+    public func primitiveValue(forKey key: String) -> Any? {
+        value(forKey: key)
+    }
+
+    /// Core Data's `setPrimitiveValue(_:forKey:)`.
+    public func setPrimitiveValue(_ value: Any?, forKey key: String) {
+        setValue(value, forKey: key)
+    }
+
+    /// Key-value observing is not available on Linux; these mark the accessors Core
+    /// Data's custom-accessor pattern brackets with them, and do nothing else.
+    public func willAccessValue(forKey key: String?) {}
+    public func didAccessValue(forKey key: String?) {}
+    public func willChangeValue(forKey key: String) {}
+    public func didChangeValue(forKey key: String) {}
+
+    /// Core Data's `committedValues(forKeys:)`: the last saved or fetched values of the
+    /// given attributes (all of them for nil), `NSNull` for nil.
+    public func committedValues(forKeys keys: [String]?) -> [String: Any] {
+        let all = committedValues()
+        guard let keys else { return all }
+        return all.filter { keys.contains($0.key) }
+    }
+
+    /// A mutable set that changes the to-many relationship `key` (Core Data's
+    /// `mutableSetValue(forKey:)`): adding to it relates the object, removing unrelates it.
+    public func mutableSetValue(forKey key: String) -> NSMutableSet {
+        guard let r = entity.relationship(named: key), r.isToMany else {
+            preconditionFailure("[<\(type(of: self)) \(objectID)> mutableSetValueForKey:]: \(entity.name) has no to-many relationship named \"\(key)\".")
+        }
+        return RelationshipSet(owner: self, key: key)
+    }
+
+    /// Ordered to-many relationships are not stored here (the model compiler refuses
+    /// them), so there is nothing to return.
+    public func mutableOrderedSetValue(forKey key: String) -> NSMutableOrderedSet {
+        preconditionFailure("\(entity.name).\(key) is not an ordered to-many relationship: ordered relationships are not supported on Linux yet.")
+    }
+}
+
+extension NSManagedObject {
+    func coreDataValue(forKey key: String) -> Any? {
+        if let a = entity.attribute(named: key) {
+            let stored = runtimeValue(forKey: key)
+            guard let converted = convertedAttribute(a) else { return stored }
+            return StorageConversion.fromStorage(stored, of: converted)
+        }
+        if let r = entity.relationship(named: key) {
+            let related = relatedObjects(forRelationshipNamed: key)
+            return r.isToMany ? NSSet(array: related) : related.first
+        }
+        preconditionFailure("[<\(type(of: self)) \(objectID)> valueForUndefinedKey:]: the entity \(entity.name) is not key value coding-compliant for the key \"\(key)\".")
+    }
+
+    func coreDataSetValue(_ value: Any?, forKey key: String) {
+        if let a = entity.attribute(named: key) {
+            guard let converted = convertedAttribute(a) else {
+                runtimeSetValue(value, forKey: key)
+                return
+            }
+            guard let stored = StorageConversion.toStorage(value, of: converted) else {
+                preconditionFailure("Unacceptable type of value for attribute: property = \"\(key)\"; desired type = \(converted.attributeType); given type = \(type(of: value!)); value = \(value!).")
+            }
+            runtimeSetValue(stored, forKey: key)
+            return
+        }
+        if let r = entity.relationship(named: key) {
+            let objects: [ManagedObject]
+            if let value, !(value is NSNull) {
+                if r.isToMany {
+                    objects = RelationshipSet.members(of: value, key: key, entity: entity.name)
+                } else {
+                    guard let object = value as? ManagedObject else {
+                        preconditionFailure("Unacceptable type of value for to-one relationship: property = \"\(key)\"; given type = \(type(of: value)).")
+                    }
+                    objects = [object]
+                }
+            } else {
+                objects = []
+            }
+            setRelatedObjects(objects, forRelationshipNamed: key)
+            return
+        }
+        preconditionFailure("[<\(type(of: self)) \(objectID)> setValue:forUndefinedKey:]: the entity \(entity.name) is not key value coding-compliant for the key \"\(key)\".")
+    }
+}
+
+extension NSEntityDescription {
+    /// Attributes whose values need converting between Core Data's type and the
+    /// runtime's storage, by runtime attribute index (nil where none is needed).
+    func attributeNeedingConversion(at index: Int) -> NSAttributeDescription? {
+        let table = conversionTable
+        return index < table.count ? table[index] : nil
+    }
+}
+
+/// A live to-many relationship as a mutable set (Core Data's `mutableSetValue(forKey:)`).
+final class RelationshipSet: NSMutableSet {
+    private let owner: NSManagedObject
+    private let key: String
+
+    init(owner: NSManagedObject, key: String) {
+        self.owner = owner
+        self.key = key
+        super.init(capacity: 0)
+    }
+
+    required init(capacity numItems: Int) { preconditionFailure("A relationship set is made by mutableSetValue(forKey:).") }
+    required convenience init?(coder: NSCoder) { preconditionFailure("A relationship set cannot be decoded.") }
+    required convenience init(arrayLiteral elements: Any...) { preconditionFailure("A relationship set is made by mutableSetValue(forKey:).") }
+
+    private var members: [ManagedObject] { owner.relatedObjects(forRelationshipNamed: key) }
+
+    override var count: Int { members.count }
+    override func member(_ object: Any) -> Any? {
+        guard let o = object as? ManagedObject else { return nil }
+        return members.first { $0 === o }
+    }
+    override func objectEnumerator() -> NSEnumerator { NSArray(array: members).objectEnumerator() }
+    override func add(_ object: Any) {
+        guard let o = object as? ManagedObject else { preconditionFailure("Only managed objects can join the relationship \(key).") }
+        var current = members
+        if !current.contains(where: { $0 === o }) {
+            current.append(o)
+            owner.setRelatedObjects(current, forRelationshipNamed: key)
+        }
+    }
+    override func remove(_ object: Any) {
+        guard let o = object as? ManagedObject else { return }
+        owner.setRelatedObjects(members.filter { $0 !== o }, forRelationshipNamed: key)
+    }
+
+    /// The managed objects of a to-many value: a set, an array, or their NS forms.
+    static func members(of value: Any, key: String, entity: String) -> [ManagedObject] {
+        let items: [Any]
+        switch value {
+        case let set as NSSet: items = set.allObjects
+        case let ordered as NSOrderedSet: items = ordered.array
+        case let array as NSArray: items = array.map { $0 }
+        case let array as [Any]: items = array
+        case let set as any Collection: items = set.map { $0 }
+        default: preconditionFailure("Unacceptable type of value for to-many relationship: property = \"\(key)\" of \(entity); given type = \(type(of: value)).")
+        }
+        return items.map { item in
+            guard let o = item as? ManagedObject else {
+                preconditionFailure("Unacceptable member of to-many relationship \(entity).\(key): \(type(of: item)).")
+            }
+            return o
+        }
+    }
+}

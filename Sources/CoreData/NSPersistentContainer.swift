@@ -1,0 +1,212 @@
+@_spi(CoreData) public import ManagedContext
+
+/// Core Data's `NSPersistentStoreDescription`: where and how a container opens a store.
+open class NSPersistentStoreDescription: @unchecked Sendable, CustomStringConvertible {
+    open var url: URL?
+    open var type: String = NSSQLiteStoreType
+    open var configuration: String?
+    open var isReadOnly = false
+    /// Core Data adds stores synchronously unless told otherwise; here the handler is
+    /// always called before `loadPersistentStores` returns, on the calling thread.
+    open var shouldAddStoreAsynchronously = false
+    open var shouldMigrateStoreAutomatically = true
+    open var shouldInferMappingModelAutomatically = true
+    open var timeout: TimeInterval = 240
+    public private(set) var options: [String: NSObject] = [:]
+    public private(set) var sqlitePragmas: [String: NSObject] = [:]
+
+    public init() {}
+    public init(url: URL) { self.url = url }
+
+    open func setOption(_ option: NSObject?, forKey key: String) { options[key] = option }
+    open func setValue(_ value: NSObject?, forPragmaNamed name: String) { sqlitePragmas[name] = value }
+
+    open var description: String {
+        "<NSPersistentStoreDescription> (type: \(type), url: \(url?.path ?? "nil"))"
+    }
+}
+
+/// Core Data's `NSPersistentStore`: a store a coordinator has added.
+open class NSPersistentStore: @unchecked Sendable {
+    public let type: String
+    public let url: URL?
+    public let configurationName: String
+    public let options: [AnyHashable: Any]?
+    open var isReadOnly: Bool
+    public init(type: String, configurationName: String?, at url: URL?, options: [AnyHashable: Any]?) {
+        self.type = type
+        self.url = url
+        self.configurationName = configurationName ?? "Default"
+        self.options = options
+        self.isReadOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false
+    }
+}
+
+extension PersistentStoreCoordinator {
+    /// Core Data's `init(managedObjectModel:)`, with Core Data's model.
+    public convenience init(managedObjectModel model: NSManagedObjectModel) {
+        self.init(managedObjectModel: model.runtimeModel)
+        model.markLoaded()
+    }
+
+    /// Core Data's `addPersistentStore(ofType:configurationName:at:options:)`. Only SQLite
+    /// stores exist here; `NSInMemoryStoreType` opens a SQLite store in a temporary
+    /// file that is removed when the process ends.
+    @discardableResult
+    public func addPersistentStore(ofType storeType: String, configurationName: String?, at storeURL: URL?, options: [AnyHashable: Any]? = nil) throws -> NSPersistentStore {
+        let url: URL
+        switch storeType {
+        case NSSQLiteStoreType:
+            guard let storeURL else {
+                throw ManagedContextError(.storeOpenFailed, "An SQLite store needs a URL. Pass the store file's URL.")
+            }
+            url = storeURL
+        case NSInMemoryStoreType:
+            url = InMemoryStores.newURL()
+        default:
+            throw ManagedContextError(.storeOpenFailed, "The store type '\(storeType)' is not available on Linux; use NSSQLiteStoreType or NSInMemoryStoreType.")
+        }
+        let readOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false
+        try addPersistentStore(at: url, options: StoreOptions(readOnly: readOnly))
+        return NSPersistentStore(type: storeType, configurationName: configurationName, at: storeURL ?? url, options: options)
+    }
+
+    /// Core Data's `persistentStores`: the one store, once added.
+    public var persistentStores: [NSPersistentStore] {
+        storeURL.map { [NSPersistentStore(type: NSSQLiteStoreType, configurationName: nil, at: $0, options: nil)] } ?? []
+    }
+}
+
+/// Temporary files for `NSInMemoryStoreType` and `/dev/null` store URLs (a common
+/// way to ask Core Data for an in-memory SQLite store in tests).
+enum InMemoryStores {
+    static func newURL() -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ctxdebug-inmemory-\(getpid())")
+        try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir.appendingPathComponent("\(UUID().uuidString).sqlite")
+    }
+}
+
+/// Core Data's `NSPersistentContainer`: a model, a coordinator, its store, and the
+/// view context, set up together. Subclass it as in Core Data.
+///
+/// `@unchecked Sendable`: set up on one thread (init, descriptions, load) before use,
+/// as Core Data's container is; its contexts check their own queues.
+open class NSPersistentContainer: @unchecked Sendable {
+    open private(set) var name: String
+    open private(set) var managedObjectModel: NSManagedObjectModel
+    open private(set) var persistentStoreCoordinator: NSPersistentStoreCoordinator
+    open var persistentStoreDescriptions: [NSPersistentStoreDescription]
+    /// Why the model could not be used (reported by `loadPersistentStores`).
+    private let modelError: ModelCompileError?
+    private var loadedViewContext: NSManagedObjectContext?
+
+    /// Core Data's `init(name:)`: the model named `name` (`name.xcdatamodeld`) from the
+    /// program's resources, as Core Data finds `name.momd` in the app bundle.
+    public convenience init(name: String) {
+        guard let model = ModelLookup.model(named: name) else {
+            FileHandle.standardError.write(
+                Data("CoreData: error: Failed to load model named \(name). Add \(name).xcdatamodeld to the target's resources (Package.swift: resources: [.copy(\"\(name).xcdatamodeld\")]).\n".utf8))
+            self.init(name: name, managedObjectModel: NSManagedObjectModel())
+            return
+        }
+        self.init(name: name, managedObjectModel: model)
+    }
+
+    public init(name: String, managedObjectModel model: NSManagedObjectModel) {
+        self.name = name
+        self.managedObjectModel = model
+        var compileError: ModelCompileError?
+        do {
+            _ = try ModelCompiler.checkedDeclarations(of: model)
+        } catch {
+            compileError = error
+        }
+        self.modelError = compileError
+        if compileError == nil {
+            self.persistentStoreCoordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        } else {
+            self.persistentStoreCoordinator = NSPersistentStoreCoordinator(managedObjectModel: ManagedObjectModel(declarations: []))
+        }
+        let description = NSPersistentStoreDescription(url: Self.defaultDirectoryURL().appendingPathComponent("\(name).sqlite"))
+        self.persistentStoreDescriptions = [description]
+    }
+
+    /// Where stores go by default: `$XDG_DATA_HOME/ctxdebug` or `~/.local/share/ctxdebug`
+    /// (Core Data's is the app's Application Support folder).
+    open class func defaultDirectoryURL() -> URL {
+        PersistentContainer.defaultDirectoryURL()
+    }
+
+    /// The main-queue context, made on first use, on the coordinator.
+    open var viewContext: NSManagedObjectContext {
+        if let loadedViewContext { return loadedViewContext }
+        let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        context.name = "viewContext"
+        context.persistentStoreCoordinator = persistentStoreCoordinator
+        loadedViewContext = context
+        return context
+    }
+
+    /// Loads each described store, calling `block` once for each with nil or the error,
+    /// before returning.
+    open func loadPersistentStores(completionHandler block: @escaping (NSPersistentStoreDescription, (any Error)?) -> Void) {
+        for description in persistentStoreDescriptions {
+            do {
+                if let modelError {
+                    throw ManagedContextError(.storeOpenFailed, "The model \(name) cannot be used: \(modelError)")
+                }
+                try load(description)
+                block(description, nil)
+            } catch {
+                block(description, error)
+            }
+        }
+    }
+
+    private func load(_ description: NSPersistentStoreDescription) throws {
+        var options: [AnyHashable: Any] = [:]
+        for (key, value) in description.options { options[key] = value }
+        options[NSReadOnlyPersistentStoreOption] = description.isReadOnly
+        options[NSMigratePersistentStoresAutomaticallyOption] = description.shouldMigrateStoreAutomatically
+        options[NSInferMappingModelAutomaticallyOption] = description.shouldInferMappingModelAutomatically
+        var type = description.type
+        var url = description.url
+        if url?.path == "/dev/null" {
+            type = NSInMemoryStoreType
+            url = nil
+        }
+        if type == NSSQLiteStoreType, let dir = url?.deletingLastPathComponent(), !FileManager.default.fileExists(atPath: dir.path) {
+            try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        }
+        try persistentStoreCoordinator.addPersistentStore(ofType: type, configurationName: description.configuration, at: url, options: options)
+    }
+
+    /// A new private-queue context on the coordinator.
+    open func newBackgroundContext() -> NSManagedObjectContext {
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = persistentStoreCoordinator
+        return context
+    }
+
+    /// Runs `block` on a new private-queue context, on its queue.
+    open func performBackgroundTask(_ block: @escaping @Sendable (NSManagedObjectContext) -> Void) {
+        let context = newBackgroundContext()
+        context.name = "performBackgroundTask"
+        context.perform { block(context) }
+    }
+
+    /// The same, awaiting the block's value.
+    public func performBackgroundTask<T: Sendable, E: Error>(_ block: @escaping @Sendable (NSManagedObjectContext) throws(E) -> T) async throws(E) -> T {
+        let context = newBackgroundContext()
+        context.name = "performBackgroundTask"
+        return try await context.perform { () throws(E) -> T in try block(context) }
+    }
+}
+
+/// Finds a model by name for `NSPersistentContainer(name:)`.
+enum ModelLookup {
+    static func model(named name: String) -> NSManagedObjectModel? {
+        XcodeModelLocator.modelURL(named: name).flatMap { NSManagedObjectModel(contentsOf: $0) }
+    }
+}

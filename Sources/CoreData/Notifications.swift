@@ -1,0 +1,84 @@
+@_spi(CoreData) public import ManagedContext
+
+/// Core Data's notification `userInfo` keys. Object sets are `Set<NSManagedObject>`
+/// (cast them as Core Data code does: `as? Set<NSManagedObject>`).
+public let NSInsertedObjectsKey = ManagedObjectContext.NotificationKey.insertedObjects.rawValue
+public let NSUpdatedObjectsKey = ManagedObjectContext.NotificationKey.updatedObjects.rawValue
+public let NSDeletedObjectsKey = ManagedObjectContext.NotificationKey.deletedObjects.rawValue
+public let NSRefreshedObjectsKey = ManagedObjectContext.NotificationKey.refreshedObjects.rawValue
+public let NSInvalidatedAllObjectsKey = ManagedObjectContext.NotificationKey.invalidatedAllObjects.rawValue
+public let NSInvalidatedObjectsKey = "invalidated"
+/// Core Data's key of the persistent history token in a remote-change notification.
+public let NSPersistentHistoryTokenKey = "historyToken"
+/// Core Data's key of the store URL in a remote-change notification.
+public let NSPersistentStoreURLKey = "storeURL"
+
+extension Notification.Name {
+    /// Core Data's `NSManagedObjectContextObjectsDidChange`.
+    public static let NSManagedObjectContextObjectsDidChange = ManagedObjectContext.didChangeObjectsNotification
+    /// Core Data's `NSManagedObjectContextWillSave`.
+    public static let NSManagedObjectContextWillSave = ManagedObjectContext.willSaveObjectsNotification
+    /// Core Data's `NSManagedObjectContextDidSave`.
+    public static let NSManagedObjectContextDidSave = ManagedObjectContext.didSaveObjectsNotification
+    /// Core Data's `NSPersistentStoreRemoteChange`. Stores here post none: only this
+    /// process writes through the coordinator, and history is not recorded.
+    public static let NSPersistentStoreRemoteChange = Notification.Name("NSPersistentStoreRemoteChangeNotification")
+}
+
+/// Core Data's `NSManagedObjectContextDidSave` global, as older code spells it.
+public let NSManagedObjectContextDidSave = ManagedObjectContext.didSaveObjectsNotification
+/// Core Data's `NSManagedObjectContextObjectsDidChange` global.
+public let NSManagedObjectContextObjectsDidChange = ManagedObjectContext.didChangeObjectsNotification
+/// Core Data's `NSManagedObjectContextWillSave` global.
+public let NSManagedObjectContextWillSave = ManagedObjectContext.willSaveObjectsNotification
+
+extension ManagedObjectContext {
+    /// Core Data's `mergeChanges(fromRemoteContextSave:into:)`: merges the changes
+    /// `changeNotificationData` describes (keys `NSInsertedObjectsKey`, … holding
+    /// objects, objectIDs or their URIs) into each context, on its queue.
+    public static func mergeChanges(fromRemoteContextSave changeNotificationData: [AnyHashable: Any], into contexts: [NSManagedObjectContext]) {
+        for context in contexts {
+            func ids(_ key: String) -> Set<ManagedObjectID> {
+                guard let value = changeNotificationData[key] else { return [] }
+                let items: [Any]
+                switch value {
+                case let set as Set<ManagedObjectID>: return set
+                case let array as [ManagedObjectID]: return Set(array)
+                case let set as Set<ManagedObject>: return Set(set.map(\.objectID))
+                case let set as NSSet: items = set.allObjects
+                case let array as [Any]: items = array
+                default: return []
+                }
+                return Set(items.compactMap { item -> ManagedObjectID? in
+                    if let id = item as? ManagedObjectID { return id }
+                    if let object = item as? ManagedObject { return object.objectID }
+                    if let url = item as? URL { return context.persistentStoreCoordinator?.managedObjectID(forURIRepresentation: url) }
+                    return nil
+                })
+            }
+            let changes = SaveChanges(inserted: ids(NSInsertedObjectsKey), updated: ids(NSUpdatedObjectsKey), deleted: ids(NSDeletedObjectsKey))
+            context.performAndWait { context.mergeChanges(changes) }
+        }
+    }
+}
+
+/// `IndexPath`'s `section`, `item` and `row`, which UIKit and AppKit add on Apple
+/// platforms, for the fetched results controller.
+extension IndexPath {
+    public init(item: Int, section: Int) { self.init(indexes: [section, item]) }
+    public init(row: Int, section: Int) { self.init(indexes: [section, row]) }
+    public var section: Int { self[0] }
+    public var item: Int { self[1] }
+    public var row: Int { self[1] }
+}
+
+/// Core Data's `entity` API on the runtime's entity, through its model description
+/// (an object's `entity` is the runtime's `EntityDescription`).
+extension EntityDescription {
+    /// The class name the model gives (`representedClassName`).
+    public var managedObjectClassName: String! { NSManagedObjectModel.description(of: self).managedObjectClassName }
+    public var attributesByName: [String: NSAttributeDescription] { NSManagedObjectModel.description(of: self).attributesByName }
+    public var relationshipsByName: [String: NSRelationshipDescription] { NSManagedObjectModel.description(of: self).relationshipsByName }
+    public var propertiesByName: [String: NSPropertyDescription] { NSManagedObjectModel.description(of: self).propertiesByName }
+    public var userInfo: [AnyHashable: Any]? { NSManagedObjectModel.description(of: self).userInfo }
+}
