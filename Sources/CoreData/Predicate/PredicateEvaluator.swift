@@ -125,7 +125,13 @@ struct PredicateEvaluator {
             default: return nil
             }
         }
-        if let list = collection(object) { return list.map { value(of: key, in: $0) as Any } }
+        if let list = collection(object) {
+            // Through nested to-many relationships the values flatten into one list.
+            return list.flatMap { element -> [Any] in
+                let v = value(of: key, in: element)
+                return collection(v) ?? [v as Any]
+            }
+        }
         if let managed = object as? ManagedObject {
             if managed.entity.attribute(named: key) != nil { return managed.value(forKey: key) }
             if let r = managed.entity.relationship(named: key) {
