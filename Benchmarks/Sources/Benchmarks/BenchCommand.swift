@@ -19,7 +19,8 @@ struct BenchCommand: ParsableCommand {
             large journal; 8 `ctxdebug lint` on a generated tree of 500,000 lines (--lint-only runs it alone); 9 \
             block cost: an empty performAndWait and perform block at levels 0, 1, 2 against plain \
             DispatchQueue.sync and async; 10 `explore` in process: schedules a second of a \
-            3-context test, and one scheduling point. --only runs the items listed. Each target of the map is marked met or missed.
+            3-context test, and one scheduling point; 11 loading a 50-entity Xcode model \
+            from its XML (NSManagedObjectModel(contentsOf:)). --only runs the items listed. Each target of the map is marked met or missed.
 
             Stores given with --store and --ui-store are seeded when missing and reused \
             after. Scripts/bench builds the release and ThreadSanitizer binaries, runs \
@@ -77,10 +78,10 @@ struct BenchCommand: ParsableCommand {
         if let entries, entries < 1 || entries > 50_000_000 { throw ValidationError("--entries must be between 1 and 50000000 (got \(entries)).") }
         if let uiEntries, uiEntries < 1 || uiEntries > 50_000_000 { throw ValidationError("--ui-entries must be between 1 and 50000000 (got \(uiEntries)).") }
         if let only {
-            let known = Set((1...10).map(String.init))
+            let known = Set((1...11).map(String.init))
             let bad = Self.items(only).filter { !known.contains($0) }
             if !bad.isEmpty || Self.items(only).isEmpty {
-                throw ValidationError("--only takes item numbers from 1 to 10, separated by commas (got \(only)).")
+                throw ValidationError("--only takes item numbers from 1 to 11, separated by commas (got \(only)).")
             }
         }
         if let repetitions, repetitions < 1 || repetitions > 100 { throw ValidationError("--repetitions must be between 1 and 100 (got \(repetitions)).") }
@@ -111,6 +112,10 @@ struct BenchCommand: ParsableCommand {
             progress("10/10 explore, in process")
             items.append(try ExploreBench.run(
                 schedules: quick ? 20 : 400, blocks: quick ? 20 : 300, repetitions: repetitions ?? (quick ? 3 : 5), work: work))
+        }
+        if wants("11") {
+            progress("11/11 loading an Xcode model")
+            items.append(try ModelLoadBench.run(loads: quick ? 5 : 100, repetitions: repetitions ?? (quick ? 3 : 5), work: work))
         }
         items.sort { (Int($0.id) ?? 0) < (Int($1.id) ?? 0) }
         try write(items, start: start, loadAtStart: loadAtStart)

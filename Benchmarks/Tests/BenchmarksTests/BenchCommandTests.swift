@@ -68,7 +68,7 @@ import TestSupport
         #expect(report.machine.cores > 0)
         #expect(!report.machine.cpuModel.isEmpty && !report.machine.toolchain.isEmpty && !report.machine.date.isEmpty)
         #expect(report.wallSeconds > 0)
-        #expect(report.items.map(\.id) == ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10"])
+        #expect(report.items.map(\.id) == ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11"])
 
         for item in report.items {
             #expect(!item.title.isEmpty && !item.setup.isEmpty, "item \(item.id)")
