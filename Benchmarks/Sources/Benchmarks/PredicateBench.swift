@@ -1,4 +1,4 @@
-import CoreData
+@_spi(CoreData) import CoreData
 import Foundation
 @_spi(CoreData) import ManagedContext
 import SurfJournal
