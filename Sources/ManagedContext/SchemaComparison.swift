@@ -18,8 +18,12 @@ struct SchemaComparison {
     enum Change {
         case addEntity(EntityDescription)
         case removeEntity(name: String, table: String)
+        /// An entity renamed with a renaming identifier: its table keeps its rows.
+        case renameEntity(from: String, table: String, to: EntityDescription)
         case addColumn(table: String, column: String, type: String, fill: StoredValue, indexed: Bool)
         case removeColumn(table: String, column: String)
+        /// An attribute renamed with a renaming identifier: its column keeps its values.
+        case renameColumn(table: String, from: String, to: String)
     }
 
     let uuid: String
@@ -47,28 +51,45 @@ struct SchemaComparison {
             }
         }
         let modelNames = Set(model.entities.map(\.name))
-        for row in layout.primaryKeys where !modelNames.contains(row.name) {
+        // Core Data's renaming identifier: a new entity that was an old one, by name.
+        var renamed: [String: String] = [:]
+        for entity in model.entities where byName[entity.name] == nil {
+            if let old = entity.renamingIdentifier, old != entity.name, byName[old] != nil, !modelNames.contains(old) { renamed[old] = entity.name }
+        }
+        for row in layout.primaryKeys where !modelNames.contains(row.name) && renamed[row.name] == nil {
             changes.append(.removeEntity(name: row.name, table: "Z" + row.name.uppercased()))
         }
         for entity in model.entities {
-            guard let row = byName[entity.name] else {
+            let storedName = renamed.first { $0.value == entity.name }?.key ?? entity.name
+            guard let row = byName[storedName] else {
                 changes.append(.addEntity(entity))
                 numbers.append(0)
                 continue
             }
             numbers.append(row.entityNumber)
-            guard let columns = layout.tables[entity.tableName] else {
-                damage.append("Z_PRIMARYKEY lists \(entity.name) but the store has no table \(entity.tableName)")
+            let table = "Z" + storedName.uppercased()
+            guard let columns = layout.tables[table] else {
+                damage.append("Z_PRIMARYKEY lists \(storedName) but the store has no table \(table)")
                 continue
             }
-            try compareColumns(entity: entity, columns: columns, db: db)
-            if let first = try StoreLayout.firstEntityNumber(db, table: entity.tableName), first != row.entityNumber {
-                damage.append("the rows of \(entity.tableName) carry Z_ENT \(first), but Z_PRIMARYKEY numbers \(entity.name) \(row.entityNumber)")
+            if storedName != entity.name { changes.append(.renameEntity(from: storedName, table: table, to: entity)) }
+            try compareColumns(entity: entity, columns: columns, db: db, table: table)
+            if let first = try StoreLayout.firstEntityNumber(db, table: table), first != row.entityNumber {
+                damage.append("the rows of \(table) carry Z_ENT \(first), but Z_PRIMARYKEY numbers \(storedName) \(row.entityNumber)")
             }
         }
+        // Renames first: the column changes name the new tables.
+        changes = changes.filter(Self.isRename) + changes.filter { !Self.isRename($0) }
     }
 
-    private mutating func compareColumns(entity: EntityDescription, columns: [StoreLayout.Column], db: Database) throws {
+    private static func isRename(_ change: Change) -> Bool {
+        if case .renameEntity = change { return true }
+        return false
+    }
+
+    /// Compares the columns of `storedTable` (the entity's table, or the table of the
+    /// entity it renames) with the entity's attributes and to-one relationships.
+    private mutating func compareColumns(entity: EntityDescription, columns: [StoreLayout.Column], db: Database, table storedTable: String) throws {
         let table = entity.tableName
         var stored: [String: String] = [:]
         for c in columns { stored[c.name] = c.type }
@@ -76,10 +97,11 @@ struct SchemaComparison {
             damage.append("the table \(table) has no \(required) column")
         }
         var expected: Set<String> = ["Z_PK", "Z_ENT", "Z_OPT"]
+        let modelColumns = Set(entity.attributes.map(\.columnName) + entity.toOneRelationships.map(\.columnName))
         var hasRows: Bool?
         func tableHasRows() throws -> Bool {
             if let hasRows { return hasRows }
-            let found = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(table))") ?? false
+            let found = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(storedTable))") ?? false
             hasRows = found
             return found
         }
@@ -88,6 +110,14 @@ struct SchemaComparison {
             if let type = stored[a.columnName] {
                 if Self.family(type) != Self.family(a.attributeType.sqlType) {
                     blockers.append("\(entity.name).\(a.name) is stored as \(type) but the model makes it \(a.attributeType) (\(a.attributeType.sqlType)); an inferred migration does not change a type")
+                }
+            } else if let old = a.renamingIdentifier.map({ "Z" + $0.uppercased() }), let type = stored[old], !modelColumns.contains(old) {
+                // Core Data's renaming identifier: the old attribute's column, renamed.
+                expected.insert(old)
+                if Self.family(type) != Self.family(a.attributeType.sqlType) {
+                    blockers.append("\(entity.name).\(a.name) renames \(old), stored as \(type), but the model makes it \(a.attributeType); an inferred migration does not change a type")
+                } else {
+                    changes.append(.renameColumn(table: table, from: old, to: a.columnName))
                 }
             } else if try !a.isOptional && a.defaultValue.isNull && tableHasRows() {
                 blockers.append("\(entity.name).\(a.name) is new and mandatory with no default value, and \(table) has rows that would have none (give it a default, or make it optional)")
@@ -130,8 +160,10 @@ struct SchemaComparison {
             switch change {
             case .addEntity(let e): lines.append("the model has the entity \(e.name), the store does not")
             case .removeEntity(let name, _): lines.append("the store has the entity \(name), the model does not")
+            case .renameEntity(let from, _, let to): lines.append("the model renames the entity \(from) to \(to.name)")
             case .addColumn(let table, let column, _, _, _): lines.append("the model has \(table).\(column), the store does not")
             case .removeColumn(let table, let column): lines.append("the store has \(table).\(column), the model does not")
+            case .renameColumn(let table, let from, let to): lines.append("the model renames \(table).\(from) to \(to)")
             }
         }
         let shown = lines.prefix(limit).joined(separator: "; ")
@@ -148,6 +180,9 @@ enum LightweightMigration {
             switch change {
             case .removeEntity(_, let table):
                 try db.execute(sql: "DROP TABLE IF EXISTS \(table)")
+            case .renameEntity(let from, let table, let entity):
+                try db.execute(sql: "ALTER TABLE \(table) RENAME TO \(entity.tableName)")
+                try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_NAME = ? WHERE Z_NAME = ?", arguments: [entity.name, from])
             case .addEntity(let entity):
                 try StoreSchema.createTable(db, entity: entity)
             case .removeColumn(let table, let column):
@@ -155,6 +190,8 @@ enum LightweightMigration {
                     try db.execute(sql: "DROP INDEX \(index)")
                 }
                 try db.execute(sql: "ALTER TABLE \(table) DROP COLUMN \(column)")
+            case .renameColumn(let table, let from, let to):
+                try db.execute(sql: "ALTER TABLE \(table) RENAME COLUMN \(from) TO \(to)")
             case .addColumn(let table, let column, let type, let fill, let indexed):
                 try db.execute(sql: "ALTER TABLE \(table) ADD COLUMN \(column) \(type)")
                 if !fill.isNull {

@@ -85,20 +85,44 @@ enum StoreSchema {
         }
     }
 
-    /// Runs `body` on a private view of the store: the main file hard-linked (copied
-    /// when it cannot be linked) into a fresh temporary directory with a copy of its
+    /// Runs `body` on a private view of the store: the main file hard-linked into a
+    /// fresh directory (in the temporary directory, or beside the store when that is
+    /// another file system), copied only when it cannot be linked, with a copy of its
     /// `-wal`. SQLite writes to the `-shm` of a WAL database even through a read-only
-    /// connection (the readers' marks in its wal-index) and creates a missing `-wal`
-    /// and `-shm`; here it does so beside the copy. The main file is only read.
+    /// connection (the readers' marks in its wal-index) and creates a missing `-wal` and
+    /// `-shm`; here it does so beside the view. The main file is only read.
     static func withPrivateCopy<T>(path: String, _ body: (String) throws -> T) throws -> T {
         let fm = FileManager.default
-        let directory = (NSTemporaryDirectory() as NSString).appendingPathComponent("ctxdebug-inspect-\(UUID().uuidString)")
-        try fm.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? fm.removeItem(atPath: directory) }
-        let copy = (directory as NSString).appendingPathComponent("store.sqlite")
-        if link(path, copy) != 0 {
-            try fm.copyItem(atPath: path, toPath: copy)
+        let name = "ctxdebug-inspect-\(UUID().uuidString)"
+        let storeDirectory = (path as NSString).deletingLastPathComponent
+        let places = [NSTemporaryDirectory(), storeDirectory.isEmpty ? "." : storeDirectory]
+        var linked: (directory: String, copy: String)?
+        for place in places {
+            let directory = (place as NSString).appendingPathComponent(place == places[0] ? name : "." + name)
+            guard (try? fm.createDirectory(atPath: directory, withIntermediateDirectories: true)) != nil else { continue }
+            let copy = (directory as NSString).appendingPathComponent("store.sqlite")
+            if link(path, copy) == 0 {
+                linked = (directory, copy)
+                break
+            }
+            try? fm.removeItem(atPath: directory)
         }
+        let directory: String
+        let copy: String
+        if let linked {
+            (directory, copy) = linked
+        } else {
+            directory = (NSTemporaryDirectory() as NSString).appendingPathComponent(name)
+            try fm.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            copy = (directory as NSString).appendingPathComponent("store.sqlite")
+            do {
+                try fm.copyItem(atPath: path, toPath: copy)
+            } catch {
+                try? fm.removeItem(atPath: directory)
+                throw error
+            }
+        }
+        defer { try? fm.removeItem(atPath: directory) }
         if fm.fileExists(atPath: path + "-wal") {
             try fm.copyItem(atPath: path + "-wal", toPath: copy + "-wal")
         }

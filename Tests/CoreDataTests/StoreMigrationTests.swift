@@ -305,4 +305,41 @@ import TestSupport
         #expect(throws: ManagedContextError.self) { try coordinator.addPersistentStore(at: url, options: options) }
         #expect(Self.files(url) == before)
     }
+
+    /// A renaming identifier (Xcode's "Renaming ID", `elementID`) names the attribute's
+    /// earlier name; the migration renames its column and the values stay ("Renaming an
+    /// entity or property", Apple's "Migrating your data model automatically").
+    @Test func aRenamedAttributeKeepsItsValues() throws {
+        let dir = TempDirectory("migrate-rename")
+        let url = try Self.v1Store(in: dir)
+        let model = try Self.notebook("v1")
+        let title = try #require(model.entitiesByName["Note"]?.attributesByName["title"])
+        title.name = "heading"
+        title.renamingIdentifier = "title"
+        let coordinator = try Self.open(model, at: url, migrate: true)
+        let c = Self.context(coordinator)
+        let headings = try c.performAndWait { try c.fetch(Self.request("Note", in: coordinator, sortedBy: "heading")).map { $0.value(forKey: "heading") as? String } }
+        #expect(headings == ["a", "b", "c"])
+        coordinator.removePersistentStore()
+    }
+
+    /// An entity's renaming identifier: its table is renamed, its rows stay, and the
+    /// relationships that point at it follow.
+    @Test func aRenamedEntityKeepsItsRows() throws {
+        let dir = TempDirectory("migrate-rename-entity")
+        let url = try Self.v1Store(in: dir)
+        let model = try Self.notebook("v1")
+        let folder = try #require(model.entitiesByName["Folder"])
+        folder.name = "Notebook"
+        folder.renamingIdentifier = "Folder"
+        let toFolder = try #require(model.entitiesByName["Note"]?.relationshipsByName["folder"])
+        toFolder.destinationEntity = folder
+        let coordinator = try Self.open(model, at: url, migrate: true)
+        let c = Self.context(coordinator)
+        let names = try c.performAndWait {
+            try c.fetch(Self.request("Note", in: coordinator)).map { ($0.value(forKey: "folder") as? NSManagedObject)?.value(forKey: "name") as? String }
+        }
+        #expect(names == ["Work", "Work", "Work"])
+        coordinator.removePersistentStore()
+    }
 }

@@ -195,6 +195,14 @@ import TestSupport
         }
     }
 
+    /// Code written for Apple platforms passes the compiled `Name.momd`; on Linux the
+    /// source `Name.xcdatamodeld` beside it (or in the program's resources) is read.
+    @Test func aMomdURLReadsTheSourceModel() throws {
+        let model = try #require(NSManagedObjectModel(contentsOf: Fixtures.url("Notebook.momd")))
+        #expect(model.versionIdentifiers == ["v2"])
+        #expect(NSManagedObjectModel(contentsOf: Fixtures.url("NoSuchModel.momd")) == nil)
+    }
+
     /// A model with entities but no class names gives `NSManagedObject`, as Core Data's
     /// `managedObjectClassName` does.
     @Test func entitiesWithoutAClassAreNSManagedObject() throws {

@@ -29,7 +29,7 @@ enum ModelLoadBench {
             id: "12", title: "Loading an Xcode model",
             setup: [
                 "A generated Generated.xcdatamodeld (one version, with .xccurrentversion) of \(entityCount) entities and \(properties) properties: every attribute type, defaults, user info, a fetch index and uniqueness constraint per entity, to-one and to-many relationships with inverses; \(bytes / 1024) KiB of XML.",
-                "\(loads) loads per sample, \(repetitions) samples; each load reads the files from disk (page cache), parses the XML and builds the description objects.",
+                "\(loads) loads per sample, \(repetitions) samples; each load reads the files from disk (page cache), parses the XML and builds the description objects. The entities name no class (`NSManagedObject`), so compiling looks no class up.",
             ],
             figures: figures,
             targets: [BenchTarget(what: "a \(entityCount)-entity Xcode model loads from XML", target: "≤ 20 ms", measured: "\(median.benchFormatted) ms", met: median <= 20)],
@@ -63,7 +63,7 @@ enum ModelLoadBench {
             let next = names[(i + 1) % entities]
             let previous = names[(i + entities - 1) % entities]
             xml += """
-                    <entity name="\(name)" representedClassName="\(name)" syncable="YES" codeGenerationType="class">
+                    <entity name="\(name)" syncable="YES" codeGenerationType="class">
                         <attribute name="title" attributeType="String" defaultValueString="untitled"/>
                         <attribute name="note" optional="YES" attributeType="String"/>
                         <attribute name="small" attributeType="Integer 16" defaultValueString="0" usesScalarValueType="YES"/>
