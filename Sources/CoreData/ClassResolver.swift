@@ -18,7 +18,7 @@ enum ClassResolver {
             candidates.append(mangledClassName(parts))
         }
         let bare = parts.last ?? name
-        candidates += ProgramSymbols.modules(declaringClass: bare).map { mangledClassName([$0, bare]) }
+        candidates += ProgramSymbols.moduleNames.map { mangledClassName([$0, bare]) }
         for candidate in candidates {
             if let cls = _typeByName(candidate) as? NSManagedObject.Type { return cls }
         }
@@ -51,36 +51,41 @@ enum ClassResolver {
     }
 }
 
-/// The modules of the running program that declare a class of a given name, read
-/// from the symbol tables of the executable and its loaded libraries (a class's
-/// nominal type descriptor symbol `$s<len><Module><len><Class>CMn`).
+/// The Swift modules of the running program, read from the symbol tables of the
+/// executable and its loaded libraries: the module of every nominal type descriptor
+/// (`$s<len><Module>…Mn`). The type's own name is not matched there: the mangler
+/// shortens words a class shares with its module (`JournalEntry` in `SurfJournalApp` is
+/// `$s14SurfJournalApp0B5EntryCMn`), so the runtime is asked for the class in each module.
 enum ProgramSymbols {
-    static func modules(declaringClass name: String) -> [String] {
-        let suffix = "\(name.utf8.count)\(name)CMn"
-        return descriptorSymbols.compactMap { symbol -> String? in
-            guard symbol.hasSuffix(suffix) else { return nil }
-            // "$s" <len> <Module> <suffix>: the module is a single identifier.
-            var rest = symbol.dropFirst(2).dropLast(suffix.count)
-            let digits = rest.prefix { $0.isNumber }
-            guard let length = Int(digits), length > 0 else { return nil }
-            rest = rest.dropFirst(digits.count)
-            guard rest.utf8.count == length else { return nil }
-            return String(rest)
-        }
-    }
-
-    /// Every `$s…CMn` symbol of the executable and the libraries loaded from it, read once.
-    private static let descriptorSymbols: [String] = {
+    static let moduleNames: [String] = {
         var paths = ["/proc/self/exe"]
         if let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8) {
             for line in maps.split(separator: "\n") {
                 guard let slash = line.firstIndex(of: "/") else { continue }
                 let path = String(line[slash...])
-                if path.hasSuffix(".so") && !path.hasPrefix("/usr/lib") && !path.hasPrefix("/lib") && !paths.contains(path) {
+                if path.hasSuffix(".so") && !path.hasPrefix("/usr/lib") && !path.hasPrefix("/lib") && !path.hasPrefix("/opt/swift") && !paths.contains(path) {
                     paths.append(path)
                 }
             }
         }
-        return paths.flatMap { ELFSymbols.names(inFileAt: $0) { $0.hasPrefix("$s") && $0.hasSuffix("CMn") } }
+        var modules: [String] = []
+        var seen = Set<String>()
+        for path in paths {
+            for symbol in ELFSymbols.names(inFileAt: path, keep: { $0.hasSuffix("Mn") }) {
+                guard let module = moduleName(of: symbol), seen.insert(module).inserted else { continue }
+                modules.append(module)
+            }
+        }
+        return modules
     }()
+
+    /// `$s<len><Module>…` → Module.
+    static func moduleName(of symbol: String) -> String? {
+        let rest = symbol.utf8.dropFirst(2)
+        let digits = rest.prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+        guard let length = Int(String(decoding: digits, as: UTF8.self)), length > 0 else { return nil }
+        let name = rest.dropFirst(digits.count).prefix(length)
+        guard name.count == length else { return nil }
+        return String(decoding: name, as: UTF8.self)
+    }
 }

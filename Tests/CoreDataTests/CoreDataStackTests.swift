@@ -55,6 +55,10 @@ final class Note: NSManagedObject {
     }
 }
 
+/// A class whose name shares a word with its module (`CoreDataTests`): the mangler
+/// writes it `$s13CoreDataTests0A4NoteC…`, with the shared word substituted.
+final class CoreNote: NSManagedObject {}
+
 enum NotesModel {
     static func make(noteClassName: String = "Note", titleOptional: Bool = true) -> NSManagedObjectModel {
         func attribute(_ name: String, _ type: NSAttributeType, optional: Bool = true) -> NSAttributeDescription {
@@ -142,6 +146,8 @@ enum NotesModel {
         #expect(model.runtimeModel.entity(named: "Note")?.managedObjectClass == Note.self)
         let qualified = NotesModel.make(noteClassName: "CoreDataTests.Note")
         #expect(qualified.runtimeModel.entity(named: "Note")?.managedObjectClass == Note.self)
+        let sharedWord = NotesModel.make(noteClassName: "CoreNote")
+        #expect(sharedWord.runtimeModel.entity(named: "Note")?.managedObjectClass == CoreNote.self)
         let missing = NotesModel.make(noteClassName: "NoSuchNoteClass")
         #expect(missing.runtimeModel.entity(named: "Note")?.managedObjectClass == NSManagedObject.self)
     }
