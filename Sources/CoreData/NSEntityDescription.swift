@@ -23,6 +23,10 @@ open class NSEntityDescription: @unchecked Sendable, CustomStringConvertible {
     open internal(set) weak var superentity: NSEntityDescription?
     private var storedSubentities: [NSEntityDescription] = []
     private var storedProperties: [NSPropertyDescription] = []
+    /// Xcode's Codegen setting (`codeGenerationType`): `class` (Class Definition),
+    /// `category` (Category/Extension), or nil (Manual/None). `ctxdebug port` reads it to
+    /// know which entity classes Xcode would have generated.
+    package var codeGenerationType: String?
     /// The runtime entity, once the model is compiled.
     var compiled: EntityDescription? {
         didSet { conversionTable = Self.conversions(compiled, allProperties) }

@@ -1,0 +1,97 @@
+import Foundation
+
+/// An `<attribute>` element of an entity.
+struct XcodeAttribute {
+    var name: String
+    var type: NSAttributeType
+    var isOptional: Bool
+    var isTransient: Bool
+    var usesScalarValueType: Bool
+    /// `defaultValueString` (or `defaultDateTimeInterval`), converted to the type's value.
+    var defaultValue: Any?
+    var valueTransformerName: String?
+    /// `customClassName`: the class of a transformable value.
+    var customClassName: String?
+    var allowsExternalBinaryDataStorage: Bool
+    var isIndexed: Bool
+    /// `elementID`: Xcode's "Renaming ID".
+    var renamingIdentifier: String?
+    var userInfo: [String: String]
+    var line: Int
+
+    /// Xcode's names of the attribute types (`attributeType="Integer 16"`).
+    static let types: [String: NSAttributeType] = [
+        "Integer 16": .integer16AttributeType, "Integer 32": .integer32AttributeType, "Integer 64": .integer64AttributeType,
+        "Decimal": .decimalAttributeType, "Double": .doubleAttributeType, "Float": .floatAttributeType,
+        "String": .stringAttributeType, "Boolean": .booleanAttributeType, "Date": .dateAttributeType,
+        "Binary": .binaryDataAttributeType, "UUID": .UUIDAttributeType, "URI": .URIAttributeType,
+        "Transformable": .transformableAttributeType, "ObjectID": .objectIDAttributeType, "Undefined": .undefinedAttributeType,
+    ]
+
+    init(_ node: XMLNode, entity: String, file: String) throws(XcodeModelError) {
+        guard let name = node["name"], !name.isEmpty else {
+            throw XcodeModelError(.missingAttribute, "An attribute of entity \(entity) has no `name`.", file: file, line: node.line)
+        }
+        guard let typeName = node["attributeType"] else {
+            throw XcodeModelError(.missingAttribute, "Attribute \(entity).\(name) has no `attributeType`. Choose its type in Xcode's Data Model inspector.", file: file, line: node.line)
+        }
+        guard let type = Self.types[typeName] else {
+            let known = Self.types.keys.sorted().joined(separator: ", ")
+            throw XcodeModelError(
+                .unknownAttributeType, "Attribute \(entity).\(name) has the type '\(typeName)', which Core Data does not have. Use one of: \(known).", file: file, line: node.line)
+        }
+        self.name = name
+        self.type = type
+        self.line = node.line
+        isOptional = node.flag("optional")
+        isTransient = node.flag("transient")
+        usesScalarValueType = node.flag("usesScalarValueType")
+        valueTransformerName = node["valueTransformerName"]
+        customClassName = node["customClassName"]
+        allowsExternalBinaryDataStorage = node.flag("allowsExternalBinaryDataStorage")
+        isIndexed = node.flag("indexed")
+        renamingIdentifier = node["elementID"]
+        userInfo = try XcodeUserInfo.parse(node.child(named: "userInfo"), owner: "\(entity).\(name)", file: file)
+        if let interval = node["defaultDateTimeInterval"], type == .dateAttributeType {
+            guard let seconds = Double(interval) else {
+                throw XcodeModelError(.invalidValue, "Attribute \(entity).\(name) has the default date '\(interval)', which is not a number of seconds since 2001-01-01.", file: file, line: node.line)
+            }
+            defaultValue = Date(timeIntervalSinceReferenceDate: seconds)
+        } else if let text = node["defaultValueString"] {
+            guard let value = Self.value(of: text, type: type) else {
+                throw XcodeModelError(
+                    .invalidValue, "Attribute \(entity).\(name) has the default value '\(text)', which is not a valid \(typeName). Fix it in Xcode's Data Model inspector.",
+                    file: file, line: node.line)
+            }
+            defaultValue = value
+        }
+    }
+
+    /// A `defaultValueString` as a value of the attribute's type, as Core Data's model
+    /// compiler converts it: integers as `Int16`/`Int32`/`Int64`, `Double`, `Float`,
+    /// `Decimal`, `Bool` (`YES`/`NO`), a `Date` from seconds since 2001-01-01, `UUID`,
+    /// `URL`. Nil when the text does not parse.
+    static func value(of text: String, type: NSAttributeType) -> Any? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        switch type {
+        case .integer16AttributeType: return Int16(trimmed)
+        case .integer32AttributeType: return Int32(trimmed)
+        case .integer64AttributeType: return Int64(trimmed)
+        case .doubleAttributeType: return Double(trimmed)
+        case .floatAttributeType: return Float(trimmed)
+        case .decimalAttributeType: return Decimal(string: trimmed, locale: Locale(identifier: "en_US_POSIX"))
+        case .stringAttributeType: return text
+        case .booleanAttributeType:
+            switch trimmed.lowercased() {
+            case "yes", "true", "1": return true
+            case "no", "false", "0": return false
+            default: return nil
+            }
+        case .dateAttributeType: return Double(trimmed).map { Date(timeIntervalSinceReferenceDate: $0) }
+        case .UUIDAttributeType: return UUID(uuidString: trimmed)
+        case .URIAttributeType: return URL(string: trimmed)
+        case .binaryDataAttributeType, .transformableAttributeType, .objectIDAttributeType, .undefinedAttributeType, .compositeAttributeType:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,88 @@
+/// An `<entity>` element: its name, class, place in an inheritance tree, properties,
+/// constraints, fetch indexes and user info.
+struct XcodeEntity {
+    var name: String
+    /// `representedClassName`; nil means `NSManagedObject`.
+    var representedClassName: String?
+    var parentEntity: String?
+    var isAbstract: Bool
+    /// `codeGenerationType`: `class`, `category`, or nil (Manual/None).
+    var codeGenerationType: String?
+    var renamingIdentifier: String?
+    var versionHashModifier: String?
+    var attributes: [XcodeAttribute]
+    var relationships: [XcodeRelationship]
+    var uniquenessConstraints: [[String]]
+    var fetchIndexes: [XcodeFetchIndex]
+    var userInfo: [String: String]
+    var line: Int
+
+    init(_ node: XMLNode, file: String) throws(XcodeModelError) {
+        guard let name = node["name"], !name.isEmpty else {
+            throw XcodeModelError(.missingAttribute, "An entity has no `name`. Name every entity in Xcode's model editor.", file: file, line: node.line)
+        }
+        self.name = name
+        representedClassName = node["representedClassName"]
+        parentEntity = node["parentEntity"]
+        isAbstract = node.flag("isAbstract")
+        codeGenerationType = node["codeGenerationType"]
+        renamingIdentifier = node["elementID"]
+        versionHashModifier = node["versionHashModifier"]
+        line = node.line
+        var attributes: [XcodeAttribute] = []
+        var relationships: [XcodeRelationship] = []
+        var seen: Set<String> = []
+        for child in node.children {
+            let propertyName: String
+            switch child.name {
+            case "attribute":
+                let a = try XcodeAttribute(child, entity: name, file: file)
+                attributes.append(a)
+                propertyName = a.name
+            case "relationship":
+                let r = try XcodeRelationship(child, entity: name, file: file)
+                relationships.append(r)
+                propertyName = r.name
+            default:
+                continue
+            }
+            guard seen.insert(propertyName).inserted else {
+                throw XcodeModelError(.duplicateName, "Entity \(name) has two properties named '\(propertyName)'. Rename one.", file: file, line: child.line)
+            }
+        }
+        self.attributes = attributes
+        self.relationships = relationships
+        uniquenessConstraints = try XcodeUniquenessConstraints.parse(node.child(named: "uniquenessConstraints"), entity: name, file: file)
+        var indexes: [XcodeFetchIndex] = []
+        for index in node.children(named: "fetchIndex") { indexes.append(try XcodeFetchIndex(index, entity: name, file: file)) }
+        fetchIndexes = indexes
+        userInfo = try XcodeUserInfo.parse(node.child(named: "userInfo"), owner: "entity \(name)", file: file)
+    }
+}
+
+/// The `<model>` root of a `contents` file: its entities and version identifier.
+/// Layout (`<elements>`), configurations, fetch request templates and fetched
+/// properties are not read.
+struct XcodeModelContents {
+    var entities: [XcodeEntity]
+    /// `userDefinedModelVersionIdentifier`: Core Data's `versionIdentifiers`.
+    var versionIdentifier: String?
+
+    init(_ root: XMLNode, file: String) throws(XcodeModelError) {
+        guard root.name == "model" else {
+            throw XcodeModelError(.malformedXML, "The root element is <\(root.name)>, not <model>: this is not a Core Data model's `contents` file.", file: file, line: root.line)
+        }
+        var entities: [XcodeEntity] = []
+        var lines: [String: Int] = [:]
+        for node in root.children(named: "entity") {
+            let entity = try XcodeEntity(node, file: file)
+            if let first = lines[entity.name] {
+                throw XcodeModelError(.duplicateName, "Two entities are named \(entity.name) (the other at line \(first)). Rename one.", file: file, line: node.line)
+            }
+            lines[entity.name] = node.line
+            entities.append(entity)
+        }
+        self.entities = entities
+        versionIdentifier = root["userDefinedModelVersionIdentifier"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+}

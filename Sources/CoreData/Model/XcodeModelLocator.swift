@@ -1,0 +1,78 @@
+import Foundation
+
+/// Finds Xcode models where a running program has them: in `Bundle.main`'s resources,
+/// and in the resource bundles of its SwiftPM targets (`Package_Target.resources`
+/// folders next to the executable on Linux). SwiftPM copies a `.xcdatamodeld` declared
+/// with `.copy(...)` or `.process(...)` there as it is (on Linux `.process` does not
+/// compile it), so the model is found as a folder of XML, not as Core Data's `.momd`.
+enum XcodeModelLocator {
+    /// The model named `name` (`name.xcdatamodeld`, else `name.xcdatamodel`), for
+    /// `NSPersistentContainer(name:)`, as Core Data finds `name.momd` in the app bundle.
+    static func modelURL(named name: String) -> URL? {
+        modelURL(named: name, in: searchDirectories())
+    }
+
+    /// The model named `name` in the first of `directories` (or of their resource
+    /// bundles, or their immediate subfolders) that has one.
+    static func modelURL(named name: String, in directories: [URL]) -> URL? {
+        let fm = FileManager.default
+        for root in roots(directories) {
+            for ext in ["xcdatamodeld", "xcdatamodel"] {
+                let candidate = root.appendingPathComponent("\(name).\(ext)")
+                if fm.fileExists(atPath: candidate.path) { return candidate }
+            }
+        }
+        return nil
+    }
+
+    /// Every model in `directories` and their resource bundles: each `.xcdatamodeld`,
+    /// and each `.xcdatamodel` that is not a version inside one.
+    static func allModelURLs(in directories: [URL]) -> [URL] {
+        var found: [URL] = []
+        var seen: Set<String> = []
+        for root in roots(directories) {
+            for entry in contents(of: root) where ["xcdatamodeld", "xcdatamodel"].contains(entry.pathExtension) {
+                if seen.insert(entry.standardizedFileURL.path).inserted { found.append(entry) }
+            }
+        }
+        return found
+    }
+
+    /// Where a program's models are: `Bundle.main`'s resources and bundle folder, the
+    /// executable's folder (with the `*.resources` bundles SwiftPM puts there).
+    static func searchDirectories() -> [URL] {
+        var directories: [URL] = []
+        if let resources = Bundle.main.resourceURL { directories.append(resources) }
+        directories.append(Bundle.main.bundleURL)
+        if let executable = Bundle.main.executableURL?.resolvingSymlinksInPath() {
+            directories.append(executable.deletingLastPathComponent())
+        }
+        var seen: Set<String> = []
+        return directories.filter { seen.insert($0.standardizedFileURL.path).inserted }
+    }
+
+    /// The folders to look in: each directory, the resource bundles in it
+    /// (`*.resources`, `*.bundle`), and the immediate subfolders of those that are
+    /// not models themselves (`.process` of a folder may keep a level).
+    private static func roots(_ directories: [URL]) -> [URL] {
+        var roots: [URL] = []
+        for directory in directories {
+            roots.append(directory)
+            let bundles = contents(of: directory).filter { ["resources", "bundle"].contains($0.pathExtension) }
+            for bundle in bundles {
+                roots.append(bundle)
+                roots += contents(of: bundle).filter { isDirectory($0) && !["xcdatamodeld", "xcdatamodel"].contains($0.pathExtension) }
+            }
+        }
+        return roots
+    }
+
+    private static func contents(of directory: URL) -> [URL] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).sorted().map { directory.appendingPathComponent($0) }
+    }
+
+    private static func isDirectory(_ url: URL) -> Bool {
+        var isDir: ObjCBool = false
+        return FileManager.default.fileExists(atPath: url.path, isDirectory: &isDir) && isDir.boolValue
+    }
+}
