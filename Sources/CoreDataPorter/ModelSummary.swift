@@ -47,6 +47,11 @@ public struct ModelSummary: Sendable, Equatable {
     public var name: String
     public var entities: [Entity]
 
+    init(name: String, entities: [Entity]) {
+        self.name = name
+        self.entities = entities
+    }
+
     /// Reads the model at `url`.
     public init(contentsOf url: URL) throws(PortError) {
         let contents = try Self.contentsFile(of: url)

@@ -11,11 +11,10 @@ public class Folder: NSManagedObject {
     @NSManaged public var name: String
     @NSManaged public var notes: NSSet?
 
-    /// The notes' titles, sorted (a #keyPath in a sort descriptor, as the app writes it).
+    /// The notes' titles, sorted (read through a #keyPath, as the app's table does).
     var sortedTitles: [String] {
-        let titles = (notes?.allObjects as? [Note] ?? []).compactMap(\.title)
-        _ = NSSortDescriptor(key: #keyPath(Note.title), ascending: true)
-        return titles.sorted()
+        let notes = self.notes?.allObjects as? [Note] ?? []
+        return notes.compactMap { $0.value(forKey: #keyPath(Note.title)) as? String }.sorted()
     }
 }
 

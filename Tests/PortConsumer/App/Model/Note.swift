@@ -20,8 +20,6 @@ public class Note: NSManagedObject {
         "\(title ?? "untitled") (\(rating))"
     }
 
-    /// The predicate the list view uses (a #keyPath through a relationship).
-    static func inFolder(named name: String) -> NSPredicate {
-        NSPredicate(format: "%K == %@", #keyPath(Note.folder.name), name)
-    }
+    /// The key the list view groups by (a #keyPath through a relationship).
+    static let sectionKey = #keyPath(Note.folder.name)
 }

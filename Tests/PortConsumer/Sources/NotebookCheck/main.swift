@@ -1,8 +1,7 @@
-// Uses the ported model layer as the app does, in plain Core Data, then touches a
-// note from the wrong queue so the checker (CTXDEBUG_CONCURRENCY=1) reports it at
+// Uses the ported model layer as the app does, in plain Core Data; with --wrong-queue
+// it then reads a note off its context's queue, so the checker (CTXDEBUG_CONCURRENCY=1) reports it at
 // App/Model/NotebookStore.swift's own line.
 import CoreData
-import Dispatch
 
 let modelURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../App/Model.xcdatamodeld").standardizedFileURL
 guard let model = NSManagedObjectModel(contentsOf: modelURL) else { fatalError("cannot read \(modelURL.path)") }
@@ -15,7 +14,7 @@ container.loadPersistentStores { _, error in
 }
 let store = NotebookStore(container: container)
 let context = container.viewContext
-var failures: [String] = []
+nonisolated(unsafe) var failures: [String] = []
 func expect(_ ok: Bool, _ what: String) { if !ok { failures.append(what) } }
 
 context.performAndWait {
@@ -38,11 +37,10 @@ context.performAndWait {
     expect(folder.notes?.count == 1, "to-many as NSSet")
     expect(note.tags.first === tag && tag.note === note, "Set<Tag> and its inverse")
     expect(note.rating == 4 && note.pinned && note.words?.intValue == 120, "scalars and NSNumber")
-    expect(folder.sortedTitles == ["Standup"], "#keyPath in a sort descriptor")
+    expect(folder.sortedTitles == ["Standup"], "#keyPath in value(forKey:)")
+    expect(Note.sectionKey == "folder.name", "#keyPath through a relationship")
     expect(store.savesSeen == 1, "the ported selector observer saw the save (saw \(store.savesSeen))")
-    let request: NSFetchRequest<Note> = Note.fetchRequest()
-    request.predicate = Note.inFolder(named: "Work")
-    expect((try? context.fetch(request))?.count == 1, "#keyPath through a relationship in a predicate")
+    expect((try? context.fetch(NSFetchRequest<Note>(entityName: "Note")))?.count == 1, "a fetch of the ported class")
     folder.removeFromNotes(note)
     expect(note.folder == nil && folder.notes?.count == 0, "removeFromNotes")
     let tags: NSFetchRequest<Tag> = Tag.fetchRequest()
@@ -55,7 +53,8 @@ if !failures.isEmpty {
 print("NotebookCheck: the ported model layer works")
 
 if CommandLine.arguments.contains("--wrong-queue") {
-    // A note of the view context, read from a background thread.
-    let note = context.performAndWait { try! context.fetch(Note.fetchRequest() as NSFetchRequest<Note>).first! }
-    DispatchQueue.global().sync { _ = store.titleFromAnyThread(note) }
+    // A note of a background context, read on the main thread outside its perform.
+    let background = container.newBackgroundContext()
+    let note = background.performAndWait { try! background.fetch(NSFetchRequest<Note>(entityName: "Note")).first! }
+    _ = store.titleFromAnyThread(note)
 }
