@@ -53,18 +53,27 @@ final class PortRewriter: SyntaxRewriter {
     override func visit(_ token: TokenSyntax) -> TokenSyntax {
         guard let pending = pendingTrivia else { return token }
         pendingTrivia = nil
-        return token.with(\.leadingTrivia, pending + token.leadingTrivia)
+        return token.with(\.leadingTrivia, Self.merge(pending, token.leadingTrivia))
+    }
+
+    /// `pending` then `leading`, without the indentation a removed line would leave
+    /// behind as trailing spaces (when `leading` starts a new line).
+    private static func merge(_ pending: Trivia, _ leading: Trivia) -> Trivia {
+        guard leading.pieces.first?.isNewline == true else { return pending + leading }
+        var pieces = pending.pieces
+        while let last = pieces.last, last.isSpaceOrTab { pieces.removeLast() }
+        return Trivia(pieces: pieces) + leading
     }
 
     /// The trivia a removed node leaves behind: its leading trivia (newlines, comments)
     /// and its trailing comments; the spaces after it go with it.
     private func leftover(of node: some SyntaxProtocol) -> Trivia {
-        let trailing = node.trailingTrivia.pieces.filter { !$0.isSpaceOrTab }
-        return node.leadingTrivia + Trivia(pieces: trailing)
+        let trailing = node.trailingTrivia.pieces.drop { $0.isSpaceOrTab }
+        return node.leadingTrivia + Trivia(pieces: Array(trailing))
     }
 
     private func carry(_ trivia: Trivia) {
-        pendingTrivia = (pendingTrivia ?? []) + trivia
+        pendingTrivia = pendingTrivia.map { Self.merge($0, trivia) } ?? trivia
     }
 
     // MARK: @objc, @objcMembers, @NSManaged; dynamic
@@ -89,7 +98,7 @@ final class PortRewriter: SyntaxRewriter {
         var e = element
         if let pending = pendingTrivia {
             pendingTrivia = nil
-            e.leadingTrivia = pending + e.leadingTrivia
+            e.leadingTrivia = Self.merge(pending, e.leadingTrivia)
         }
         return rewrite(Syntax(e)).cast(AttributeListSyntax.Element.self)
     }
@@ -110,7 +119,7 @@ final class PortRewriter: SyntaxRewriter {
                 var m = modifier
                 if let pending = pendingTrivia {
                     pendingTrivia = nil
-                    m.leadingTrivia = pending + m.leadingTrivia
+                    m.leadingTrivia = Self.merge(pending, m.leadingTrivia)
                 }
                 kept.append(m)
             }
@@ -356,7 +365,7 @@ final class PortRewriter: SyntaxRewriter {
         usesPortedObserver = true
         // Drop the selector argument; its leading trivia (a line break) goes to `name:`.
         var name = arguments[2]
-        name.leadingTrivia = arguments[1].leadingTrivia + name.leadingTrivia
+        name.leadingTrivia = Self.merge(arguments[1].leadingTrivia, name.leadingTrivia)
         let kept = [arguments[0], name, arguments[3]]
         let closure = Parser.parse(source: "f { observer, note in observer.\(call) }").statements.first!.item.as(ExprSyntax.self)!
             .as(FunctionCallExprSyntax.self)!.trailingClosure!

@@ -18,20 +18,23 @@ struct PortCommand: ParsableCommand {
             lanes name your own file and line.
 
             What changes:
-              @NSManaged var date: Date?        a computed property over managedValue(forKey:) and
-                                                setManagedValue(_:forKey:), with Core Data's bridging
-                                                (optionals, scalars, NSNumber, NSSet, Set<T>, NSOrderedSet,
-                                                relationships)
-              @NSManaged func addToNotes(_:)    Xcode's to-many accessors (add/remove, NSSet, ordered) get
-                                                bodies through mutableSetValue(forKey:)
-              @objc, @objc(Name), @objcMembers, dynamic       removed (classes are found by name anyway)
-              #keyPath(Note.folder.name)        "folder.name"
+              @NSManaged var date: Date?
+                  a computed property over managedValue(forKey:) and
+                  setManagedValue(_:forKey:), with Core Data's bridging (optionals,
+                  scalars, NSNumber, NSSet, Set<T>, NSOrderedSet, relationships)
+              @NSManaged func addToNotes(_:), and Xcode's other to-many accessors
+                  bodies through mutableSetValue(forKey:)
+              @objc, @objc(Name), @objcMembers, dynamic
+                  removed (an entity's class is found by its name anyway)
+              #keyPath(Note.folder.name)
+                  "folder.name"
               addObserver(x, selector: #selector(m(_:)), name: n, object: o)
-                                                addObserver(x, name: n, object: o) { observer, note in
-                                                observer.m(note) }, and removeObserver(x…) becomes
-                                                removeObserver(ported: x…): held weakly and removed with x,
-                                                as Apple's selector observers are
-              URLSession, URLRequest, …         the file gets `import FoundationNetworking`
+                  addObserver(x, name: n, object: o) { observer, note in
+                  observer.m(note) }; removeObserver(x) becomes
+                  removeObserver(ported: x). Held weakly and removed with x, as
+                  Apple's selector observers are.
+              a file that uses URLSession, URLRequest, HTTPURLResponse
+                  gets `import FoundationNetworking`
 
             Each --model is copied into DIR, and its entities whose Codegen is "Class \
             Definition" or "Category/Extension" get the files Xcode would generate \
@@ -40,7 +43,8 @@ struct PortCommand: ParsableCommand {
 
             What cannot be ported is reported in the compiler's shape, with what to write \
             instead, and nothing is dropped silently:
-              App/Model/Watcher.swift:12:23: error: key-value observing (observe(\\.key)) needs the Objective-C runtime, …
+              App/Model/Watcher.swift:12:23: error: key-value observing (observe(\\.key))
+                  needs the Objective-C runtime, which Linux does not have. …
             (KVO on managed objects, NSClassFromString, key paths with collection operators \
             such as @sum, other #selector uses, @NSManaged functions that are not Xcode's \
             accessors.) The other files are still written.
@@ -50,8 +54,9 @@ struct PortCommand: ParsableCommand {
             CoreDataPort plugin does the same (docs/coredata-port.md).
 
             Example:
-              ctxdebug port App/Model --model App/Model.xcdatamodeld --output LinuxTests/Ported
-              ctxdebug port App/Model --model App/Model.xcdatamodeld --output /tmp/x --check   # CI: report only
+              ctxdebug port App/Model --model App/Model.xcdatamodeld --output Ported
+              # in CI, report only:
+              ctxdebug port App/Model --model App/Model.xcdatamodeld --output p --check
 
             Exit status:
               0   every file ported
