@@ -51,7 +51,9 @@ struct CoreDataPort: BuildToolPlugin {
                         "--output", output.path(), "--relative-to", root.path(), "--no-model-copy", "--no-generated",
                     ],
                     inputFiles: [source, configurationURL] + modelFiles,
-                    outputFiles: [output.appending(path: relative)]))
+                    // Note.swift is written as Note.ported.swift (Porter.portedName): the
+                    // same name would make the compiler warn of conflicting #fileIDs.
+                    outputFiles: [output.appending(path: String(relative.dropLast(".swift".count)) + ".ported.swift")]))
         }
         for model in models {
             let relative = String(model.path().dropFirst(root.path().count)).trimmingCharacters(in: CharacterSet(charactersIn: "/"))

@@ -129,7 +129,7 @@ public enum Porter {
                         throw PortError(.unparsable, "is not UTF-8 text, so it is not a Swift source", path: file.display)
                     }
                     let ported = port(source: text, path: file.path, relationships: relationships)
-                    let relative = relativePath(file.path, root: root, fallback: file.relative)
+                    let relative = portedName(relativePath(file.path, root: root, fallback: file.relative))
                     if !job.checkOnly { try writeIfChanged(ported.text, to: output.appendingPathComponent(relative)) }
                     let lines = text.utf8.reduce(0) { $0 + ($1 == 10 ? 1 : 0) }
                     results.withLock { $0[i] = (relative, lines, PortedSource(text: "", diagnostics: ported.diagnostics, changed: ported.changed)) }
@@ -215,6 +215,13 @@ public enum Porter {
             }
         }
         return files
+    }
+
+    /// The name a ported source is written under: `Note.swift` as `Note.ported.swift`.
+    /// Not the original's name: a file whose `#sourceLocation` names a file of the same
+    /// name at another path makes the compiler warn that their `#fileID`s conflict.
+    public static func portedName(_ path: String) -> String {
+        path.hasSuffix(".swift") ? String(path.dropLast(6)) + ".ported.swift" : path + ".ported.swift"
     }
 
     /// `path` relative to `root` when it is inside it, else `fallback`.

@@ -11,8 +11,8 @@ struct PortCommand: ParsableCommand {
         abstract: "Make an app's Core Data model layer build on Linux: copies with @NSManaged, @objc and #keyPath ported (swift-syntax).",
         discussion: """
             Writes every Swift SOURCE (a file, or a folder searched for .swift files) into \
-            DIR under its path relative to the current directory, changed only where Linux \
-            Swift needs it; the originals are only read. Each written file starts with \
+            DIR under its path relative to the current directory, as NAME.ported.swift, \
+            changed only where Linux Swift needs it; the originals are only read. Each written file starts with \
             #sourceLocation(file: "<the original's absolute path>", line: 1) and keeps every \
             line where it was, so compiler errors, the checker's reports and explore's swim \
             lanes name your own file and line.

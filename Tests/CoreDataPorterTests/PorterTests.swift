@@ -46,7 +46,7 @@ import Testing
         #expect(
             written.keys.sorted() == [
                 "App/Model+Generated/Tag+CoreDataClass.swift", "App/Model+Generated/Tag+CoreDataProperties.swift", "App/Model.xcdatamodeld/Model.xcdatamodel/contents",
-                "App/Model/Folder.swift", "App/Model/Note.swift", "App/Model/NotebookStore.swift",
+                "App/Model/Folder.ported.swift", "App/Model/Note.ported.swift", "App/Model/NotebookStore.ported.swift",
             ])
         let dates = try written.keys.map { try FileManager.default.attributesOfItem(atPath: a.appendingPathComponent($0).path)[.modificationDate] as? Date }
         // Again into the same folder: nothing is rewritten. Into another: the same bytes.
@@ -110,8 +110,8 @@ import Testing
         let fixture = CoreDataPorterTests.fixtures.appendingPathComponent("SurfJournal")
         let report = try Porter.run(PortJob(sources: [fixture.path], models: [model.path], output: out.path, relativeTo: fixture.path))
         #expect(report.diagnostics.isEmpty)
-        #expect(report.outputs == ["JournalEntry.swift", "SurfJournalModel.xcdatamodeld"])
-        let text = try String(contentsOf: out.appendingPathComponent("JournalEntry.swift"), encoding: .utf8)
+        #expect(report.outputs == ["JournalEntry.ported.swift", "SurfJournalModel.xcdatamodeld"])
+        let text = try String(contentsOf: out.appendingPathComponent("JournalEntry.ported.swift"), encoding: .utf8)
         #expect(text.contains("    var rating: NSNumber? { get { managedValue(forKey: \"rating\") } set { setManagedValue(newValue, forKey: \"rating\") } }"))
         #expect(text.contains("NSSortDescriptor(key: \"date\", ascending: false)"))
         #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("SurfJournalModel.xcdatamodeld/SurfJournalModel.xcdatamodel/contents").path))

@@ -34,9 +34,9 @@ struct PortCommandTests {
         #expect(
             first.keys.sorted() == [
                 "App/Model+Generated/Tag+CoreDataClass.swift", "App/Model+Generated/Tag+CoreDataProperties.swift", "App/Model.xcdatamodeld/Model.xcdatamodel/contents",
-                "App/Model/Folder.swift", "App/Model/Note.swift", "App/Model/NotebookStore.swift",
+                "App/Model/Folder.ported.swift", "App/Model/Note.ported.swift", "App/Model/NotebookStore.ported.swift",
             ])
-        let note = try #require(first["App/Model/Note.swift"].map { String(decoding: $0, as: UTF8.self) })
+        let note = try #require(first["App/Model/Note.ported.swift"].map { String(decoding: $0, as: UTF8.self) })
         #expect(note.hasPrefix("#sourceLocation(file: \"\(Self.consumer.appendingPathComponent("App/Model/Note.swift").path)\", line: 1)\n"))
         #expect(!note.contains("@NSManaged") && !note.contains("@objc") && !note.contains("#keyPath("))
         let again = try CLI.ctxdebug(arguments, in: Self.consumer)

@@ -11,7 +11,7 @@ enum PortBench {
         // One run checked: every file written, each with its #sourceLocation and no @NSManaged left.
         let checkedOutput = work.appendingPathComponent("port-out-check")
         let checked = try BenchSupport.run(BenchSupport.selfExecutable, ["port", tree.path, "--output", checkedOutput.path], work: work)
-        let sample = checkedOutput.appendingPathComponent("port-tree/Feature0/Screen0.swift")
+        let sample = checkedOutput.appendingPathComponent("port-tree/Feature0/Screen0.ported.swift")
         guard checked.status == 0, let text = try? String(contentsOf: sample, encoding: .utf8), text.contains("#sourceLocation(file: "),
             !text.contains("@NSManaged"), String(decoding: checked.standardError, as: UTF8.self).contains("\(files) sources ported")
         else {
