@@ -27,8 +27,9 @@ final class PortRewriter: SyntaxRewriter {
     /// Relationship names of the model's entities, by class name (to spell a to-many
     /// accessor's key as the model does); empty without a model.
     private let relationships: [String: [String]]
-    /// The functions the file declares, by base name: their parameter counts.
-    private var functionArity: [String: Set<Int>] = [:]
+    /// The functions the file declares, by base name: their parameter counts (read only
+    /// when a `#selector` without labels needs it).
+    private lazy var functionArity: [String: Set<Int>] = FunctionIndex.arity(in: tree)
     /// Trivia of removed attributes and modifiers, put before the next token kept.
     private var pendingTrivia: Trivia?
     /// The class or extension being visited (for the model's relationship names).
@@ -45,7 +46,6 @@ final class PortRewriter: SyntaxRewriter {
         self.tree = tree
         self.relationships = relationships
         super.init(viewMode: .sourceAccurate)
-        functionArity = FunctionIndex.arity(in: tree)
     }
 
     // MARK: Trivia of removed nodes

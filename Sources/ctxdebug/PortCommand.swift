@@ -97,8 +97,9 @@ struct PortCommand: ParsableCommand {
         }
         for d in report.diagnostics { say("\(d)") }
         let verb = check ? "would write" : "wrote"
+        func count(_ n: Int, _ one: String, _ many: String) -> String { "\(n) \(n == 1 ? one : many)" }
         say(
-            "ctxdebug port: \(verb) \(report.outputs.count) files into \(output): \(report.changedCount) sources ported, \(report.unchangedCount) unchanged, \(report.generatedCount) generated; \(report.lineCount) lines; \(report.diagnostics.count) \(report.diagnostics.count == 1 ? "construct" : "constructs") cannot be ported"
+            "ctxdebug port: \(verb) \(count(report.outputs.count, "file", "files")) into \(output): \(count(report.changedCount, "source", "sources")) ported, \(report.unchangedCount) unchanged, \(report.generatedCount) generated; \(count(report.lineCount, "line", "lines")); \(count(report.diagnostics.count, "construct", "constructs")) cannot be ported"
         )
         if !report.diagnostics.isEmpty { throw ExitStatus.failure.exitCode }
     }

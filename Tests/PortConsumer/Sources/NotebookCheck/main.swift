@@ -43,6 +43,17 @@ context.performAndWait {
     expect((try? context.fetch(NSFetchRequest<Note>(entityName: "Note")))?.count == 1, "a fetch of the ported class")
     folder.removeFromNotes(note)
     expect(note.folder == nil && folder.notes?.count == 0, "removeFromNotes")
+    // A second store, released: its deinit's removeObserver(ported: self) takes its
+    // registration out, and the next save reaches only the first store.
+    weak var released: NotebookStore?
+    do {
+        let temporary = NotebookStore(container: container)
+        released = temporary
+    }
+    expect(released == nil, "the second store was released (the observer holds it weakly)")
+    note.title = "Standup, moved"
+    try! context.save()
+    expect(store.savesSeen == 2, "the first store saw the second save (saw \(store.savesSeen))")
     let tags: NSFetchRequest<Tag> = Tag.fetchRequest()
     expect((try? context.fetch(tags))?.first?.label == "daily", "the generated Tag class")
 }
