@@ -13,9 +13,9 @@ enum PortBench {
         let checked = try BenchSupport.run(BenchSupport.selfExecutable, ["port", tree.path, "--output", checkedOutput.path], work: work)
         let sample = checkedOutput.appendingPathComponent("port-tree/Feature0/Screen0.ported.swift")
         guard checked.status == 0, let text = try? String(contentsOf: sample, encoding: .utf8), text.contains("#sourceLocation(file: "),
-            !text.contains("@NSManaged"), String(decoding: checked.standardError, as: UTF8.self).contains("\(files) sources ported")
+            !text.contains("@NSManaged"), checked.standardError.contains("\(files) sources ported")
         else {
-            throw BenchError("`ctxdebug port` on the generated tree (\(files) files) did not port them all; status \(checked.status): \(String(decoding: checked.standardError.suffix(1_500), as: UTF8.self))")
+            throw BenchError("`ctxdebug port` on the generated tree (\(files) files) did not port them all; status \(checked.status): \(checked.standardError.suffix(1_500))")
         }
         try? FileManager.default.removeItem(at: checkedOutput)
         var rates: [Double] = [], seconds: [Double] = [], bytesPerLine: [Double] = [], cpuRates: [Double] = []
