@@ -16,6 +16,9 @@ let package = Package(
         .library(name: "ExploreModel", targets: ["ExploreModel"]),
         .library(name: "ConcurrencyDebugTesting", targets: ["ConcurrencyDebugTesting"]),
         .library(name: "CoreDataLint", targets: ["CoreDataLint"]),
+        .library(name: "CoreDataPorter", targets: ["CoreDataPorter"]),
+        // Runs `ctxdebug port` inside `swift build` (docs/coredata-port.md).
+        .plugin(name: "CoreDataPort", targets: ["CoreDataPort"]),
         // For this repository's sibling packages (Fuzz/, Benchmarks/); not API.
         .library(name: "TestSupport", targets: ["TestSupport"]),
         .executable(name: "ctxdebug", targets: ["ctxdebug"]),
@@ -69,10 +72,18 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
             ]
         ),
+        // The rewriter behind `ctxdebug port` and the CoreDataPort plugin (swift-syntax; no runtime).
+        .target(
+            name: "CoreDataPorter",
+            dependencies: [.product(name: "SwiftSyntax", package: "swift-syntax"), .product(name: "SwiftParser", package: "swift-syntax")]
+        ),
+        // The plugin's tool: the port alone, so a user's build does not compile the runtime twice.
+        .executableTarget(name: "ctxdebug-port", dependencies: ["CoreDataPorter"]),
+        .plugin(name: "CoreDataPort", capability: .buildTool(), dependencies: ["ctxdebug-port"]),
         .executableTarget(
             name: "ctxdebug",
             dependencies: [
-                "ManagedContext", "ConcurrencyDebug", "SurfJournal", "Replay", "Reports", "ReportFormats", "CoreDataLint", "CtxdebugHelpers",
+                "ManagedContext", "ConcurrencyDebug", "SurfJournal", "Replay", "Reports", "ReportFormats", "CoreDataLint", "CoreDataPorter", "CtxdebugHelpers",
                 "ExploreModel", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -107,6 +118,7 @@ let package = Package(
         .testTarget(name: "SurfJournalTests", dependencies: ["SurfJournal", "ManagedContext", "TestSupport"]),
         .testTarget(name: "ReplayTests", dependencies: ["Replay", "SurfJournal", "ManagedContext", "ConcurrencyDebug"]),
         .testTarget(name: "CoreDataLintTests", dependencies: ["CoreDataLint"]),
+        .testTarget(name: "CoreDataPorterTests", dependencies: ["CoreDataPorter"], exclude: ["Fixtures"]),
         .testTarget(name: "ExploreModelTests", dependencies: ["ExploreModel", "CtxdebugHelpers", "TestSupport"]),
         .testTarget(name: "ExploreCorpusTests", dependencies: ["ExploreCorpus", "ctxdebug-explore-corpus", "ConcurrencyDebugTesting", "ExploreModel", "TestSupport"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "ReportFormats", "ViolationModel", "ReplayModel", "ExploreModel", "TestSupport"]),
@@ -119,7 +131,7 @@ let package = Package(
 
 // One place for the settings every Swift target shares.
 let cTargets: Set = ["CConcurrencyDebug", "CCtxdebugHelpers"]
-for target in package.targets where target.type != .system && !cTargets.contains(target.name) {
+for target in package.targets where target.type != .system && target.type != .plugin && !cTargets.contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [
         .swiftLanguageMode(.v6),
         .enableUpcomingFeature("ExistentialAny"),

@@ -13,6 +13,6 @@ struct CtxDebug: ParsableCommand {
             Start with `ctxdebug replay`: it seeds a SurfJournal store on first run and shows \
             what a main-queue export costs the UI.
             """,
-        subcommands: [JournalCommand.self, ReplayCommand.self, ExportCommand.self, SeedCommand.self, CheckCommand.self, ExploreCommand.self, LintCommand.self, BenchCommand.self]
+        subcommands: [JournalCommand.self, ReplayCommand.self, ExportCommand.self, SeedCommand.self, CheckCommand.self, ExploreCommand.self, LintCommand.self, PortCommand.self, BenchCommand.self]
     )
 }

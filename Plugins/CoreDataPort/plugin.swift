@@ -1,0 +1,102 @@
+import Foundation
+import PackagePlugin
+
+/// Ports an app's Core Data model layer inside `swift build`: the target's
+/// `coredata-port.json` lists the app's sources and models by path, relative to the
+/// package root, and each becomes a build command of `ctxdebug-port` with the file (and
+/// the models) as inputs and the ported file as output. The app's files are only read.
+///
+///     {
+///       "sources": ["App/Model/JournalEntry.swift", "App/Model"],
+///       "models": ["App/Model.xcdatamodeld"]
+///     }
+///
+/// A folder in `sources` stands for every `.swift` file in it (read when the package
+/// graph is built: a file added to it later needs `swift package clean` or a touch of
+/// the configuration file to be seen).
+@main
+struct CoreDataPort: BuildToolPlugin {
+    struct Configuration: Decodable {
+        var sources: [String]
+        var models: [String]?
+    }
+
+    static let configurationName = "coredata-port.json"
+
+    func createBuildCommands(context: PluginContext, target: any Target) async throws -> [Command] {
+        guard let target = target as? SourceModuleTarget else { return [] }
+        let root = context.package.directoryURL
+        let configurationURL = target.directoryURL.appending(path: Self.configurationName)
+        guard let data = FileManager.default.contents(atPath: configurationURL.path()) else {
+            throw PluginError("\(configurationURL.path()): not found. The CoreDataPort plugin reads the target's \(Self.configurationName): {\"sources\": [\"App/Model\"], \"models\": [\"App/Model.xcdatamodeld\"]}, paths relative to the package root.")
+        }
+        let configuration: Configuration
+        do {
+            configuration = try JSONDecoder().decode(Configuration.self, from: data)
+        } catch {
+            throw PluginError("\(configurationURL.path()): not a valid configuration (\(error)). Write {\"sources\": [...], \"models\": [...]}, paths relative to the package root.")
+        }
+        let tool = try context.tool(named: "ctxdebug-port")
+        let output = context.pluginWorkDirectoryURL.appending(path: "Ported")
+        let models = (configuration.models ?? []).map { root.appending(path: $0) }
+        let modelFiles = models.flatMap { files(under: $0) }
+        var commands: [Command] = []
+        for source in try swiftFiles(configuration.sources, root: root, configuration: configurationURL) {
+            let relative = String(source.path().dropFirst(root.path().count)).trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+            commands.append(
+                .buildCommand(
+                    displayName: "Porting \(relative) for Linux",
+                    executable: tool.url,
+                    arguments: [source.path()] + models.flatMap { ["--model", $0.path()] } + [
+                        "--output", output.path(), "--relative-to", root.path(), "--no-model-copy", "--no-generated",
+                    ],
+                    inputFiles: [source, configurationURL] + modelFiles,
+                    // Note.swift is written as Note.ported.swift (Porter.portedName): the
+                    // same name would make the compiler warn of conflicting #fileIDs.
+                    outputFiles: [output.appending(path: String(relative.dropLast(".swift".count)) + ".ported.swift")]))
+        }
+        for model in models {
+            let relative = String(model.path().dropFirst(root.path().count)).trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+            let name = model.deletingPathExtension().lastPathComponent
+            let generated = output.appending(path: (relative as NSString).deletingLastPathComponent).appending(path: "\(name)+Generated").appending(path: "\(name)+CoreDataGenerated.swift")
+            commands.append(
+                .buildCommand(
+                    displayName: "Generating the entity classes of \(relative)",
+                    executable: tool.url,
+                    arguments: ["--model", model.path(), "--output", output.path(), "--relative-to", root.path(), "--no-model-copy", "--combine-generated"],
+                    inputFiles: [configurationURL] + modelFiles,
+                    outputFiles: [generated]))
+        }
+        return commands
+    }
+
+    /// The Swift files the configuration names: files as they are, folders searched.
+    private func swiftFiles(_ paths: [String], root: URL, configuration: URL) throws -> [URL] {
+        var found: [URL] = []
+        for path in paths {
+            let url = root.appending(path: path)
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: url.path(), isDirectory: &isDirectory) else {
+                throw PluginError("\(configuration.path()): '\(path)' does not exist (paths are relative to the package root, \(root.path())).")
+            }
+            found += isDirectory.boolValue ? files(under: url).filter { $0.pathExtension == "swift" } : [url]
+        }
+        return found
+    }
+
+    /// Every file under `url` (or `url` itself), sorted, hidden ones skipped.
+    private func files(under url: URL) -> [URL] {
+        guard let walker = FileManager.default.enumerator(at: url, includingPropertiesForKeys: nil, options: [.skipsHiddenFiles]) else { return [url] }
+        var files: [URL] = []
+        for case let file as URL in walker where !file.hasDirectoryPath {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: file.path(), isDirectory: &isDirectory), !isDirectory.boolValue { files.append(file) }
+        }
+        return files.isEmpty ? [url] : files.sorted { $0.path() < $1.path() }
+    }
+}
+
+struct PluginError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,467 @@
+import SwiftParser
+import SwiftSyntax
+
+/// Rewrites one Swift file of an Apple Core Data model layer so it builds on Linux
+/// against ctxdebug's `CoreData`. It overrides `visit` only for the node kinds it
+/// changes and returns every other node as it is, so a file with nothing to port comes
+/// out byte for byte. Every edit stays on the lines it replaces (removed attributes
+/// leave their trivia behind; added accessors and closures go on the same line), so
+/// each line of the output is the same line of the original.
+///
+/// - `@NSManaged var x: T` becomes `var x: T { get { managedValue(forKey: "x") } set { … } }`.
+/// - `@NSManaged func addToNotes(_:)` and the rest of Xcode's to-many accessors get bodies
+///   through `mutableSetValue(forKey:)` / `mutableOrderedSetValue(forKey:)`.
+/// - `@objc`, `@objc(Name)`, `@objcMembers` and `dynamic` are removed.
+/// - `#keyPath(Type.a.b)` becomes `"a.b"`.
+/// - `addObserver(x, selector: #selector(m(_:)), name:object:)` becomes
+///   `addObserver(x, name:object:) { observer, note in observer.m(note) }`, and
+///   `removeObserver(x…)` becomes `removeObserver(ported: x…)` (CoreData's
+///   NotificationCenter+Ported.swift says how the two behave).
+/// - Uses of `URLSession` and its types are noted, so the file gets `import FoundationNetworking`.
+/// What cannot be ported (KVO, `NSClassFromString`, collection operators, other
+/// `#selector`s, other `@NSManaged` functions) becomes a `PortDiagnostic`.
+final class PortRewriter: SyntaxRewriter {
+    private let path: String
+    private let tree: SourceFileSyntax
+    private lazy var converter = SourceLocationConverter(fileName: path, tree: tree)
+    /// Relationship names of the model's entities, by class name (to spell a to-many
+    /// accessor's key as the model does); empty without a model.
+    private let relationships: [String: [String]]
+    /// The functions the file declares, by base name: their parameter counts (read only
+    /// when a `#selector` without labels needs it).
+    private lazy var functionArity: [String: Set<Int>] = FunctionIndex.arity(in: tree)
+    /// Trivia of removed attributes and modifiers, put before the next token kept.
+    private var pendingTrivia: Trivia?
+    /// The class or extension being visited (for the model's relationship names).
+    private var typeNames: [String] = []
+
+    private(set) var diagnostics: [PortDiagnostic] = []
+    private(set) var usesNetworking = false
+    private(set) var usesPortedObserver = false
+    private(set) var imports: Set<String> = []
+    private(set) var changed = false
+
+    init(path: String, tree: SourceFileSyntax, relationships: [String: [String]]) {
+        self.path = path
+        self.tree = tree
+        self.relationships = relationships
+        super.init(viewMode: .sourceAccurate)
+    }
+
+    // MARK: Trivia of removed nodes
+
+    override func visit(_ token: TokenSyntax) -> TokenSyntax {
+        guard let pending = pendingTrivia else { return token }
+        pendingTrivia = nil
+        return token.with(\.leadingTrivia, Self.merge(pending, token.leadingTrivia))
+    }
+
+    /// `pending` then `leading`, without the indentation a removed line would leave
+    /// behind as trailing spaces (when `leading` starts a new line).
+    private static func merge(_ pending: Trivia, _ leading: Trivia) -> Trivia {
+        guard leading.pieces.first?.isNewline == true else { return pending + leading }
+        var pieces = pending.pieces
+        while let last = pieces.last, last.isSpaceOrTab { pieces.removeLast() }
+        return Trivia(pieces: pieces) + leading
+    }
+
+    /// The trivia a removed node leaves behind: its leading trivia (newlines, comments)
+    /// and its trailing comments; the spaces after it go with it.
+    private func leftover(of node: some SyntaxProtocol) -> Trivia {
+        let trailing = node.trailingTrivia.pieces.drop { $0.isSpaceOrTab }
+        return node.leadingTrivia + Trivia(pieces: Array(trailing))
+    }
+
+    private func carry(_ trivia: Trivia) {
+        pendingTrivia = pendingTrivia.map { Self.merge($0, trivia) } ?? trivia
+    }
+
+    // MARK: @objc, @objcMembers, @NSManaged; dynamic
+
+    static let removedAttributes: Set<String> = ["objc", "objcMembers", "NSManaged"]
+
+    override func visit(_ node: AttributeListSyntax) -> AttributeListSyntax {
+        guard node.contains(where: { Self.isRemoved($0) }) else { return super.visit(node) }
+        changed = true
+        var kept: [AttributeListSyntax.Element] = []
+        for element in node {
+            if Self.isRemoved(element) {
+                carry(leftover(of: element))
+            } else {
+                kept.append(visitKept(element))
+            }
+        }
+        return AttributeListSyntax(kept)
+    }
+
+    private func visitKept(_ element: AttributeListSyntax.Element) -> AttributeListSyntax.Element {
+        var e = element
+        if let pending = pendingTrivia {
+            pendingTrivia = nil
+            e.leadingTrivia = Self.merge(pending, e.leadingTrivia)
+        }
+        return rewrite(Syntax(e)).cast(AttributeListSyntax.Element.self)
+    }
+
+    private static func isRemoved(_ element: AttributeListSyntax.Element) -> Bool {
+        guard case .attribute(let a) = element else { return false }
+        return removedAttributes.contains(a.attributeName.trimmedDescription)
+    }
+
+    override func visit(_ node: DeclModifierListSyntax) -> DeclModifierListSyntax {
+        guard node.contains(where: { $0.name.tokenKind == .keyword(.dynamic) }) else { return super.visit(node) }
+        changed = true
+        var kept: [DeclModifierSyntax] = []
+        for modifier in node {
+            if modifier.name.tokenKind == .keyword(.dynamic) {
+                carry(leftover(of: modifier))
+            } else {
+                var m = modifier
+                if let pending = pendingTrivia {
+                    pendingTrivia = nil
+                    m.leadingTrivia = Self.merge(pending, m.leadingTrivia)
+                }
+                kept.append(m)
+            }
+        }
+        return DeclModifierListSyntax(kept)
+    }
+
+    // MARK: Types (for the model's relationship names)
+
+    override func visit(_ node: ClassDeclSyntax) -> DeclSyntax {
+        typeNames.append(node.name.text)
+        defer { typeNames.removeLast() }
+        return super.visit(node)
+    }
+
+    override func visit(_ node: ExtensionDeclSyntax) -> DeclSyntax {
+        typeNames.append(node.extendedType.trimmedDescription)
+        defer { typeNames.removeLast() }
+        return super.visit(node)
+    }
+
+    // MARK: @NSManaged properties
+
+    override func visit(_ node: VariableDeclSyntax) -> DeclSyntax {
+        guard Self.hasNSManaged(node.attributes) else { return super.visit(node) }
+        guard let rewritten = super.visit(node).as(VariableDeclSyntax.self) else { return DeclSyntax(node) }
+        var bindings: [PatternBindingSyntax] = []
+        for binding in rewritten.bindings {
+            guard let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier, let annotation = binding.typeAnnotation,
+                binding.accessorBlock == nil, binding.initializer == nil
+            else {
+                report(at: binding, "@NSManaged needs a stored property with a type and no value (`@NSManaged var name: String?`); this declaration cannot be ported. Write it that way, or write its accessors with managedValue(forKey:)")
+                bindings.append(binding)
+                continue
+            }
+            let key = name.text.trimmingBackticks
+            let accessors = Self.parseAccessors(
+                "{ get { managedValue(forKey: \(Self.literal(key))) } set { setManagedValue(newValue, forKey: \(Self.literal(key))) } }")
+            // The type's trailing trivia (a comment) goes after the accessors.
+            var type = annotation.type
+            let after = type.trailingTrivia
+            type.trailingTrivia = []
+            var b = binding.with(\.typeAnnotation, annotation.with(\.type, type))
+            b.accessorBlock = accessors.with(\.leadingTrivia, .space).with(\.trailingTrivia, after)
+            bindings.append(b)
+        }
+        return DeclSyntax(rewritten.with(\.bindings, PatternBindingListSyntax(bindings)))
+    }
+
+    private static func hasNSManaged(_ attributes: AttributeListSyntax) -> Bool {
+        attributes.contains { element in
+            if case .attribute(let a) = element { return a.attributeName.trimmedDescription == "NSManaged" }
+            return false
+        }
+    }
+
+    private static func parseAccessors(_ text: String) -> AccessorBlockSyntax {
+        let file = Parser.parse(source: "var x: Int \(text)")
+        return file.statements.first!.item.as(DeclSyntax.self)!.as(VariableDeclSyntax.self)!.bindings.first!.accessorBlock!
+    }
+
+    private static func parseBody(_ text: String) -> CodeBlockSyntax {
+        let file = Parser.parse(source: "func f() \(text)")
+        return file.statements.first!.item.as(DeclSyntax.self)!.as(FunctionDeclSyntax.self)!.body!
+    }
+
+    // MARK: @NSManaged functions (Xcode's to-many accessors)
+
+    override func visit(_ node: FunctionDeclSyntax) -> DeclSyntax {
+        guard Self.hasNSManaged(node.attributes) else { return super.visit(node) }
+        let selector = Self.objcSelector(node.attributes)
+        guard let rewritten = super.visit(node).as(FunctionDeclSyntax.self) else { return DeclSyntax(node) }
+        guard rewritten.body == nil, let body = toManyBody(rewritten, selector: selector) else {
+            report(
+                at: node.name,
+                "@NSManaged func \(node.name.text) is not one of Xcode's generated to-many accessors (addToX, removeFromX, insertIntoX, replaceX), so it has no body to give; write its body with mutableSetValue(forKey:)"
+            )
+            return DeclSyntax(rewritten)
+        }
+        var signature = rewritten.signature
+        let after = signature.trailingTrivia
+        signature.trailingTrivia = []
+        return DeclSyntax(rewritten.with(\.signature, signature).with(\.body, Self.parseBody(body).with(\.leadingTrivia, .space).with(\.trailingTrivia, after)))
+    }
+
+    /// The selector of `@objc(addNotesObject:)`, if the declaration has one.
+    private static func objcSelector(_ attributes: AttributeListSyntax) -> String? {
+        for element in attributes {
+            guard case .attribute(let a) = element, a.attributeName.trimmedDescription == "objc", let arguments = a.arguments else { continue }
+            return arguments.trimmedDescription
+        }
+        return nil
+    }
+
+    /// The body of one of Xcode's generated to-many accessors, by its name and parameters.
+    private func toManyBody(_ f: FunctionDeclSyntax, selector: String?) -> String? {
+        let name = f.name.text
+        let params = Array(f.signature.parameterClause.parameters)
+        let types = params.map { $0.type.trimmedDescription }
+        let labels = params.map { $0.firstName.text }
+        let names = params.map { ($0.secondName ?? $0.firstName).text.trimmingBackticks }
+        func key(after prefix: String) -> String? {
+            guard name.hasPrefix(prefix), name.count > prefix.count else { return nil }
+            return relationshipKey(String(name.dropFirst(prefix.count)))
+        }
+        func set(_ k: String) -> String { "mutableSetValue(forKey: \(Self.literal(k)))" }
+        func ordered(_ k: String) -> String { "mutableOrderedSetValue(forKey: \(Self.literal(k)))" }
+        let isIndexSet: (String) -> Bool = { $0 == "NSIndexSet" || $0 == "IndexSet" }
+        let indexes: (String, String) -> String = { type, value in type == "IndexSet" ? value : "IndexSet(\(value))" }
+        switch params.count {
+        case 1:
+            let v = names[0]
+            if let k = key(after: "addTo") {
+                switch types[0] {
+                case "NSSet": return "{ \(set(k)).addObjects(from: \(v).allObjects) }"
+                case "NSOrderedSet": return "{ \(ordered(k)).union(\(v)) }"
+                default: return "{ \(set(k)).add(\(v)) }"
+                }
+            }
+            if let k = key(after: "removeFrom") {
+                if labels[0] == "at" && types[0] == "Int" { return "{ \(ordered(k)).removeObject(at: \(v)) }" }
+                if labels[0] == "at" && isIndexSet(types[0]) { return "{ \(ordered(k)).removeObjects(at: \(indexes(types[0], v))) }" }
+                switch types[0] {
+                case "NSSet": return "{ let set = \(set(k)); for member in \(v) { set.remove(member) } }"
+                case "NSOrderedSet": return "{ \(ordered(k)).minus(\(v)) }"
+                default: return "{ \(set(k)).remove(\(v)) }"
+                }
+            }
+        case 2:
+            let (v0, v1) = (names[0], names[1])
+            if let k = key(after: "insertInto"), labels[1] == "at" {
+                if types[1] == "Int" { return "{ \(ordered(k)).insert(\(v0), at: \(v1)) }" }
+                if isIndexSet(types[1]) { return "{ \(ordered(k)).insert(\(v0), at: \(indexes(types[1], v1))) }" }
+            }
+            if let k = key(after: "replace"), labels[0] == "at", labels[1] == "with" {
+                if types[0] == "Int" { return "{ \(ordered(k)).replaceObject(at: \(v0), with: \(v1)) }" }
+                if isIndexSet(types[0]) { return "{ \(ordered(k)).replaceObjects(at: \(indexes(types[0], v0)), with: \(v1)) }" }
+            }
+        default:
+            break
+        }
+        _ = selector
+        return nil
+    }
+
+    /// The relationship key a generated accessor names (`Notes` in `addToNotes`): the
+    /// model's relationship of that name, else the name with its first letter lowered,
+    /// as Xcode capitalizes it.
+    private func relationshipKey(_ capitalized: String) -> String {
+        if let type = typeNames.last, let names = relationships[type] {
+            if let exact = names.first(where: { $0.capitalizedFirst == capitalized }) { return exact }
+        }
+        return capitalized.prefix(1).lowercased() + capitalized.dropFirst()
+    }
+
+    // MARK: #keyPath, #selector
+
+    override func visit(_ node: MacroExpansionExprSyntax) -> ExprSyntax {
+        switch node.macroName.text {
+        case "keyPath":
+            guard let argument = node.arguments.first?.expression, node.arguments.count == 1 else { return super.visit(node) }
+            var components = argument.trimmedDescription.split(separator: ".").map { String($0).trimmingBackticks }
+            // `#keyPath(Type.a.b)`: the first component is the type when it is capitalized.
+            if components.count > 1, components[0].first?.isUppercase == true { components.removeFirst() }
+            changed = true
+            let literal = Parser.parse(source: Self.literal(components.joined(separator: "."))).statements.first!.item.as(ExprSyntax.self)!
+            return literal.with(\.leadingTrivia, node.leadingTrivia).with(\.trailingTrivia, node.trailingTrivia)
+        case "selector":
+            report(
+                at: node,
+                "#selector needs the Objective-C runtime, which Linux does not have; only `NotificationCenter.addObserver(_:selector:name:object:)` is ported. Pass a closure instead (the block-based API of the call)"
+            )
+            return super.visit(node)
+        default:
+            return super.visit(node)
+        }
+    }
+
+    // MARK: Calls: observers, KVO, NSClassFromString, collection operators
+
+    override func visit(_ node: FunctionCallExprSyntax) -> ExprSyntax {
+        let callee = Self.calleeName(node)
+        let labels = node.arguments.map { $0.label?.text }
+        switch callee {
+        case "addObserver" where labels.contains("selector"):
+            if let ported = portSelectorObserver(node) { return ported }
+        case "addObserver" where labels.contains("forKeyPath"):
+            report(at: node, "key-value observing (addObserver(_:forKeyPath:options:context:)) needs the Objective-C runtime, which Linux does not have. Observe the context instead: NSManagedObjectContext.didChangeObjectsNotification (.NSManagedObjectContextObjectsDidChange) names the changed objects")
+        case "removeObserver" where labels.contains("forKeyPath"):
+            report(at: node, "key-value observing (removeObserver(_:forKeyPath:)) needs the Objective-C runtime, which Linux does not have; remove it with its addObserver(_:forKeyPath:), and observe .NSManagedObjectContextObjectsDidChange instead")
+        case "removeObserver" where labels.first == .some(nil) && (labels == [nil] || labels == [nil, "name", "object"]):
+            if Self.isNotificationRemoval(node) {
+                changed = true
+                var arguments = Array(node.arguments)
+                arguments[0] = arguments[0].with(\.label, .identifier("ported")).with(\.colon, .colonToken(trailingTrivia: .space))
+                return super.visit(node.with(\.arguments, LabeledExprListSyntax(arguments)))
+            }
+        case "observe" where node.arguments.first?.expression.is(KeyPathExprSyntax.self) == true:
+            report(at: node, "key-value observing (observe(\\.key)) needs the Objective-C runtime, which Linux does not have. Observe the context instead: .NSManagedObjectContextObjectsDidChange names the changed objects, or use an NSFetchedResultsController-style fetch after each save")
+        case "NSClassFromString":
+            report(at: node, "NSClassFromString needs the Objective-C runtime, which Linux does not have. Name the class itself (JournalEntry.self), or keep a dictionary from names to types")
+        case "value" where labels == ["forKeyPath"], "mutableArrayValue" where labels == ["forKeyPath"]:
+            if let text = node.arguments.first?.expression.as(StringLiteralExprSyntax.self)?.representedLiteralValue, text.contains("@") {
+                report(at: node, "the collection operator in \"\(text)\" needs Foundation's key-value coding on Apple platforms; compute it in Swift (`entries.map(\\.rating).reduce(0, +)`, `.count`, `.max()`), or fetch it with an NSExpression-free count or sort")
+            }
+        default:
+            break
+        }
+        return super.visit(node)
+    }
+
+    /// `removeObserver(x)` of a notification center: the callee's base names one, or x is `self`.
+    private static func isNotificationRemoval(_ node: FunctionCallExprSyntax) -> Bool {
+        if let member = node.calledExpression.as(MemberAccessExprSyntax.self), let base = member.base {
+            let text = base.trimmedDescription
+            if text.contains("NotificationCenter") || text.lowercased().contains("notificationcenter") || text == "center" || text.hasSuffix(".center") { return true }
+        }
+        return node.arguments.first?.expression.trimmedDescription == "self"
+    }
+
+    private static func calleeName(_ node: FunctionCallExprSyntax) -> String? {
+        if let member = node.calledExpression.as(MemberAccessExprSyntax.self) { return member.declName.baseName.text }
+        if let ref = node.calledExpression.as(DeclReferenceExprSyntax.self) { return ref.baseName.text }
+        return nil
+    }
+
+    /// `center.addObserver(x, selector: #selector(m(_:)), name: n, object: o)` as
+    /// `center.addObserver(x, name: n, object: o) { observer, note in observer.m(note) }`.
+    private func portSelectorObserver(_ node: FunctionCallExprSyntax) -> ExprSyntax? {
+        let arguments = Array(node.arguments)
+        guard arguments.map({ $0.label?.text }) == [nil, "selector", "name", "object"], node.trailingClosure == nil,
+            let macro = arguments[1].expression.as(MacroExpansionExprSyntax.self), macro.macroName.text == "selector",
+            let target = macro.arguments.first?.expression
+        else { return nil }
+        guard let call = methodCall(target) else {
+            report(
+                at: macro,
+                "cannot tell how many arguments \(target.trimmedDescription) takes (it is not declared in this file); spell the selector with its labels, #selector(\(target.trimmedDescription)(_:)) for a method that takes the notification"
+            )
+            return ExprSyntax(node)
+        }
+        changed = true
+        usesPortedObserver = true
+        // Drop the selector argument; its leading trivia (a line break) goes to `name:`.
+        var name = arguments[2]
+        name.leadingTrivia = Self.merge(arguments[1].leadingTrivia, name.leadingTrivia)
+        let kept = [arguments[0], name, arguments[3]]
+        let closure = Parser.parse(source: "f { observer, note in observer.\(call) }").statements.first!.item.as(ExprSyntax.self)!
+            .as(FunctionCallExprSyntax.self)!.trailingClosure!
+        var rewritten = node.with(\.arguments, LabeledExprListSyntax(kept))
+        let after = rewritten.rightParen?.trailingTrivia ?? []
+        rewritten.rightParen = rewritten.rightParen?.with(\.trailingTrivia, [])
+        rewritten.trailingClosure = closure.with(\.leadingTrivia, .space).with(\.trailingTrivia, after)
+        return super.visit(rewritten)
+    }
+
+    /// The call on `observer` that a selector names: `m(_:)` → `m(note)`,
+    /// `m(notification:)` → `m(notification: note)`, `m` → by the arity the file declares.
+    private func methodCall(_ target: ExprSyntax) -> String? {
+        let ref: DeclReferenceExprSyntax
+        if let r = target.as(DeclReferenceExprSyntax.self) {
+            ref = r
+        } else if let member = target.as(MemberAccessExprSyntax.self) {
+            ref = member.declName
+        } else {
+            return nil
+        }
+        let base = ref.baseName.text
+        if let names = ref.argumentNames {
+            let labels = names.arguments.map { $0.name.text }
+            switch labels.count {
+            case 0: return "\(base)()"
+            case 1: return labels[0] == "_" ? "\(base)(note)" : "\(base)(\(labels[0]): note)"
+            default: return nil
+            }
+        }
+        switch functionArity[base] {
+        case [0]: return "\(base)()"
+        case [1]: return "\(base)(note)"
+        default: return nil
+        }
+    }
+
+    // MARK: Imports and FoundationNetworking
+
+    static let networkingTypes: Set<String> = ["URLSession", "URLSessionConfiguration", "URLSessionTask", "URLSessionDataTask", "URLRequest", "HTTPURLResponse", "URLResponse"]
+
+    override func visit(_ node: ImportDeclSyntax) -> DeclSyntax {
+        imports.insert(node.path.trimmedDescription)
+        return super.visit(node)
+    }
+
+    override func visit(_ node: DeclReferenceExprSyntax) -> ExprSyntax {
+        if Self.networkingTypes.contains(node.baseName.text) { usesNetworking = true }
+        return super.visit(node)
+    }
+
+    override func visit(_ node: IdentifierTypeSyntax) -> TypeSyntax {
+        if Self.networkingTypes.contains(node.name.text) { usesNetworking = true }
+        return super.visit(node)
+    }
+
+    // MARK: Diagnostics
+
+    private func report(at node: some SyntaxProtocol, _ message: String) {
+        let location = node.startLocation(converter: converter)
+        diagnostics.append(PortDiagnostic(path: path, line: location.line, column: location.column, message: message))
+    }
+
+    static func literal(_ text: String) -> String {
+        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+}
+
+/// The functions a file declares: base name → parameter counts.
+private final class FunctionIndex: SyntaxVisitor {
+    var arity: [String: Set<Int>] = [:]
+
+    static func arity(in tree: SourceFileSyntax) -> [String: Set<Int>] {
+        let index = FunctionIndex(viewMode: .sourceAccurate)
+        index.walk(tree)
+        return index.arity
+    }
+
+    override func visit(_ node: FunctionDeclSyntax) -> SyntaxVisitorContinueKind {
+        arity[node.name.text, default: []].insert(node.signature.parameterClause.parameters.count)
+        return .skipChildren
+    }
+}
+
+extension String {
+    var trimmingBackticks: String {
+        hasPrefix("`") && hasSuffix("`") && count >= 2 ? String(dropFirst().dropLast()) : self
+    }
+    var capitalizedFirst: String { prefix(1).uppercased() + dropFirst() }
+}
+
+extension TriviaPiece {
+    var isSpaceOrTab: Bool {
+        switch self {
+        case .spaces, .tabs: true
+        default: false
+        }
+    }
+}

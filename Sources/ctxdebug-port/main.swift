@@ -1,0 +1,57 @@
+// The CoreDataPort build plugin's tool: `ctxdebug port` without the rest of the CLI, so
+// a user's build compiles only the rewriter (swift-syntax), not the runtime. The same
+// options as `ctxdebug port` (see its --help), plus what the plugin needs:
+//   --relative-to DIR      name outputs by their path under DIR (the package root)
+//   --no-model-copy        do not copy the models into the output folder
+//   --no-generated         do not write the models' generated entity classes
+//   --combine-generated    write a model's generated classes as one Model+CoreDataGenerated.swift
+// Exit status: 0 ported; 1 a construct cannot be ported (file:line:col: error: …);
+// 64 usage; 65 an input cannot be read; 73 an output cannot be written.
+import CoreDataPorter
+import Foundation
+
+func fail(_ message: String, _ status: Int32) -> Never {
+    FileHandle.standardError.write(Data("ctxdebug-port: error: \(message)\n".utf8))
+    exit(status)
+}
+
+var sources: [String] = []
+var models: [String] = []
+var output: String?
+var relativeTo = FileManager.default.currentDirectoryPath
+var check = false
+var copiesModels = true
+var generates = true
+var combines = false
+var arguments = CommandLine.arguments.dropFirst()
+while let argument = arguments.popFirst() {
+    func value() -> String {
+        guard let v = arguments.popFirst() else { fail("\(argument) needs a value", 64) }
+        return v
+    }
+    switch argument {
+    case "--model": models.append(value())
+    case "--output": output = value()
+    case "--relative-to": relativeTo = value()
+    case "--check": check = true
+    case "--no-model-copy": copiesModels = false
+    case "--no-generated": generates = false
+    case "--combine-generated": combines = true
+    default:
+        if argument.hasPrefix("--") { fail("unknown option \(argument)", 64) }
+        sources.append(argument)
+    }
+}
+guard let output else { fail("--output DIR is required", 64) }
+var job = PortJob(sources: sources, models: models, output: output, relativeTo: relativeTo)
+job.checkOnly = check
+job.copiesModels = copiesModels
+job.generatesClasses = generates
+job.combinesGenerated = combines
+do {
+    let report = try Porter.run(job)
+    for d in report.diagnostics { FileHandle.standardError.write(Data("\(d)\n".utf8)) }
+    if !report.diagnostics.isEmpty { exit(1) }
+} catch {
+    fail("\(error)", error.code == .unwritable ? 73 : 65)
+}

@@ -1,0 +1,35 @@
+//
+//  NotebookStore.swift
+//  The app's stack: a container, a selector-based save observer, a sync client.
+//
+
+import Foundation
+import CoreData
+
+final class NotebookStore {
+    let container: NSPersistentContainer
+    private(set) var savesSeen = 0
+    let session = URLSession(configuration: .ephemeral)
+
+    init(container: NSPersistentContainer) {
+        self.container = container
+        NotificationCenter.default.addObserver(
+            self,
+            selector: #selector(contextDidSave(_:)),
+            name: NSManagedObjectContext.didSaveObjectsNotification,
+            object: nil)
+    }
+
+    deinit {
+        NotificationCenter.default.removeObserver(self)
+    }
+
+    @objc func contextDidSave(_ notification: Notification) {
+        savesSeen += 1
+    }
+
+    /// Reads a note's title off its context's queue: the bug the checker catches.
+    func titleFromAnyThread(_ note: Note) -> String? {
+        note.title
+    }
+}
