@@ -78,23 +78,6 @@ extension FetchPredicate {
     package static func and(_ parts: [FetchPredicate]) -> FetchPredicate { FetchPredicate(.and(parts.map(\.node))) }
     package static func or(_ parts: [FetchPredicate]) -> FetchPredicate { FetchPredicate(.or(parts.map(\.node))) }
     package static func not(_ p: FetchPredicate) -> FetchPredicate { FetchPredicate(.not(p.node)) }
-    /// The node as an untyped predicate (for nesting into a `StorePredicate`).
-    package var untyped: FetchPredicate<ManagedObject> { FetchPredicate<ManagedObject>(Self.retype(node)) }
-
-    private static func retype<A, B>(_ n: FetchPredicate<A>.Node) -> FetchPredicate<B>.Node {
-        switch n {
-        case .compare(let k, let o, let v): .compare(k, o, v)
-        case .inList(let k, let v): .inList(k, v)
-        case .beginsWith(let k, let s): .beginsWith(k, s)
-        case .contains(let k, let s): .contains(k, s)
-        case .toOne(let k, let id, let e): .toOne(k, id, equal: e)
-        case .and(let p): .and(p.map { retype($0) })
-        case .or(let p): .or(p.map { retype($0) })
-        case .not(let p): .not(retype(p))
-        case .constant(let b): .constant(b)
-        case .store(let s): .store(s)
-        }
-    }
 }
 
 extension AttributeDescription {
