@@ -41,6 +41,8 @@ import Testing
                 let byTitle = [NSSortDescriptor(keyPath: \Note.title, ascending: true)]
                 #expect(try titles("folder.name == %@", "Inbox", sorts: byTitle) == ["A", "b"], "saved: \(saved)")
                 #expect(try titles("weight > %f", 1.5, sorts: [NSSortDescriptor(key: "weight", ascending: false)]) == ["c", "b"])
+                // A Comparable property takes Foundation's own (keyPath:ascending:); its key path is read.
+                #expect(try titles("TRUEPREDICATE", sorts: [NSSortDescriptor(keyPath: \Note.weight, ascending: false)]) == ["c", "b", "A"])
                 #expect(try titles("identifier IN %@", [ids[0], ids[2]], sorts: byTitle) == ["b", "c"])
                 #expect(try titles("link ENDSWITH[c] %@", "/B", sorts: byTitle) == ["b"])
                 #expect(try titles("folder == %@", archive, sorts: byTitle) == ["c"])
