@@ -496,3 +496,35 @@ extension EntityDescription {
         }
     }
 }
+
+/// The values of a fetch's sorts through to-one relationships (`folder.name`), for the
+/// rows a context sorts in memory: each related object read once, as the sorting
+/// context sees it. Made only when a sort has such a path.
+final class RelatedSortKeys {
+    private var values: [ManagedObjectID: [StoredValue]] = [:]
+
+    init?(_ rows: [FetchedRow], sorts: [ResolvedSort], source: any RelatedRowSource) {
+        guard sorts.contains(where: { !$0.steps.isEmpty }) else { return nil }
+        var related: [ManagedObjectID: RowSnapshot?] = [:]
+        func row(_ id: ManagedObjectID) -> RowSnapshot? {
+            if let known = related[id] { return known }
+            let found = source.relatedRow(id)
+            related[id] = found
+            return found
+        }
+        for r in rows {
+            guard let snapshot = r.snapshot else { continue }
+            values[r.id] = sorts.map { s in
+                guard !s.steps.isEmpty else { return .null }
+                var current: RowSnapshot? = snapshot
+                for step in s.steps {
+                    guard let next = current?.toOne[step.toOneIndex] else { return .null }
+                    current = row(next)
+                }
+                return current?.values[s.attribute] ?? .null
+            }
+        }
+    }
+
+    func value(_ id: ManagedObjectID, _ sort: Int) -> StoredValue? { values[id]?[sort] }
+}
