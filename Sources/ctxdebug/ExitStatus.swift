@@ -115,7 +115,8 @@ enum CommandSupport {
         switch error {
         case ManagedContextError.Code.notAStore, ManagedContextError.Code.corruptStore,
             ManagedContextError.Code.schemaMismatch, ManagedContextError.Code.directoryMissing,
-            ManagedContextError.Code.storeOpenFailed, ManagedContextError.Code.seedFailed:
+            ManagedContextError.Code.storeOpenFailed, ManagedContextError.Code.seedFailed, ManagedContextError.Code.migrationFailed,
+            ManagedContextError.Code.validationFailed:
             .dataError
         case ManagedContextError.Code.directoryUnwritable, ManagedContextError.Code.readOnlyStore: .cannotCreate
         default: .ioError
