@@ -64,6 +64,14 @@ extension ManagedObjectContext {
         let started = concurrencyType == .mainQueue ? MonotonicClock.now() : 0
         let store = try coordinator.store()
         var pending = request.includesPendingChanges && hasLocalChanges(for: f.entity) ? pendingRows(f) : PendingRows()
+        if !pending.isEmpty && f.sorts.contains(where: { !$0.steps.isEmpty }) {
+            // Merging unsaved rows into the stream by a related object's value would read
+            // it for every streamed row: sorts through relationships go the batched way.
+            var batched = request
+            if batched.fetchBatchSize == 0 { batched.fetchBatchSize = Self.enumerationBatchSize }
+            for object in try fetchChecked(batched) { try body(object) }
+            return
+        }
         var window = FetchWindow(offset: pending.isEmpty ? 0 : f.offset, limit: pending.isEmpty ? 0 : f.limit)
         let stream = try store.rowStream(f, applyWindow: pending.isEmpty)
         defer { stream.close() }
@@ -147,7 +155,8 @@ extension ManagedObjectContext {
                 pending.rows.append(FetchedRow(id: o.objectID, snapshot: RowSnapshot(values: o.values, toOne: o.toOne, version: o.snapshot?.version ?? 0)))
             }
         }
-        pending.rows.sort { Self.precedes($0, $1, sorts: f.sorts) }
+        let keys = RelatedSortKeys(pending.rows, sorts: f.sorts, source: self)
+        pending.rows.sort { Self.precedes($0, $1, sorts: f.sorts, keys: keys) }
         return pending
     }
 
@@ -216,7 +225,8 @@ extension ManagedObjectContext {
                 rows.append(FetchedRow(id: o.objectID, snapshot: RowSnapshot(values: o.values, toOne: o.toOne, version: o.snapshot?.version ?? 0)))
             }
         }
-        rows.sort { Self.precedes($0, $1, sorts: f.sorts) }
+        let keys = RelatedSortKeys(rows, sorts: f.sorts, source: self)
+        rows.sort { Self.precedes($0, $1, sorts: f.sorts, keys: keys) }
         if applyWindow {
             let start = min(f.offset, rows.count)
             let end = f.limit > 0 ? min(rows.count, start + f.limit) : rows.count
@@ -242,14 +252,23 @@ extension ManagedObjectContext {
 
     /// In-memory order that agrees with the SQL `ORDER BY ..., Z_PK`; unsaved
     /// objects (no Z_PK yet) come after saved ones on ties.
-    static func precedes(_ a: FetchedRow, _ b: FetchedRow, sorts: [ResolvedSort]) -> Bool {
+    /// `keys` holds the values of sorts through relationships (`RelatedSortKeys`).
+    static func precedes(_ a: FetchedRow, _ b: FetchedRow, sorts: [ResolvedSort], keys: RelatedSortKeys? = nil) -> Bool {
         if let sa = a.snapshot, let sb = b.snapshot {
-            for s in sorts {
-                let c: Int
-                if let comparator = s.comparator, case .text(let x) = sa.values[s.attribute], case .text(let y) = sb.values[s.attribute] {
-                    c = comparator.compare(x, y)
+            for (i, s) in sorts.enumerated() {
+                let x: StoredValue, y: StoredValue
+                if s.steps.isEmpty {
+                    x = sa.values[s.attribute]
+                    y = sb.values[s.attribute]
                 } else {
-                    c = StoredValue.compare(sa.values[s.attribute], sb.values[s.attribute])
+                    x = keys?.value(a.id, i) ?? .null
+                    y = keys?.value(b.id, i) ?? .null
+                }
+                let c: Int
+                if let comparator = s.comparator, case .text(let tx) = x, case .text(let ty) = y {
+                    c = comparator.compare(tx, ty)
+                } else {
+                    c = StoredValue.compare(x, y)
                 }
                 if c != 0 { return s.ascending ? c < 0 : c > 0 }
             }

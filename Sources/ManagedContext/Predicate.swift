@@ -270,9 +270,13 @@ indirect enum ResolvedPredicate: Sendable {
 }
 
 struct ResolvedSort: Sendable {
+    /// The attribute's index in its entity: the fetched one, or the destination of `steps`.
     let attribute: Int
     let ascending: Bool
     var comparator: StringSortComparator? = nil
+    /// The to-one relationships a sort key path (`folder.name`) crosses; empty for an
+    /// attribute of the fetched entity.
+    var steps: [RelationshipDescription] = []
 }
 
 /// A fetch request resolved against an entity: what crosses to parent contexts
@@ -373,6 +377,14 @@ enum PredicateResolution {
         let predicate = try request.predicate.map { (p) throws(ManagedContextError) in try resolve(p.node, in: entity) } ?? .constant(true)
         var sorts: [ResolvedSort] = []
         for s in request.sortDescriptors {
+            if case .name(let name) = s.key, name.contains(".") {
+                let path = try resolvePath(name.split(separator: ".").map(String.init), from: entity)
+                guard case .attribute(let a) = path.end else {
+                    throw ManagedContextError(.invalidFetchRequest, "The sort key '\(name)' of \(entity.name) does not end at an attribute; sort by an attribute, such as '\(name).name'.")
+                }
+                sorts.append(ResolvedSort(attribute: a.index, ascending: s.ascending, comparator: s.comparator, steps: path.steps))
+                continue
+            }
             sorts.append(ResolvedSort(attribute: try attributeIndex(s.key, in: entity), ascending: s.ascending, comparator: s.comparator))
         }
         return ResolvedFetch(entity: entity, predicate: predicate, sorts: sorts, limit: request.fetchLimit, offset: request.fetchOffset)

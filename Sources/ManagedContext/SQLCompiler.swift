@@ -85,10 +85,20 @@ enum SQLCompiler {
     }
 
     static func orderBy(_ sorts: [ResolvedSort], entity: EntityDescription) -> String {
-        let terms = sorts.map { s in
-            let collation = s.comparator.map { " COLLATE \($0.rawValue)" } ?? ""
-            return "\(entity.attributes[s.attribute].columnName)\(collation) \(s.ascending ? "ASC" : "DESC")"
-        } + ["Z_PK ASC"]
-        return " ORDER BY " + terms.joined(separator: ", ")
+        " ORDER BY " + (sorts.map { sortTerm($0, entity: entity) } + ["Z_PK ASC"]).joined(separator: ", ")
+    }
+
+    /// One sort's `ORDER BY` term: its column (a subselect through to-one
+    /// relationships), collation and direction.
+    static func sortTerm(_ s: ResolvedSort, entity: EntityDescription) -> String {
+        let collation = s.comparator.map { " COLLATE \($0.rawValue)" } ?? ""
+        let column: String
+        if let owner = s.steps.last?.destinationEntity {
+            var aliases = 0
+            column = StoreSQL.columnSQL(owner.attributes[s.attribute].columnName, through: s.steps, ref: entity.tableName, aliases: &aliases)
+        } else {
+            column = entity.attributes[s.attribute].columnName
+        }
+        return "\(column)\(collation) \(s.ascending ? "ASC" : "DESC")"
     }
 }

@@ -115,7 +115,7 @@ extension SQLiteStore {
         let (whereSQL, arguments) = SQLCompiler.compile(f.predicate, entity: f.entity, store: identity)
         // DISTINCT rows have no single Z_PK to break ties with: the sorts alone order them.
         let order = !distinct ? SQLCompiler.orderBy(f.sorts, entity: f.entity)
-            : f.sorts.isEmpty ? "" : " ORDER BY " + f.sorts.map { "\(f.entity.attributes[$0.attribute].columnName) \($0.ascending ? "ASC" : "DESC")" }.joined(separator: ", ")
+            : f.sorts.isEmpty ? "" : " ORDER BY " + f.sorts.map { SQLCompiler.sortTerm($0, entity: f.entity) }.joined(separator: ", ")
         var sql = "SELECT \(distinct ? "DISTINCT " : "")\(columns.joined(separator: ", ")) FROM \(f.entity.tableName) WHERE \(whereSQL)" + order
         if f.limit > 0 || f.offset > 0 { sql += " LIMIT \(f.limit > 0 ? f.limit : -1) OFFSET \(f.offset)" }
         let doing = "fetch \(f.entity.name) dictionaries"

@@ -115,7 +115,7 @@ enum StoreSQL {
 
     /// The column `column` of the object `steps` reach from `ref`'s row: nested scalar
     /// subselects on each foreign key.
-    private static func columnSQL(_ column: String, through steps: [RelationshipDescription], ref: String, aliases: inout Int) -> String {
+    static func columnSQL(_ column: String, through steps: [RelationshipDescription], ref: String, aliases: inout Int) -> String {
         guard let first = steps.first else { return "\(ref).\(column)" }
         var key = "\(ref).\(first.columnName)"
         var table = first.destinationEntity?.tableName ?? ""

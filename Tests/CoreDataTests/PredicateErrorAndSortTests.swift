@@ -166,9 +166,44 @@ import TestSupport
                 return error.message
             }
         }
-        #expect(message(NSSortDescriptor(key: "nosuch", ascending: true)).contains("is not an attribute of Note"))
+        #expect(message(NSSortDescriptor(key: "nosuch", ascending: true)).contains("'nosuch' is not an attribute of Note"))
         #expect(message(NSSortDescriptor(key: "tags", ascending: true)).contains("is a relationship"))
         #expect(message(NSSortDescriptor(key: "title", ascending: true, selector: "localizedCompare:")).contains("localizedCompare:"))
-        #expect(message(NSSortDescriptor(key: "folder.name", ascending: true)).contains("goes through a relationship"))
+        #expect(message(NSSortDescriptor(key: "tags.label", ascending: true)).contains("to-many key not allowed here"))
+        #expect(message(NSSortDescriptor(key: "folder.nosuch", ascending: true)).contains("'nosuch' is not an attribute of Folder"))
+    }
+
+    /// A sort key path through to-one relationships ("Sort Descriptor Programming
+    /// Topics": keys may be key paths) sorts by the related object's attribute, in SQL
+    /// and in memory; objects without one (nil) come first ascending, as NULLs do.
+    @Test func sortThroughToOneRelationships() throws {
+        let h = try PredicateHarness()
+        let all = NSPredicate(value: true)
+        for context in [h.saved, h.memory] {
+            // Folders: Café (n4), Home (n3), Work (n1, n2); n5 has none.
+            #expect(try h.fetch("Note", all, in: context, sorts: [NSSortDescriptor(key: "folder.name", ascending: true), NSSortDescriptor(key: "key", ascending: false)]) == ["n5", "n4", "n3", "n2", "n1"])
+            #expect(try h.fetch("Tag", all, in: context, sorts: [NSSortDescriptor(key: "note.folder.name", ascending: false, selector: "caseInsensitiveCompare:"), NSSortDescriptor(key: "key", ascending: true)]) == ["t1", "t2", "t3", "t4", "t5", "t6", "t7"])
+        }
+        // An unsaved change to a note among saved ones: sorted in memory with the rest.
+        try h.saved.performAndWait {
+            var request = FetchRequest<ManagedObject>()
+            request.entity = predicateModel.entity(named: "Note")
+            let n5 = try #require(try h.saved.fetch(request).first { $0.value(forKey: "key") as? String == "n5" } as? PNote)
+            request.entity = predicateModel.entity(named: "Folder")
+            n5.folder = try #require(try h.saved.fetch(request).first { $0.value(forKey: "key") as? String == "f2" } as? PFolder)
+        }
+        #expect(try h.fetch("Note", all, in: h.saved, sorts: [NSSortDescriptor(key: "folder.name", ascending: true), NSSortDescriptor(key: "key", ascending: true)]) == ["n4", "n3", "n5", "n1", "n2"])
+        // enumerateObjects sees the same order, streamed or (with unsaved changes) batched.
+        for context in [h.saved, h.memory] {
+            try context.performAndWait {
+                var request = FetchRequest<ManagedObject>()
+                request.entity = predicateModel.entity(named: "Note")
+                request.sortDescriptors = try PredicateTranslation.sortDescriptors(
+                    [NSSortDescriptor(key: "folder.name", ascending: true), NSSortDescriptor(key: "key", ascending: true)], entity: request.entity!)
+                var keys: [String] = []
+                try context.enumerateObjects(for: request) { keys.append($0.value(forKey: "key") as! String) }
+                #expect(keys == (context === h.saved ? ["n4", "n3", "n5", "n1", "n2"] : ["n5", "n4", "n3", "n1", "n2"]))
+            }
+        }
     }
 }

@@ -240,4 +240,28 @@ import TestSupport
         #expect(try h.keys("Note", NSCompoundPredicate(notPredicateWithSubpredicate: a)) == ["n3", "n4"])
         #expect(try h.keys("Note", NSCompoundPredicate(andPredicateWithSubpredicates: [a, NSPredicate(value: true)])) == ["n1", "n2", "n5"])
     }
+
+    /// A child context fetches through its parent, which evaluates its own unsaved
+    /// changes in memory ("Parent Store", NSManagedObjectContext: "fetch … against the
+    /// parent … includes … unsaved changes"): key paths and to-many aggregates read the
+    /// related objects as the parent holds them.
+    @Test func aChildSeesItsParentsUnsavedChangesThroughKeyPaths() throws {
+        let parent = h.saved
+        try parent.performAndWait {
+            var request = FetchRequest<ManagedObject>()
+            func object<T: ManagedObject>(_ entity: String, _ key: String, as: T.Type) throws -> T {
+                request.entity = predicateModel.entity(named: entity)
+                return try #require(try parent.fetch(request).first { $0.value(forKey: "key") as? String == key } as? T)
+            }
+            let n3 = try object("Note", "n3", as: PNote.self), n2 = try object("Note", "n2", as: PNote.self)
+            n3.folder = try object("Folder", "f1", as: PFolder.self)
+            try object("Tag", "t4", as: PTag.self).note = n2  // n4's 'urgent' tag moves to n2
+        }
+        let child = ManagedObjectContext(concurrencyType: .privateQueue)
+        child.parent = parent
+        #expect(try h.fetch("Note", NSPredicate(format: "folder.name == 'Work'"), in: child) == ["n1", "n2", "n3"])
+        #expect(try h.fetch("Note", NSPredicate(format: "ANY tags.label == 'urgent'"), in: child) == ["n1", "n2"])
+        #expect(try h.fetch("Note", NSPredicate(format: "tags.@count == 2"), in: child) == ["n1", "n2", "n4"])
+        #expect(try h.fetch("Folder", NSPredicate(format: "notes.@count == 3"), in: child) == ["f1"])
+    }
 }

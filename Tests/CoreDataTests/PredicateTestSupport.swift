@@ -119,13 +119,14 @@ final class PredicateHarness: @unchecked Sendable {
     func keys(_ entity: String, _ predicate: NSPredicate, sourceLocation: SourceLocation = #_sourceLocation) throws -> [String] {
         let fromStore = try fetch(entity, predicate, in: saved)
         let fromMemory = try fetch(entity, predicate, in: memory)
-        #expect(fromMemory == fromStore, "in memory (unsaved) vs SQL (saved)", sourceLocation: sourceLocation)
+        let format = predicate.formatString ?? "\(predicate)"
+        #expect(fromMemory == fromStore, "in memory (unsaved) vs SQL (saved): \(format)", sourceLocation: sourceLocation)
         let evaluated = try memory.performAndWait { () throws -> [String] in
             var request = FetchRequest<ManagedObject>()
             request.entity = predicateModel.entity(named: entity)
             return try memory.fetch(request).filter { predicate.evaluate(with: $0) }.map { $0.value(forKey: "key") as! String }.sorted()
         }
-        #expect(evaluated == fromStore, "evaluate(with:) vs SQL", sourceLocation: sourceLocation)
+        #expect(evaluated == fromStore, "evaluate(with:) vs SQL: \(format)", sourceLocation: sourceLocation)
         return fromStore
     }
 

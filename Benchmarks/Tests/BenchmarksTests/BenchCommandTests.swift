@@ -96,6 +96,8 @@ import TestSupport
         // one CPU and from the bench itself on both cores.
         #expect(targets.contains("explore in process, a 3-context test, on one core"))
         #expect(targets.contains("a scheduling point, on one core"))
+        // Item 11: a fetch with a format predicate against the typed one (issue 35).
+        #expect(targets.contains("a fetch with `NSPredicate(format:)`"))
         let explore = try #require(report.items.first { $0.id == "10" })
         for name in ["schedules of a 3-context test, on one core", "one scheduling point (decision and handoff), on one core",
                      "schedules of a 3-context test, both cores", "one scheduling point, both cores"] {

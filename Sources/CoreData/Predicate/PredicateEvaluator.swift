@@ -73,7 +73,8 @@ struct PredicateEvaluator {
     }
 
     private static func string(_ lhs: Any?, _ rhs: Any?, _ op: StoreOperator, _ o: StringComparisonOptions) -> Bool {
-        guard let text = lhs as? String, let pattern = rhs as? String else { return false }
+        // A URI attribute is its text, as the store keeps it.
+        guard let text = (lhs as? String) ?? (lhs as? URL)?.absoluteString, let pattern = rhs as? String else { return false }
         return StoreStringFunctions.stringOperator(op, o, text, pattern)
     }
 

@@ -38,15 +38,24 @@ enum PredicateTranslation {
                     .invalidFetchRequest,
                     "A sort descriptor of the fetch of \(entity.name) names no key, and its key path \(d.sortKeyPath) reaches no attribute of \(entity.name). Sort by an attribute: NSSortDescriptor(key: \"name\", ascending: true).")
             }
-            if key.contains(".") {
-                throw ManagedContextError(
-                    .invalidFetchRequest,
-                    "The sort key '\(key)' of the fetch of \(entity.name) goes through a relationship, which this store does not sort by yet. Sort by an attribute of \(entity.name).")
+            // A key path through to-one relationships (`folder.name`) sorts by the related
+            // object's attribute.
+            var owner = entity
+            let names = key.split(separator: ".").map(String.init)
+            for name in names.dropLast() {
+                guard let r = owner.relationship(named: name), let next = r.destinationEntity else {
+                    throw ManagedContextError(.invalidFetchRequest, "The sort key '\(key)' of the fetch of \(entity.name): \(owner.name) has no relationship named '\(name)'.")
+                }
+                guard !r.isToMany else {
+                    throw ManagedContextError(.invalidFetchRequest, "to-many key not allowed here: the sort key '\(key)' of the fetch of \(entity.name) goes through the to-many relationship '\(name)'. Sort through to-one relationships only.")
+                }
+                owner = next
             }
-            guard entity.attribute(named: key) != nil else {
-                let kind = entity.relationship(named: key) != nil ? "is a relationship" : "is not an attribute"
+            let last = names.last ?? key
+            guard owner.attribute(named: last) != nil else {
+                let kind = owner.relationship(named: last) != nil ? "is a relationship" : "is not an attribute"
                 throw ManagedContextError(
-                    .invalidFetchRequest, "The sort key '\(key)' of the fetch of \(entity.name) \(kind) of \(entity.name). Sort by one of its attributes: \(entity.attributes.map(\.name).joined(separator: ", ")).")
+                    .invalidFetchRequest, "The sort key '\(key)' of the fetch of \(entity.name): '\(last)' \(kind) of \(owner.name). Sort by one of its attributes: \(owner.attributes.map(\.name).joined(separator: ", ")).")
             }
             let comparator: StringSortComparator?
             switch d.selectorName {
