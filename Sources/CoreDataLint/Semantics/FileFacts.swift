@@ -90,6 +90,9 @@ enum CallPlacement: Sendable, Hashable {
 /// A call of a function by its base name.
 struct CallFact: Sendable {
     var callee: String
+    /// `Type.method()`: the type named as the receiver, a static or class method of it
+    /// (or of a type the project does not declare, then no call of the project's).
+    var receiverType: String? = nil
     /// The function making the call, nil outside any function.
     var caller: String?
     var callerType: String?
@@ -108,6 +111,9 @@ struct FunctionFact: Sendable {
     var isMainActor: Bool
     /// `override` or `@objc`: the frameworks may call it where the project cannot see.
     var isCalledFromOutside: Bool
+    /// `static` or `class`: called as `Type.method()`.
+    var isStatic = false
+    var isAsync = false
     var place: SourcePlace
 }
 
@@ -130,6 +136,21 @@ struct FileFacts: Sendable {
     /// Every type's inherited and conformed-to names, extensions included.
     var conformances: [String: [String]] = [:]
     var mainActorTypes: Set<String> = []
+    /// Types declared here (not extended): the project's own.
+    var declaredTypes: Set<String> = []
+    /// `actor` types, and those (actors) that name their own executor (`unownedExecutor`),
+    /// which may be any queue.
+    var actorTypes: Set<String> = []
+    var customExecutorTypes: Set<String> = []
+    /// A manifest that makes code `@MainActor` by default (`defaultIsolation(MainActor.self)`)
+    /// or runs nonisolated async functions on their caller's actor
+    /// (`NonisolatedNonsendingByDefault`): an unmarked async function may then run on
+    /// the main queue.
+    var changesDefaultIsolation = false
+    /// Types that make a `URLSession` with `delegate: self`, and the queue its delegate
+    /// methods run on: main for `delegateQueue: .main`, nil for a queue of the session's
+    /// own (`delegateQueue: nil` or `OperationQueue()`), unknown otherwise.
+    var sessionDelegateQueues: [String: [SessionDelegateQueue]] = [:]
     var didSaveSelectors: Set<String> = []
     var requestFactories: [(String, RequestFactory)] = []
     var contextDeclarations: [ContextDeclaration] = []
@@ -145,4 +166,15 @@ struct FileFacts: Sendable {
     /// Functions named in `#selector(…)` or handed on as values: they have callers the
     /// project cannot see.
     var escapingNames: Set<String> = []
+}
+
+/// Where a `URLSession`'s delegate methods run, from its `delegateQueue:` argument.
+enum SessionDelegateQueue: Sendable, Hashable {
+    /// `.main`, `OperationQueue.main`.
+    case main
+    /// `nil` or `OperationQueue()`: a serial operation queue the session makes, or a new
+    /// one, off the main queue and outside every context's.
+    case background
+    /// Any other queue.
+    case unknown
 }

@@ -15,7 +15,9 @@ enum IndexQuestion: Hashable, Sendable {
     case mainActorType(String?)
     case viewController(String?)
     case swiftUIView(String?)
-    case entryReason(name: String, firstLabel: String?, type: String?)
+    case entryReason(name: String, firstLabel: String?, type: String?, isAsync: Bool)
+    case concurrencyPlacement(name: String, type: String?, isAsync: Bool, isNonisolated: Bool, isStatic: Bool, isTest: Bool)
+    case sessionDelegateQueue(String?)
 }
 
 /// What the index answered.
@@ -26,6 +28,8 @@ enum IndexAnswer: Hashable, Sendable {
     case queue(FunctionQueueFact?)
     case use(ContextParameterUse?)
     case text(String?)
+    case placement(ConcurrencyPlacement?)
+    case session(SessionDelegateQueue?)
 }
 
 extension ProjectIndex {
@@ -45,7 +49,12 @@ extension ProjectIndex {
         case .mainActorType(let type): .flag(entryPoints.isMainActor(type))
         case .viewController(let type): .flag(entryPoints.isViewController(type))
         case .swiftUIView(let type): .flag(entryPoints.isSwiftUIView(type))
-        case .entryReason(let name, let firstLabel, let type): .text(entryPoints.reason(name: name, firstLabel: firstLabel, type: type))
+        case .entryReason(let name, let firstLabel, let type, let isAsync):
+            .text(entryPoints.reason(name: name, firstLabel: firstLabel, type: type, isAsync: isAsync))
+        case .concurrencyPlacement(let name, let type, let isAsync, let isNonisolated, let isStatic, let isTest):
+            .placement(
+                entryPoints.concurrencyPlacement(name, type: type, isAsync: isAsync, isNonisolated: isNonisolated, isStatic: isStatic, isTest: isTest))
+        case .sessionDelegateQueue(let type): .session(entryPoints.sessionDelegateQueue(type))
         }
     }
 }
@@ -112,9 +121,20 @@ final class IndexView {
     func isViewController(_ type: String?) -> Bool { flag(.viewController(type)) }
     func isSwiftUIView(_ type: String?) -> Bool { flag(.swiftUIView(type)) }
 
-    func entryReason(name: String, firstLabel: String?, type: String?) -> String? {
-        guard case .text(let text) = ask(.entryReason(name: name, firstLabel: firstLabel, type: type)) else { return nil }
+    func entryReason(name: String, firstLabel: String?, type: String?, isAsync: Bool) -> String? {
+        guard case .text(let text) = ask(.entryReason(name: name, firstLabel: firstLabel, type: type, isAsync: isAsync)) else { return nil }
         return text
+    }
+
+    func concurrencyPlacement(_ name: String, type: String?, isAsync: Bool, isNonisolated: Bool, isStatic: Bool, isTest: Bool) -> ConcurrencyPlacement? {
+        let question = IndexQuestion.concurrencyPlacement(name: name, type: type, isAsync: isAsync, isNonisolated: isNonisolated, isStatic: isStatic, isTest: isTest)
+        guard case .placement(let placement) = ask(question) else { return nil }
+        return placement
+    }
+
+    func sessionDelegateQueue(_ type: String?) -> SessionDelegateQueue? {
+        guard case .session(let queue) = ask(.sessionDelegateQueue(type)) else { return nil }
+        return queue
     }
 
     /// The function a call calls, when it uses the context handed to it straight on

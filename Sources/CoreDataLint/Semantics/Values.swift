@@ -156,4 +156,8 @@ enum Value: Equatable {
     /// A queue made with `DispatchQueue(label:)`: the app's own, never a context's.
     /// The text names it for messages.
     case dispatchQueue(String)
+    /// `OperationQueue()`: the app's own queue, off the main queue and every context's.
+    case operationQueue(String)
+    /// A `URLSession` the code made, with the queue its completion handlers run on.
+    case urlSession(ExecutionQueue)
 }
