@@ -209,6 +209,9 @@ final class FactCollector: SyntaxVisitor {
         for parameter in parameters where TypeNames.base(of: parameter.type) == CoreDataAPI.contextType {
             contextParameters[(parameter.secondName ?? parameter.firstName).text] = parameter.firstName.text
         }
+        if !contextParameters.isEmpty, let returned = node.signature.returnClause?.type, let body = node.body {
+            recordObjectReturn(name, returned, contextParameters, body)
+        }
         functions.append((name, Set(parameters.map { ($0.secondName ?? $0.firstName).text }), contextParameters))
         letValues.append([:])
         return .visitChildren
@@ -217,6 +220,26 @@ final class FactCollector: SyntaxVisitor {
     override func visitPost(_ node: FunctionDeclSyntax) {
         functions.removeLast()
         letValues.removeLast()
+    }
+
+    /// A function returning objects of a type by name, whose body fetches or looks up
+    /// objects from one of its context parameters.
+    private func recordObjectReturn(_ name: String, _ returned: TypeSyntax, _ parameters: [String: String], _ body: CodeBlockSyntax) {
+        let element = TypeNames.element(of: returned)
+        guard let type = element ?? TypeNames.base(of: returned), type.first?.isUppercase == true,
+            type != CoreDataAPI.contextType, !type.hasPrefix("NSFetchRequest"), !CoreDataAPI.nonObjectResults.contains(type)
+        else { return }
+        let tokens = Array(body.tokens(viewMode: .sourceAccurate))
+        var index = 0
+        while index + 2 < tokens.count {
+            if let label = parameters[tokens[index].text], tokens[index + 1].tokenKind == .period,
+                ["fetch", "object", "existingObject", "registeredObject"].contains(tokens[index + 2].text)
+            {
+                facts.objectReturns.append(ObjectReturn(function: name, label: label, type: type, isCollection: element != nil))
+                return
+            }
+            index += 1
+        }
     }
 
     private func readReturnType(_ returned: TypeSyntax, of node: FunctionDeclSyntax) {

@@ -75,6 +75,18 @@ struct ContextParameterUse: Sendable, Hashable {
     var place: SourcePlace
 }
 
+/// `static func recent(in context: NSManagedObjectContext) -> [Note] { try context.fetch(…) }`:
+/// a function that fetches (or looks up) objects from the context it is given and
+/// returns a managed object type: what it returns belongs to that context.
+struct ObjectReturn: Sendable, Hashable {
+    var function: String
+    /// The context parameter's argument label, "_" for none.
+    var label: String
+    /// The returned type (its element, for an array), to check it is a managed object class.
+    var type: String
+    var isCollection: Bool
+}
+
 /// Where a call runs relative to the function that makes it.
 enum CallPlacement: Sendable, Hashable {
     /// Straight in the function's body, or in a closure that runs right there.
@@ -162,6 +174,7 @@ struct FileFacts: Sendable {
     var initArguments: [InitArgument] = []
     var functions: [FunctionFact] = []
     var contextParameterUses: [ContextParameterUse] = []
+    var objectReturns: [ObjectReturn] = []
     var calls: [CallFact] = []
     /// Functions named in `#selector(…)` or handed on as values: they have callers the
     /// project cannot see.

@@ -12,6 +12,8 @@ enum IndexQuestion: Hashable, Sendable {
     case functionQueue(String)
     case parameterUse(String)
     case hasParameterUses
+    case objectReturn(String)
+    case hasObjectReturns
     case mainActorType(String?)
     case viewController(String?)
     case swiftUIView(String?)
@@ -27,6 +29,7 @@ enum IndexAnswer: Hashable, Sendable {
     case factory(RequestFactory?)
     case queue(FunctionQueueFact?)
     case use(ContextParameterUse?)
+    case objects(ObjectReturn?)
     case text(String?)
     case placement(ConcurrencyPlacement?)
     case session(SessionDelegateQueue?)
@@ -46,6 +49,8 @@ extension ProjectIndex {
         case .functionQueue(let name): .queue(functionQueues[name])
         case .parameterUse(let key): .use(contextParameterUses[key])
         case .hasParameterUses: .flag(!contextParameterUses.isEmpty)
+        case .objectReturn(let key): .objects(objectReturns[key])
+        case .hasObjectReturns: .flag(!objectReturns.isEmpty)
         case .mainActorType(let type): .flag(entryPoints.isMainActor(type))
         case .viewController(let type): .flag(entryPoints.isViewController(type))
         case .swiftUIView(let type): .flag(entryPoints.isSwiftUIView(type))
@@ -147,6 +152,15 @@ final class IndexView {
         return nil
     }
 
+    /// The project function a call calls, when it returns objects of the context it is
+    /// handed, with that argument.
+    func objectReturn(of call: FunctionCallExprSyntax) -> (ObjectReturn, ExprSyntax)? {
+        guard !call.arguments.isEmpty, flag(.hasObjectReturns), let name = Expressions.lastName(call.calledExpression) else { return nil }
+        for argument in call.arguments {
+            if case .objects(let returned?) = ask(.objectReturn("\(name)(\(argument.label?.text ?? "_"):)")) { return (returned, argument.expression) }
+        }
+        return nil
+    }
 }
 
 /// Every question the first pass asked, with its answer, each distinct pair kept once

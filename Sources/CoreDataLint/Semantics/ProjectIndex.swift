@@ -55,6 +55,9 @@ struct ProjectIndex: Sendable {
     /// Functions declared once that call a context method on their context parameter,
     /// by "name(label:)".
     var contextParameterUses: [String: ContextParameterUse] = [:]
+    /// Functions declared once that return objects of the context they are given, by
+    /// "name(label:)".
+    var objectReturns: [String: ObjectReturn] = [:]
 
     /// `declaredElsewhere`: function names other files declare too, for an index of a
     /// few files that stands in for the project's (a name declared twice is no one
@@ -79,6 +82,9 @@ struct ProjectIndex: Sendable {
             for use in file.contextParameterUses where declaredFunctions[use.function] == 1 {
                 contextParameterUses["\(use.function)(\(use.label):)"] = use
             }
+            for returned in file.objectReturns where declaredFunctions[returned.function] == 1 {
+                objectReturns["\(returned.function)(\(returned.label):)"] = returned
+            }
         }
         // A name declared twice may be two different methods: keep neither.
         requestFactories = factories.compactMapValues { $0.count == 1 ? $0[0] : nil }.filter { !declaredElsewhere.contains($0.key) }
@@ -90,6 +96,16 @@ struct ProjectIndex: Sendable {
             if let fact = contexts.typedFact(type, name) { typedContextProperties["\(type).\(name)"] = fact }
         }
         for name in contexts.functionNames { contextFunctions[name] = contexts.fact(name) }
+        // A protocol's context requirement, as its extensions read it (`self.syncContext`
+        // in `extension SyncCoordinating`): the property of the project's types that
+        // conform to it, when they agree; unknown when they do not.
+        for (protocolType, name) in contexts.requirementKeys where typedContextProperties["\(protocolType).\(name)"] == nil {
+            let conformers = conformances.filter { $0.value.contains(protocolType) }.map(\.key)
+            let facts = conformers.map { typedContextProperties["\($0).\(name)"] }
+            guard let first = facts.first else { continue }
+            let agreed = facts.allSatisfy { $0 != nil && $0?.queue != .unknown && $0?.queue == first?.queue }
+            typedContextProperties["\(protocolType).\(name)"] = agreed ? first : ContextFact(queue: .unknown, files: [])
+        }
         functionQueues = CallGraph(files: files, entryPoints: entryPoints, contexts: contextProperties, declaredElsewhere: declaredElsewhere)
             .inferredQueues()
     }
@@ -347,6 +363,15 @@ private struct ContextResolver {
         fact.makesNew = declarations[name]?.allSatisfy { $0.kind != .storedProperty && $0.makesNew } ?? false
         resolved[name] = fact
         return fact
+    }
+
+    /// The protocols that require each context property, and the property names.
+    var requirementKeys: [(String, String)] {
+        var keys: Set<[String]> = []
+        for (name, list) in declarations {
+            for declaration in list where declaration.isRequirement { if let type = declaration.type { keys.insert([type, name]) } }
+        }
+        return keys.map { ($0[0], $0[1]) }
     }
 
     /// The types that declare each context property (protocol requirements aside), and

@@ -233,6 +233,7 @@ final class SemanticWalker: SyntaxVisitor {
             if let factory = index.requestFactory(named: name), call.arguments.isEmpty {
                 return .fetchRequest(factory.request)
             }
+            if let objects = returnedObjects(call) { return objects }
             return resolveContextFunction(name, call)
         }
         if let generic = callee.as(GenericSpecializationExprSyntax.self),
@@ -264,6 +265,7 @@ final class SemanticWalker: SyntaxVisitor {
             return .fetchRequest(factory.request)
         }
         let baseValue = resolve(base)
+        if baseValue == nil, let objects = returnedObjects(call) { return objects }
         if baseValue == nil, let context = resolveContextFunction(name, call) { return context }
         switch baseValue {
         case .context(let owner):
@@ -298,6 +300,15 @@ final class SemanticWalker: SyntaxVisitor {
         if ClosurePlacement.isMainQueue(queue) { return .urlSession(.main) }
         if let made = queue.as(FunctionCallExprSyntax.self), ClosurePlacement.isNewOperationQueue(made) { return .urlSession(own) }
         return nil
+    }
+
+    /// `Note.recent(in: context)`: a project function that returns objects of the context
+    /// it is handed (it fetches from it): they belong to that context.
+    private func returnedObjects(_ call: FunctionCallExprSyntax) -> Value? {
+        guard let (returned, argument) = index.objectReturn(of: call),
+            returned.type == CoreDataAPI.managedObjectType || index.isManagedObjectClass(returned.type)
+        else { return nil }
+        return .managedObject(ManagedObjectInfo(owner: context(argument), isCollection: returned.isCollection))
     }
 
     private func element(of value: Value?) -> Value? {
