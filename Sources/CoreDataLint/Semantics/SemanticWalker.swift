@@ -6,6 +6,8 @@ struct Binding {
     var value: Value?
     /// How many queue boundaries (functions, escaping closures) enclosed the declaration.
     var queueDepth: Int
+    /// A parameter of the function: another instance than `self`, as far as the code tells.
+    var isParameter = false
 
     /// A property of the type being read: outside every function.
     static func member(_ value: Value) -> Binding {
@@ -175,6 +177,10 @@ final class SemanticWalker: SyntaxVisitor {
         }
         if baseValue == nil, let fact = index.contextProperty(named: name) {
             var context = ContextRef.indexed(name, fact, currentFile: fileName)
+            if let owner = base.as(DeclReferenceExprSyntax.self)?.baseName.text, lookup(owner)?.isParameter == true {
+                context.owner = .parameter(owner)
+                context.name = "\(owner).\(name)"
+            }
             if fact.makesNew {
                 // `stack.savingContext`, a getter that makes a new context: each read is
                 // a context of its own, made here.
@@ -359,15 +365,26 @@ final class SemanticWalker: SyntaxVisitor {
     }
 
     private func memberValue(_ name: String) -> Value? {
+        ownedBySelf(memberValueOfType(name))
+    }
+
+    private func memberValueOfType(_ name: String) -> Value? {
         if let value = typeMembers.last?[name] { return value }
         if typeMemberNames.last?.contains(name) == true { return nil }
         if let fact = index.contextProperty(name, in: typeNames.last) { return .context(ContextRef.indexed(name, fact, currentFile: fileName)) }
         return nil
     }
 
+    /// A context property of the type being read is `self`'s.
+    private func ownedBySelf(_ value: Value?) -> Value? {
+        guard case .context(var context) = value, context.origin == .property, !typeNames.isEmpty else { return value }
+        context.owner = .selfInstance
+        return .context(context)
+    }
+
     // MARK: Binding names
 
-    private func bind(_ name: String, _ value: Value?, at node: some SyntaxProtocol) {
+    private func bind(_ name: String, _ value: Value?, at node: some SyntaxProtocol, isParameter: Bool = false) {
         var value = value
         if case .context(var context) = value, context.isUnnamed {
             if let property = contextPropertyBeingInitialized?.name {
@@ -381,7 +398,7 @@ final class SemanticWalker: SyntaxVisitor {
             }
             value = .context(context)
         }
-        scopes[scopes.count - 1][name] = Binding(value: value, queueDepth: frame.queueDepth)
+        scopes[scopes.count - 1][name] = Binding(value: value, queueDepth: frame.queueDepth, isParameter: isParameter)
     }
 
     /// Changes what an existing local holds (`results = try context.fetch(request)`).
@@ -596,7 +613,9 @@ final class SemanticWalker: SyntaxVisitor {
         pushScope()
         for parameter in parameters {
             let name = (parameter.secondName ?? parameter.firstName).text
-            bind(name, declaredValue(parameter.type, key: "parameter:\(name)@\(parameter.position.utf8Offset)", name: name, origin: .parameter), at: parameter)
+            bind(
+                name, declaredValue(parameter.type, key: "parameter:\(name)@\(parameter.position.utf8Offset)", name: name, origin: .parameter), at: parameter,
+                isParameter: true)
         }
         for rule in rules { rule.enterFunction(self) }
     }
