@@ -547,8 +547,14 @@ final class SemanticWalker: SyntaxVisitor {
         // A local function runs where the function around it does.
         guard frames.count == 1 else { return }
         let modifiers = node.modifiers.map(\.name.text)
+        // `nonisolated(nonsending)`, or an `isolated` parameter (`isolation: isolated
+        // (any Actor)? = #isolation`): the function runs on its caller's actor.
+        let runsOnCallersActor = node.modifiers.contains { $0.name.text == "nonisolated" && $0.detail?.detail.text == "nonsending" }
+            || node.signature.parameterClause.parameters.contains { parameter in
+                parameter.type.as(AttributedTypeSyntax.self)?.specifiers.contains { $0.trimmedDescription == "isolated" } == true
+            }
         if let placement = index.concurrencyPlacement(
-            name, type: type, isAsync: isAsync, isNonisolated: modifiers.contains("nonisolated"),
+            name, type: type, isAsync: isAsync && !runsOnCallersActor, isNonisolated: modifiers.contains("nonisolated"),
             isStatic: modifiers.contains("static") || modifiers.contains("class"), isTest: Attributes.has("Test", in: node.attributes))
         {
             switch placement {

@@ -177,3 +177,17 @@ final class ArticleCell: FrameworkCell {
         _ = try container.viewContext.count(for: NSFetchRequest<Article>(entityName: "Article"))
     }
 }
+
+// A function that runs on its caller's actor stays silent: nonisolated(nonsending),
+// or an isolated parameter.
+final class CallerIsolated {
+    let container = ArticleStack.shared.container
+
+    nonisolated(nonsending) func count() async throws -> Int {
+        try container.viewContext.count(for: NSFetchRequest<Article>(entityName: "Article"))
+    }
+
+    func count(isolation: isolated (any Actor)? = #isolation) async throws -> Int {
+        try container.viewContext.count(for: NSFetchRequest<Article>(entityName: "Article"))
+    }
+}
