@@ -553,6 +553,14 @@ final class SemanticWalker: SyntaxVisitor {
             || node.signature.parameterClause.parameters.contains { parameter in
                 parameter.type.as(AttributedTypeSyntax.self)?.specifiers.contains { $0.trimmedDescription == "isolated" } == true
             }
+        // `@concurrent` runs an async function on the global executor, whatever the
+        // project's default isolation.
+        if isAsync, Attributes.has("concurrent", in: node.attributes) {
+            function.queue = .background("Swift's global executor")
+            function.reason = "`\(name)()` is @concurrent, which Swift runs on its global executor, not on the main queue nor on a context's queue"
+            function.taskInherits = true
+            return
+        }
         if let placement = index.concurrencyPlacement(
             name, type: type, isAsync: isAsync && !runsOnCallersActor, isNonisolated: modifiers.contains("nonisolated"),
             isStatic: modifiers.contains("static") || modifiers.contains("class"), isTest: Attributes.has("Test", in: node.attributes))
