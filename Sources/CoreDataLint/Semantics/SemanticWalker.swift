@@ -549,10 +549,7 @@ final class SemanticWalker: SyntaxVisitor {
         let modifiers = node.modifiers.map(\.name.text)
         // `nonisolated(nonsending)`, or an `isolated` parameter (`isolation: isolated
         // (any Actor)? = #isolation`): the function runs on its caller's actor.
-        let runsOnCallersActor = node.modifiers.contains { $0.name.text == "nonisolated" && $0.detail?.detail.text == "nonsending" }
-            || node.signature.parameterClause.parameters.contains { parameter in
-                parameter.type.as(AttributedTypeSyntax.self)?.specifiers.contains { $0.trimmedDescription == "isolated" } == true
-            }
+        let runsOnCallersActor = FactCollector.runsOnCallersActor(node)
         // `@concurrent` runs an async function on the global executor, whatever the
         // project's default isolation.
         if isAsync, Attributes.has("concurrent", in: node.attributes) {
@@ -608,6 +605,9 @@ final class SemanticWalker: SyntaxVisitor {
             let context = ContextRef.indexed(property, fact, currentFile: fileName)
             function.queue = .context(context)
             function.reason = "`\(name)()` runs on \(property)'s queue (\(inferred.reason))"
+        case .concurrencyExecutor:
+            function.queue = .background("a Swift concurrency executor")
+            function.reason = "`\(name)()` runs on a Swift concurrency executor, off the main queue and every context's (\(inferred.reason))"
         }
     }
 
