@@ -18,6 +18,9 @@ let package = Package(
         // For this repository's sibling packages (Fuzz/, Benchmarks/); not API.
         .library(name: "TestSupport", targets: ["TestSupport"]),
         .executable(name: "ctxdebug", targets: ["ctxdebug"]),
+        // The preload library `ctxdebug explore` puts in LD_PRELOAD of COMMAND's processes
+        // (docs/explore.md, "What is controlled"); found next to the ctxdebug binary.
+        .library(name: "CtxdebugDispatchControl", type: .dynamic, targets: ["CtxdebugDispatchControl"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -34,6 +37,10 @@ let package = Package(
         ),
         // The bottom: what every layer may import (as NIOConcurrencyHelpers is for swift-nio).
         .target(name: "CCtxdebugHelpers"),
+        // libdispatch's entry points as scheduling points, in the processes `ctxdebug explore`
+        // runs; linked by nothing (loaded with LD_PRELOAD), inert unless the runtime installs
+        // its hooks.
+        .target(name: "CtxdebugDispatchControl", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "CtxdebugHelpers", dependencies: ["CCtxdebugHelpers"]),
         .target(name: "CConcurrencyDebug", dependencies: ["CLibunwind"]),
         // Foundation-only values and formats: what reports read and write, without the runtime.
@@ -88,6 +95,9 @@ let package = Package(
             dependencies: ["ExploreCorpus", "CtxdebugHelpers", "ConcurrencyDebugTesting", "ExploreModel", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Tests/ExploreCorpusRunner"
         ),
+        // Test-only: the app-style corpus (issue 37, Tests/ExploreAppCorpus/README.md): ordering
+        // bugs written as apps write them, explored unchanged through the preload library.
+        .executableTarget(name: "ctxdebug-explore-app-corpus", dependencies: ["ManagedContext"], path: "Tests/ExploreAppCorpus", exclude: ["README.md"]),
         // Test-only: speaks the child side of `ctxdebug explore`'s protocol by hand, with a
         // scripted two-actor program (ExploreCommandTests); not part of `ctxdebug`.
         .executableTarget(name: "ctxdebug-explore-fake-child", path: "Tests/ExploreFakeChild"),
@@ -114,7 +124,7 @@ let package = Package(
 )
 
 // One place for the settings every Swift target shares.
-let cTargets: Set = ["CConcurrencyDebug", "CCtxdebugHelpers"]
+let cTargets: Set = ["CConcurrencyDebug", "CCtxdebugHelpers", "CtxdebugDispatchControl"]
 for target in package.targets where target.type != .system && !cTargets.contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [
         .swiftLanguageMode(.v6),

@@ -1,4 +1,5 @@
 import Foundation
+import CtxdebugHelpers
 import GRDB
 import GRDBSQLite
 
@@ -44,9 +45,11 @@ final class SQLiteStore: Sendable {
             do {
                 var inspect = Configuration()
                 inspect.readonly = true
-                let queue = try DatabaseQueue(path: path, configuration: inspect)
-                defer { try? queue.close() }
-                existingLayout = try StoreSchema.inspectSchema(queue, model: model, path: path)
+                existingLayout = try DispatchBypass.run {
+                    let queue = try DatabaseQueue(path: path, configuration: inspect)
+                    defer { try? queue.close() }
+                    return try StoreSchema.inspectSchema(queue, model: model, path: path)
+                }
             } catch {
                 throw Self.translate(error, path: path, doing: "read the store's schema")
             }
@@ -58,7 +61,7 @@ final class SQLiteStore: Sendable {
         config.label = "ctxdebug.store"
         let pool: DatabasePool
         do {
-            pool = try DatabasePool(path: path, configuration: config)
+            pool = try DispatchBypass.run { try DatabasePool(path: path, configuration: config) }
         } catch {
             throw Self.translate(error, path: path, doing: "open the store")
         }
@@ -72,7 +75,7 @@ final class SQLiteStore: Sendable {
             }
             let uuid = UUID().uuidString
             do {
-                try pool.write { db in try StoreSchema.createSchema(db, model: model, uuid: uuid) }
+                try DispatchBypass.run { try pool.write { db in try StoreSchema.createSchema(db, model: model, uuid: uuid) } }
             } catch {
                 throw Self.translate(error, path: path, doing: "create the store's tables")
             }
@@ -181,7 +184,7 @@ final class SQLiteStore: Sendable {
     }
     private func read<T>(_ what: String, _ body: (Database) throws -> T) throws(ManagedContextError) -> T {
         do {
-            return try pool.read(body)
+            return try DispatchBypass.run { try pool.read(body) }  // the store is the runtime's own: not the app's dispatch
         } catch {
             throw Self.translate(error, path: url.path, doing: what)
         }
@@ -191,7 +194,7 @@ final class SQLiteStore: Sendable {
     /// Writes every page of the WAL into the main file (used before copying a store).
     func checkpoint() throws(ManagedContextError) {
         do {
-            try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+            try DispatchBypass.run { try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) } }
         } catch {
             throw Self.translate(error, path: url.path, doing: "checkpoint")
         }
@@ -200,7 +203,7 @@ final class SQLiteStore: Sendable {
     /// Writes the WAL back into the main file and closes every connection.
     func close() {
         if !isReadOnly { try? checkpoint() }
-        try? pool.close()
+        DispatchBypass.run { try? pool.close() }
     }
 }
 
