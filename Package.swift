@@ -98,6 +98,9 @@ let package = Package(
         // Test-only: the app-style corpus (issue 37, Tests/ExploreAppCorpus/README.md): ordering
         // bugs written as apps write them, explored unchanged through the preload library.
         .executableTarget(name: "ctxdebug-explore-app-corpus", dependencies: ["ManagedContext"], path: "Tests/ExploreAppCorpus", exclude: ["README.md"]),
+        // Test-only: an XCTest run whose methods wait on expectations while the UI is told on the
+        // main queue, explored unchanged (issue 37, ExploreAppCorpusTests).
+        .executableTarget(name: "ctxdebug-explore-xctest-sample", dependencies: ["ManagedContext"], path: "Tests/ExploreXCTestSample"),
         // Test-only: speaks the child side of `ctxdebug explore`'s protocol by hand, with a
         // scripted two-actor program (ExploreCommandTests); not part of `ctxdebug`.
         .executableTarget(name: "ctxdebug-explore-fake-child", path: "Tests/ExploreFakeChild"),
@@ -118,7 +121,7 @@ let package = Package(
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "ReportFormats", "ViolationModel", "ReplayModel", "ExploreModel", "TestSupport"]),
         .testTarget(
             name: "ctxdebugTests",
-            dependencies: ["ctxdebug", "ctxdebug-stress-writer", "ctxdebug-explore-fake-child", "ctxdebug-explore-sample", "ConcurrencyDebug", "ManagedContext", "CoreDataLint", "Reports", "Replay", "ExploreModel", "TestSupport"]
+            dependencies: ["ctxdebug", "ctxdebug-stress-writer", "ctxdebug-explore-fake-child", "ctxdebug-explore-sample", "ctxdebug-explore-app-corpus", "ctxdebug-explore-xctest-sample", "ConcurrencyDebug", "ManagedContext", "CoreDataLint", "Reports", "Replay", "ExploreModel", "TestSupport"]
         ),
     ]
 )

@@ -16,7 +16,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/epoll.h>
+#include <sys/select.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -62,6 +64,8 @@ typedef int (*clock_nanosleep_t)(clockid_t, int, const struct timespec *, struct
 typedef int (*usleep_t)(useconds_t);
 typedef unsigned (*sleep_t)(unsigned);
 typedef int (*epoll_wait_t)(int, struct epoll_event *, int, int);
+typedef int (*ppoll_t)(struct pollfd *, nfds_t, const struct timespec *, const sigset_t *);
+typedef int (*poll_t)(struct pollfd *, nfds_t, int);
 typedef void *(*block_copy_t)(const void *);
 typedef void (*block_release_t)(const void *);
 
@@ -95,8 +99,32 @@ REAL(clock_nanosleep, clock_nanosleep_t)
 REAL(usleep, usleep_t)
 REAL(sleep, sleep_t)
 REAL(epoll_wait, epoll_wait_t)
+REAL(ppoll, ppoll_t)
+REAL(poll, poll_t)
 
 static void *lookup(const char *name) { return dlsym(RTLD_DEFAULT, name); }
+
+typedef dtime_t (*dispatch_time_fn)(dtime_t, int64_t);
+REAL(dispatch_time, dispatch_time_fn)
+
+/// Whether a deadline is more than a second away (or on the wall clock, or never): a
+/// watchdog's or a test's timeout rather than the app's own timing.
+static int is_long_deadline(dtime_t when) {
+    // libdispatch's encoding: bit 63 alone marks its monotonic clock (Swift's Task.sleep),
+    // bits 63 and 62 the wall clock; neither, the uptime clock.
+    if (when == TIME_FOREVER) return 1;
+    if ((when >> 62) == 3) return 1;  // the wall clock: a date, not the app's own timing
+    dtime_t now;
+    if (when >> 63) {
+        struct timespec ts;
+        clock_gettime(CLOCK_BOOTTIME, &ts);
+        when &= ~(1ull << 63);
+        now = (dtime_t)ts.tv_sec * 1000000000ull + (dtime_t)ts.tv_nsec;
+    } else {
+        now = real_dispatch_time()(TIME_NOW, 0);
+    }
+    return when > now && when - now > 1000000000ull;
+}
 
 // MARK: Blocks, as the blocks ABI lays them out (no -fblocks needed)
 
@@ -315,7 +343,7 @@ void dispatch_after(dtime_t when, queue_t queue, block_t block) {
     if (h) {
         void *copied = copy_block(block);
         if (copied) {
-            if (h->after(when, queue, copied, run_block)) return;
+            if (h->after(when, is_long_deadline(when), queue, copied, run_block)) return;
             drop_block(copied);
         }
     }
@@ -324,7 +352,7 @@ void dispatch_after(dtime_t when, queue_t queue, block_t block) {
 
 void dispatch_after_f(dtime_t when, queue_t queue, void *context, ctxdebug_dc_function_t function) {
     const ctxdebug_dc_hooks *h = installed();
-    if (h && h->after(when, queue, context, function)) return;
+    if (h && h->after(when, is_long_deadline(when), queue, context, function)) return;
     real_dispatch_after_f()(when, queue, context, function);
 }
 
@@ -407,7 +435,7 @@ static long controlled_wait(int kind, void *object, dtime_t timeout, wait_t real
     for (;;) {
         long result = real(object, TIME_NOW);
         if (result == 0) return 0;
-        switch (h->wait(kind, object, timeout != TIME_FOREVER)) {
+        switch (h->wait(kind, object, timeout == TIME_FOREVER ? 0 : is_long_deadline(timeout) ? 2 : 1)) {
         case CTXDEBUG_DC_RETRY: continue;
         case CTXDEBUG_DC_TIMED_OUT: return result;
         default: return real(object, timeout);
@@ -445,6 +473,23 @@ int epoll_wait(int epfd, struct epoll_event *events, int maxevents, int timeout)
     const ctxdebug_dc_hooks *h = installed();
     if (h && timeout != 0 && is_main_thread() && h->run_loop_idle()) return real_epoll_wait()(epfd, events, maxevents, 0);
     return real_epoll_wait()(epfd, events, maxevents, timeout);
+}
+
+// The run loop's wait on Linux (CFRunLoop polls its descriptors with ppoll).
+int ppoll(struct pollfd *fds, nfds_t count, const struct timespec *timeout, const sigset_t *mask) {
+    const ctxdebug_dc_hooks *h = installed();
+    int zero = timeout && timeout->tv_sec == 0 && timeout->tv_nsec == 0;
+    if (h && !zero && is_main_thread() && h->run_loop_idle()) {
+        struct timespec now = {0, 0};
+        return real_ppoll()(fds, count, &now, mask);
+    }
+    return real_ppoll()(fds, count, timeout, mask);
+}
+
+int poll(struct pollfd *fds, nfds_t count, int timeout) {
+    const ctxdebug_dc_hooks *h = installed();
+    if (h && timeout != 0 && is_main_thread() && h->run_loop_idle()) return real_poll()(fds, count, 0);
+    return real_poll()(fds, count, timeout);
 }
 
 int nanosleep(const struct timespec *duration, struct timespec *remaining) {

@@ -35,12 +35,14 @@ typedef struct ctxdebug_dc_hooks {
     /// block (through the real `dispatch_sync_f`) and calls `sync_end`.
     int (*sync_begin)(void *queue, int barrier);
     void (*sync_end)(void *queue);
-    /// `dispatch_after`: a timer of virtual time.
-    int (*after)(uint64_t when, void *queue, void *context, ctxdebug_dc_function_t function);
+    /// `dispatch_after`: a timer of virtual time. `is_long` when its delay is over a second
+    /// (a watchdog, a test's timeout): it passes only when nothing else can run.
+    int (*after)(uint64_t when, int is_long, void *queue, void *context, ctxdebug_dc_function_t function);
     /// `dispatch_group_notify`: `empty` says whether the group has nothing in it now.
     int (*notify)(void *group, int empty, void *queue, void *context, ctxdebug_dc_function_t function);
     /// A wait on a semaphore or group that would block: disables the caller until a wake
-    /// (or, when `timed`, until the schedule lets the timeout pass).
+    /// (or, when `timed`, until the schedule lets the timeout pass; a timeout over a
+    /// second, `timed` 2, passes only when nothing else can run).
     int (*wait)(int kind, void *object, int timed);
     /// A semaphore was signalled, or a group became empty.
     void (*wake)(int kind, void *object);

@@ -80,12 +80,12 @@ extension ControlledScheduler {
 
     /// `dispatch_after`: a timer of virtual time. Its deadline passes when the schedule
     /// chooses (never before an earlier deadline); then its block goes on its queue.
-    func dispatchAfter(_ deadline: UInt64, _ work: DispatchWork, on queue: RawDispatchObject) -> Bool {
+    func dispatchAfter(_ deadline: UInt64, long: Bool, _ work: DispatchWork, on queue: RawDispatchObject) -> Bool {
         guard let unit = dispatchUnit() else { return false }
         let addresses = sites()
         let action = state.withLock { s -> Handoff? in
             guard s.mode != .released else { return nil }
-            s.timers.append(VirtualTimer(id: s.nextTimer, deadline: deadline, queue: queue, block: work.run, addresses: addresses))
+            s.timers.append(VirtualTimer(id: s.nextTimer, deadline: deadline, isLong: long, queue: queue, block: work.run, addresses: addresses))
             s.nextTimer += 1
             s.units[unit.id]?.status = .ready
             return decide(&s, from: unit, point: .dispatchAfter, context: DispatchControl.label(queue), addresses: addresses)
@@ -112,12 +112,12 @@ extension ControlledScheduler {
 
     /// A semaphore or group wait that would block: the caller is disabled until a signal
     /// (or, for a timed wait, until the schedule lets its timeout pass), and others run.
-    func modelledWait(_ key: String, group: Bool, timed: Bool) -> Int32 {
+    func modelledWait(_ key: String, group: Bool, timeout: WaitTimeout) -> Int32 {
         guard let unit = dispatchUnit() else { return Int32(CTXDEBUG_DC_NOT_CONTROLLED) }
         let addresses = sites()
         let action = state.withLock { s -> Handoff? in
             guard s.mode != .released else { return nil }
-            s.units[unit.id]?.status = .blocked(key, timed: timed)
+            s.units[unit.id]?.status = .blocked(key, timeout: timeout)
             s.units[unit.id]?.timedOut = false
             return decide(&s, from: unit, point: group ? .groupWait : .semaphoreWait, addresses: addresses)
         }

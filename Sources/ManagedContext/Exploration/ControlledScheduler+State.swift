@@ -12,9 +12,9 @@ extension ControlledScheduler {
         case awaiting
         /// In `performAndWait`, queued on the logical queue with this key.
         case waiting(String)
-        /// In a semaphore or group wait (the object's key) that would block; `timed` when
+        /// In a semaphore or group wait (the object's key) that would block, and whether
         /// the schedule may let its timeout pass.
-        case blocked(String, timed: Bool)
+        case blocked(String, timeout: WaitTimeout)
         /// In a sleep: it goes on once virtual time passes (a choice of the schedule).
         case sleeping
         /// The main thread's run loop waits for work (XCTest's `wait(for:timeout:)`).
@@ -22,6 +22,11 @@ extension ControlledScheduler {
         /// The main thread, spinning its run loop, runs a main-queue block nested in it.
         case hosting
     }
+
+    /// A modelled wait's timeout: none; a short one (a second or less), whose passing is
+    /// a choice like any other; a long one (a watchdog's, a test's), which passes only
+    /// when nothing else can run.
+    enum WaitTimeout: Equatable { case none, short, long }
 
     /// Where a queue's blocks really run.
     enum QueueTarget {
@@ -42,6 +47,8 @@ extension ControlledScheduler {
     struct VirtualTimer {
         let id: Int
         let deadline: UInt64
+        /// More than a second away when set: it passes only when nothing else can run.
+        let isLong: Bool
         let queue: RawDispatchObject
         let block: @Sendable () -> Void
         let addresses: [UInt]
@@ -63,6 +70,11 @@ extension ControlledScheduler {
         var forced = false
         /// The thread it runs on, for a hang's stack (StackSampler's handle).
         var thread: UInt = 0
+        /// How often virtual time passed for it (a timeout, a sleep, a run loop's wait)
+        /// while other work could run: after `earlyTimeLimit`, only when nothing else can,
+        /// so a loop that waits with a timeout or polls with a sleep cannot livelock a
+        /// strategy that keeps choosing it (PCT's fixed priorities).
+        var earlyTime = 0
         /// The main thread's unit woke in its run loop to run a main-queue block.
         var hosted = false
         /// Whether its wait's timeout passed (it was chosen as a timeout).
@@ -336,6 +348,14 @@ extension ControlledScheduler {
                 chosenPoint: picked.point, chosenContext: picked.key == "driver" ? nil : s.queues[picked.key]?.name,
                 chosenAddresses: picked.addresses))
         }
+        if candidates.count > 1 {
+            switch candidates[chosen].target {
+            case .timeout(let id): s.units[id]?.earlyTime += 1
+            case .resume(let id) where s.units[id]?.status == .sleeping || s.units[id]?.status == .spinning:
+                s.units[id]?.earlyTime += 1
+            default: break
+            }
+        }
         if case .fire(let id) = candidates[chosen].target {
             // Virtual time passed up to this timer's deadline: its block is on its queue
             // now, and the choice of who runs is taken again.
@@ -346,6 +366,8 @@ extension ControlledScheduler {
     }
 
     enum Target { case resume(Int), start(String), grant(String), timeout(Int), fire(Int) }
+
+    static let earlyTimeLimit = 3
 
     /// What waits for virtual time to pass (sleeps, timers, timeouts, a run loop's wait)
     /// comes after everything that can run now in FIFO order: a plain run is fast.
@@ -362,7 +384,20 @@ extension ControlledScheduler {
     /// The actors that may run now, in canonical order: "driver", "main", "q1", "q2"...
     func enabledCandidates(_ s: State) -> [Candidate] {
         var candidates: [Candidate] = []
+        var late: [Candidate] = []
         for (id, unit) in s.units {
+            let waitsForTime: Bool
+            switch unit.status {
+            case .sleeping, .spinning, .blocked(_, timeout: .short): waitsForTime = true
+            default: waitsForTime = false
+            }
+            if waitsForTime && unit.earlyTime >= Self.earlyTimeLimit {
+                let timeout: Bool = { if case .blocked = unit.status { true } else { false } }()
+                late.append(Candidate(
+                    key: unit.actor, since: Self.virtualTime + unit.since, target: timeout ? .timeout(id) : .resume(id),
+                    point: timeout ? .timeout : unit.pendingPoint, addresses: unit.pendingAddresses))
+                continue
+            }
             switch unit.status {
             case .ready:
                 candidates.append(Candidate(
@@ -371,7 +406,7 @@ extension ControlledScheduler {
                 candidates.append(Candidate(
                     key: unit.actor, since: Self.virtualTime + unit.since, target: .resume(id), point: unit.pendingPoint,
                     addresses: unit.pendingAddresses))
-            case .blocked(_, timed: true):
+            case .blocked(_, timeout: .short):
                 candidates.append(Candidate(
                     key: unit.actor, since: Self.virtualTime + unit.since, target: .timeout(id), point: .timeout,
                     addresses: unit.pendingAddresses))
@@ -381,10 +416,15 @@ extension ControlledScheduler {
         if let earliest = s.timers.map(\.deadline).min() {
             // Virtual time is monotonic: only the earliest deadlines may pass next.
             for timer in s.timers where timer.deadline == earliest {
-                candidates.append(Candidate(
+                let candidate = Candidate(
                     key: "t\(timer.id)", since: Self.virtualTime + timer.id, target: .fire(timer.id), point: .timerFire,
-                    addresses: timer.addresses))
+                    addresses: timer.addresses)
+                if timer.isLong { late.append(candidate) } else { candidates.append(candidate) }
             }
+        }
+        for (id, unit) in s.units where isLongWait(unit.status) {
+            late.append(Candidate(
+                key: unit.actor, since: Self.virtualTime + unit.since, target: .timeout(id), point: .timeout, addresses: unit.pendingAddresses))
         }
         let mainServed = s.mainQueueServed
         for key in s.queueOrder {
@@ -397,10 +437,17 @@ extension ControlledScheduler {
             case .waiter(let id):
                 let waiter = s.units[id]
                 candidates.append(Candidate(
-                    key: key, since: queue.since, target: .grant(key), point: .performAndWait, addresses: waiter?.pendingAddresses ?? []))
+                    key: key, since: queue.since, target: .grant(key), point: waiter?.pendingPoint ?? .performAndWait,
+                    addresses: waiter?.pendingAddresses ?? []))
             }
         }
+        // A watchdog's deadline or a long timeout passes only when nothing else can run.
+        if candidates.isEmpty { candidates = late }
         return candidates.sorted { Self.canonicalRank($0.key) < Self.canonicalRank($1.key) }
+    }
+
+    func isLongWait(_ status: UnitStatus) -> Bool {
+        if case .blocked(_, timeout: .long) = status { true } else { false }
     }
 
     /// driver, main, q1, q2..., then timers t0, t1... (ExploreModel's ActorKey puts
@@ -515,7 +562,10 @@ extension ControlledScheduler {
             let holder = s.queues[key]?.holder.map { ", held by \($0)'s block" } ?? ""
             return "\(waiter) waits in performAndWait for \(name)\(holder)"
         }
-        return "deadlock: no unit can run. " + lines.joined(separator: "; ")
+        let blocked = s.units.values.compactMap { unit -> String? in
+            if case .blocked(let key, _) = unit.status { "\(unit.actor) waits on \(Self.describeWaitKey(key))" } else { nil }
+        }.sorted()
+        return "deadlock: no unit can run. " + (lines + blocked).joined(separator: "; ")
     }
 }
 

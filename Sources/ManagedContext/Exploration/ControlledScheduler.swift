@@ -391,7 +391,7 @@ package final class ControlledScheduler: Sendable {
         state.withLock { $0.units[unit.id]?.thread = StackSampler.currentThread }
         // A main-queue block run by the main thread in its run loop is nested in the
         // main thread's own unit, which goes on after it.
-        let host = ThreadUnit.slot
+        let host = Thread.isMainThread ? ThreadUnit.slot : nil
         ThreadUnit.setCurrent(unit)
         block()
         ThreadUnit.setCurrent(host)
@@ -402,6 +402,7 @@ package final class ControlledScheduler: Sendable {
             s.queues[key]?.touch(&s.sequence)
             if key == "main", let id = s.mainThreadUnit, s.units[id]?.status == .hosting {
                 s.units[id]?.status = .spinning
+                s.units[id]?.hosted = false
                 s.sequence += 1
                 s.units[id]?.since = s.sequence
             }
@@ -409,5 +410,10 @@ package final class ControlledScheduler: Sendable {
             return decide(&s, from: unit, point: .blockEnd, context: s.queues[key]?.name, addresses: [])
         }
         action.perform(self)
+        // The main thread ran this block in its run loop for its own unit, which waits
+        // there: it goes on (back into the app's code) only once the schedule chooses it.
+        if let host, host.scheduler === self, state.withLock({ $0.mainThreadUnit == host.id && $0.mode != .released }) {
+            host.park()
+        }
     }
 }

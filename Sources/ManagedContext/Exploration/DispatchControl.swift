@@ -64,9 +64,9 @@ enum DispatchControl {
             guard let queue, let scheduler = Self.scheduler else { return }
             scheduler.dispatchSyncEnd(object(queue))
         },
-        after: { when, queue, context, function in
+        after: { when, isLong, queue, context, function in
             guard let queue, let function, let scheduler = active() else { return 0 }
-            return scheduler.dispatchAfter(when, DispatchWork(context: context, function: function), on: object(queue)) ? 1 : 0
+            return scheduler.dispatchAfter(when, long: isLong != 0, DispatchWork(context: context, function: function), on: object(queue)) ? 1 : 0
         },
         notify: { group, empty, queue, context, function in
             guard let group, let queue, let function, let scheduler = active() else { return 0 }
@@ -75,7 +75,7 @@ enum DispatchControl {
         },
         wait: { kind, object, timed in
             guard let object, let scheduler = active() else { return 0 }
-            return scheduler.modelledWait(waitKey(kind, object), group: kind == CTXDEBUG_DC_WAIT_GROUP, timed: timed != 0)
+            return scheduler.modelledWait(waitKey(kind, object), group: kind == CTXDEBUG_DC_WAIT_GROUP, timeout: timed == 0 ? .none : timed == 2 ? .long : .short)
         },
         wake: { kind, object in
             // From any thread: an uncontrolled thread's signal still ends a modelled wait.
