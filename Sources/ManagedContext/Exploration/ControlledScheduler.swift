@@ -409,9 +409,12 @@ package final class ControlledScheduler: Sendable {
             guard s.mode != .released else { return .none }
             return decide(&s, from: unit, point: .blockEnd, context: s.queues[key]?.name, addresses: [])
         }
-        action.perform(self)
+        action.perform(self, caller: host)
         // The main thread ran this block in its run loop for its own unit, which waits
-        // there: it goes on (back into the app's code) only once the schedule chooses it.
+        // there: it goes on (back into the app's code) only once the schedule chooses it,
+        // unless the schedule starts the next main-queue block, which it runs in its run
+        // loop first.
+        if case .startHosted(_, _, _, let hostID) = action, hostID == host?.id { return }
         if let host, host.scheduler === self, state.withLock({ $0.mainThreadUnit == host.id && $0.mode != .released }) {
             host.park()
         }
