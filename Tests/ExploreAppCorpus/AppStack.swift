@@ -46,6 +46,22 @@ final class AppStack: @unchecked Sendable {
         }
     }
 
+    /// The history an app has when it starts: `count` old notes, saved. What a list
+    /// screen shows, and reads (`browse`) before it acts: the head start that keeps a
+    /// plain run away from the bad order (Tests/ExploreAppCorpus/README.md).
+    func seedHistory(_ count: Int = 300) {
+        let seed = newBackgroundContext("history")
+        seed.performAndWait {
+            for index in 0..<count { Note(context: seed).title = "old \(index)" }
+            try! seed.save()
+        }
+    }
+
+    /// A list screen's refresh: every note fetched, `times` times (inside `context`'s queue).
+    static func browse(_ context: ManagedObjectContext, times: Int = 3) {
+        for _ in 0..<times { _ = try! context.fetch(FetchRequest<Note>()).count }
+    }
+
     /// Reads the counter and adds one, in `context`'s queue (called inside its perform).
     static func increment(in context: ManagedObjectContext) {
         let note = try! context.fetch(FetchRequest<Note>()).first { $0.title == "counter" }!
@@ -64,7 +80,7 @@ final class AppStack: @unchecked Sendable {
     }
 
     func noteCount() -> Int {
-        stored { context in try context.fetch(FetchRequest<Note>()).filter { $0.title != "counter" }.count }
+        stored { context in try context.fetch(FetchRequest<Note>()).filter { $0.title?.hasPrefix("note ") == true }.count }
     }
 
     func destroy() { try? FileManager.default.removeItem(atPath: directory) }

@@ -18,6 +18,7 @@ enum GroupCases {
     static func lostUpdate(serial: Bool) -> Never {
         let stack = AppStack()
         stack.seedCounter()
+        stack.seedHistory()
         let group = DispatchGroup()
         let queue = serial ? DispatchQueue(label: "sync") : DispatchQueue.global()
         for name in ["a", "b"] {
@@ -25,7 +26,7 @@ enum GroupCases {
                 let context = stack.newBackgroundContext(name)
                 context.performAndWait {
                     // b refreshes its list first, as the screen it serves does.
-                    if name == "b" { _ = try! context.fetch(FetchRequest<Note>()).count }
+                    if name == "b" { AppStack.browse(context, times: 12) }
                     AppStack.increment(in: context)
                 }
             }

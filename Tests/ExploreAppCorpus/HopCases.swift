@@ -43,6 +43,7 @@ enum HopCases {
 
     static func completionHop(afterSave: Bool) -> Never {
         let stack = AppStack()
+        stack.seedHistory()
         let importer = stack.newBackgroundContext("importer")
         let view = stack.viewContext
         func importNotes(completion: @escaping @Sendable () -> Void) {
@@ -58,8 +59,10 @@ enum HopCases {
             }
         }
         importNotes {
-            // Main-queue code: the view context is the main queue's.
-            let shown = try! view.fetch(FetchRequest<Note>()).count
+            // Main-queue code: the view context is the main queue's. The list reloads its
+            // sections first, then counts what the import added.
+            AppStack.browse(view)
+            let shown = try! view.fetch(FetchRequest<Note>()).filter { $0.title?.hasPrefix("note ") == true }.count
             finish(shown == 3, "the list showed \(shown) notes after the import of 3 finished", stack: stack)
         }
         dispatchMain()
@@ -67,6 +70,7 @@ enum HopCases {
 
     static func semaphoreHandoff(signalAfterSave: Bool) -> Never {
         let stack = AppStack()
+        stack.seedHistory()
         let ready = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {
             let importer = stack.newBackgroundContext("importer")
@@ -82,6 +86,8 @@ enum HopCases {
             }
         }
         ready.wait()
+        let reader = stack.newBackgroundContext("screen")
+        reader.performAndWait { AppStack.browse(reader) }  // the screen refreshes, then counts
         let count = stack.noteCount()
         finish(count == 2, "the main thread read \(count) notes after the import of 2 signalled", stack: stack)
     }
@@ -92,7 +98,7 @@ enum HopCases {
         let importer = stack.newBackgroundContext("importer")
         @Sendable func search() {
             DispatchQueue.main.asyncAfter(deadline: .now() + 0.3) {
-                let found = try! view.fetch(FetchRequest<Note>()).count
+                let found = try! view.fetch(FetchRequest<Note>()).filter { $0.title?.hasPrefix("note ") == true }.count
                 finish(found == 1, "the debounced search found \(found) notes; the import saved 1", stack: stack)
             }
         }

@@ -47,10 +47,17 @@ enum TaskCases {
     static func taskIncrements(oneContext: Bool) -> Never {
         let stack = AppStack()
         stack.seedCounter()
+        stack.seedHistory()
         let shared = stack.newBackgroundContext("shared")
         Task {
             let first = Task { let context = oneContext ? shared : stack.newBackgroundContext("a"); await context.perform { AppStack.increment(in: context) } }
-            let second = Task { let context = oneContext ? shared : stack.newBackgroundContext("b"); await context.perform { AppStack.increment(in: context) } }
+            let second = Task {
+                let context = oneContext ? shared : stack.newBackgroundContext("b")
+                await context.perform {
+                    AppStack.browse(context, times: 12)  // b's screen refreshes first
+                    AppStack.increment(in: context)
+                }
+            }
             await first.value
             await second.value
             let value = stack.counterValue()

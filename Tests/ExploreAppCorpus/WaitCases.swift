@@ -100,7 +100,7 @@ enum WaitCases {
             }
         }
         group.notify(queue: .main) {
-            let count = stack.noteCount()
+            let count = stack.stored { context in try context.fetch(FetchRequest<Note>()).filter { $0.title == "remote-1" }.count }
             finish(count == 1, "remote-1 was imported \(count) times", stack: stack)
         }
         dispatchMain()
