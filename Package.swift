@@ -22,6 +22,9 @@ let package = Package(
         // For this repository's sibling packages (Fuzz/, Benchmarks/); not API.
         .library(name: "TestSupport", targets: ["TestSupport"]),
         .executable(name: "ctxdebug", targets: ["ctxdebug"]),
+        // The preload library `ctxdebug explore` puts in LD_PRELOAD of COMMAND's processes
+        // (docs/explore.md, "What is controlled"); found next to the ctxdebug binary.
+        .library(name: "CtxdebugDispatchControl", type: .dynamic, targets: ["CtxdebugDispatchControl"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -38,6 +41,10 @@ let package = Package(
         ),
         // The bottom: what every layer may import (as NIOConcurrencyHelpers is for swift-nio).
         .target(name: "CCtxdebugHelpers"),
+        // libdispatch's entry points as scheduling points, in the processes `ctxdebug explore`
+        // runs; linked by nothing (loaded with LD_PRELOAD), inert unless the runtime installs
+        // its hooks.
+        .target(name: "CtxdebugDispatchControl", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "CtxdebugHelpers", dependencies: ["CCtxdebugHelpers"]),
         .target(name: "CConcurrencyDebug", dependencies: ["CLibunwind"]),
         // Foundation-only values and formats: what reports read and write, without the runtime.
@@ -102,6 +109,12 @@ let package = Package(
             dependencies: ["ExploreCorpus", "CtxdebugHelpers", "ConcurrencyDebugTesting", "ExploreModel", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Tests/ExploreCorpusRunner"
         ),
+        // Test-only: the app-style corpus (issue 37, Tests/ExploreAppCorpus/README.md): ordering
+        // bugs written as apps write them, explored unchanged through the preload library.
+        .executableTarget(name: "ctxdebug-explore-app-corpus", dependencies: ["ManagedContext"], path: "Tests/ExploreAppCorpus", exclude: ["README.md"]),
+        // Test-only: an XCTest run whose methods wait on expectations while the UI is told on the
+        // main queue, explored unchanged (issue 37, ExploreAppCorpusTests).
+        .executableTarget(name: "ctxdebug-explore-xctest-sample", dependencies: ["ManagedContext"], path: "Tests/ExploreXCTestSample"),
         // Test-only: speaks the child side of `ctxdebug explore`'s protocol by hand, with a
         // scripted two-actor program (ExploreCommandTests); not part of `ctxdebug`.
         .executableTarget(name: "ctxdebug-explore-fake-child", path: "Tests/ExploreFakeChild"),
@@ -124,13 +137,13 @@ let package = Package(
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "ReportFormats", "ViolationModel", "ReplayModel", "ExploreModel", "TestSupport"]),
         .testTarget(
             name: "ctxdebugTests",
-            dependencies: ["ctxdebug", "ctxdebug-stress-writer", "ctxdebug-explore-fake-child", "ctxdebug-explore-sample", "ConcurrencyDebug", "ManagedContext", "CoreDataLint", "Reports", "Replay", "ExploreModel", "TestSupport"]
+            dependencies: ["ctxdebug", "ctxdebug-stress-writer", "ctxdebug-explore-fake-child", "ctxdebug-explore-sample", "ctxdebug-explore-app-corpus", "ctxdebug-explore-xctest-sample", "ConcurrencyDebug", "ManagedContext", "CoreDataLint", "Reports", "Replay", "ExploreModel", "TestSupport"]
         ),
     ]
 )
 
 // One place for the settings every Swift target shares.
-let cTargets: Set = ["CConcurrencyDebug", "CCtxdebugHelpers"]
+let cTargets: Set = ["CConcurrencyDebug", "CCtxdebugHelpers", "CtxdebugDispatchControl"]
 for target in package.targets where target.type != .system && target.type != .plugin && !cTargets.contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [
         .swiftLanguageMode(.v6),

@@ -425,9 +425,12 @@ extension ConcurrencyDebug {
     /// Returns libdispatch's own handle of `queue`, for `entering(_:dispatched:onDispatchQueue:…)`.
     @_spi(Runtime) public static func tagContextQueue(_ queue: DispatchQueue, as identity: QueueIdentity) -> UnsafeRawPointer? {
         tag(queue, as: identity)
-        return queue.sync {
-            ctxdebug_tag_current_queue(identity.rawValue)
-            return UnsafeRawPointer(ctxdebug_dispatch_current_queue())
+        // The runtime's own sync: never a point of an explored schedule.
+        return DispatchBypass.run {
+            queue.sync {
+                ctxdebug_tag_current_queue(identity.rawValue)
+                return UnsafeRawPointer(ctxdebug_dispatch_current_queue())
+            }
         }
     }
 

@@ -96,6 +96,8 @@ enum RuntimeFrames {
     /// A demangled name without the "specialization … of " and "merged " wrappers.
     static func baseName(_ function: String) -> String {
         var name = function
+        // "@objc " marks a C-callable closure (the dispatch-control hooks).
+        if name.hasPrefix("@objc ") { name.removeFirst("@objc ".count) }
         for prefix in ["merged ", "static ", "generic specialization ", "function signature specialization "] {
             if name.hasPrefix(prefix) {
                 name.removeFirst(prefix.count)

@@ -12,9 +12,12 @@ public enum ExploreStrategy: Sendable, Hashable {
     /// Probabilistic concurrency testing (Burckhardt et al., ASPLOS 2010): finds a
     /// bug of depth `depth` with a probability bounded from below in every run.
     case pct(depth: Int = 3)
+    /// Partial order sampling (Yuan, Yang and Gu, CAV 2018): each pending step keeps a
+    /// random priority until it runs.
+    case pos
     /// Every schedule with at most `bound` deviations from FIFO order, then stops.
     case delay(Int)
-    /// Rotates random, pct:2, pct:3 and delay:1.
+    /// Rotates random, pct:2, pct:3, delay:1 and pos.
     case portfolio
     /// Runs the schedule of a schedule file once, exactly (or says where it diverged).
     case replay(String)
@@ -23,6 +26,7 @@ public enum ExploreStrategy: Sendable, Hashable {
         switch self {
         case .random: .random
         case .pct(let depth): .pct(depth: depth)
+        case .pos: .pos
         case .delay(let bound): .delay(bound: bound)
         case .portfolio: .portfolio
         case .replay: nil

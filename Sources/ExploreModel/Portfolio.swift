@@ -1,12 +1,12 @@
 /// `portfolio` (the default): iteration i runs the member `i % members.count` of
-/// random, pct:2, pct:3 and delay:1; delay:1 leaves the rotation once its search is
+/// random, pct:2, pct:3, delay:1 and pos; delay:1 leaves the rotation once its search is
 /// exhausted. Every PCT member learns each run's length, whichever member ran it.
 public struct PortfolioStrategy: ExplorationStrategy {
     public private(set) var members: [any ExplorationStrategy]
     private var current = 0
 
     public init() {
-        members = [RandomStrategy(), PCTStrategy(depth: 2), PCTStrategy(depth: 3), DelayBoundedStrategy(bound: 1)]
+        members = [RandomStrategy(), PCTStrategy(depth: 2), PCTStrategy(depth: 3), DelayBoundedStrategy(bound: 1), POSStrategy()]
     }
 
     public var runName: String { members[current].runName }

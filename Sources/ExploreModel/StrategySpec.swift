@@ -1,11 +1,12 @@
 import CtxdebugHelpers
 
 /// A strategy as the CLI's `--strategy` and `CTXDEBUG_EXPLORE` name it: `random`,
-/// `pct` (depth 3), `pct:D`, `delay:K` or `portfolio`. Its `description` is the
+/// `pct` (depth 3), `pct:D`, `pos`, `delay:K` or `portfolio`. Its `description` is the
 /// canonical spelling (`pct` reads back as `pct:3`).
 public enum StrategySpec: Sendable, Hashable, CustomStringConvertible {
     case random
     case pct(depth: Int)
+    case pos
     case delay(bound: Int)
     case portfolio
 
@@ -15,7 +16,7 @@ public enum StrategySpec: Sendable, Hashable, CustomStringConvertible {
     public static let boundRange = 0...32
     /// What a spec may be, for error messages and `--help`.
     public static let accepted =
-        "random, pct (depth \(defaultPCTDepth)), pct:D (priority change depth D, \(depthRange.lowerBound) to \(depthRange.upperBound)), "
+        "random, pct (depth \(defaultPCTDepth)), pct:D (priority change depth D, \(depthRange.lowerBound) to \(depthRange.upperBound)), pos, "
         + "delay:K (every schedule with at most K deviations from FIFO, \(boundRange.lowerBound) to \(boundRange.upperBound)), portfolio"
 
     /// Reads a spec, ignoring case and the whitespace around it.
@@ -27,11 +28,12 @@ public enum StrategySpec: Sendable, Hashable, CustomStringConvertible {
         switch (name, argument) {
         case ("random", nil): self = .random
         case ("portfolio", nil): self = .portfolio
+        case ("pos", nil): self = .pos
         case ("pct", nil): self = .pct(depth: Self.defaultPCTDepth)
         case ("pct", let value?): self = .pct(depth: try Self.number(value, in: Self.depthRange, of: text, naming: "pct's depth"))
         case ("delay", let value?): self = .delay(bound: try Self.number(value, in: Self.boundRange, of: text, naming: "delay's bound"))
         case ("delay", nil): throw StrategySpecError(text: text, reason: "delay needs its bound of deviations, as in delay:2")
-        case ("random", _?), ("portfolio", _?): throw StrategySpecError(text: text, reason: "\(name) takes no argument")
+        case ("random", _?), ("portfolio", _?), ("pos", _?): throw StrategySpecError(text: text, reason: "\(name) takes no argument")
         default: throw StrategySpecError(text: text, reason: trimmed.isEmpty ? "no strategy named" : "unknown strategy")
         }
     }
@@ -40,6 +42,7 @@ public enum StrategySpec: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .random: "random"
         case .pct(let depth): "pct:\(depth)"
+        case .pos: "pos"
         case .delay(let bound): "delay:\(bound)"
         case .portfolio: "portfolio"
         }
@@ -50,6 +53,7 @@ public enum StrategySpec: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .random: RandomStrategy()
         case .pct(let depth): PCTStrategy(depth: depth)
+        case .pos: POSStrategy()
         case .delay(let bound): DelayBoundedStrategy(bound: bound)
         case .portfolio: PortfolioStrategy()
         }

@@ -277,11 +277,14 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
         let grant = explorer.acquire(self)
         defer { explorer.relinquish(self, grant) }
         if grant == .forced { return runAsOwner(body, checkQueue: false) }
-        guard concurrencyType == .mainQueue else { return queue.sync { runAsOwner(body) } }
+        // The real wait is the scheduler's (its turn was given above), the body the app's.
+        guard concurrencyType == .mainQueue else { return DispatchBypass.run { queue.sync { DispatchBypass.lifted { runAsOwner(body) } } } }
         // The main thread runs the block for the unit waiting here.
         let chain = HeldQueues.current()
         let unit = grant == .granted ? ThreadUnit.current : nil
-        queue.sync { ThreadUnit.acting(as: unit) { HeldQueues.inheriting(chain) { runAsOwner(body) } } }
+        DispatchBypass.run {
+            queue.sync { DispatchBypass.lifted { ThreadUnit.acting(as: unit) { HeldQueues.inheriting(chain) { runAsOwner(body) } } } }
+        }
     }
 
     /// A private queue waited for from the main queue, with main-queue-wait on.

@@ -1,4 +1,5 @@
 import Foundation
+import CtxdebugHelpers
 import GRDB
 
 /// Writing: permanent IDs and saves, each in one transaction, with optimistic locking
@@ -10,12 +11,12 @@ extension SQLiteStore {
             throw ManagedContextError(.readOnlyStore, "The store was opened read-only; permanent IDs need a write.", path: url.path)
         }
         do {
-            return try pool.write { db in
+            return try DispatchBypass.run { try pool.write { db in
                 let first = try nextPrimaryKey(db, entity: entity)
                 let keys = (0..<Int64(count)).map { first + $0 }
                 try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", arguments: [first + Int64(count) - 1, entityNumber(entity)])
                 return keys
-            }
+            } }
         } catch {
             throw Self.translate(error, path: url.path, doing: "reserve permanent IDs")
         }
@@ -34,7 +35,7 @@ extension SQLiteStore {
             throw ManagedContextError(.readOnlyStore, "The store was opened read-only, so the save was refused. The context keeps its changes.", path: url.path)
         }
         do {
-            return try pool.write { db in try applySave(db, changes) }
+            return try DispatchBypass.run { try pool.write { db in try applySave(db, changes) } }
         } catch {
             throw Self.translate(error, path: url.path, doing: "save")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import CtxdebugHelpers
 import GRDB
 import GRDBSQLite
 
@@ -49,7 +50,7 @@ final class SQLiteStore: Sendable {
         if fileHoldsData {
             let comparison: SchemaComparison?
             do {
-                comparison = try StoreSchema.compare(path: path, model: model)
+                comparison = try DispatchBypass.run { try StoreSchema.compare(path: path, model: model) }
             } catch {
                 throw Self.translate(error, path: path, doing: "read the store's schema")
             }
@@ -70,14 +71,14 @@ final class SQLiteStore: Sendable {
         config.prepareDatabase { db in StoreSQLFunctions.register(in: db) }
         let pool: DatabasePool
         do {
-            pool = try DatabasePool(path: path, configuration: config)
+            pool = try DispatchBypass.run { try DatabasePool(path: path, configuration: config) }
         } catch {
             throw Self.translate(error, path: path, doing: "open the store")
         }
         self.pool = pool
         if needsMigration {
             do {
-                let uuid = try pool.write { db in
+                let uuid = try DispatchBypass.run { try pool.write { db in
                     // Compared again under the write lock: what is migrated is what is there.
                     guard let layout = try StoreLayout.read(db, path: path) else {
                         throw ManagedContextError(.migrationFailed, "The store's tables disappeared while it was opened. Nothing was migrated.", path: path)
@@ -88,7 +89,7 @@ final class SQLiteStore: Sendable {
                     }
                     try LightweightMigration.apply(comparison, model: model, db: db)
                     return comparison.uuid
-                }
+                } }
                 self.identity = StoreIdentity(uuid: uuid)
                 self.entityNumbers = model.entities.map { Int64($0.index + 1) }
             } catch {
@@ -107,7 +108,7 @@ final class SQLiteStore: Sendable {
             }
             let uuid = UUID().uuidString
             do {
-                try pool.write { db in try StoreSchema.createSchema(db, model: model, uuid: uuid) }
+                try DispatchBypass.run { try pool.write { db in try StoreSchema.createSchema(db, model: model, uuid: uuid) } }
             } catch {
                 throw Self.translate(error, path: path, doing: "create the store's tables")
             }
@@ -238,7 +239,7 @@ final class SQLiteStore: Sendable {
     }
     private func read<T>(_ what: String, _ body: (Database) throws -> T) throws(ManagedContextError) -> T {
         do {
-            return try pool.read(body)
+            return try DispatchBypass.run { try pool.read(body) }  // the store is the runtime's own: not the app's dispatch
         } catch {
             throw Self.translate(error, path: url.path, doing: what)
         }
@@ -248,7 +249,7 @@ final class SQLiteStore: Sendable {
     /// Writes every page of the WAL into the main file (used before copying a store).
     func checkpoint() throws(ManagedContextError) {
         do {
-            try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+            try DispatchBypass.run { try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) } }
         } catch {
             throw Self.translate(error, path: url.path, doing: "checkpoint")
         }
@@ -257,7 +258,7 @@ final class SQLiteStore: Sendable {
     /// Writes the WAL back into the main file and closes every connection.
     func close() {
         if !isReadOnly { try? checkpoint() }
-        try? pool.close()
+        DispatchBypass.run { try? pool.close() }
     }
 }
 

@@ -177,7 +177,13 @@ final class ExploreRunner {
         if base[ConcurrencyDebug.Variable.concurrency.name] == nil { values[.concurrency] = "1" }
         if allowUncontrolled { values[.exploreAllowUncontrolled] = "1" }
         if sites { values[.exploreSites] = "1" }
-        return ConcurrencyDebug.Variable.environment(values, removing: [.exitCode], base: base)
+        var environment = ConcurrencyDebug.Variable.environment(values, removing: [.exitCode], base: base)
+        if let library = DispatchControlLibrary.path {
+            // libdispatch under the scheduler's control in every process of COMMAND that
+            // connects (inert in the others: `swift test` building first, say).
+            environment["LD_PRELOAD"] = [library, base["LD_PRELOAD"]].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: ":")
+        }
+        return environment
     }
 
     /// Empties COMMAND's output and the violation reports of the last run.
@@ -242,4 +248,23 @@ final class ExploreProcessGroups: Sendable {
             for pid in groups.live { kill(-pid, SIGKILL) }
         }
     }
+}
+
+/// The preload library that puts libdispatch under the scheduler's control in the
+/// processes `ctxdebug explore` runs (Sources/CtxdebugDispatchControl): built with the
+/// package, beside the ctxdebug binary.
+enum DispatchControlLibrary {
+    static let fileName = "libCtxdebugDispatchControl.so"
+
+    /// Its path, or nil when it was not built (then only the runtime's own points are
+    /// controlled, and `explore` says so once).
+    static let path: String? = {
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        let candidate = executable.deletingLastPathComponent().appendingPathComponent(fileName).path
+        if FileManager.default.fileExists(atPath: candidate) { return candidate }
+        FileHandle.standardError.write(Data((
+            "ctxdebug explore: \(candidate) is missing, so libdispatch is not controlled (main-queue hops, groups, semaphores, "
+                + "timers and tasks run unexplored). Build it with `swift build --product CtxdebugDispatchControl`.\n").utf8))
+        return nil
+    }()
 }

@@ -60,7 +60,7 @@ struct ExploreCommand: ParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("Which schedules to run: random, pct, pct:D, delay:K or portfolio.", valueName: "spec"))
+    @Option(help: ArgumentHelp("Which schedules to run: random, pct, pct:D, pos, delay:K or portfolio.", valueName: "spec"))
     var strategy: String = StrategySpec.portfolio.description
 
     @Option(help: ArgumentHelp("How many schedules (default 1000; unbounded with --time alone).", valueName: "n"))

@@ -23,7 +23,7 @@ struct ExploreBench: ParsableCommand {
     @Option(help: ArgumentHelp("Schedules per fixed twin.", valueName: "N"))
     var twinBudget = 10_000
 
-    @Option(help: ArgumentHelp("The strategy (random, pct:D, delay:K, portfolio).", valueName: "SPEC"))
+    @Option(help: ArgumentHelp("The strategy (random, pct:D, pos, delay:K, portfolio).", valueName: "SPEC"))
     var strategy = "portfolio"
 
     @Option(help: "The exploration's seed.")
@@ -56,6 +56,7 @@ struct ExploreBench: ParsableCommand {
         switch spec {
         case .random: .random
         case .pct(let depth): .pct(depth: depth)
+        case .pos: .pos
         case .delay(let bound): .delay(bound)
         case .portfolio: .portfolio
         }

@@ -71,10 +71,10 @@ struct SearchStrategyTests {
         #expect(!stillNot)
     }
 
-    @Test("portfolio: rotates random, pct:2, pct:3, delay:1 by iteration; delay:1 leaves when exhausted")
+    @Test("portfolio: rotates random, pct:2, pct:3, delay:1, pos by iteration; delay:1 leaves when exhausted")
     func portfolioRotation() {
         var portfolio = PortfolioStrategy()
-        #expect(portfolio.memberNames == ["random", "pct:2", "pct:3", "delay:1"])
+        #expect(portfolio.memberNames == ["random", "pct:2", "pct:3", "delay:1", "pos"])
         var names: [String] = []
         for iteration in 0..<24 {
             portfolio.beginRun(iteration: iteration, seed: ExplorationSeeds.seed(base: 1, iteration: iteration))
@@ -83,11 +83,11 @@ struct SearchStrategyTests {
             let goesOn = portfolio.endRun(trace)
             #expect(goesOn)
         }
-        #expect(Array(names[0..<4]) == ["random", "pct:2", "pct:3", "delay:1"])
-        // delay:1 has 4 schedules here: its runs are iterations 3, 7, 11, 15.
+        #expect(Array(names[0..<5]) == ["random", "pct:2", "pct:3", "delay:1", "pos"])
+        // delay:1 has 4 schedules here: its runs are iterations 3, 8, 13, 18.
         #expect(names.count { $0 == "delay:1" } == 4)
-        #expect(portfolio.memberNames == ["random", "pct:2", "pct:3"])
-        #expect(Array(names[16...]) == (16..<24).map { ["random", "pct:2", "pct:3"][$0 % 3] })
+        #expect(portfolio.memberNames == ["random", "pct:2", "pct:3", "pos"])
+        #expect(Array(names[19...]) == (19..<24).map { ["random", "pct:2", "pct:3", "pos"][$0 % 4] })
     }
 
     @Test("portfolio: the same seeds give the same schedules")

@@ -28,6 +28,32 @@ struct StrategyTests {
         }
     }
 
+    @Test("pos: the same seed gives the same choices, different seeds differ, every actor gets chosen first in some run")
+    func posIsDeterministic() throws {
+        #expect(Self.schedule(POSStrategy(), seed: 5) == Self.schedule(POSStrategy(), seed: 5))
+        #expect(Set((1...50).map { Self.schedule(POSStrategy(), seed: $0) }).count >= 20)
+        #expect(Set((1...50).map { Self.schedule(POSStrategy(), seed: $0)[0] }) == ["driver", "main", "q1", "q2"])
+        #expect(try StrategySpec(parsing: "POS ").makeStrategy() is POSStrategy)
+        #expect(StrategySpec.pos.description == "pos")
+    }
+
+    @Test("pos: a step keeps its priority until it runs, so a step that lost stays behind (BasicPOS, not random)")
+    func posKeepsPriorities() {
+        // Two actors of three steps: the driver running all three first takes 1/2 (it wins
+        // the first draw) x 2/3 (its new draw beats q1's, which lost once) x 3/4 = 1/4
+        // under POS, 1/8 under random.
+        func share(_ make: () -> some ExplorationStrategy) -> Double {
+            let runs = 4_000
+            let hits = (1...runs).count { seed in
+                var strategy = make()
+                return FakeProgram.twoByThree.run(&strategy, seed: UInt64(seed)).trace.actors == ["driver", "driver", "driver", "q1", "q1", "q1"]
+            }
+            return Double(hits) / Double(runs)
+        }
+        #expect(abs(share { POSStrategy() } - 0.25) < 0.03)
+        #expect(abs(share { RandomStrategy() } - 0.125) < 0.03)
+    }
+
     @Test("pct: the same seed gives the same choices, and different seeds differ")
     func pctIsDeterministic() {
         #expect(Self.schedule(PCTStrategy(depth: 3), seed: 11) == Self.schedule(PCTStrategy(depth: 3), seed: 11))

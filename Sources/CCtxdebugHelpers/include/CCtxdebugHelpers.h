@@ -13,4 +13,21 @@ void __tsan_release(void *addr) __attribute__((weak));
 static inline void ctxdebug_tsan_acquire(void *addr) { if (__tsan_acquire) __tsan_acquire(addr); }
 static inline void ctxdebug_tsan_release(void *addr) { if (__tsan_release) __tsan_release(addr); }
 
+// Schedule exploration's dispatch control (docs/explore.md, "What is controlled"): the
+// hooks the runtime installs in the preload library, and a per-thread count that is
+// above zero while the scheduler itself (or the runtime's store) calls libdispatch, so
+// the hooks leave those calls to the real functions.
+#include "../../CtxdebugDispatchControl/include/ctxdebug_dispatch_control.h"
+
+extern _Thread_local int ctxdebug_dispatch_bypass;
+static inline int ctxdebug_dispatch_bypassed(void) { return ctxdebug_dispatch_bypass > 0; }
+static inline void ctxdebug_dispatch_bypass_enter(void) { ctxdebug_dispatch_bypass += 1; }
+static inline void ctxdebug_dispatch_bypass_leave(void) { ctxdebug_dispatch_bypass -= 1; }
+static inline int ctxdebug_dispatch_bypass_clear(void) {
+    int saved = ctxdebug_dispatch_bypass;
+    ctxdebug_dispatch_bypass = 0;
+    return saved;
+}
+static inline void ctxdebug_dispatch_bypass_restore(int saved) { ctxdebug_dispatch_bypass = saved; }
+
 #endif

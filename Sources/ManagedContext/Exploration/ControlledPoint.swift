@@ -19,6 +19,30 @@ package enum ControlledPoint: String, Sendable, Hashable, CaseIterable {
     case fetch
     /// Waiting for every explored queue to be idle (`drain()`, the end of a run).
     case drain
+    // libdispatch's entry points, in a process whose dispatch is controlled (the preload
+    // library of `ctxdebug explore`; DispatchControl.swift).
+    /// `dispatch_async` (and barrier, group) has put a block on a dispatch queue.
+    case dispatchAsync = "dispatch-async"
+    /// `dispatch_sync` waits for a serial dispatch queue.
+    case dispatchSync = "dispatch-sync"
+    /// `dispatch_after` has set a timer of virtual time.
+    case dispatchAfter = "dispatch-after"
+    /// A timer's deadline passed (virtual time): its block goes on its queue.
+    case timerFire = "timer-fire"
+    /// A semaphore wait that would block.
+    case semaphoreWait = "semaphore-wait"
+    /// A group wait that would block.
+    case groupWait = "group-wait"
+    /// A semaphore was signalled or a group emptied, and a waiter may go on.
+    case signal
+    /// A timed wait's timeout passed (virtual time).
+    case timeout
+    /// `nanosleep`, `usleep`, `Thread.sleep`: a yield while virtual time passes.
+    case sleep
+    /// The main thread's run loop waits (XCTest's `wait(for:timeout:)`).
+    case runLoop = "run-loop"
+    /// The main thread parks in `dispatchMain()`.
+    case dispatchMain = "dispatch-main"
     /// Fine granularity only: a fault fires.
     case fault
     /// Fine granularity only: an object is refreshed.

@@ -12,6 +12,53 @@ extension ControlledScheduler {
         case awaiting
         /// In `performAndWait`, queued on the logical queue with this key.
         case waiting(String)
+        /// In a semaphore or group wait (the object's key) that would block, and whether
+        /// the schedule may let its timeout pass.
+        case blocked(String, timeout: WaitTimeout)
+        /// In a sleep: it goes on once virtual time passes (a choice of the schedule).
+        case sleeping
+        /// The main thread's run loop waits for work (XCTest's `wait(for:timeout:)`).
+        case spinning
+        /// The main thread, spinning its run loop, runs a main-queue block nested in it.
+        case hosting
+    }
+
+    /// A modelled wait's timeout: none; a short one (a second or less), whose passing is
+    /// a choice like any other; a long one (a watchdog's, a test's), which passes only
+    /// when nothing else can run.
+    enum WaitTimeout: Equatable { case none, short, long }
+
+    /// Where a queue's blocks really run.
+    enum QueueTarget {
+        /// A context's queue (or the main queue), from Swift.
+        case queue(DispatchQueue)
+        /// A libdispatch queue the app uses, seen by the preload library.
+        case dispatch(RawDispatchObject)
+
+        func submit(_ block: @escaping @Sendable () -> Void) {
+            switch self {
+            case .queue(let queue): queue.async(execute: block)
+            case .dispatch(let queue): DispatchControl.submit(block, to: queue)
+            }
+        }
+    }
+
+    /// A timer of virtual time (`dispatch_after`): when its deadline passes is a choice.
+    struct VirtualTimer {
+        let id: Int
+        let deadline: UInt64
+        /// More than a second away when set: it passes only when nothing else can run.
+        let isLong: Bool
+        let queue: RawDispatchObject
+        let block: @Sendable () -> Void
+        let addresses: [UInt]
+    }
+
+    /// A `dispatch_group_notify` block waiting for its group to empty.
+    struct PendingNotify {
+        let queue: RawDispatchObject
+        let block: @Sendable () -> Void
+        let addresses: [UInt]
     }
 
     struct UnitState {
@@ -23,6 +70,15 @@ extension ControlledScheduler {
         var forced = false
         /// The thread it runs on, for a hang's stack (StackSampler's handle).
         var thread: UInt = 0
+        /// How often virtual time passed for it (a timeout, a sleep, a run loop's wait)
+        /// while other work could run: after `earlyTimeLimit`, only when nothing else can,
+        /// so a loop that waits with a timeout or polls with a sleep cannot livelock a
+        /// strategy that keeps choosing it (PCT's fixed priorities).
+        var earlyTime = 0
+        /// The main thread's unit woke in its run loop to run a main-queue block.
+        var hosted = false
+        /// Whether its wait's timeout passed (it was chosen as a timeout).
+        var timedOut = false
         /// Where it waits to go on: what the step that resumes it says it did.
         var pendingPoint = ControlledPoint.blockStart
         var pendingAddresses: [UInt] = []
@@ -42,7 +98,7 @@ extension ControlledScheduler {
     struct QueueState {
         let key: String
         let name: String
-        let real: DispatchQueue
+        let real: QueueTarget
         var items = FIFO<QueueItem>()
         var busy = false
         /// Who holds it while busy, for a deadlock's message.
@@ -81,6 +137,17 @@ extension ControlledScheduler {
         var mainThreadWaits = false
         /// Told of each failure as it is recorded (a child of `ctxdebug explore` sends it on).
         var onFailure: (@Sendable (ControlledRunFailure) -> Void)?
+        // Dispatch control (DispatchControl.swift).
+        /// The logical queue of each serial libdispatch queue met, by address.
+        var keysByDispatchQueue: [UInt: String] = [:]
+        var timers: [VirtualTimer] = []
+        var nextTimer = 0
+        var notifies: [String: [PendingNotify]] = [:]
+        /// The unit on the main thread (its driver), if any: main-queue blocks start only
+        /// while it waits in its run loop, or after it parked in dispatchMain().
+        var mainThreadUnit: Int?
+        /// Whether some wait of the run touched a wait the scheduler does not model.
+        var touchedUncontrolledWait = false
 
         mutating func makeUnit(actor: String, scheduler: ControlledScheduler) -> ThreadUnit {
             let unit = ThreadUnit(id: nextUnit, actor: actor, scheduler: scheduler)
@@ -102,10 +169,42 @@ extension ControlledScheduler {
             }
             keysByContext[context.number] = key
             if queues[key] == nil {
-                queues[key] = QueueState(key: key, name: context.shortName, real: context.queue)
+                queues[key] = QueueState(key: key, name: context.shortName, real: .queue(context.queue))
                 queueOrder.append(key)
             }
             return key
+        }
+
+        /// The logical queue of a libdispatch queue: "main" for the main queue, the same
+        /// "qN" for every block of a serial queue, a new "qN" for each block of a
+        /// concurrent one (which may start any of its blocks).
+        mutating func queueKey(for queue: RawDispatchObject, concurrent: Bool, label: String) -> String {
+            if queue.address == DispatchControl.mainQueueAddress { return ensureMain() }
+            if !concurrent, let key = keysByDispatchQueue[queue.address] { return key }
+            privateQueues += 1
+            let key = "q\(privateQueues)"
+            if !concurrent { keysByDispatchQueue[queue.address] = key }
+            // A concurrent queue's block starts on a thread of its own (its pool may be narrower
+            // than the units parked in it); a serial queue's on the queue, as the app asked.
+            let real = concurrent ? DispatchControl.overcommitQueue ?? queue : queue
+            queues[key] = QueueState(key: key, name: label, real: .dispatch(real))
+            queueOrder.append(key)
+            return key
+        }
+
+        mutating func ensureMain() -> String {
+            if queues["main"] == nil {
+                queues["main"] = QueueState(key: "main", name: "main queue", real: .queue(DispatchQueue.main))
+                queueOrder.append("main")
+            }
+            return "main"
+        }
+
+        /// Whether the main queue's blocks can start: the main thread is no unit of the
+        /// run, or it waits in its run loop.
+        var mainQueueServed: Bool {
+            guard let id = mainThreadUnit, let unit = units[id] else { return true }
+            return unit.status == .spinning
         }
 
         mutating func append(_ item: QueueItem, to key: String) {
@@ -134,6 +233,7 @@ extension ControlledScheduler {
             }
             for (id, unit) in units.sorted(by: { $0.key < $1.key }) where unit.status != .running && unit.status != .done {
                 units[id]?.status = .running
+                if case .blocked = unit.status { units[id]?.timedOut = false }
                 if let resume = unit.pendingResume {
                     units[id]?.pendingResume = nil
                     handoffs.append(.resumeTask(resume))
@@ -142,6 +242,12 @@ extension ControlledScheduler {
                 }
             }
             vacantDriver = false
+            for timer in timers { handoffs.append(.dispatch(.dispatch(timer.queue), timer.block)) }
+            timers.removeAll()
+            for (_, pending) in notifies.sorted(by: { $0.key < $1.key }) {
+                for notify in pending { handoffs.append(.dispatch(.dispatch(notify.queue), notify.block)) }
+            }
+            notifies.removeAll()
             return handoffs
         }
     }
@@ -155,23 +261,34 @@ extension ControlledScheduler {
         /// Another parked unit goes on; the caller parks.
         case resume(DispatchSemaphore)
         /// A queued block starts on its real queue as a new unit; the caller parks.
-        case start(DispatchQueue, @Sendable () -> Void, ThreadUnit, String)
+        case start(QueueTarget, @Sendable () -> Void, ThreadUnit, String)
+        /// A main-queue block starts on the main thread, which waits in its run loop (the
+        /// host): the host wakes to run it, unless the host is the caller itself.
+        case startHosted(@Sendable () -> Void, ThreadUnit, DispatchSemaphore, hostID: Int)
         /// After control was given up: plain dispatch and wake-ups; the caller goes on.
-        case dispatch(DispatchQueue, @Sendable () -> Void)
+        case dispatch(QueueTarget, @Sendable () -> Void)
         case signal(DispatchSemaphore)
         /// The driver's awaited block ran: its task resumes (on some thread); the caller parks.
         case resumeTask(@Sendable () -> Void)
         case all([Handoff])
 
-        func perform(_ scheduler: ControlledScheduler) {
+        /// Done with the app's dispatch calls bypassing control: these are the scheduler's.
+        func perform(_ scheduler: ControlledScheduler, caller: ThreadUnit? = nil) {
+            DispatchBypass.run { performBypassed(scheduler, caller: caller) }
+        }
+
+        private func performBypassed(_ scheduler: ControlledScheduler, caller: ThreadUnit?) {
             switch self {
             case .none, .continueCaller: break
             case .resume(let semaphore), .signal(let semaphore): semaphore.signal()
             case .resumeTask(let resume): resume()
             case .start(let queue, let block, let unit, let key):
-                queue.async { scheduler.runBlock(block, as: unit, queue: key) }
-            case .dispatch(let queue, let block): queue.async(execute: block)
-            case .all(let handoffs): for handoff in handoffs { handoff.perform(scheduler) }
+                queue.submit { scheduler.runBlock(block, as: unit, queue: key) }
+            case .startHosted(let block, let unit, let host, let hostID):
+                DispatchQueue.main.async { scheduler.runBlock(block, as: unit, queue: "main") }
+                if caller?.id != hostID { host.signal() }
+            case .dispatch(let queue, let block): queue.submit(block)
+            case .all(let handoffs): for handoff in handoffs { handoff.performBypassed(scheduler, caller: caller) }
             }
         }
 
@@ -179,6 +296,7 @@ extension ControlledScheduler {
         func parksCaller(_ unit: ThreadUnit) -> Bool {
             switch self {
             case .resume, .start, .resumeTask: true
+            case .startHosted(_, _, _, let hostID): hostID != unit.id
             default: false
             }
         }
@@ -195,9 +313,11 @@ extension ControlledScheduler {
         if unit.scheduler === self, s.units[unit.id]?.status != .done {
             s.units[unit.id]?.pendingPoint = point
             s.units[unit.id]?.pendingAddresses = addresses
-            if s.units[unit.id]?.status == .ready {
+            switch s.units[unit.id]?.status {
+            case .ready?, .sleeping?, .spinning?, .blocked?:
                 s.sequence += 1
                 s.units[unit.id]?.since = s.sequence
+            default: break
             }
         }
         let candidates = enabledCandidates(s)
@@ -228,10 +348,30 @@ extension ControlledScheduler {
                 chosenPoint: picked.point, chosenContext: picked.key == "driver" ? nil : s.queues[picked.key]?.name,
                 chosenAddresses: picked.addresses))
         }
+        if candidates.count > 1 {
+            switch candidates[chosen].target {
+            case .timeout(let id): s.units[id]?.earlyTime += 1
+            case .resume(let id) where s.units[id]?.status == .sleeping || s.units[id]?.status == .spinning:
+                s.units[id]?.earlyTime += 1
+            default: break
+            }
+        }
+        if case .fire(let id) = candidates[chosen].target {
+            // Virtual time passed up to this timer's deadline: its block is on its queue
+            // now, and the choice of who runs is taken again.
+            s.fireTimer(id)
+            return decide(&s, from: unit, point: point, context: context, addresses: addresses)
+        }
         return apply(candidates[chosen].target, &s, caller: unit)
     }
 
-    enum Target { case resume(Int), start(String), grant(String) }
+    enum Target { case resume(Int), start(String), grant(String), timeout(Int), fire(Int) }
+
+    static let earlyTimeLimit = 3
+
+    /// What waits for virtual time to pass (sleeps, timers, timeouts, a run loop's wait)
+    /// comes after everything that can run now in FIFO order: a plain run is fast.
+    static let virtualTime = 1 << 40
     struct Candidate {
         var key: String
         var since: Int
@@ -244,29 +384,80 @@ extension ControlledScheduler {
     /// The actors that may run now, in canonical order: "driver", "main", "q1", "q2"...
     func enabledCandidates(_ s: State) -> [Candidate] {
         var candidates: [Candidate] = []
-        for (id, unit) in s.units where unit.status == .ready {
-            candidates.append(Candidate(
-                key: unit.actor, since: unit.since, target: .resume(id), point: unit.pendingPoint, addresses: unit.pendingAddresses))
+        var late: [Candidate] = []
+        for (id, unit) in s.units {
+            let waitsForTime: Bool
+            switch unit.status {
+            case .sleeping, .spinning, .blocked(_, timeout: .short): waitsForTime = true
+            default: waitsForTime = false
+            }
+            if waitsForTime && unit.earlyTime >= Self.earlyTimeLimit {
+                let timeout: Bool = { if case .blocked = unit.status { true } else { false } }()
+                late.append(Candidate(
+                    key: unit.actor, since: Self.virtualTime + unit.since, target: timeout ? .timeout(id) : .resume(id),
+                    point: timeout ? .timeout : unit.pendingPoint, addresses: unit.pendingAddresses))
+                continue
+            }
+            switch unit.status {
+            case .ready:
+                candidates.append(Candidate(
+                    key: unit.actor, since: unit.since, target: .resume(id), point: unit.pendingPoint, addresses: unit.pendingAddresses))
+            case .sleeping, .spinning:
+                candidates.append(Candidate(
+                    key: unit.actor, since: Self.virtualTime + unit.since, target: .resume(id), point: unit.pendingPoint,
+                    addresses: unit.pendingAddresses))
+            case .blocked(_, timeout: .short):
+                candidates.append(Candidate(
+                    key: unit.actor, since: Self.virtualTime + unit.since, target: .timeout(id), point: .timeout,
+                    addresses: unit.pendingAddresses))
+            default: break
+            }
         }
+        if let earliest = s.timers.map(\.deadline).min() {
+            // Virtual time is monotonic: only the earliest deadlines may pass next.
+            for timer in s.timers where timer.deadline == earliest {
+                let candidate = Candidate(
+                    key: "t\(timer.id)", since: Self.virtualTime + timer.id, target: .fire(timer.id), point: .timerFire,
+                    addresses: timer.addresses)
+                if timer.isLong { late.append(candidate) } else { candidates.append(candidate) }
+            }
+        }
+        for (id, unit) in s.units where isLongWait(unit.status) {
+            late.append(Candidate(
+                key: unit.actor, since: Self.virtualTime + unit.since, target: .timeout(id), point: .timeout, addresses: unit.pendingAddresses))
+        }
+        let mainServed = s.mainQueueServed
         for key in s.queueOrder {
             guard let queue = s.queues[key], !queue.busy, let head = queue.items.first else { continue }
             switch head {
             case .block(_, let addresses):
+                // A main-queue block needs the main thread free to run it.
+                if key == "main" && !mainServed { continue }
                 candidates.append(Candidate(key: key, since: queue.since, target: .start(key), point: .blockStart, addresses: addresses))
             case .waiter(let id):
                 let waiter = s.units[id]
                 candidates.append(Candidate(
-                    key: key, since: queue.since, target: .grant(key), point: .performAndWait, addresses: waiter?.pendingAddresses ?? []))
+                    key: key, since: queue.since, target: .grant(key), point: waiter?.pendingPoint ?? .performAndWait,
+                    addresses: waiter?.pendingAddresses ?? []))
             }
         }
+        // A watchdog's deadline or a long timeout passes only when nothing else can run.
+        if candidates.isEmpty { candidates = late }
         return candidates.sorted { Self.canonicalRank($0.key) < Self.canonicalRank($1.key) }
     }
 
+    func isLongWait(_ status: UnitStatus) -> Bool {
+        if case .blocked(_, timeout: .long) = status { true } else { false }
+    }
+
+    /// driver, main, q1, q2..., then timers t0, t1... (ExploreModel's ActorKey puts
+    /// every key it does not know after the queues too).
     static func canonicalRank(_ key: String) -> Int {
         switch key {
         case "driver": 0
         case "main": 1
-        default: 1 + (Int(key.dropFirst()) ?? Int.max / 2)
+        default:
+            if key.first == "t" { Int.max / 2 + (Int(key.dropFirst()) ?? 0) } else { 1 + (Int(key.dropFirst()) ?? Int.max / 4) }
         }
     }
 
@@ -290,6 +481,12 @@ extension ControlledScheduler {
             s.running = unit.id
             s.queues[key]?.busy = true
             s.queues[key]?.holder = key
+            if key == "main", let host = s.mainThreadUnit, s.units[host]?.status == .spinning {
+                // The main thread waits in its run loop: it wakes there to run the block.
+                s.units[host]?.status = .hosting
+                s.units[host]?.hosted = true
+                return .startHosted(block, unit, s.units[host]!.semaphore, hostID: host)
+            }
             return .start(s.queues[key]!.real, block, unit, key)
         case .grant(let key):
             guard case .waiter(let id)? = s.queues[key]?.items.removeFirst() else { return .none }
@@ -298,6 +495,13 @@ extension ControlledScheduler {
             s.units[id]?.status = .running
             s.running = id
             return id == caller.id ? .continueCaller : .resume(s.units[id]!.semaphore)
+        case .timeout(let id):
+            s.units[id]?.timedOut = true
+            s.units[id]?.status = .running
+            s.running = id
+            return id == caller.id ? .continueCaller : .resume(s.units[id]!.semaphore)
+        case .fire:
+            return .none  // taken in `decide`
         }
     }
 
@@ -315,6 +519,23 @@ extension ControlledScheduler {
         let waiters = live.compactMap { id, unit -> (Int, String)? in
             if case .waiting(let key) = unit.status { (id, key) } else { nil }
         }.sorted { $0.0 < $1.0 }
+        let blocked = live.compactMap { id, unit -> (String, String)? in
+            if case .blocked(let key, _) = unit.status { (unit.actor, key) } else { nil }
+        }.sorted { $0.0 < $1.0 }
+        let mainWaits = !s.mainQueueServed && s.queues["main"].map { !$0.items.isEmpty } == true
+        if waiters.isEmpty && (!blocked.isEmpty || mainWaits) {
+            // A modelled wait nothing of the run will end: the program hangs here.
+            if s.mode == .controlling {
+                var lines = blocked.map { actor, key in "\(actor) waits on \(Self.describeWaitKey(key)) that no unit of the run can signal any more" }
+                if mainWaits {
+                    let holder = s.mainThreadUnit.flatMap { s.units[$0]?.actor } ?? "?"
+                    lines.append("main-queue blocks wait for the main thread, which \(holder) keeps busy (it never returns to its run loop or dispatchMain())")
+                }
+                s.fail(ControlledRunFailure(
+                    kind: .hang, message: "hang: no unit can run: " + lines.joined(separator: "; "), step: s.steps.count))
+            }
+            return .all(s.release())
+        }
         if s.mode == .controlling {
             s.fail(ControlledRunFailure(kind: .deadlock, message: deadlockMessage(s, waiters), step: s.steps.count))
             s.mode = .aborting
@@ -328,6 +549,12 @@ extension ControlledScheduler {
         return .resume(s.units[id]!.semaphore)
     }
 
+    static func describeWaitKey(_ key: String) -> String {
+        if key.hasPrefix("semaphore:") { return "a semaphore (\(key.dropFirst("semaphore:".count)))" }
+        if key.hasPrefix("group:") { return "a dispatch group (\(key.dropFirst("group:".count)))" }
+        return key
+    }
+
     func deadlockMessage(_ s: State, _ waiters: [(Int, String)]) -> String {
         let lines = waiters.map { id, key -> String in
             let waiter = s.units[id]?.actor ?? "?"
@@ -335,7 +562,10 @@ extension ControlledScheduler {
             let holder = s.queues[key]?.holder.map { ", held by \($0)'s block" } ?? ""
             return "\(waiter) waits in performAndWait for \(name)\(holder)"
         }
-        return "deadlock: no unit can run. " + lines.joined(separator: "; ")
+        let blocked = s.units.values.compactMap { unit -> String? in
+            if case .blocked(let key, _) = unit.status { "\(unit.actor) waits on \(Self.describeWaitKey(key))" } else { nil }
+        }.sorted()
+        return "deadlock: no unit can run. " + (lines + blocked).joined(separator: "; ")
     }
 }
 
@@ -373,7 +603,8 @@ package final class ThreadUnit: @unchecked Sendable {
     /// The identity of the task running on this thread, if any.
     static var currentTask: Int? { withUnsafeCurrentTask { $0?.hashValue } }
 
-    func park() { semaphore.wait() }
+    /// Waits for the baton (the scheduler's own wait: never a point of the schedule).
+    func park() { DispatchBypass.run { semaphore.wait() } }
 
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
@@ -407,6 +638,12 @@ package final class ThreadUnit: @unchecked Sendable {
         }
         leftCount.subtract(left.count, ordering: .relaxed)
         for bits in left { Unmanaged<ThreadUnit>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).release() }
+    }
+
+    /// The unit in this thread's slot, whatever task runs (for a nested unit to restore).
+    static var slot: ThreadUnit? {
+        guard let raw = pthread_getspecific(key) else { return nil }
+        return Unmanaged<ThreadUnit>.fromOpaque(raw).takeUnretainedValue()
     }
 
     /// The unit the calling thread runs as, if any.

@@ -30,7 +30,7 @@ package final class ControlledScheduler: Sendable {
     let describesCandidates: Bool
 
     @inline(__always)
-    private func sites() -> [UInt] { capturesSites ? StackTrace.capture(maximumDepth: 24) : [] }
+    func sites() -> [UInt] { capturesSites ? StackTrace.capture(maximumDepth: 24) : [] }
 
     /// Whether the first thread that reaches a point becomes the run's driver (a
     /// process run by `ctxdebug explore`, whose driver is whatever thread uses the
@@ -177,6 +177,7 @@ package final class ControlledScheduler: Sendable {
             s.vacantDriver = false
             s.units[driver]?.thread = StackSampler.currentThread
             s.units[driver]?.task = task
+            if Thread.isMainThread { s.mainThreadUnit = driver } else if s.mainThreadUnit == driver { s.mainThreadUnit = nil }
             return ThreadUnit(id: driver, actor: unit.actor, semaphore: unit.semaphore, scheduler: self, task: task)
         }
         guard adoptsDriver && s.driver == nil && s.mode == .controlling else { return nil }
@@ -185,8 +186,15 @@ package final class ControlledScheduler: Sendable {
         return ThreadUnit(id: unit.id, actor: unit.actor, semaphore: unit.semaphore, scheduler: self, task: task)
     }
 
+    /// The main thread as the driver, when the run has none yet.
+    func adoptMainDriver(_ s: inout State) -> ThreadUnit? {
+        guard s.driver == nil && s.mode == .controlling else { return nil }
+        return makeDriver(&s)
+    }
+
     private func makeDriver(_ s: inout State) -> ThreadUnit {
         let unit = s.makeUnit(actor: "driver", scheduler: self)
+        if Thread.isMainThread { s.mainThreadUnit = unit.id }
         s.units[unit.id]?.status = .running
         s.units[unit.id]?.thread = StackSampler.currentThread
         s.running = unit.id
@@ -210,9 +218,13 @@ package final class ControlledScheduler: Sendable {
 
     /// After control was given up, a drain waits on the real queues instead.
     private func releasedDrain() {
-        let queues = state.withLock { s in s.queueOrder.compactMap { s.queues[$0]?.real } }
+        let queues = state.withLock { s in
+            s.queueOrder.compactMap { key -> DispatchQueue? in
+                if case .queue(let queue)? = s.queues[key]?.real { queue } else { nil }
+            }
+        }
         for queue in queues where !(queue === DispatchQueue.main && ConcurrencyDebug.isOnMainQueue) {
-            queue.sync {}
+            DispatchBypass.run { queue.sync {} }
         }
     }
 
@@ -241,7 +253,7 @@ package final class ControlledScheduler: Sendable {
         let addresses = sites()
         let action = state.withLock { s -> Handoff in
             if s.mode == .released {
-                return .dispatch(context.queue, block)
+                return .dispatch(.queue(context.queue), block)
             }
             let key = s.queueKey(for: context)
             s.append(.block(block, addresses), to: key)
@@ -271,9 +283,14 @@ package final class ControlledScheduler: Sendable {
         guard let unit = ThreadUnit.current, unit.scheduler === self else {
             return context.queue.async { work(); resume() }
         }
+        if DispatchControl.controls(self) {
+            // The task's continuation is resumed through libdispatch, which is controlled:
+            // the task goes on as a unit of its own, and the caller's thread goes on now.
+            return enqueue({ work(); resume() }, on: context)
+        }
         let addresses = sites()
         let action = state.withLock { s -> Handoff in
-            if s.mode == .released { return .dispatch(context.queue, { work(); resume() }) }
+            if s.mode == .released { return .dispatch(.queue(context.queue), { work(); resume() }) }
             let key = s.queueKey(for: context)
             let awaited: @Sendable () -> Void = { [self] in
                 work()
@@ -372,17 +389,34 @@ package final class ControlledScheduler: Sendable {
     /// Runs one block of a logical queue on its real queue, as the unit `unit`.
     func runBlock(_ block: @Sendable () -> Void, as unit: ThreadUnit, queue key: String) {
         state.withLock { $0.units[unit.id]?.thread = StackSampler.currentThread }
+        // A main-queue block run by the main thread in its run loop is nested in the
+        // main thread's own unit, which goes on after it.
+        let host = Thread.isMainThread ? ThreadUnit.slot : nil
         ThreadUnit.setCurrent(unit)
         block()
-        ThreadUnit.setCurrent(nil)
+        ThreadUnit.setCurrent(host)
         let action = state.withLock { s -> Handoff in
             s.units[unit.id] = nil  // done: out of every later decision
             if s.running == unit.id { s.running = nil }
             s.queues[key]?.busy = false
             s.queues[key]?.touch(&s.sequence)
+            if key == "main", let id = s.mainThreadUnit, s.units[id]?.status == .hosting {
+                s.units[id]?.status = .spinning
+                s.units[id]?.hosted = false
+                s.sequence += 1
+                s.units[id]?.since = s.sequence
+            }
             guard s.mode != .released else { return .none }
             return decide(&s, from: unit, point: .blockEnd, context: s.queues[key]?.name, addresses: [])
         }
-        action.perform(self)
+        action.perform(self, caller: host)
+        // The main thread ran this block in its run loop for its own unit, which waits
+        // there: it goes on (back into the app's code) only once the schedule chooses it,
+        // unless the schedule starts the next main-queue block, which it runs in its run
+        // loop first.
+        if case .startHosted(_, _, _, let hostID) = action, hostID == host?.id { return }
+        if let host, host.scheduler === self, state.withLock({ $0.mainThreadUnit == host.id && $0.mode != .released }) {
+            host.park()
+        }
     }
 }

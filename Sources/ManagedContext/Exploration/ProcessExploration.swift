@@ -26,6 +26,9 @@ enum ProcessExploration {
                 channel.send(["failure": ["kind": failure.kind.rawValue, "message": failure.message, "detail": failure.detailText as Any]])
             },
             chooser: { question in channel.ask(question) })
+        // libdispatch's entry points become scheduling points when `ctxdebug explore` put
+        // its preload library in this process (DispatchControl.swift).
+        DispatchControl.install(scheduler)
         Watchdog.start(scheduler, hangTimeout: settings.hangTimeout)
         Ending.install(scheduler, channel, sendsSites: settings.sendsSites)
         return scheduler

@@ -1,0 +1,520 @@
+// The preload library of `ctxdebug explore` (docs/explore.md, "What is controlled"):
+// libdispatch's entry points, and the sleeps and the run loop's wait, become scheduling
+// points of the runtime's scheduler in a process that `ctxdebug explore` runs.
+//
+// As libfaketime does: every real function is found with dlsym(RTLD_NEXT, ...) at its
+// first call (a call that comes before anything was set up simply goes to the real one),
+// and the library is inert until the runtime installs its hooks, which happens only in a
+// process connected to `ctxdebug explore` (ManagedContext's DispatchControl.swift). Until
+// then, and for every call the hooks do not take (a thread that is no unit of the run),
+// each function is one load and a tail call to libdispatch.
+#define _GNU_SOURCE
+#include "ctxdebug_dispatch_control.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <poll.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef void *queue_t;
+typedef void *block_t;
+typedef uint64_t dtime_t;
+#define TIME_NOW ((dtime_t)0)
+#define TIME_FOREVER (~(dtime_t)0)
+
+static const ctxdebug_dc_hooks *hooks;  // set once, by the runtime
+
+static inline const ctxdebug_dc_hooks *installed(void) { return __atomic_load_n(&hooks, __ATOMIC_ACQUIRE); }
+
+#define REAL(name, type)                                                              \
+    static type real_##name(void) {                                                   \
+        static type fn;                                                               \
+        type f = __atomic_load_n(&fn, __ATOMIC_RELAXED);                              \
+        if (!f) {                                                                     \
+            f = (type)dlsym(RTLD_NEXT, #name);                                        \
+            __atomic_store_n(&fn, f, __ATOMIC_RELAXED);                               \
+        }                                                                             \
+        return f;                                                                     \
+    }
+
+typedef void (*async_t)(queue_t, block_t);
+typedef void (*async_f_t)(queue_t, void *, ctxdebug_dc_function_t);
+typedef void (*after_t)(dtime_t, queue_t, block_t);
+typedef void (*after_f_t)(dtime_t, queue_t, void *, ctxdebug_dc_function_t);
+typedef void (*group_async_t)(void *, queue_t, block_t);
+typedef void (*group_async_f_t)(void *, queue_t, void *, ctxdebug_dc_function_t);
+typedef long (*wait_t)(void *, dtime_t);
+typedef long (*signal_t)(void *);
+typedef void (*leave_t)(void *);
+typedef void (*main_t)(void);
+typedef queue_t (*create_t)(const char *, void *);
+typedef queue_t (*create_target_t)(const char *, void *, queue_t);
+typedef void *(*attr_qos_t)(void *, int, int);
+typedef void *(*attr_freq_t)(void *, unsigned long);
+typedef const char *(*label_t)(queue_t);
+typedef int (*nanosleep_t)(const struct timespec *, struct timespec *);
+typedef int (*clock_nanosleep_t)(clockid_t, int, const struct timespec *, struct timespec *);
+typedef int (*usleep_t)(useconds_t);
+typedef unsigned (*sleep_t)(unsigned);
+typedef int (*epoll_wait_t)(int, struct epoll_event *, int, int);
+typedef int (*ppoll_t)(struct pollfd *, nfds_t, const struct timespec *, const sigset_t *);
+typedef int (*poll_t)(struct pollfd *, nfds_t, int);
+typedef void *(*block_copy_t)(const void *);
+typedef void (*block_release_t)(const void *);
+
+REAL(dispatch_async, async_t)
+REAL(dispatch_async_f, async_f_t)
+REAL(dispatch_barrier_async, async_t)
+REAL(dispatch_barrier_async_f, async_f_t)
+REAL(dispatch_sync, async_t)
+REAL(dispatch_sync_f, async_f_t)
+REAL(dispatch_barrier_sync, async_t)
+REAL(dispatch_barrier_sync_f, async_f_t)
+REAL(dispatch_after, after_t)
+REAL(dispatch_after_f, after_f_t)
+REAL(dispatch_group_async, group_async_t)
+REAL(dispatch_group_async_f, group_async_f_t)
+REAL(dispatch_group_notify, group_async_t)
+REAL(dispatch_group_notify_f, group_async_f_t)
+REAL(dispatch_group_enter, leave_t)
+REAL(dispatch_group_leave, leave_t)
+REAL(dispatch_group_wait, wait_t)
+REAL(dispatch_semaphore_wait, wait_t)
+REAL(dispatch_semaphore_signal, signal_t)
+REAL(dispatch_main, main_t)
+REAL(dispatch_queue_create, create_t)
+REAL(dispatch_queue_create_with_target, create_target_t)
+REAL(dispatch_queue_attr_make_with_qos_class, attr_qos_t)
+REAL(dispatch_queue_attr_make_with_autorelease_frequency, attr_freq_t)
+REAL(dispatch_queue_get_label, label_t)
+REAL(nanosleep, nanosleep_t)
+REAL(clock_nanosleep, clock_nanosleep_t)
+REAL(usleep, usleep_t)
+REAL(sleep, sleep_t)
+REAL(epoll_wait, epoll_wait_t)
+REAL(ppoll, ppoll_t)
+REAL(poll, poll_t)
+
+static void *lookup(const char *name) { return dlsym(RTLD_DEFAULT, name); }
+
+typedef dtime_t (*dispatch_time_fn)(dtime_t, int64_t);
+REAL(dispatch_time, dispatch_time_fn)
+
+/// Whether a deadline is more than a second away (or on the wall clock, or never): a
+/// watchdog's or a test's timeout rather than the app's own timing.
+static int is_long_deadline(dtime_t when) {
+    // libdispatch's encoding: bit 63 alone marks its monotonic clock (Swift's Task.sleep),
+    // bits 63 and 62 the wall clock; neither, the uptime clock.
+    if (when == TIME_FOREVER) return 1;
+    if ((when >> 62) == 3) return 1;  // the wall clock: a date, not the app's own timing
+    dtime_t now;
+    if (when >> 63) {
+        struct timespec ts;
+        clock_gettime(CLOCK_BOOTTIME, &ts);
+        when &= ~(1ull << 63);
+        now = (dtime_t)ts.tv_sec * 1000000000ull + (dtime_t)ts.tv_nsec;
+    } else {
+        now = real_dispatch_time()(TIME_NOW, 0);
+    }
+    return when > now && when - now > 1000000000ull;
+}
+
+// MARK: Blocks, as the blocks ABI lays them out (no -fblocks needed)
+
+struct block_layout {
+    void *isa;
+    int flags;
+    int reserved;
+    void (*invoke)(void *);
+};
+
+static block_copy_t block_copy;
+static block_release_t block_release;
+
+static void *copy_block(block_t block) {
+    if (!block_copy) block_copy = (block_copy_t)lookup("_Block_copy");
+    return block_copy ? block_copy(block) : NULL;
+}
+
+/// Runs a copied block once and releases it.
+static void run_block(void *copied) {
+    ((struct block_layout *)copied)->invoke(copied);
+    if (!block_release) block_release = (block_release_t)lookup("_Block_release");
+    if (block_release) block_release(copied);
+}
+
+static void drop_block(void *copied) {
+    if (!block_release) block_release = (block_release_t)lookup("_Block_release");
+    if (block_release) block_release(copied);
+}
+
+// MARK: Which queues are concurrent
+
+// The attributes that make a concurrent queue: libdispatch's own, and every attribute
+// made from one of them (with a QoS class or an autorelease frequency).
+#define MAX_CONCURRENT_ATTRS 64
+static void *concurrent_attrs[MAX_CONCURRENT_ATTRS];
+static int concurrent_attr_count;
+// The concurrent queues made so far (open addressing; a full table forgets nothing, it
+// refuses new entries, and such a queue is taken as serial).
+#define QUEUE_SLOTS 4096
+static void *concurrent_queues[QUEUE_SLOTS];
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static int active = -1;  // whether this process is explored (CTXDEBUG_EXPLORE_SOCKET set)
+
+static int is_active(void) {
+    int value = __atomic_load_n(&active, __ATOMIC_RELAXED);
+    if (value < 0) {
+        const char *socket = getenv("CTXDEBUG_EXPLORE_SOCKET");
+        value = socket && socket[0] ? 1 : 0;
+        __atomic_store_n(&active, value, __ATOMIC_RELAXED);
+    }
+    return value;
+}
+
+static int attr_is_concurrent(void *attr) {
+    if (!attr) return 0;
+    static void *base;
+    if (!base) base = lookup("_dispatch_queue_attr_concurrent");
+    if (attr == base) return 1;
+    int found = 0;
+    pthread_mutex_lock(&table_lock);
+    for (int i = 0; i < concurrent_attr_count; i++) found |= concurrent_attrs[i] == attr;
+    pthread_mutex_unlock(&table_lock);
+    return found;
+}
+
+static void remember_attr(void *attr) {
+    pthread_mutex_lock(&table_lock);
+    if (concurrent_attr_count < MAX_CONCURRENT_ATTRS) concurrent_attrs[concurrent_attr_count++] = attr;
+    pthread_mutex_unlock(&table_lock);
+}
+
+static size_t slot_of(void *queue) { return ((uintptr_t)queue >> 4) * 2654435761u % QUEUE_SLOTS; }
+
+static void remember_queue(void *queue) {
+    pthread_mutex_lock(&table_lock);
+    size_t slot = slot_of(queue);
+    for (size_t i = 0; i < QUEUE_SLOTS; i++, slot = (slot + 1) % QUEUE_SLOTS) {
+        if (concurrent_queues[slot] == NULL || concurrent_queues[slot] == queue) {
+            concurrent_queues[slot] = queue;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&table_lock);
+}
+
+static int queue_is_concurrent(void *queue) {
+    const char *label = real_dispatch_queue_get_label()(queue);
+    if (label && strncmp(label, "com.apple.root.", 15) == 0) return 1;  // the global queues
+    int found = 0;
+    pthread_mutex_lock(&table_lock);
+    size_t slot = slot_of(queue);
+    for (size_t i = 0; i < QUEUE_SLOTS && concurrent_queues[slot]; i++, slot = (slot + 1) % QUEUE_SLOTS) {
+        if (concurrent_queues[slot] == queue) {
+            found = 1;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&table_lock);
+    return found;
+}
+
+void *dispatch_queue_attr_make_with_qos_class(void *attr, int qos, int priority) {
+    void *made = real_dispatch_queue_attr_make_with_qos_class()(attr, qos, priority);
+    if (is_active() && attr_is_concurrent(attr)) remember_attr(made);
+    return made;
+}
+
+void *dispatch_queue_attr_make_with_autorelease_frequency(void *attr, unsigned long frequency) {
+    void *made = real_dispatch_queue_attr_make_with_autorelease_frequency()(attr, frequency);
+    if (is_active() && attr_is_concurrent(attr)) remember_attr(made);
+    return made;
+}
+
+queue_t dispatch_queue_create(const char *label, void *attr) {
+    queue_t queue = real_dispatch_queue_create()(label, attr);
+    if (is_active() && attr_is_concurrent(attr)) remember_queue(queue);
+    return queue;
+}
+
+queue_t dispatch_queue_create_with_target(const char *label, void *attr, queue_t target) {
+    queue_t queue = real_dispatch_queue_create_with_target()(label, attr, target);
+    if (is_active() && attr_is_concurrent(attr)) remember_queue(queue);
+    return queue;
+}
+
+// MARK: The door
+
+static const char *label_of(void *queue) { return real_dispatch_queue_get_label()(queue); }
+static void real_async(void *queue, void *context, ctxdebug_dc_function_t function) {
+    real_dispatch_async_f()(queue, context, function);
+}
+
+int ctxdebug_dispatch_control_install(const ctxdebug_dc_hooks *given, ctxdebug_dc_services *services) {
+    if (!given || !services) return 0;
+    services->async_f = real_async;
+    services->is_concurrent = queue_is_concurrent;
+    services->label = label_of;
+    services->main_queue = lookup("_dispatch_main_q");
+    typedef void *(*global_t)(long, unsigned long);
+    global_t global = (global_t)lookup("dispatch_get_global_queue");
+    services->overcommit_queue = global ? global(0x15 /* QOS_CLASS_DEFAULT */, 0x2 /* DISPATCH_QUEUE_OVERCOMMIT */) : NULL;
+    const ctxdebug_dc_hooks *expected = NULL;
+    return __atomic_compare_exchange_n(&hooks, &expected, given, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED) ? 1 : 0;
+}
+
+// MARK: Enqueue
+
+static void submit_block(queue_t queue, block_t block, int barrier) {
+    const ctxdebug_dc_hooks *h = installed();
+    if (h) {
+        void *copied = copy_block(block);
+        if (copied) {
+            if (h->async(queue, copied, run_block, barrier)) return;
+            drop_block(copied);
+        }
+    }
+    (barrier ? real_dispatch_barrier_async() : real_dispatch_async())(queue, block);
+}
+
+static void submit_function(queue_t queue, void *context, ctxdebug_dc_function_t function, int barrier) {
+    const ctxdebug_dc_hooks *h = installed();
+    if (h && h->async(queue, context, function, barrier)) return;
+    (barrier ? real_dispatch_barrier_async_f() : real_dispatch_async_f())(queue, context, function);
+}
+
+void dispatch_async(queue_t queue, block_t block) { submit_block(queue, block, 0); }
+void dispatch_async_f(queue_t queue, void *context, ctxdebug_dc_function_t function) { submit_function(queue, context, function, 0); }
+void dispatch_barrier_async(queue_t queue, block_t block) { submit_block(queue, block, 1); }
+void dispatch_barrier_async_f(queue_t queue, void *context, ctxdebug_dc_function_t function) {
+    submit_function(queue, context, function, 1);
+}
+
+void dispatch_sync(queue_t queue, block_t block) {
+    const ctxdebug_dc_hooks *h = installed();
+    if (h && h->sync_begin(queue, 0)) {
+        real_dispatch_sync()(queue, block);
+        h->sync_end(queue);
+        return;
+    }
+    real_dispatch_sync()(queue, block);
+}
+
+void dispatch_sync_f(queue_t queue, void *context, ctxdebug_dc_function_t function) {
+    const ctxdebug_dc_hooks *h = installed();
+    if (h && h->sync_begin(queue, 0)) {
+        real_dispatch_sync_f()(queue, context, function);
+        h->sync_end(queue);
+        return;
+    }
+    real_dispatch_sync_f()(queue, context, function);
+}
+
+void dispatch_barrier_sync(queue_t queue, block_t block) {
+    const ctxdebug_dc_hooks *h = installed();
+    if (h && h->sync_begin(queue, 1)) {
+        real_dispatch_barrier_sync()(queue, block);
+        h->sync_end(queue);
+        return;
+    }
+    real_dispatch_barrier_sync()(queue, block);
+}
+
+void dispatch_barrier_sync_f(queue_t queue, void *context, ctxdebug_dc_function_t function) {
+    const ctxdebug_dc_hooks *h = installed();
+    if (h && h->sync_begin(queue, 1)) {
+        real_dispatch_barrier_sync_f()(queue, context, function);
+        h->sync_end(queue);
+        return;
+    }
+    real_dispatch_barrier_sync_f()(queue, context, function);
+}
+
+void dispatch_after(dtime_t when, queue_t queue, block_t block) {
+    const ctxdebug_dc_hooks *h = installed();
+    if (h) {
+        void *copied = copy_block(block);
+        if (copied) {
+            if (h->after(when, is_long_deadline(when), queue, copied, run_block)) return;
+            drop_block(copied);
+        }
+    }
+    real_dispatch_after()(when, queue, block);
+}
+
+void dispatch_after_f(dtime_t when, queue_t queue, void *context, ctxdebug_dc_function_t function) {
+    const ctxdebug_dc_hooks *h = installed();
+    if (h && h->after(when, is_long_deadline(when), queue, context, function)) return;
+    real_dispatch_after_f()(when, queue, context, function);
+}
+
+// MARK: Groups
+
+void dispatch_group_leave(void *group);
+
+struct group_work {
+    void *group;
+    void *context;
+    ctxdebug_dc_function_t function;
+};
+
+static void run_group_work(void *raw) {
+    struct group_work *work = raw;
+    work->function(work->context);
+    void *group = work->group;
+    free(work);
+    dispatch_group_leave(group);  // the interposed one: waiters may go on
+}
+
+static int group_submit(void *group, queue_t queue, void *context, ctxdebug_dc_function_t function) {
+    const ctxdebug_dc_hooks *h = installed();
+    if (!h) return 0;
+    struct group_work *work = malloc(sizeof *work);
+    if (!work) return 0;
+    *work = (struct group_work){group, context, function};
+    real_dispatch_group_enter()(group);
+    if (!h->async(queue, work, run_group_work, 0)) real_dispatch_async_f()(queue, work, run_group_work);
+    return 1;
+}
+
+void dispatch_group_async(void *group, queue_t queue, block_t block) {
+    if (installed()) {
+        void *copied = copy_block(block);
+        if (copied) {
+            if (group_submit(group, queue, copied, run_block)) return;
+            drop_block(copied);
+        }
+    }
+    real_dispatch_group_async()(group, queue, block);
+}
+
+void dispatch_group_async_f(void *group, queue_t queue, void *context, ctxdebug_dc_function_t function) {
+    if (group_submit(group, queue, context, function)) return;
+    real_dispatch_group_async_f()(group, queue, context, function);
+}
+
+static int group_is_empty(void *group) { return real_dispatch_group_wait()(group, TIME_NOW) == 0; }
+
+void dispatch_group_notify(void *group, queue_t queue, block_t block) {
+    const ctxdebug_dc_hooks *h = installed();
+    if (h) {
+        void *copied = copy_block(block);
+        if (copied) {
+            if (h->notify(group, group_is_empty(group), queue, copied, run_block)) return;
+            drop_block(copied);
+        }
+    }
+    real_dispatch_group_notify()(group, queue, block);
+}
+
+void dispatch_group_notify_f(void *group, queue_t queue, void *context, ctxdebug_dc_function_t function) {
+    const ctxdebug_dc_hooks *h = installed();
+    if (h && h->notify(group, group_is_empty(group), queue, context, function)) return;
+    real_dispatch_group_notify_f()(group, queue, context, function);
+}
+
+void dispatch_group_leave(void *group) {
+    real_dispatch_group_leave()(group);
+    const ctxdebug_dc_hooks *h = installed();
+    if (h && group_is_empty(group)) h->wake(CTXDEBUG_DC_WAIT_GROUP, group);
+}
+
+/// A wait on a semaphore or group: the real object decides (a try that does not block);
+/// when it would block, the caller is disabled in the schedule until it is woken.
+static long controlled_wait(int kind, void *object, dtime_t timeout, wait_t real) {
+    const ctxdebug_dc_hooks *h = installed();
+    if (!h || timeout == TIME_NOW) return real(object, timeout);
+    for (;;) {
+        long result = real(object, TIME_NOW);
+        if (result == 0) return 0;
+        switch (h->wait(kind, object, timeout == TIME_FOREVER ? 0 : is_long_deadline(timeout) ? 2 : 1)) {
+        case CTXDEBUG_DC_RETRY: continue;
+        case CTXDEBUG_DC_TIMED_OUT: return result;
+        default: return real(object, timeout);
+        }
+    }
+}
+
+long dispatch_group_wait(void *group, dtime_t timeout) {
+    return controlled_wait(CTXDEBUG_DC_WAIT_GROUP, group, timeout, real_dispatch_group_wait());
+}
+
+long dispatch_semaphore_wait(void *semaphore, dtime_t timeout) {
+    return controlled_wait(CTXDEBUG_DC_WAIT_SEMAPHORE, semaphore, timeout, real_dispatch_semaphore_wait());
+}
+
+long dispatch_semaphore_signal(void *semaphore) {
+    long woke = real_dispatch_semaphore_signal()(semaphore);
+    const ctxdebug_dc_hooks *h = installed();
+    if (h) h->wake(CTXDEBUG_DC_WAIT_SEMAPHORE, semaphore);
+    return woke;
+}
+
+// MARK: The main thread, sleeps
+
+void dispatch_main(void) {
+    const ctxdebug_dc_hooks *h = installed();
+    if (h) h->main_parks();
+    real_dispatch_main()();
+    abort();  // dispatch_main does not return
+}
+
+static int is_main_thread(void) { return syscall(SYS_gettid) == getpid(); }
+
+int epoll_wait(int epfd, struct epoll_event *events, int maxevents, int timeout) {
+    const ctxdebug_dc_hooks *h = installed();
+    if (h && timeout != 0 && is_main_thread() && h->run_loop_idle()) return real_epoll_wait()(epfd, events, maxevents, 0);
+    return real_epoll_wait()(epfd, events, maxevents, timeout);
+}
+
+// The run loop's wait on Linux (CFRunLoop polls its descriptors with ppoll).
+int ppoll(struct pollfd *fds, nfds_t count, const struct timespec *timeout, const sigset_t *mask) {
+    const ctxdebug_dc_hooks *h = installed();
+    int zero = timeout && timeout->tv_sec == 0 && timeout->tv_nsec == 0;
+    if (h && !zero && is_main_thread() && h->run_loop_idle()) {
+        struct timespec now = {0, 0};
+        return real_ppoll()(fds, count, &now, mask);
+    }
+    return real_ppoll()(fds, count, timeout, mask);
+}
+
+int poll(struct pollfd *fds, nfds_t count, int timeout) {
+    const ctxdebug_dc_hooks *h = installed();
+    if (h && timeout != 0 && is_main_thread() && h->run_loop_idle()) return real_poll()(fds, count, 0);
+    return real_poll()(fds, count, timeout);
+}
+
+int nanosleep(const struct timespec *duration, struct timespec *remaining) {
+    const ctxdebug_dc_hooks *h = installed();
+    if (h && h->sleep()) {
+        if (remaining) memset(remaining, 0, sizeof *remaining);
+        return 0;
+    }
+    return real_nanosleep()(duration, remaining);
+}
+
+int clock_nanosleep(clockid_t clock, int flags, const struct timespec *duration, struct timespec *remaining) {
+    const ctxdebug_dc_hooks *h = installed();
+    if (h && h->sleep()) return 0;
+    return real_clock_nanosleep()(clock, flags, duration, remaining);
+}
+
+int usleep(useconds_t microseconds) {
+    const ctxdebug_dc_hooks *h = installed();
+    if (h && h->sleep()) return 0;
+    return real_usleep()(microseconds);
+}
+
+unsigned sleep(unsigned seconds) {
+    const ctxdebug_dc_hooks *h = installed();
+    if (h && h->sleep()) return 0;
+    return real_sleep()(seconds);
+}

@@ -1,0 +1,75 @@
+#ifndef CTXDEBUG_DISPATCH_CONTROL_H
+#define CTXDEBUG_DISPATCH_CONTROL_H
+
+// The door between the preload library (libCtxdebugDispatchControl.so, which
+// `ctxdebug explore` puts in LD_PRELOAD of the processes it runs) and the runtime's
+// scheduler (ManagedContext's DispatchControl.swift). The library replaces libdispatch's
+// entry points and forwards each to the real function found with dlsym(RTLD_NEXT, ...)
+// until the runtime installs its hooks, which it does only in a process that connected
+// to `ctxdebug explore`. Each hook returns 0 when it does not take the call (the caller
+// is no unit of the run, or the run gave up control): the library then calls the real
+// function. Included by CCtxdebugHelpers too, so both sides read one declaration.
+
+#include <stdint.h>
+
+typedef void (*ctxdebug_dc_function_t)(void *);
+
+enum {
+    CTXDEBUG_DC_WAIT_SEMAPHORE = 1,
+    CTXDEBUG_DC_WAIT_GROUP = 2,
+};
+
+enum {
+    /// The hook did not take the call: do the real thing.
+    CTXDEBUG_DC_NOT_CONTROLLED = 0,
+    /// The waiter was woken in the schedule: try the real object again.
+    CTXDEBUG_DC_RETRY = 1,
+    /// The schedule let the wait's timeout pass (virtual time).
+    CTXDEBUG_DC_TIMED_OUT = 2,
+};
+
+typedef struct ctxdebug_dc_hooks {
+    /// `dispatch_async` and friends: `function(context)` goes on `queue` as a block of the schedule.
+    int (*async)(void *queue, void *context, ctxdebug_dc_function_t function, int barrier);
+    /// `dispatch_sync`: waits, in the schedule, for `queue`; 1 when the caller then runs the
+    /// block (through the real `dispatch_sync_f`) and calls `sync_end`.
+    int (*sync_begin)(void *queue, int barrier);
+    void (*sync_end)(void *queue);
+    /// `dispatch_after`: a timer of virtual time. `is_long` when its delay is over a second
+    /// (a watchdog, a test's timeout): it passes only when nothing else can run.
+    int (*after)(uint64_t when, int is_long, void *queue, void *context, ctxdebug_dc_function_t function);
+    /// `dispatch_group_notify`: `empty` says whether the group has nothing in it now.
+    int (*notify)(void *group, int empty, void *queue, void *context, ctxdebug_dc_function_t function);
+    /// A wait on a semaphore or group that would block: disables the caller until a wake
+    /// (or, when `timed`, until the schedule lets the timeout pass; a timeout over a
+    /// second, `timed` 2, passes only when nothing else can run).
+    int (*wait)(int kind, void *object, int timed);
+    /// A semaphore was signalled, or a group became empty.
+    void (*wake)(int kind, void *object);
+    /// The caller is about to park in `dispatch_main()` for good.
+    int (*main_parks)(void);
+    /// `nanosleep` and friends: a yield that lets virtual time pass.
+    int (*sleep)(void);
+    /// The main thread's run loop is about to wait (XCTest's `wait(for:timeout:)`).
+    int (*run_loop_idle)(void);
+} ctxdebug_dc_hooks;
+
+typedef struct ctxdebug_dc_services {
+    /// The real `dispatch_async_f`.
+    void (*async_f)(void *queue, void *context, ctxdebug_dc_function_t function);
+    /// Whether `queue` is a concurrent queue (a global queue, or made with the concurrent attribute).
+    int (*is_concurrent)(void *queue);
+    const char *(*label)(void *queue);
+    void *main_queue;
+    /// A global queue that starts a thread for each block it is given (libdispatch's
+    /// overcommit root queue). A concurrent queue's blocks start there under control:
+    /// their units wait for the baton on their threads, and a width-limited pool (two
+    /// threads on two cores) would never start the block the schedule chose.
+    void *overcommit_queue;
+} ctxdebug_dc_services;
+
+/// Installs the runtime's hooks (once; later calls are ignored) and fills `services`.
+/// Returns 1 when installed.
+typedef int (*ctxdebug_dc_install_t)(const ctxdebug_dc_hooks *hooks, ctxdebug_dc_services *services);
+
+#endif

@@ -1,0 +1,258 @@
+import CCtxdebugHelpers
+import CtxdebugHelpers
+import Foundation
+
+/// One model per libdispatch primitive, as Fray keeps one per JVM primitive
+/// (docs/explore.md, "What is controlled"). Each entry is called by DispatchControl's
+/// hooks from the thread that made the call; a call from a thread that is no unit of
+/// the run, or after the run gave up control, is not taken (false, or
+/// CTXDEBUG_DC_NOT_CONTROLLED) and the library does the real thing.
+extension ControlledScheduler {
+    /// The unit the calling thread is, when the call is the run's to control.
+    private func dispatchUnit() -> ThreadUnit? {
+        if let unit = ThreadUnit.current { return unit.scheduler === self ? unit : nil }
+        // The main thread of a process run by `ctxdebug explore` is its driver from its
+        // first dispatch call on, as from its first runtime call.
+        guard adoptsDriver, Thread.isMainThread, let unit = state.withLock({ s in adoptMainDriver(&s) }) else { return nil }
+        ThreadUnit.setCurrent(unit)
+        return unit
+    }
+
+    /// `dispatch_async` (and `barrier_async`, `group_async`, a `Task`'s job): the work is
+    /// a block of the queue's logical queue; the new block may start before the caller
+    /// goes on.
+    func dispatchAsync(_ work: DispatchWork, on queue: RawDispatchObject, barrier: Bool) -> Bool {
+        guard let unit = dispatchUnit() else { return false }
+        let concurrent = DispatchControl.isConcurrent(queue)
+        let label = DispatchControl.label(queue)
+        let addresses = sites()
+        let action = state.withLock { s -> Handoff? in
+            guard s.mode != .released else { return nil }
+            let key = s.queueKey(for: queue, concurrent: concurrent, label: label)
+            s.append(.block(work.run, addresses), to: key)
+            s.units[unit.id]?.status = .ready
+            return decide(&s, from: unit, point: .dispatchAsync, context: s.queues[key]?.name, addresses: addresses)
+        }
+        guard let action else { return false }
+        action.perform(self)
+        if action.parksCaller(unit) { unit.park() }
+        return true
+    }
+
+    /// `dispatch_sync` on a serial queue: the caller waits its turn behind the blocks
+    /// already queued (as `performAndWait` does); then the real `dispatch_sync` finds the
+    /// queue idle and runs the block on the caller's thread. On a concurrent queue it is a
+    /// point only (barriers on concurrent queues are not modelled: docs/explore.md).
+    func dispatchSyncBegin(_ queue: RawDispatchObject, barrier: Bool) -> Bool {
+        guard let unit = dispatchUnit() else { return false }
+        let concurrent = DispatchControl.isConcurrent(queue)
+        let label = DispatchControl.label(queue)
+        let addresses = sites()
+        let action = state.withLock { s -> Handoff? in
+            guard s.mode != .released else { return nil }
+            if concurrent {
+                s.units[unit.id]?.status = .ready
+                return decide(&s, from: unit, point: .dispatchSync, context: label, addresses: addresses)
+            }
+            let key = s.queueKey(for: queue, concurrent: false, label: label)
+            if key == "main" && s.mainThreadUnit == unit.id { return nil }  // libdispatch traps: leave it to it
+            s.append(.waiter(unit.id), to: key)
+            s.units[unit.id]?.status = .waiting(key)
+            return decide(&s, from: unit, point: .dispatchSync, context: s.queues[key]?.name, addresses: addresses)
+        }
+        guard let action else { return false }
+        action.perform(self)
+        if action.parksCaller(unit) { unit.park() }
+        // Granted in turn, or forced to unwind a deadlock: the real dispatch_sync either way.
+        state.withLock { s in s.units[unit.id]?.forced = false }
+        return true
+    }
+
+    func dispatchSyncEnd(_ queue: RawDispatchObject) {
+        guard !DispatchControl.isConcurrent(queue) else { return }
+        state.withLock { s in
+            let key = queue.address == DispatchControl.mainQueueAddress ? "main" : s.keysByDispatchQueue[queue.address]
+            guard let key, s.queues[key]?.busy == true else { return }
+            s.queues[key]?.busy = false
+            s.queues[key]?.touch(&s.sequence)
+        }
+    }
+
+    /// `dispatch_after`: a timer of virtual time. Its deadline passes when the schedule
+    /// chooses (never before an earlier deadline); then its block goes on its queue.
+    func dispatchAfter(_ deadline: UInt64, long: Bool, _ work: DispatchWork, on queue: RawDispatchObject) -> Bool {
+        guard let unit = dispatchUnit() else { return false }
+        let addresses = sites()
+        let action = state.withLock { s -> Handoff? in
+            guard s.mode != .released else { return nil }
+            s.timers.append(VirtualTimer(id: s.nextTimer, deadline: deadline, isLong: long, queue: queue, block: work.run, addresses: addresses))
+            s.nextTimer += 1
+            s.units[unit.id]?.status = .ready
+            return decide(&s, from: unit, point: .dispatchAfter, context: DispatchControl.label(queue), addresses: addresses)
+        }
+        guard let action else { return false }
+        action.perform(self)
+        if action.parksCaller(unit) { unit.park() }
+        return true
+    }
+
+    /// `dispatch_group_notify`: the block goes on its queue when the group empties.
+    func groupNotify(_ group: RawDispatchObject, empty: Bool, _ work: DispatchWork, on queue: RawDispatchObject) -> Bool {
+        if empty { return dispatchAsync(work, on: queue, barrier: false) }
+        guard dispatchUnit() != nil else { return false }
+        let addresses = sites()
+        return state.withLock { s in
+            guard s.mode != .released else { return false }
+            s.notifies[Self.groupKey(group), default: []].append(PendingNotify(queue: queue, block: work.run, addresses: addresses))
+            return true
+        }
+    }
+
+    static func groupKey(_ group: RawDispatchObject) -> String { "group:0x" + String(group.address, radix: 16) }
+
+    /// A semaphore or group wait that would block: the caller is disabled until a signal
+    /// (or, for a timed wait, until the schedule lets its timeout pass), and others run.
+    func modelledWait(_ key: String, group: Bool, timeout: WaitTimeout) -> Int32 {
+        guard let unit = dispatchUnit() else { return Int32(CTXDEBUG_DC_NOT_CONTROLLED) }
+        let addresses = sites()
+        let action = state.withLock { s -> Handoff? in
+            guard s.mode != .released else { return nil }
+            s.units[unit.id]?.status = .blocked(key, timeout: timeout)
+            s.units[unit.id]?.timedOut = false
+            return decide(&s, from: unit, point: group ? .groupWait : .semaphoreWait, addresses: addresses)
+        }
+        guard let action else { return Int32(CTXDEBUG_DC_NOT_CONTROLLED) }
+        action.perform(self)
+        if action.parksCaller(unit) { unit.park() }
+        return state.withLock { s in
+            if s.mode == .released { return Int32(CTXDEBUG_DC_NOT_CONTROLLED) }
+            if s.units[unit.id]?.timedOut == true {
+                s.units[unit.id]?.timedOut = false
+                return Int32(CTXDEBUG_DC_TIMED_OUT)
+            }
+            return Int32(CTXDEBUG_DC_RETRY)
+        }
+    }
+
+    /// A semaphore was signalled, or a group emptied: its waiters may go on (each tries
+    /// the real object again), and a group's notify blocks go on their queues.
+    func wake(_ key: String, group: RawDispatchObject?) {
+        let unit = dispatchUnit()
+        let addresses = unit == nil ? [] : sites()
+        var pending: [PendingNotify] = []
+        if let group {
+            pending = state.withLock { s in s.notifies.removeValue(forKey: Self.groupKey(group)) ?? [] }
+        }
+        let notified = pending.map { notify -> (PendingNotify, Bool, String) in
+            (notify, DispatchControl.isConcurrent(RawDispatchObject(pointer: notify.queue.pointer)), DispatchControl.label(notify.queue))
+        }
+        let action = state.withLock { s -> Handoff? in
+            guard s.mode != .released else {
+                return .all(notified.map { Handoff.dispatch(.dispatch($0.0.queue), $0.0.block) })
+            }
+            var woke = false
+            for (id, waiter) in s.units {
+                guard case .blocked(key, _) = waiter.status else { continue }
+                s.units[id]?.status = .ready
+                s.sequence += 1
+                s.units[id]?.since = s.sequence
+                woke = true
+            }
+            for (notify, concurrent, label) in notified {
+                let target = s.queueKey(for: notify.queue, concurrent: concurrent, label: label)
+                s.append(.block(notify.block, notify.addresses), to: target)
+                woke = true
+            }
+            guard woke, let unit, s.units[unit.id] != nil else { return nil }
+            s.units[unit.id]?.status = .ready
+            return decide(&s, from: unit, point: .signal, addresses: addresses)
+        }
+        guard let action else { return }
+        action.perform(self)
+        if let unit, action.parksCaller(unit) { unit.park() }
+    }
+
+    /// The caller parks in `dispatchMain()` for good: its unit ends, and from now on the
+    /// main queue's blocks run on libdispatch's threads.
+    func mainParks() -> Bool {
+        guard let unit = dispatchUnit() else { return false }
+        ThreadUnit.setCurrent(nil)
+        let action = state.withLock { s -> Handoff in
+            s.units[unit.id] = nil  // done: out of every later decision
+            if s.running == unit.id { s.running = nil }
+            if s.mainThreadUnit == unit.id { s.mainThreadUnit = nil }
+            guard s.mode != .released else { return .none }
+            return decide(&s, from: unit, point: .dispatchMain, addresses: [])
+        }
+        action.perform(self)
+        return true
+    }
+
+    /// A sleep: the caller goes on when virtual time passes, after whatever can run now
+    /// (in FIFO order), or earlier if the schedule says so.
+    func sleepYield() -> Bool {
+        guard let unit = dispatchUnit() else { return false }
+        let action = state.withLock { s -> Handoff? in
+            guard s.mode != .released else { return nil }
+            s.units[unit.id]?.status = .sleeping
+            return decide(&s, from: unit, point: .sleep, addresses: [])
+        }
+        guard let action else { return false }
+        action.perform(self)
+        if action.parksCaller(unit) { unit.park() }
+        return true
+    }
+
+    /// The main thread's run loop is about to wait (XCTest's `wait(for:timeout:)` spins
+    /// it): the main queue's blocks may start now, on this thread; the others run; the
+    /// waiter goes on when virtual time passes. Returns true when the library should
+    /// only poll (the wait is the schedule's), false for the real wait (nothing else
+    /// can run, or not controlled).
+    func runLoopIdle() -> Bool {
+        guard let unit = dispatchUnit(), state.withLock({ $0.mainThreadUnit == unit.id }) else { return false }
+        enum Next { case real, poll, decided(Handoff), park }
+        let next = state.withLock { s -> Next in
+            guard s.mode != .released else { return .real }
+            if s.units[unit.id]?.hosted == true {
+                // Back from running a main-queue block: wait to be chosen again.
+                if s.units[unit.id]?.status == .hosting { return .poll }
+                s.units[unit.id]?.hosted = false
+                return .park
+            }
+            switch s.units[unit.id]?.status {
+            case .running?:
+                s.units[unit.id]?.status = .spinning
+                let others = enabledCandidates(s).filter { $0.key != unit.actor }
+                if others.isEmpty {
+                    // Only time can pass: the run loop's own wait, for real.
+                    s.units[unit.id]?.status = .running
+                    return .real
+                }
+                return .decided(decide(&s, from: unit, point: .runLoop, addresses: []))
+            case .hosting?: return .poll
+            default: return .park  // woken by a host's block start or chosen again
+            }
+        }
+        switch next {
+        case .real: return false
+        case .poll: return true
+        case .decided(let action):
+            action.perform(self, caller: unit)
+            if action.parksCaller(unit) { unit.park() }
+            return true
+        case .park:
+            unit.park()
+            return true
+        }
+    }
+}
+
+extension ControlledScheduler.State {
+    /// A timer's deadline passed: its block goes on its queue.
+    mutating func fireTimer(_ id: Int) {
+        guard let index = timers.firstIndex(where: { $0.id == id }) else { return }
+        let timer = timers.remove(at: index)
+        let key = queueKey(for: timer.queue, concurrent: DispatchControl.isConcurrent(timer.queue), label: DispatchControl.label(timer.queue))
+        append(.block(timer.block, timer.addresses), to: key)
+    }
+}

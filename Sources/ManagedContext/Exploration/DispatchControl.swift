@@ -1,0 +1,145 @@
+import CCtxdebugHelpers
+import CtxdebugHelpers
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The address of a libdispatch object (queue, group, semaphore) the preload library
+/// hands over.
+///
+/// `@unchecked Sendable`: it is only an address, compared and handed back to libdispatch,
+/// whose objects are thread-safe; the runtime never reads through it.
+struct RawDispatchObject: @unchecked Sendable, Hashable {
+    let pointer: UnsafeMutableRawPointer
+    var address: UInt { UInt(bitPattern: pointer) }
+}
+
+/// The runtime's side of the preload library `ctxdebug explore` loads into COMMAND
+/// (Sources/CtxdebugDispatchControl, docs/explore.md "What is controlled"): one door
+/// through which every intercepted libdispatch call reaches the process's scheduler,
+/// as Fray's RuntimeDelegate is for the JVM. Installed only in a process connected to
+/// `ctxdebug explore` whose LD_PRELOAD holds the library; otherwise nothing is installed
+/// and the library forwards every call.
+enum DispatchControl {
+    /// The scheduler the hooks serve, once installed (written once, before any hook can run).
+    nonisolated(unsafe) private static var scheduler: ControlledScheduler?
+    nonisolated(unsafe) private static var services = ctxdebug_dc_services()
+    nonisolated(unsafe) static var mainQueueAddress: UInt = 0
+    /// Where a concurrent queue's blocks start (see `ctxdebug_dc_services.overcommit_queue`).
+    nonisolated(unsafe) static var overcommitQueue: RawDispatchObject?
+
+    /// Whether `scheduler`'s libdispatch calls are controlled.
+    static func controls(_ candidate: ControlledScheduler) -> Bool { scheduler === candidate }
+
+    /// Installs the hooks for `scheduler` when the preload library is loaded. Returns
+    /// whether it was.
+    @discardableResult
+    static func install(_ scheduler: ControlledScheduler) -> Bool {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "ctxdebug_dispatch_control_install") else { return false }
+        let install = unsafeBitCast(symbol, to: ctxdebug_dc_install_t.self)
+        Self.scheduler = scheduler
+        var given = ctxdebug_dc_services()
+        guard install(&hooks, &given) == 1 else {
+            Self.scheduler = nil
+            return false
+        }
+        services = given
+        mainQueueAddress = UInt(bitPattern: given.main_queue)
+        overcommitQueue = given.overcommit_queue.map { RawDispatchObject(pointer: $0) }
+        return true
+    }
+
+    /// The hook table; static storage, so its address stays valid for the process.
+    nonisolated(unsafe) private static var hooks = ctxdebug_dc_hooks(
+        async: { queue, context, function, barrier in
+            guard let queue, let function, let scheduler = active() else { return 0 }
+            return scheduler.dispatchAsync(DispatchWork(context: context, function: function), on: object(queue), barrier: barrier != 0) ? 1 : 0
+        },
+        sync_begin: { queue, barrier in
+            guard let queue, let scheduler = active() else { return 0 }
+            return scheduler.dispatchSyncBegin(object(queue), barrier: barrier != 0) ? 1 : 0
+        },
+        sync_end: { queue in
+            guard let queue, let scheduler = Self.scheduler else { return }
+            scheduler.dispatchSyncEnd(object(queue))
+        },
+        after: { when, isLong, queue, context, function in
+            guard let queue, let function, let scheduler = active() else { return 0 }
+            return scheduler.dispatchAfter(when, long: isLong != 0, DispatchWork(context: context, function: function), on: object(queue)) ? 1 : 0
+        },
+        notify: { group, empty, queue, context, function in
+            guard let group, let queue, let function, let scheduler = active() else { return 0 }
+            return scheduler.groupNotify(
+                object(group), empty: empty != 0, DispatchWork(context: context, function: function), on: object(queue)) ? 1 : 0
+        },
+        wait: { kind, object, timed in
+            guard let object, let scheduler = active() else { return 0 }
+            return scheduler.modelledWait(waitKey(kind, object), group: kind == CTXDEBUG_DC_WAIT_GROUP, timeout: timed == 0 ? .none : timed == 2 ? .long : .short)
+        },
+        wake: { kind, object in
+            // From any thread: an uncontrolled thread's signal still ends a modelled wait.
+            guard let object, !DispatchBypass.isOn, let scheduler = Self.scheduler else { return }
+            scheduler.wake(waitKey(kind, object), group: kind == CTXDEBUG_DC_WAIT_GROUP ? Self.object(object) : nil)
+        },
+        main_parks: {
+            guard let scheduler = active() else { return 0 }
+            return scheduler.mainParks() ? 1 : 0
+        },
+        sleep: {
+            guard let scheduler = active() else { return 0 }
+            return scheduler.sleepYield() ? 1 : 0
+        },
+        run_loop_idle: {
+            guard let scheduler = active() else { return 0 }
+            return scheduler.runLoopIdle() ? 1 : 0
+        })
+
+    /// The scheduler, for a call that is the app's (not the scheduler's own, nor the store's).
+    @inline(__always)
+    private static func active() -> ControlledScheduler? {
+        DispatchBypass.isOn ? nil : scheduler
+    }
+
+    private static func object(_ pointer: UnsafeMutableRawPointer) -> RawDispatchObject { RawDispatchObject(pointer: pointer) }
+
+    private static func waitKey(_ kind: Int32, _ object: UnsafeMutableRawPointer) -> String {
+        (kind == CTXDEBUG_DC_WAIT_GROUP ? "group:0x" : "semaphore:0x") + String(UInt(bitPattern: object), radix: 16)
+    }
+
+    /// Whether `queue` may start any of its blocks (a global queue, or a concurrent one).
+    static func isConcurrent(_ queue: RawDispatchObject) -> Bool {
+        services.is_concurrent.map { $0(queue.pointer) != 0 } ?? false
+    }
+
+    static func label(_ queue: RawDispatchObject) -> String {
+        guard let text = services.label?(queue.pointer) else { return "queue" }
+        let label = String(cString: text)
+        return label.isEmpty ? "queue" : label
+    }
+
+    /// Puts `block` on `queue` with the real `dispatch_async_f`.
+    static func submit(_ block: @escaping @Sendable () -> Void, to queue: RawDispatchObject) {
+        let box = Unmanaged.passRetained(BlockBox(block)).toOpaque()
+        services.async_f?(queue.pointer, box) { raw in
+            let box = Unmanaged<BlockBox>.fromOpaque(raw!).takeRetainedValue()
+            box.block()
+        }
+    }
+
+    private final class BlockBox: Sendable {
+        let block: @Sendable () -> Void
+        init(_ block: @escaping @Sendable () -> Void) { self.block = block }
+    }
+}
+
+/// One piece of the app's work as libdispatch takes it: a function and its argument.
+///
+/// `@unchecked Sendable`: libdispatch runs the function once, on whatever thread the
+/// queue uses, which is what the app gave it to do; the context is the app's.
+struct DispatchWork: @unchecked Sendable {
+    let context: UnsafeMutableRawPointer?
+    let function: ctxdebug_dc_function_t
+
+    var run: @Sendable () -> Void { { function(context) } }
+}

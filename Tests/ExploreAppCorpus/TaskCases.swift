@@ -1,0 +1,68 @@
+import Dispatch
+import Foundation
+import ManagedContext
+
+/// Swift concurrency as apps use it over contexts: `Task { }` and `await perform`.
+enum TaskCases {
+    static let all: [AppCase] = [
+        AppCase(
+            name: "task-unawaited-import",
+            summary: "a Task imports with await perform; the caller sleeps 50 ms instead of awaiting it, then counts",
+            run: { unawaitedImport(awaits: false) }),
+        AppCase(
+            name: "task-unawaited-import-fixed",
+            summary: "the caller awaits the task's value",
+            run: { unawaitedImport(awaits: true) }),
+        AppCase(
+            name: "task-lost-update",
+            summary: "two Tasks each await a read-increment-save perform on contexts of their own",
+            run: { taskIncrements(oneContext: false) }),
+        AppCase(
+            name: "task-lost-update-fixed",
+            summary: "both Tasks increment through one context, whose queue runs them one after the other",
+            run: { taskIncrements(oneContext: true) }),
+    ]
+
+    static func unawaitedImport(awaits: Bool) -> Never {
+        let stack = AppStack()
+        let importer = stack.newBackgroundContext("importer")
+        Task {
+            let job = Task {
+                try await importer.perform {
+                    HopCases.insertNotes(2, in: importer)
+                    try importer.save()
+                }
+            }
+            if awaits {
+                try await job.value
+            } else {
+                try await Task.sleep(nanoseconds: 50_000_000)
+            }
+            let count = stack.noteCount()
+            finish(count == 2, "counted \(count) notes after the import of 2", stack: stack)
+        }
+        dispatchMain()
+    }
+
+    static func taskIncrements(oneContext: Bool) -> Never {
+        let stack = AppStack()
+        stack.seedCounter()
+        stack.seedHistory()
+        let shared = stack.newBackgroundContext("shared")
+        Task {
+            let first = Task { let context = oneContext ? shared : stack.newBackgroundContext("a"); await context.perform { AppStack.increment(in: context) } }
+            let second = Task {
+                let context = oneContext ? shared : stack.newBackgroundContext("b")
+                await context.perform {
+                    AppStack.browse(context, times: 12)  // b's screen refreshes first
+                    AppStack.increment(in: context)
+                }
+            }
+            await first.value
+            await second.value
+            let value = stack.counterValue()
+            finish(value == 2, "two increments left the counter at \(value)", stack: stack)
+        }
+        dispatchMain()
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `ctxdebug explore` on code as people write it (issue 37): the BUILT `ctxdebug`
+/// explores the BUILT app-style corpus (Tests/ExploreAppCorpus), unchanged, through the
+/// preload library. A fixed seed and
+/// a small budget: each bug is found, replayed 3 of 3 and minimized; each fixed twin
+/// passes its budget. The full measurement (found within 1,000, 10,000 schedules of each
+/// twin) is `Scripts/explore-app-corpus` (docs/benchmarks.md).
+@Suite("ctxdebug explore on app-style code (built binaries, preload library)")
+struct ExploreAppCorpusTests {
+    static func corpus() throws -> String { try CLI.product("ctxdebug-explore-app-corpus") }
+
+    static func requireLibrary() throws {
+        let library = CLI.productsDirectory.appendingPathComponent("libCtxdebugDispatchControl.so").path
+        try #require(
+            FileManager.default.fileExists(atPath: library),
+            "\(library) is not built: `swift build --build-tests` builds it (or `swift build --product CtxdebugDispatchControl`)")
+    }
+
+    static func explore(_ arguments: [String], _ command: [String], in directory: TempDirectory) throws -> CommandRun {
+        try requireLibrary()
+        return try CLI.ctxdebug(
+            ["explore", "--seed", "1", "--schedule-dir", "schedules", "--json", "report.json"] + arguments + ["--"] + command,
+            in: directory.url)
+    }
+
+    static func report(_ directory: TempDirectory) throws -> [String: Any] {
+        try #require(JSONSerialization.jsonObject(with: Data(contentsOf: directory.file("report.json"))) as? [String: Any])
+    }
+
+    @Test(
+        "an app-style bug is found, replayed 3 of 3, minimized, and its schedule replays",
+        arguments: [
+            "group-lost-update", "main-hop-before-save", "semaphore-handoff", "debounce-before-save", "task-unawaited-import",
+            "semaphore-timeout-ignored",
+        ])
+    func bugIsFound(name: String) throws {
+        let directory = TempDirectory("explore-app-\(name)")
+        let run = try Self.explore(["--iterations", "100"], [try Self.corpus(), name], in: directory)
+        #expect(run.status == 1, "\(run)")
+        let failure = try #require(try Self.report(directory)["failure"] as? [String: Any], "\(run)")
+        #expect(failure["kind"] as? String == "assertion", "\(run.stdout)")
+        #expect((failure["detail"] as? String)?.contains("assertion failed") == true, "\(failure)")
+        #expect(failure["replaysConfirmed"] as? Int == 3, "\(run.stdout)")
+        #expect(failure["reproducible"] as? Bool == true)
+        let path = try #require(failure["schedulePath"] as? String)
+        let replay = try CLI.ctxdebug(["explore", "--replay", path, "--", try Self.corpus(), name], in: directory.url)
+        #expect(replay.status == 1, "the schedule fails again: \(replay)")
+        #expect(replay.stdout.contains("3 of 3"), "\(replay.stdout)")
+    }
+
+    @Test(
+        "a fixed twin passes its budget",
+        arguments: [
+            "group-lost-update-fixed", "main-hop-before-save-fixed", "semaphore-handoff-fixed", "debounce-before-save-fixed",
+            "semaphore-timeout-ignored-fixed",
+        ])
+    func twinPasses(name: String) throws {
+        let directory = TempDirectory("explore-app-\(name)")
+        let run = try Self.explore(["--iterations", "20"], [try Self.corpus(), name], in: directory)
+        #expect(run.status == 0, "\(run)")
+        #expect(run.stdout.contains("no failure in 20 schedules"), "\(run.stdout)")
+    }
+}
