@@ -1,5 +1,5 @@
 public import Foundation
-import ReportFormats
+public import ReportFormats
 
 /// The findings of an earlier run, read from the SARIF file it wrote, so that a run
 /// reports only what is new. A finding matches on its rule id, its path and its

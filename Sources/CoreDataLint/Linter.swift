@@ -1,3 +1,4 @@
+public import ReportFormats
 import CtxdebugHelpers
 import Dispatch
 import Foundation
@@ -200,10 +201,11 @@ struct ParsedFile {
         guard !pending.isEmpty else { return [] }
         let lines = self.lines ?? LineTable(text)
         let suppressions = Suppressions(text: text)
-        return pending.compactMap { finding in
+        // Suppressed findings go first: a rule silenced on a line leaves the bug to the other.
+        let located = pending.map { ($0, line: lines.line(of: $0.position.utf8Offset)) }.filter { !suppressions.isSuppressed($0.0.ruleID, line: $0.line) }
+        return OneFindingPerBug.merge(located).map { finding, line in
             let offset = finding.position.utf8Offset
-            let line = lines.line(of: offset), lineStart = lines.start(ofLine: line)
-            guard !suppressions.isSuppressed(finding.ruleID, line: line) else { return nil }
+            let lineStart = lines.start(ofLine: line)
             return Finding(
                 ruleID: finding.ruleID, path: path, line: line, column: offset - lineStart + 1,
                 message: finding.message, fix: finding.fix, snippet: sourceLine(startingAt: lineStart))

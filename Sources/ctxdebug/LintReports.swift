@@ -11,18 +11,10 @@ extension LintRun {
         skipped: [LintError] = [], root: String, commandLine: String, exitStatus: Int32
     ) -> LintRun {
         LintRun(
-            findings: findings.map { LintRun.Finding($0) }, baselinedCount: baselinedCount,
+            findings: findings, baselinedCount: baselinedCount,
             rules: rules.compactMap(RuleCatalog.description(of:)).map(LintRun.Rule.init), fileCount: fileCount,
             lineCount: lineCount, errors: errors.map(LintRun.Problem.init), skipped: skipped.map(LintRun.Problem.init), root: root,
             commandLine: commandLine, exitStatus: exitStatus)
-    }
-}
-
-extension LintRun.Finding {
-    init(_ finding: CoreDataLint.Finding) {
-        self.init(
-            ruleID: finding.ruleID, path: finding.path, line: finding.line, column: finding.column, message: finding.message,
-            fix: finding.fix, snippet: finding.snippet, fingerprint: finding.fingerprint)
     }
 }
 

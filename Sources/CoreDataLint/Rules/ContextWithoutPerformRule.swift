@@ -82,7 +82,8 @@ final class ContextWithoutPerformRule: LintRule {
         let member = access.declName.baseName.text
         switch walker.resolve(base) {
         case .context(let context) where CoreDataAPI.contextStateProperties.contains(member):
-            guard context.queue == .private, isOutside(context, walker) else { return }
+            // A setter is thread-safe (Apple's documented exception); a getter is a use.
+            guard context.queue == .private, !Expressions.isAssignmentTarget(access), isOutside(context, walker) else { return }
             report(walker, at: access.declName, doing: "\(member) of \(context.described)", on: context)
         case .managedObject(let object) where !object.isCollection && !CoreDataAPI.queueFreeObjectMembers.contains(member)
             && !CoreDataAPI.synchronousClosureMethods.contains(member):

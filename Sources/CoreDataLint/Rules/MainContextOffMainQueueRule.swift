@@ -78,7 +78,7 @@ final class MainContextOffMainQueueRule: LintRule {
 
     func memberAccess(_ access: MemberAccessExprSyntax, _ walker: SemanticWalker) {
         guard let base = access.base, CoreDataAPI.contextStateProperties.contains(access.declName.baseName.text),
-            let context = walker.context(base), isOffMain(context, walker)
+            !Expressions.isAssignmentTarget(access), let context = walker.context(base), isOffMain(context, walker)
         else { return }
         report(walker, at: access.declName, doing: "\(access.declName.baseName.text) of \(context.described)", on: context)
     }

@@ -19,6 +19,12 @@ struct ClosurePlacement {
             frame = outer  // `{ ... }()` runs right here.
             return
         }
+        if Self.isMainActorClosure(closure) {
+            frame.queue = .main
+            frame.taskInherits = true
+            frame.reason = "the closure is @MainActor"
+            return
+        }
         guard let (call, label) = Self.call(receiving: closure) else { return }
         if Self.isButtonAction(call, label: label) {
             frame.queue = .main
@@ -26,9 +32,32 @@ struct ClosurePlacement {
             frame.functionName = "a SwiftUI Button action"
             return
         }
+        if Self.isTaskInit(call) {
+            // `Task { }` runs where the code around it is isolated: on the main actor in
+            // @MainActor code, off every actor in a nonisolated async function or an
+            // actor's method; elsewhere it cannot be told.
+            if outer.taskInherits {
+                frame.queue = outer.queue
+                frame.reason = outer.reason
+                frame.taskInherits = true
+            }
+            return
+        }
         guard let member = call.calledExpression.as(MemberAccessExprSyntax.self) else { return }
         let method = member.declName.baseName.text
         let base = member.base.map(Expressions.unwrapped)
+        if method == "loadPersistentStores", !walker.addsStoresAsynchronously {
+            // The completion handler runs on the calling thread, before the call returns,
+            // unless a store description sets shouldAddStoreAsynchronously.
+            frame = outer
+            return
+        }
+        if method == "scheduledTimer", base.flatMap(Expressions.lastName) == "Timer" {
+            // A timer scheduled on the current run loop fires there: the main run loop's
+            // when scheduled from the main queue; a background thread rarely runs one.
+            if outer.queue == .main { frame.queue = .main; frame.reason = outer.reason }
+            return
+        }
         if CoreDataAPI.synchronousClosureMethods.contains(method) {
             frame = outer
             if let base, case .managedObject(var object) = walker.resolve(base), object.isCollection {
@@ -37,7 +66,7 @@ struct ClosurePlacement {
             }
             return
         }
-        if let queue = Self.callbackQueue(method: method, base: base, call: call) {
+        if let queue = Self.callbackQueue(method: method, base: base, call: call) ?? Self.callbackQueue(method: method, resolved: base.flatMap(walker.resolve)) {
             frame.queue = queue
             return
         }
@@ -51,6 +80,14 @@ struct ClosurePlacement {
             }
         case "detached" where base.flatMap(Expressions.lastName) == "Task":
             frame.queue = .background("the thread of a detached task (Task.detached)")
+            frame.taskInherits = true
+        case "run" where base.flatMap(Expressions.lastName) == "MainActor":
+            frame.queue = .main
+            frame.taskInherits = true
+            frame.reason = "MainActor.run runs its closure on the main actor"
+        case "addTask", "addTaskUnlessCancelled":
+            frame.queue = .background("a task group's child task (addTask)")
+            frame.taskInherits = true
         case "perform", "performAndWait":
             guard let context = walker.context(base) else { return }
             frame.queue = .context(context)
@@ -64,11 +101,23 @@ struct ClosurePlacement {
             frame.queue = .context(context)
             firstParameter = .context(context)
         case "addObserver":
-            guard let name = Expressions.argument("forName", of: call),
-                CoreDataAPI.didSaveNotifications.contains(Expressions.lastName(name) ?? "")
-            else { return }
+            guard let name = Expressions.argument("forName", of: call) else { return }
+            let queue = Expressions.argument("queue", of: call).map(Expressions.unwrapped)
+            guard CoreDataAPI.didSaveNotifications.contains(Expressions.lastName(name) ?? "") else {
+                // Any other notification: its observer runs on the queue it names, `.main`
+                // or a new OperationQueue; with `queue: nil`, on the posting thread, which
+                // the linter cannot tell.
+                if let queue, Self.isMainQueue(queue) {
+                    frame.queue = .main
+                } else if let queue, let made = queue.as(FunctionCallExprSyntax.self), Self.isNewOperationQueue(made) {
+                    frame.queue = .background("the observer's queue '\(Expressions.text(queue))'")
+                } else if let queue, case .operationQueue(let name) = walker.resolve(queue) {
+                    frame.queue = .background("the observer's queue '\(name)'")
+                }
+                return
+            }
             frame.isDidSaveObserver = true
-            frame.queue = Self.observerQueue(Expressions.argument("queue", of: call).map(Expressions.unwrapped))
+            frame.queue = Self.observerQueue(queue)
         default:
             return
         }
@@ -88,12 +137,15 @@ struct ClosurePlacement {
 
     static func shape(of closure: ClosureExprSyntax) -> Shape {
         if let call = closure.parent?.as(FunctionCallExprSyntax.self), call.calledExpression.id == closure.id { return .here }
+        if isMainActorClosure(closure) { return .main }
         guard let (call, label) = call(receiving: closure) else { return .elsewhere }
         if isButtonAction(call, label: label) { return .main }
         guard let member = call.calledExpression.as(MemberAccessExprSyntax.self) else { return .elsewhere }
         let method = member.declName.baseName.text
         let base = member.base.map(Expressions.unwrapped)
         if CoreDataAPI.synchronousClosureMethods.contains(method) { return .here }
+        if method == "run", base.flatMap(Expressions.lastName) == "MainActor" { return .main }
+        if method == "addTask" || method == "addTaskUnlessCancelled" { return .background }
         switch callbackQueue(method: method, base: base, call: call) ?? (["async", "asyncAfter", "sync"].contains(method) ? base.flatMap(dispatchQueue) : nil) {
         case .main: return .main
         case .background: return .background
@@ -114,11 +166,42 @@ struct ClosurePlacement {
         }
         if method == "addOperation" {
             if isMainQueue(base) { return .main }
-            if let made = base.as(FunctionCallExprSyntax.self), Expressions.lastName(made.calledExpression) == "OperationQueue" {
+            if let made = base.as(FunctionCallExprSyntax.self), isNewOperationQueue(made) {
                 return .background("an OperationQueue operation")
             }
         }
         return nil
+    }
+
+    /// The same, from what the receiver holds: a session the code made
+    /// (`URLSession(configuration:)`, or with a `delegateQueue:`), an operation queue it
+    /// made (`let queue = OperationQueue()`).
+    private static func callbackQueue(method: String, resolved: Value?) -> ExecutionQueue? {
+        switch (method, resolved) {
+        case ("dataTask", .urlSession(let delegateQueue)?), ("downloadTask", .urlSession(let delegateQueue)?),
+            ("uploadTask", .urlSession(let delegateQueue)?):
+            return delegateQueue
+        case ("addOperation", .operationQueue(let name)?), ("addBarrierBlock", .operationQueue(let name)?):
+            return .background("an operation of the OperationQueue \(name)")
+        default:
+            return nil
+        }
+    }
+
+    /// `OperationQueue()`: a queue of the app's own, off the main queue.
+    static func isNewOperationQueue(_ call: FunctionCallExprSyntax) -> Bool {
+        Expressions.lastName(call.calledExpression) == "OperationQueue" && call.arguments.isEmpty && call.trailingClosure == nil
+    }
+
+    /// `{ @MainActor in … }`.
+    static func isMainActorClosure(_ closure: ClosureExprSyntax) -> Bool {
+        guard let attributes = closure.signature?.attributes, !attributes.isEmpty else { return false }
+        return Attributes.has("MainActor", in: attributes)
+    }
+
+    /// `Task { }`, `Task(priority: …) { }`: an unstructured task, not a detached one.
+    static func isTaskInit(_ call: FunctionCallExprSyntax) -> Bool {
+        call.calledExpression.as(DeclReferenceExprSyntax.self)?.baseName.text == "Task"
     }
 
     /// The call a closure is an argument or a trailing closure of, with its label.
@@ -170,7 +253,7 @@ struct ClosurePlacement {
     }
 
     /// `DispatchQueue.main`, `OperationQueue.main`, `.main`.
-    private static func isMainQueue(_ expression: ExprSyntax) -> Bool {
+    static func isMainQueue(_ expression: ExprSyntax) -> Bool {
         guard let member = expression.as(MemberAccessExprSyntax.self), member.declName.baseName.text == "main" else { return false }
         guard let base = member.base else { return true }
         return ["DispatchQueue", "OperationQueue"].contains(Expressions.lastName(base) ?? "")

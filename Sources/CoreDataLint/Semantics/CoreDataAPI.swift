@@ -4,15 +4,23 @@ enum CoreDataAPI {
     static let managedObjectType = "NSManagedObject"
 
     /// Context methods that read or change the context's state: they must run on its queue.
+    /// Apple's NSManagedObjectContext reference ("Concurrency") names two exceptions only:
+    /// setter methods, which are thread-safe, and any method of a main-queue context
+    /// called on the main thread.
     static let contextMethods: Set<String> = [
         "fetch", "count", "save", "insert", "delete", "object", "existingObject", "registeredObject", "reset",
         "rollback", "refresh", "refreshAllObjects", "obtainPermanentIDs", "execute", "processPendingChanges",
-        "undo", "redo",
+        "undo", "redo", "mergeChanges", "assign", "setQueryGenerationFrom", "detectConflicts", "shouldHandleInaccessibleFault",
     ]
 
-    /// Context properties that read its state.
+    /// Context properties whose getter reads its state: a use on its queue. Their setters
+    /// are Apple's documented exception (thread-safe), and `name`, `parent` and
+    /// `concurrencyType` (and `persistentStoreCoordinator`, which only a setup reads) are
+    /// not here: the runtime's checker exempts them too.
     static let contextStateProperties: Set<String> = [
-        "hasChanges", "insertedObjects", "updatedObjects", "deletedObjects", "registeredObjects",
+        "hasChanges", "insertedObjects", "updatedObjects", "deletedObjects", "registeredObjects", "userInfo", "undoManager",
+        "mergePolicy", "stalenessInterval", "automaticallyMergesChangesFromParent", "retainsRegisteredObjects",
+        "shouldDeleteInaccessibleFaults", "propagatesDeletesAtEndOfEvent", "queryGenerationToken", "transactionAuthor",
     ]
 
     /// Members of a managed object that may be read on any queue.

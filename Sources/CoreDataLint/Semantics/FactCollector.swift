@@ -65,7 +65,8 @@ final class FactCollector: SyntaxVisitor {
 
     // MARK: Types
 
-    private func enterType(_ name: String, attributes: AttributeListSyntax, inheritance: InheritanceClauseSyntax?) {
+    private func enterType(_ name: String, attributes: AttributeListSyntax, inheritance: InheritanceClauseSyntax?, declares: Bool = true) {
+        if declares { facts.declaredTypes.insert(name) }
         let inherited = inheritance?.inheritedTypes.compactMap { TypeNames.base(of: $0.type) } ?? []
         if !inherited.isEmpty { facts.conformances[name, default: []] += inherited }
         let isMainActor = Attributes.has("MainActor", in: attributes) || facts.mainActorTypes.contains(name)
@@ -91,6 +92,7 @@ final class FactCollector: SyntaxVisitor {
     override func visitPost(_ node: StructDeclSyntax) { types.removeLast() }
 
     override func visit(_ node: ActorDeclSyntax) -> SyntaxVisitorContinueKind {
+        facts.actorTypes.insert(node.name.text)
         enterType(node.name.text, attributes: node.attributes, inheritance: node.inheritanceClause)
         return .visitChildren
     }
@@ -112,7 +114,9 @@ final class FactCollector: SyntaxVisitor {
     override func visitPost(_ node: ProtocolDeclSyntax) { types.removeLast() }
 
     override func visit(_ node: ExtensionDeclSyntax) -> SyntaxVisitorContinueKind {
-        enterType(TypeNames.base(of: node.extendedType) ?? node.extendedType.trimmedDescription, attributes: node.attributes, inheritance: node.inheritanceClause)
+        enterType(
+            TypeNames.base(of: node.extendedType) ?? node.extendedType.trimmedDescription, attributes: node.attributes, inheritance: node.inheritanceClause,
+            declares: false)
         return .visitChildren
     }
 
@@ -133,6 +137,7 @@ final class FactCollector: SyntaxVisitor {
         }
         for binding in node.bindings {
             guard let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text else { continue }
+            if name == "unownedExecutor", let type = types.last?.name { facts.customExecutorTypes.insert(type) }
             if var declaration = contextDeclaration(name, binding, in: node) {
                 declaration.type = types.last?.name
                 declaration.isRequirement = node.parent?.parent?.parent?.parent?.is(ProtocolDeclSyntax.self) == true
@@ -191,8 +196,10 @@ final class FactCollector: SyntaxVisitor {
                     name: name, firstLabel: node.signature.parameterClause.parameters.first?.firstName.text, type: type?.name,
                     isIBAction: Attributes.has("IBAction", in: node.attributes),
                     isMainActor: Attributes.has("MainActor", in: node.attributes) || type?.isMainActor == true,
-                    isCalledFromOutside: modifiers.contains("override") || Attributes.has("objc", in: node.attributes),
-                    place: place(node.name)))
+                    isCalledFromOutside: modifiers.contains("override") || Attributes.has("objc", in: node.attributes)
+                        || Attributes.has("Test", in: node.attributes),
+                    isStatic: modifiers.contains("static") || modifiers.contains("class"),
+                    isAsync: node.signature.effectSpecifiers?.asyncSpecifier != nil, place: place(node.name)))
         }
         if let returned = node.signature.returnClause?.type {
             readReturnType(returned, of: node)
@@ -202,6 +209,9 @@ final class FactCollector: SyntaxVisitor {
         for parameter in parameters where TypeNames.base(of: parameter.type) == CoreDataAPI.contextType {
             contextParameters[(parameter.secondName ?? parameter.firstName).text] = parameter.firstName.text
         }
+        if !contextParameters.isEmpty, let returned = node.signature.returnClause?.type, let body = node.body {
+            recordObjectReturn(name, returned, contextParameters, body)
+        }
         functions.append((name, Set(parameters.map { ($0.secondName ?? $0.firstName).text }), contextParameters))
         letValues.append([:])
         return .visitChildren
@@ -210,6 +220,26 @@ final class FactCollector: SyntaxVisitor {
     override func visitPost(_ node: FunctionDeclSyntax) {
         functions.removeLast()
         letValues.removeLast()
+    }
+
+    /// A function returning objects of a type by name, whose body fetches or looks up
+    /// objects from one of its context parameters.
+    private func recordObjectReturn(_ name: String, _ returned: TypeSyntax, _ parameters: [String: String], _ body: CodeBlockSyntax) {
+        let element = TypeNames.element(of: returned)
+        guard let type = element ?? TypeNames.base(of: returned), type.first?.isUppercase == true,
+            type != CoreDataAPI.contextType, !type.hasPrefix("NSFetchRequest"), !CoreDataAPI.nonObjectResults.contains(type)
+        else { return }
+        let tokens = Array(body.tokens(viewMode: .sourceAccurate))
+        var index = 0
+        while index + 2 < tokens.count {
+            if let label = parameters[tokens[index].text], tokens[index + 1].tokenKind == .period,
+                ["fetch", "object", "existingObject", "registeredObject"].contains(tokens[index + 2].text)
+            {
+                facts.objectReturns.append(ObjectReturn(function: name, label: label, type: type, isCollection: element != nil))
+                return
+            }
+            index += 1
+        }
     }
 
     private func readReturnType(_ returned: TypeSyntax, of node: FunctionDeclSyntax) {
@@ -327,20 +357,61 @@ final class FactCollector: SyntaxVisitor {
         let callee = node.calledExpression
         if let reference = callee.as(DeclReferenceExprSyntax.self), reference.baseName.text.first?.isUppercase == true {
             recordInitArguments(node, type: reference.baseName.text)
+            if reference.baseName.text == "URLSession" { recordSessionDelegate(node) }
             return .visitChildren
         }
         guard let name = Expressions.lastName(callee), name.first?.isLowercase == true else { return .visitChildren }
+        recordIsolationSetting(node, name: name)
+        var receiverType: String?
         if let member = callee.as(MemberAccessExprSyntax.self), let base = member.base, !Expressions.isSelf(base),
-            base.as(DeclReferenceExprSyntax.self)?.baseName.text.first?.isUppercase == true
+            let type = base.as(DeclReferenceExprSyntax.self)?.baseName.text, type.first?.isUppercase == true
         {
-            return .visitChildren  // `Type.method()`: a static call, or an API's.
+            // `Type.method()`: a static or class method, the project's when that type
+            // declares it (the call graph checks), else an API's.
+            receiverType = type
         }
         for argument in node.arguments {
             if let referenced = Self.functionValue(argument.expression) { facts.escapingNames.insert(referenced) }
         }
         facts.calls.append(
-            CallFact(callee: name, caller: functions.last?.name, callerType: types.last?.name, placement: Self.placement(of: node), place: place(node)))
+            CallFact(
+                callee: name, receiverType: receiverType, caller: functions.last?.name, callerType: types.last?.name,
+                placement: Self.placement(of: node), place: place(node)))
         return .visitChildren
+    }
+
+    /// `defaultIsolation(MainActor.self)` or `.enableUpcomingFeature("NonisolatedNonsendingByDefault")`
+    /// in a manifest: an unmarked async function may run on the main actor.
+    private func recordIsolationSetting(_ node: FunctionCallExprSyntax, name: String) {
+        switch name {
+        case "defaultIsolation":
+            facts.changesDefaultIsolation = true
+        case "enableUpcomingFeature", "enableExperimentalFeature":
+            if Expressions.text(node.arguments).contains("NonisolatedNonsendingByDefault") { facts.changesDefaultIsolation = true }
+        default:
+            break
+        }
+    }
+
+    /// `URLSession(configuration: …, delegate: self, delegateQueue: …)`: the queue the
+    /// type's session delegate methods run on.
+    private func recordSessionDelegate(_ call: FunctionCallExprSyntax) {
+        guard let delegate = Expressions.argument("delegate", of: call), Expressions.isSelf(delegate), let type = types.last?.name else { return }
+        let queue: SessionDelegateQueue
+        switch Expressions.argument("delegateQueue", of: call).map(Expressions.unwrapped) {
+        case nil: queue = .background
+        case let value?:
+            if value.is(NilLiteralExprSyntax.self) {
+                queue = .background
+            } else if ClosurePlacement.isMainQueue(value) {
+                queue = .main
+            } else if let made = value.as(FunctionCallExprSyntax.self), Expressions.lastName(made.calledExpression) == "OperationQueue", made.arguments.isEmpty {
+                queue = .background
+            } else {
+                queue = .unknown
+            }
+        }
+        facts.sessionDelegateQueues[type, default: []].append(queue)
     }
 
     /// `context.count(for:)` straight in a function whose parameter `context` is a context.

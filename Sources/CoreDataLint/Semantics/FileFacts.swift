@@ -75,6 +75,18 @@ struct ContextParameterUse: Sendable, Hashable {
     var place: SourcePlace
 }
 
+/// `static func recent(in context: NSManagedObjectContext) -> [Note] { try context.fetch(…) }`:
+/// a function that fetches (or looks up) objects from the context it is given and
+/// returns a managed object type: what it returns belongs to that context.
+struct ObjectReturn: Sendable, Hashable {
+    var function: String
+    /// The context parameter's argument label, "_" for none.
+    var label: String
+    /// The returned type (its element, for an array), to check it is a managed object class.
+    var type: String
+    var isCollection: Bool
+}
+
 /// Where a call runs relative to the function that makes it.
 enum CallPlacement: Sendable, Hashable {
     /// Straight in the function's body, or in a closure that runs right there.
@@ -90,6 +102,9 @@ enum CallPlacement: Sendable, Hashable {
 /// A call of a function by its base name.
 struct CallFact: Sendable {
     var callee: String
+    /// `Type.method()`: the type named as the receiver, a static or class method of it
+    /// (or of a type the project does not declare, then no call of the project's).
+    var receiverType: String? = nil
     /// The function making the call, nil outside any function.
     var caller: String?
     var callerType: String?
@@ -108,6 +123,9 @@ struct FunctionFact: Sendable {
     var isMainActor: Bool
     /// `override` or `@objc`: the frameworks may call it where the project cannot see.
     var isCalledFromOutside: Bool
+    /// `static` or `class`: called as `Type.method()`.
+    var isStatic = false
+    var isAsync = false
     var place: SourcePlace
 }
 
@@ -130,6 +148,21 @@ struct FileFacts: Sendable {
     /// Every type's inherited and conformed-to names, extensions included.
     var conformances: [String: [String]] = [:]
     var mainActorTypes: Set<String> = []
+    /// Types declared here (not extended): the project's own.
+    var declaredTypes: Set<String> = []
+    /// `actor` types, and those (actors) that name their own executor (`unownedExecutor`),
+    /// which may be any queue.
+    var actorTypes: Set<String> = []
+    var customExecutorTypes: Set<String> = []
+    /// A manifest that makes code `@MainActor` by default (`defaultIsolation(MainActor.self)`)
+    /// or runs nonisolated async functions on their caller's actor
+    /// (`NonisolatedNonsendingByDefault`): an unmarked async function may then run on
+    /// the main queue.
+    var changesDefaultIsolation = false
+    /// Types that make a `URLSession` with `delegate: self`, and the queue its delegate
+    /// methods run on: main for `delegateQueue: .main`, nil for a queue of the session's
+    /// own (`delegateQueue: nil` or `OperationQueue()`), unknown otherwise.
+    var sessionDelegateQueues: [String: [SessionDelegateQueue]] = [:]
     var didSaveSelectors: Set<String> = []
     var requestFactories: [(String, RequestFactory)] = []
     var contextDeclarations: [ContextDeclaration] = []
@@ -141,8 +174,20 @@ struct FileFacts: Sendable {
     var initArguments: [InitArgument] = []
     var functions: [FunctionFact] = []
     var contextParameterUses: [ContextParameterUse] = []
+    var objectReturns: [ObjectReturn] = []
     var calls: [CallFact] = []
     /// Functions named in `#selector(…)` or handed on as values: they have callers the
     /// project cannot see.
     var escapingNames: Set<String> = []
+}
+
+/// Where a `URLSession`'s delegate methods run, from its `delegateQueue:` argument.
+enum SessionDelegateQueue: Sendable, Hashable {
+    /// `.main`, `OperationQueue.main`.
+    case main
+    /// `nil` or `OperationQueue()`: a serial operation queue the session makes, or a new
+    /// one, off the main queue and outside every context's.
+    case background
+    /// Any other queue.
+    case unknown
 }

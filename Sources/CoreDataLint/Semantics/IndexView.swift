@@ -12,10 +12,14 @@ enum IndexQuestion: Hashable, Sendable {
     case functionQueue(String)
     case parameterUse(String)
     case hasParameterUses
+    case objectReturn(String)
+    case hasObjectReturns
     case mainActorType(String?)
     case viewController(String?)
     case swiftUIView(String?)
-    case entryReason(name: String, firstLabel: String?, type: String?)
+    case entryReason(name: String, firstLabel: String?, type: String?, isAsync: Bool)
+    case concurrencyPlacement(name: String, type: String?, isAsync: Bool, isNonisolated: Bool, isStatic: Bool, isTest: Bool)
+    case sessionDelegateQueue(String?)
 }
 
 /// What the index answered.
@@ -25,7 +29,10 @@ enum IndexAnswer: Hashable, Sendable {
     case factory(RequestFactory?)
     case queue(FunctionQueueFact?)
     case use(ContextParameterUse?)
+    case objects(ObjectReturn?)
     case text(String?)
+    case placement(ConcurrencyPlacement?)
+    case session(SessionDelegateQueue?)
 }
 
 extension ProjectIndex {
@@ -42,10 +49,17 @@ extension ProjectIndex {
         case .functionQueue(let name): .queue(functionQueues[name])
         case .parameterUse(let key): .use(contextParameterUses[key])
         case .hasParameterUses: .flag(!contextParameterUses.isEmpty)
+        case .objectReturn(let key): .objects(objectReturns[key])
+        case .hasObjectReturns: .flag(!objectReturns.isEmpty)
         case .mainActorType(let type): .flag(entryPoints.isMainActor(type))
         case .viewController(let type): .flag(entryPoints.isViewController(type))
         case .swiftUIView(let type): .flag(entryPoints.isSwiftUIView(type))
-        case .entryReason(let name, let firstLabel, let type): .text(entryPoints.reason(name: name, firstLabel: firstLabel, type: type))
+        case .entryReason(let name, let firstLabel, let type, let isAsync):
+            .text(entryPoints.reason(name: name, firstLabel: firstLabel, type: type, isAsync: isAsync))
+        case .concurrencyPlacement(let name, let type, let isAsync, let isNonisolated, let isStatic, let isTest):
+            .placement(
+                entryPoints.concurrencyPlacement(name, type: type, isAsync: isAsync, isNonisolated: isNonisolated, isStatic: isStatic, isTest: isTest))
+        case .sessionDelegateQueue(let type): .session(entryPoints.sessionDelegateQueue(type))
         }
     }
 }
@@ -112,9 +126,20 @@ final class IndexView {
     func isViewController(_ type: String?) -> Bool { flag(.viewController(type)) }
     func isSwiftUIView(_ type: String?) -> Bool { flag(.swiftUIView(type)) }
 
-    func entryReason(name: String, firstLabel: String?, type: String?) -> String? {
-        guard case .text(let text) = ask(.entryReason(name: name, firstLabel: firstLabel, type: type)) else { return nil }
+    func entryReason(name: String, firstLabel: String?, type: String?, isAsync: Bool) -> String? {
+        guard case .text(let text) = ask(.entryReason(name: name, firstLabel: firstLabel, type: type, isAsync: isAsync)) else { return nil }
         return text
+    }
+
+    func concurrencyPlacement(_ name: String, type: String?, isAsync: Bool, isNonisolated: Bool, isStatic: Bool, isTest: Bool) -> ConcurrencyPlacement? {
+        let question = IndexQuestion.concurrencyPlacement(name: name, type: type, isAsync: isAsync, isNonisolated: isNonisolated, isStatic: isStatic, isTest: isTest)
+        guard case .placement(let placement) = ask(question) else { return nil }
+        return placement
+    }
+
+    func sessionDelegateQueue(_ type: String?) -> SessionDelegateQueue? {
+        guard case .session(let queue) = ask(.sessionDelegateQueue(type)) else { return nil }
+        return queue
     }
 
     /// The function a call calls, when it uses the context handed to it straight on
@@ -127,6 +152,15 @@ final class IndexView {
         return nil
     }
 
+    /// The project function a call calls, when it returns objects of the context it is
+    /// handed, with that argument.
+    func objectReturn(of call: FunctionCallExprSyntax) -> (ObjectReturn, ExprSyntax)? {
+        guard !call.arguments.isEmpty, flag(.hasObjectReturns), let name = Expressions.lastName(call.calledExpression) else { return nil }
+        for argument in call.arguments {
+            if case .objects(let returned?) = ask(.objectReturn("\(name)(\(argument.label?.text ?? "_"):)")) { return (returned, argument.expression) }
+        }
+        return nil
+    }
 }
 
 /// Every question the first pass asked, with its answer, each distinct pair kept once

@@ -55,6 +55,9 @@ struct ProjectIndex: Sendable {
     /// Functions declared once that call a context method on their context parameter,
     /// by "name(label:)".
     var contextParameterUses: [String: ContextParameterUse] = [:]
+    /// Functions declared once that return objects of the context they are given, by
+    /// "name(label:)".
+    var objectReturns: [String: ObjectReturn] = [:]
 
     /// `declaredElsewhere`: function names other files declare too, for an index of a
     /// few files that stands in for the project's (a name declared twice is no one
@@ -63,6 +66,7 @@ struct ProjectIndex: Sendable {
         var superclasses: [String: String] = [:]
         var conformances: [String: [String]] = [:]
         var mainActorTypes: Set<String> = []
+        var isolation = TypeIsolation()
         var factories: [String: [RequestFactory]] = [:]
         var declaredFunctions: [String: Int] = [:]
         for file in files {
@@ -70,6 +74,7 @@ struct ProjectIndex: Sendable {
             superclasses.merge(file.superclasses) { first, _ in first }
             conformances.merge(file.conformances) { $0 + $1 }
             mainActorTypes.formUnion(file.mainActorTypes)
+            isolation.add(file)
             didSaveSelectors.formUnion(file.didSaveSelectors)
             for (name, factory) in file.requestFactories { factories[name, default: []].append(factory) }
         }
@@ -77,10 +82,13 @@ struct ProjectIndex: Sendable {
             for use in file.contextParameterUses where declaredFunctions[use.function] == 1 {
                 contextParameterUses["\(use.function)(\(use.label):)"] = use
             }
+            for returned in file.objectReturns where declaredFunctions[returned.function] == 1 {
+                objectReturns["\(returned.function)(\(returned.label):)"] = returned
+            }
         }
         // A name declared twice may be two different methods: keep neither.
         requestFactories = factories.compactMapValues { $0.count == 1 ? $0[0] : nil }.filter { !declaredElsewhere.contains($0.key) }
-        entryPoints = EntryPoints(superclasses: superclasses, conformances: conformances, mainActorTypes: mainActorTypes)
+        entryPoints = EntryPoints(superclasses: superclasses, conformances: conformances, mainActorTypes: mainActorTypes, isolation: isolation)
         managedObjectClasses.formUnion(entryPoints.subclasses(of: [CoreDataAPI.managedObjectType]))
         var contexts = ContextResolver(files: files)
         for name in contexts.propertyNames { contextProperties[name] = contexts.fact(name) }
@@ -88,6 +96,16 @@ struct ProjectIndex: Sendable {
             if let fact = contexts.typedFact(type, name) { typedContextProperties["\(type).\(name)"] = fact }
         }
         for name in contexts.functionNames { contextFunctions[name] = contexts.fact(name) }
+        // A protocol's context requirement, as its extensions read it (`self.syncContext`
+        // in `extension SyncCoordinating`): the property of the project's types that
+        // conform to it, when they agree; unknown when they do not.
+        for (protocolType, name) in contexts.requirementKeys where typedContextProperties["\(protocolType).\(name)"] == nil {
+            let conformers = conformances.filter { $0.value.contains(protocolType) }.map(\.key)
+            let facts = conformers.map { typedContextProperties["\($0).\(name)"] }
+            guard let first = facts.first else { continue }
+            let agreed = facts.allSatisfy { $0 != nil && $0?.queue != .unknown && $0?.queue == first?.queue }
+            typedContextProperties["\(protocolType).\(name)"] = agreed ? first : ContextFact(queue: .unknown, files: [])
+        }
         functionQueues = CallGraph(files: files, entryPoints: entryPoints, contexts: contextProperties, declaredElsewhere: declaredElsewhere)
             .inferredQueues()
     }
@@ -115,11 +133,43 @@ struct ProjectIndex: Sendable {
     }
 }
 
+/// What the project tells of Swift concurrency: its actors, the types it declares, the
+/// queues its URLSession delegates run on, and whether a manifest changes the default
+/// isolation.
+struct TypeIsolation: Sendable {
+    var declaredTypes: Set<String> = []
+    var actorTypes: Set<String> = []
+    var customExecutorTypes: Set<String> = []
+    var changesDefaultIsolation = false
+    var sessionDelegateQueues: [String: [SessionDelegateQueue]] = [:]
+
+    mutating func add(_ file: FileFacts) {
+        declaredTypes.formUnion(file.declaredTypes)
+        actorTypes.formUnion(file.actorTypes)
+        customExecutorTypes.formUnion(file.customExecutorTypes)
+        changesDefaultIsolation = changesDefaultIsolation || file.changesDefaultIsolation
+        sessionDelegateQueues.merge(file.sessionDelegateQueues) { $0 + $1 }
+    }
+}
+
+/// How Swift concurrency places a function that no framework or call site places.
+enum ConcurrencyPlacement: Sendable, Hashable {
+    /// An `actor`'s method: its executor, off the main queue and every context's.
+    case actor(String)
+    /// A nonisolated `async` function: Swift's global executor.
+    case nonisolatedAsync
+    /// A Swift Testing `@Test` function not marked `@MainActor`.
+    case swiftTestingTest
+    /// An `async` XCTest test method not marked `@MainActor`: XCTest runs it off the main thread.
+    case asyncXCTest
+}
+
 /// The methods UIKit, AppKit, SwiftUI and XCTest call on the main queue.
 struct EntryPoints: Sendable {
     private var superclasses: [String: String]
     private var conformances: [String: [String]]
     private var mainActorTypes: Set<String>
+    private var isolation: TypeIsolation
     private var viewControllers: Set<String> = []
     private var testCases: Set<String> = []
 
@@ -136,10 +186,11 @@ struct EntryPoints: Sendable {
     static let pickerMethods: Set<String> = ["imagePickerController", "imagePickerControllerDidCancel"]
     static let testMethods: Set<String> = ["setUp", "tearDown", "setUpWithError", "tearDownWithError"]
 
-    init(superclasses: [String: String], conformances: [String: [String]], mainActorTypes: Set<String>) {
+    init(superclasses: [String: String], conformances: [String: [String]], mainActorTypes: Set<String>, isolation: TypeIsolation = TypeIsolation()) {
         self.superclasses = superclasses
         self.conformances = conformances
         self.mainActorTypes = mainActorTypes
+        self.isolation = isolation
         viewControllers = subclasses(of: Self.viewControllerBases)
         testCases = subclasses(of: ["XCTestCase"])
     }
@@ -168,14 +219,67 @@ struct EntryPoints: Sendable {
 
     func isMainActor(_ type: String?) -> Bool { type.map(mainActorTypes.contains) ?? false }
 
+    /// Framework types and protocols known to add no actor isolation to a type that
+    /// inherits or conforms to them.
+    static let nonisolatedBases: Set<String> = [
+        "NSObject", "Sendable", "Codable", "Encodable", "Decodable", "Hashable", "Equatable", "Comparable", "Identifiable",
+        "Error", "LocalizedError", "CustomStringConvertible", "CustomDebugStringConvertible", "CaseIterable", "AnyObject",
+        "ObservableObject", "NSManagedObject", "NSPersistentContainer", "NSPersistentCloudKitContainer", "Operation",
+    ]
+
+    /// Whether a function of `type` (nil: a global function), not marked `@MainActor`,
+    /// is certainly nonisolated: the type is not an actor, not `@MainActor`, and every
+    /// type it inherits from or conforms to is the project's own (and so, again) or a
+    /// framework type known to add no isolation. A UIKit class, a SwiftUI view or an
+    /// unknown framework type may make it `@MainActor`: then it is not.
+    func isNonisolated(_ type: String?, depth: Int = 0) -> Bool {
+        guard let type else { return true }
+        guard depth < 8, isolation.declaredTypes.contains(type), !mainActorTypes.contains(type), !isolation.actorTypes.contains(type) else {
+            return false
+        }
+        let inherited = (conformances[type] ?? []) + (superclasses[type].map { [$0] } ?? [])
+        return inherited.allSatisfy { Self.nonisolatedBases.contains($0) || isNonisolated($0, depth: depth + 1) }
+    }
+
+    /// Where Swift concurrency runs a function no framework places on the main queue.
+    func concurrencyPlacement(_ name: String, type: String?, isAsync: Bool, isNonisolated: Bool, isStatic: Bool, isTest: Bool)
+        -> ConcurrencyPlacement?
+    {
+        if let type, isolation.actorTypes.contains(type), !isolation.customExecutorTypes.contains(type), !isNonisolated, !isStatic {
+            return .actor(type)
+        }
+        // A manifest that makes code @MainActor by default, or runs nonisolated async
+        // functions on their caller's actor: an unmarked function may be on the main queue.
+        guard !isolation.changesDefaultIsolation else { return nil }
+        if isTest { return .swiftTestingTest }
+        if isAsync, let type, testCases.contains(type), name.hasPrefix("test") || Self.testMethods.contains(name) { return .asyncXCTest }
+        if isAsync, isNonisolated || self.isNonisolated(type) { return .nonisolatedAsync }
+        return nil
+    }
+
+    /// A method of an actor the project declares (not static, and the actor names no executor of its own).
+    func isActorMethod(_ function: FunctionFact) -> Bool {
+        guard let type = function.type else { return false }
+        return isolation.actorTypes.contains(type) && !function.isStatic
+    }
+
+    /// Where a URLSession delegate method of `type` runs, when the type makes its session
+    /// with `delegate: self` and every such session agrees.
+    func sessionDelegateQueue(_ type: String?) -> SessionDelegateQueue? {
+        guard let type, let queues = isolation.sessionDelegateQueues[type], let first = queues.first, queues.allSatisfy({ $0 == first }),
+            first != .unknown, conformances[type]?.contains(where: { $0.hasPrefix("URLSession") && $0.hasSuffix("Delegate") }) == true
+        else { return nil }
+        return first
+    }
+
     /// Why a function runs on the main queue, when a framework calls it there.
     func reason(_ function: FunctionFact) -> String? {
         if function.isIBAction { return "an @IBAction" }
         if function.isMainActor { return "@MainActor" }
-        return reason(name: function.name, firstLabel: function.firstLabel, type: function.type)
+        return reason(name: function.name, firstLabel: function.firstLabel, type: function.type, isAsync: function.isAsync)
     }
 
-    func reason(name: String, firstLabel: String?, type: String?) -> String? {
+    func reason(name: String, firstLabel: String?, type: String?, isAsync: Bool = false) -> String? {
         if isViewController(type) {
             if Self.lifecycleMethods.contains(name) { return "a UIKit lifecycle method" }
             if name == "prepare" && firstLabel == "for" { return "prepare(for:sender:), called by UIKit" }
@@ -184,7 +288,7 @@ struct EntryPoints: Sendable {
         let isDelegate = isViewController(type) || conforms.contains { $0.hasSuffix("DataSource") || $0.hasSuffix("Delegate") }
         if isDelegate, Self.dataSourceMethods.contains(name) { return "a table or collection view data source or delegate method" }
         if isDelegate, Self.pickerMethods.contains(name) { return "an image picker delegate method" }
-        if let type, testCases.contains(type), name.hasPrefix("test") || Self.testMethods.contains(name) {
+        if let type, testCases.contains(type), !isAsync, name.hasPrefix("test") || Self.testMethods.contains(name) {
             return "an XCTest test method, which XCTest runs on the main thread"
         }
         return nil
@@ -259,6 +363,15 @@ private struct ContextResolver {
         fact.makesNew = declarations[name]?.allSatisfy { $0.kind != .storedProperty && $0.makesNew } ?? false
         resolved[name] = fact
         return fact
+    }
+
+    /// The protocols that require each context property, and the property names.
+    var requirementKeys: [(String, String)] {
+        var keys: Set<[String]> = []
+        for (name, list) in declarations {
+            for declaration in list where declaration.isRequirement { if let type = declaration.type { keys.insert([type, name]) } }
+        }
+        return keys.map { ($0[0], $0[1]) }
     }
 
     /// The types that declare each context property (protocol requirements aside), and
@@ -352,7 +465,15 @@ private struct CallGraph {
                 FunctionFact(name: name, firstLabel: nil, type: nil, isIBAction: false, isMainActor: false, isCalledFromOutside: true, place: first.place))
         }
         for file in files {
-            for call in file.calls where functions[call.callee] != nil { calls[call.callee, default: []].append(call) }
+            for call in file.calls {
+                guard let declared = functions[call.callee] else { continue }
+                // `Type.method()` calls the project's method only when that type declares it.
+                if let receiver = call.receiverType {
+                    let type = receiver == "Self" ? call.callerType : receiver
+                    guard declared.contains(where: { $0.type == type && $0.isStatic }) else { continue }
+                }
+                calls[call.callee, default: []].append(call)
+            }
         }
     }
 
@@ -366,7 +487,7 @@ private struct CallGraph {
                 if let reason = entryPoints.reason(function) {
                     inferred[name] = FunctionQueueFact(queue: .main, reason: reason)
                     grew = true
-                } else if !function.isCalledFromOutside, !escaping.contains(name), let fact = fromCallSites(name, inferred) {
+                } else if !function.isCalledFromOutside, !runsApart(function), !escaping.contains(name), let fact = fromCallSites(name, inferred) {
                     inferred[name] = fact
                     grew = true
                 }
@@ -376,6 +497,13 @@ private struct CallGraph {
         return inferred
     }
 
+    /// An `async` function not marked `@MainActor`, or an actor's method: Swift
+    /// concurrency runs it on an executor of its own, not on its callers' queue.
+    private func runsApart(_ function: FunctionFact) -> Bool {
+        guard !function.isMainActor else { return false }
+        return function.isAsync || entryPoints.isActorMethod(function)
+    }
+
     /// Functions not placed by every call site that some call site certainly runs on
     /// the main queue: `DispatchQueue.main.async { self.refresh() }`, or a direct call
     /// from a function that runs on the main queue (on every or some paths).
@@ -383,7 +511,7 @@ private struct CallGraph {
         var grew = true
         while grew {
             grew = false
-            for (name, declared) in functions where inferred[name] == nil && declared.count == 1 && !escaping.contains(name) {
+            for (name, declared) in functions where inferred[name] == nil && declared.count == 1 && !escaping.contains(name) && !runsApart(declared[0]) {
                 for site in calls[name] ?? [] {
                     guard let reason = mainPathReason(site, inferred) else { continue }
                     inferred[name] = FunctionQueueFact(queue: .main, reason: reason, onSomePaths: true)

@@ -6,6 +6,8 @@ struct Binding {
     var value: Value?
     /// How many queue boundaries (functions, escaping closures) enclosed the declaration.
     var queueDepth: Int
+    /// A parameter of the function: another instance than `self`, as far as the code tells.
+    var isParameter = false
 
     /// A property of the type being read: outside every function.
     static func member(_ value: Value) -> Binding {
@@ -34,6 +36,10 @@ struct Frame {
     /// Why the code runs on `queue`, when another function or a framework tells it:
     /// "`viewDidAppear()` runs on the main queue (a UIKit lifecycle method)".
     var reason: String? = nil
+    /// Whether its isolation tells where `Task { }` written here runs: on the main actor
+    /// (`@MainActor` code, a view controller's), or off every actor (a nonisolated async
+    /// function, an actor's method: a task made there runs off the main queue too).
+    var taskInherits = false
 }
 
 /// Reads one file once, tracking what names hold and which queue code runs on, and
@@ -74,7 +80,8 @@ final class SemanticWalker: SyntaxVisitor {
     var queue: ExecutionQueue { frame.queue }
 
     func report(_ rule: RuleDescription, at node: some SyntaxProtocol, message: String, fix: String) {
-        findings.append(PendingFinding(ruleID: rule.id, position: node.positionAfterSkippingLeadingTrivia, message: message, fix: fix))
+        findings.append(
+            PendingFinding(ruleID: rule.id, position: node.positionAfterSkippingLeadingTrivia, message: message, fix: fix, frameStart: frame.start))
     }
 
     /// The facts from other files and functions a finding about `context` here rests
@@ -134,7 +141,10 @@ final class SemanticWalker: SyntaxVisitor {
 
     /// `x as? [T]`, `x ?? y`, and `(try? x) as? [T] ?? []`: casts bind tighter than `??`.
     private func resolve(_ sequence: SequenceExprSyntax) -> Value? {
-        let elements = Array(sequence.elements)
+        resolve(elements: Array(sequence.elements)[...])
+    }
+
+    private func resolve(elements: ArraySlice<ExprSyntax>) -> Value? {
         if let coalescing = elements.firstIndex(where: { $0.as(BinaryOperatorExprSyntax.self)?.operator.text == "??" }) {
             return resolve(operands: elements[..<coalescing]) ?? resolve(operands: elements[(coalescing + 1)...])
         }
@@ -167,6 +177,10 @@ final class SemanticWalker: SyntaxVisitor {
         }
         if baseValue == nil, let fact = index.contextProperty(named: name) {
             var context = ContextRef.indexed(name, fact, currentFile: fileName)
+            if let owner = base.as(DeclReferenceExprSyntax.self)?.baseName.text, lookup(owner)?.isParameter == true {
+                context.owner = .parameter(owner)
+                context.name = "\(owner).\(name)"
+            }
             if fact.makesNew {
                 // `stack.savingContext`, a getter that makes a new context: each read is
                 // a context of its own, made here.
@@ -218,9 +232,14 @@ final class SemanticWalker: SyntaxVisitor {
             if name == "DispatchQueue", let label = Expressions.argument("label", of: call) {
                 return .dispatchQueue(Expressions.text(label))
             }
+            if name == "OperationQueue", ClosurePlacement.isNewOperationQueue(call) {
+                return .operationQueue(Expressions.text(call))
+            }
+            if name == "URLSession" { return Self.session(made: call) }
             if let factory = index.requestFactory(named: name), call.arguments.isEmpty {
                 return .fetchRequest(factory.request)
             }
+            if let objects = returnedObjects(call) { return objects }
             return resolveContextFunction(name, call)
         }
         if let generic = callee.as(GenericSpecializationExprSyntax.self),
@@ -252,6 +271,7 @@ final class SemanticWalker: SyntaxVisitor {
             return .fetchRequest(factory.request)
         }
         let baseValue = resolve(base)
+        if baseValue == nil, let objects = returnedObjects(call) { return objects }
         if baseValue == nil, let context = resolveContextFunction(name, call) { return context }
         switch baseValue {
         case .context(let owner):
@@ -273,6 +293,28 @@ final class SemanticWalker: SyntaxVisitor {
         default:
             return nil
         }
+    }
+
+    /// `URLSession(configuration:)` or `URLSession(configuration:delegate:delegateQueue:)`:
+    /// its completion handlers run on its delegate queue, a serial queue of its own unless
+    /// `delegateQueue` names another (`.main`).
+    private static func session(made call: FunctionCallExprSyntax) -> Value? {
+        guard Expressions.argument("configuration", of: call) != nil else { return nil }
+        let own = ExecutionQueue.background("a URLSession completion handler (the session's delegate queue)")
+        guard let queue = Expressions.argument("delegateQueue", of: call).map(Expressions.unwrapped) else { return .urlSession(own) }
+        if queue.is(NilLiteralExprSyntax.self) { return .urlSession(own) }
+        if ClosurePlacement.isMainQueue(queue) { return .urlSession(.main) }
+        if let made = queue.as(FunctionCallExprSyntax.self), ClosurePlacement.isNewOperationQueue(made) { return .urlSession(own) }
+        return nil
+    }
+
+    /// `Note.recent(in: context)`: a project function that returns objects of the context
+    /// it is handed (it fetches from it): they belong to that context.
+    private func returnedObjects(_ call: FunctionCallExprSyntax) -> Value? {
+        guard let (returned, argument) = index.objectReturn(of: call),
+            returned.type == CoreDataAPI.managedObjectType || index.isManagedObjectClass(returned.type)
+        else { return nil }
+        return .managedObject(ManagedObjectInfo(owner: context(argument), isCollection: returned.isCollection))
     }
 
     private func element(of value: Value?) -> Value? {
@@ -323,15 +365,26 @@ final class SemanticWalker: SyntaxVisitor {
     }
 
     private func memberValue(_ name: String) -> Value? {
+        ownedBySelf(memberValueOfType(name))
+    }
+
+    private func memberValueOfType(_ name: String) -> Value? {
         if let value = typeMembers.last?[name] { return value }
         if typeMemberNames.last?.contains(name) == true { return nil }
         if let fact = index.contextProperty(name, in: typeNames.last) { return .context(ContextRef.indexed(name, fact, currentFile: fileName)) }
         return nil
     }
 
+    /// A context property of the type being read is `self`'s.
+    private func ownedBySelf(_ value: Value?) -> Value? {
+        guard case .context(var context) = value, context.origin == .property, !typeNames.isEmpty else { return value }
+        context.owner = .selfInstance
+        return .context(context)
+    }
+
     // MARK: Binding names
 
-    private func bind(_ name: String, _ value: Value?, at node: some SyntaxProtocol) {
+    private func bind(_ name: String, _ value: Value?, at node: some SyntaxProtocol, isParameter: Bool = false) {
         var value = value
         if case .context(var context) = value, context.isUnnamed {
             if let property = contextPropertyBeingInitialized?.name {
@@ -345,7 +398,7 @@ final class SemanticWalker: SyntaxVisitor {
             }
             value = .context(context)
         }
-        scopes[scopes.count - 1][name] = Binding(value: value, queueDepth: frame.queueDepth)
+        scopes[scopes.count - 1][name] = Binding(value: value, queueDepth: frame.queueDepth, isParameter: isParameter)
     }
 
     /// Changes what an existing local holds (`results = try context.fetch(request)`).
@@ -370,10 +423,8 @@ final class SemanticWalker: SyntaxVisitor {
             for binding in variable.bindings {
                 guard let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text else { continue }
                 names.insert(name)
-                if variable.bindingSpecifier.tokenKind == .keyword(.let), let value = binding.initializer?.value,
-                    case .dispatchQueue(let label)? = resolveOwnQueue(value)
-                {
-                    table[name] = .dispatchQueue(label)
+                if variable.bindingSpecifier.tokenKind == .keyword(.let), let value = binding.initializer?.value, let queue = resolveOwnQueue(value) {
+                    table[name] = queue
                 } else if let type = binding.typeAnnotation?.type {
                     if let value = declaredValue(type, key: name, name: name, origin: .property) { table[name] = value }
                 } else if let fact = index.contextProperty(name, in: typeNames.last), mayHoldContext(binding.initializer?.value) {
@@ -387,9 +438,12 @@ final class SemanticWalker: SyntaxVisitor {
         refineMemberObjects(members)
     }
 
-    /// `DispatchQueue(label: "import")`, the whole initializer of a property.
+    /// `DispatchQueue(label: "import")`, `OperationQueue()`, `URLSession(configuration: …)`:
+    /// the whole initializer of a property.
     private func resolveOwnQueue(_ value: ExprSyntax) -> Value? {
-        guard let call = value.as(FunctionCallExprSyntax.self), call.calledExpression.as(DeclReferenceExprSyntax.self)?.baseName.text == "DispatchQueue"
+        guard let call = value.as(FunctionCallExprSyntax.self),
+            let type = call.calledExpression.as(DeclReferenceExprSyntax.self)?.baseName.text,
+            type == "DispatchQueue" || type == "OperationQueue" || type == "URLSession"
         else { return nil }
         return resolve(call)
     }
@@ -466,21 +520,65 @@ final class SemanticWalker: SyntaxVisitor {
         return .visitChildren
     }
 
-    /// Where a method runs, when a framework or every call site in the project tells.
+    /// Where a method runs, when a framework, Swift concurrency or every call site in
+    /// the project tells.
     private func placeFunction(_ function: inout Frame, _ node: FunctionDeclSyntax, isIBAction: Bool) {
         let type = typeNames.last
         let name = node.name.text
+        let isAsync = node.signature.effectSpecifiers?.asyncSpecifier != nil
+        let isMainActor = Attributes.has("MainActor", in: node.attributes) || index.isMainActor(type)
         let framework: String?
         if isIBAction {
             framework = "an @IBAction"
-        } else if Attributes.has("MainActor", in: node.attributes) || index.isMainActor(type) {
+        } else if isMainActor {
             framework = "@MainActor"
         } else {
-            framework = index.entryReason(name: name, firstLabel: node.signature.parameterClause.parameters.first?.firstName.text, type: type)
+            framework = index.entryReason(
+                name: name, firstLabel: node.signature.parameterClause.parameters.first?.firstName.text, type: type, isAsync: isAsync)
         }
         if let framework {
             function.queue = .main
             function.reason = "`\(name)()` runs on the main queue (\(framework))"
+            // XCTest calls its test methods on the main thread without isolating them:
+            // a Task made there runs on the global executor.
+            function.taskInherits = !framework.hasPrefix("an XCTest")
+            return
+        }
+        // A local function runs where the function around it does.
+        guard frames.count == 1 else { return }
+        let modifiers = node.modifiers.map(\.name.text)
+        if let placement = index.concurrencyPlacement(
+            name, type: type, isAsync: isAsync, isNonisolated: modifiers.contains("nonisolated"),
+            isStatic: modifiers.contains("static") || modifiers.contains("class"), isTest: Attributes.has("Test", in: node.attributes))
+        {
+            switch placement {
+            case .actor(let actor):
+                function.queue = .background("the executor of the actor '\(actor)'")
+                function.reason = "`\(name)()` is a method of the actor '\(actor)', which runs on the actor's executor, not on a context's queue"
+            case .nonisolatedAsync:
+                function.queue = .background("Swift's global executor")
+                function.reason = "`\(name)()` is a nonisolated async function, which Swift runs on its global executor, not on the main queue nor on a context's queue"
+            case .swiftTestingTest:
+                function.queue = .background("a Swift Testing thread")
+                function.reason = "`\(name)()` is a Swift Testing test not marked @MainActor, which Swift Testing runs off the main thread"
+            case .asyncXCTest:
+                function.queue = .background("an XCTest async test's thread")
+                function.reason = "`\(name)()` is an async XCTest test method not marked @MainActor, which XCTest runs off the main thread"
+            }
+            function.taskInherits = true
+            return
+        }
+        if let session = index.sessionDelegateQueue(type), name == "urlSession" {
+            switch session {
+            case .main:
+                function.queue = .main
+                function.reason = "`\(name)()` is a URLSession delegate method of a session made with delegateQueue: .main"
+            case .background:
+                function.queue = .background("the URLSession's delegate queue")
+                function.reason = "`\(name)()` is a URLSession delegate method, which runs on the session's own delegate queue (its delegateQueue is nil or a new OperationQueue)"
+            case .unknown:
+                break
+            }
             return
         }
         guard let inferred = index.functionQueue(of: name) else { return }
@@ -515,7 +613,9 @@ final class SemanticWalker: SyntaxVisitor {
         pushScope()
         for parameter in parameters {
             let name = (parameter.secondName ?? parameter.firstName).text
-            bind(name, declaredValue(parameter.type, key: "parameter:\(name)@\(parameter.position.utf8Offset)", name: name, origin: .parameter), at: parameter)
+            bind(
+                name, declaredValue(parameter.type, key: "parameter:\(name)@\(parameter.position.utf8Offset)", name: name, origin: .parameter), at: parameter,
+                isParameter: true)
         }
         for rule in rules { rule.enterFunction(self) }
     }
@@ -623,7 +723,12 @@ final class SemanticWalker: SyntaxVisitor {
     /// `name = value`, `request.fetchBatchSize = n`, `child.parent = context`.
     override func visitPost(_ node: SequenceExprSyntax) {
         let elements = Array(node.elements)
-        guard elements.count == 3, elements[1].is(AssignmentExprSyntax.self) else { return }
+        guard elements.count >= 3, elements[1].is(AssignmentExprSyntax.self) else { return }
+        if elements.count > 3 {
+            // `tasks = (try? context.fetch(request)) ?? []`: the value is the rest.
+            if let reference = elements[0].as(DeclReferenceExprSyntax.self) { rebind(reference.baseName.text, resolve(elements: elements[2...])) }
+            return
+        }
         let target = elements[0], value = elements[2]
         if let member = target.as(MemberAccessExprSyntax.self), member.declName.baseName.text == "parent",
             let child = context(member.base), let parent = context(value)
@@ -632,6 +737,11 @@ final class SemanticWalker: SyntaxVisitor {
         }
         if let reference = target.as(DeclReferenceExprSyntax.self) {
             rebind(reference.baseName.text, resolve(value))
+        } else if let member = target.as(MemberAccessExprSyntax.self), member.declName.baseName.text == "underlyingQueue",
+            let base = member.base?.as(DeclReferenceExprSyntax.self), case .operationQueue = lookup(base.baseName.text)?.value
+        {
+            // Its operations now run on that dispatch queue, which may be the main one.
+            rebind(base.baseName.text, nil)
         } else if let member = target.as(MemberAccessExprSyntax.self), let base = member.base?.as(DeclReferenceExprSyntax.self),
             case .fetchRequest(var request) = lookup(base.baseName.text)?.value
         {
@@ -681,8 +791,15 @@ final class SemanticWalker: SyntaxVisitor {
         return elements.count == 3 && elements[0].id == node.id && elements[1].is(AssignmentExprSyntax.self)
     }
 
+    /// Whether the file sets a store description's `shouldAddStoreAsynchronously`: then
+    /// `loadPersistentStores`' completion handler may run on another thread. Read only
+    /// when the file loads stores.
+    private(set) lazy var addsStoresAsynchronously: Bool = tree?.tokens(viewMode: .sourceAccurate).contains { $0.text == "shouldAddStoreAsynchronously" } ?? true
+    private var tree: SourceFileSyntax?
+
     /// Runs every rule over the file and returns what they found.
     func run(_ tree: SourceFileSyntax) -> [PendingFinding] {
+        self.tree = tree
         walk(tree)
         for rule in rules { rule.finish(self) }
         return findings
@@ -696,4 +813,38 @@ struct PendingFinding {
     var position: AbsolutePosition
     var message: String
     var fix: String
+    /// The function or closure it was found in.
+    var frameStart: Int
+}
+
+/// One finding per bug: the rules that judge where code runs may each see the same
+/// wrong access (`entries.forEach { $0.title }` in `DispatchQueue.main.async`: objects
+/// across queues, and a use of their private context outside its perform). On one line
+/// of one function or closure, the most specific rule's finding stays, and its message
+/// names the other rules. Rules that find another kind of bug on the same line
+/// (`child-save-not-propagated`: the save never reaches the store) keep their own.
+enum OneFindingPerBug {
+    /// Most specific first.
+    static let queueRules = ["merge-off-queue", "object-across-queues", "main-context-off-main-queue", "context-without-perform"]
+
+    /// `findings` with their lines, in order; the same, with each bug reported once.
+    static func merge(_ findings: [(PendingFinding, line: Int)]) -> [(PendingFinding, line: Int)] {
+        guard findings.count > 1 else { return findings }
+        var groups: [String: [Int]] = [:]
+        for (offset, (finding, line)) in findings.enumerated() where queueRules.contains(finding.ruleID) {
+            groups["\(line):\(finding.frameStart)", default: []].append(offset)
+        }
+        var dropped: Set<Int> = []
+        var result = findings
+        for members in groups.values where Set(members.map { findings[$0].0.ruleID }).count > 1 {
+            let rank = { (offset: Int) in queueRules.firstIndex(of: findings[offset].0.ruleID) ?? queueRules.count }
+            guard let kept = members.min(by: { (rank($0), $0) < (rank($1), $1) }) else { continue }
+            let keptRule = findings[kept].0.ruleID
+            let others = members.filter { findings[$0].0.ruleID != keptRule }
+            let otherRules = Array(Set(others.map { findings[$0].0.ruleID })).sorted { queueRules.firstIndex(of: $0)! < queueRules.firstIndex(of: $1)! }
+            result[kept].0.message += " (one bug, reported once: \(otherRules.joined(separator: " and ")) \(otherRules.count == 1 ? "sees" : "see") it here too)"
+            dropped.formUnion(others)
+        }
+        return result.enumerated().filter { !dropped.contains($0.offset) }.map(\.element)
+    }
 }

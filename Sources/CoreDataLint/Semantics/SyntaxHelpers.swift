@@ -54,6 +54,13 @@ enum Expressions {
         return unwrapped(expression).as(DeclReferenceExprSyntax.self)?.baseName.tokenKind == .keyword(.self)
     }
 
+    /// `node = …`: the target of a plain assignment (a setter, not a read).
+    static func isAssignmentTarget(_ node: some SyntaxProtocol) -> Bool {
+        guard let sequence = node.parent?.parent?.as(SequenceExprSyntax.self), sequence.elements.count == 3 else { return false }
+        let elements = Array(sequence.elements)
+        return elements[0].id == node.id && elements[1].is(AssignmentExprSyntax.self)
+    }
+
     /// The argument with this label.
     static func argument(_ label: String, of call: FunctionCallExprSyntax) -> ExprSyntax? {
         call.arguments.first { $0.label?.text == label }?.expression

@@ -36,6 +36,10 @@ struct ContextRef: Equatable {
     var citation: String? = nil
     /// The frame (function or closure) that made it, for a context made here.
     var madeInFrame: Int? = nil
+    /// Whose property it is, when the code tells: `self`'s, or a parameter's
+    /// (`other.backgroundContext`). Two properties of one name are the same context
+    /// unless their owners are told apart.
+    var owner: ContextOwner? = nil
 
     /// Made in the function being read, so code there runs outside its `perform`
     /// unless it is inside one.
@@ -73,7 +77,21 @@ struct ContextRef: Equatable {
         }
     }
 
-    func isSame(as other: ContextRef) -> Bool { key == other.key }
+    /// The same context: the same key, and not the same property of two owners told apart.
+    func isSame(as other: ContextRef) -> Bool {
+        guard key == other.key else { return false }
+        if let owner, let otherOwner = other.owner, owner != otherOwner { return false }
+        return true
+    }
+}
+
+/// The instance a context property is read through.
+enum ContextOwner: Equatable {
+    /// `self.context`, or `context` in the type's own code.
+    case selfInstance
+    /// `other.context`, where `other` is a parameter of the function: another instance
+    /// than `self` and than another parameter, as far as the code tells.
+    case parameter(String)
 }
 
 /// Where code runs, as far as the source tells.
@@ -156,4 +174,8 @@ enum Value: Equatable {
     /// A queue made with `DispatchQueue(label:)`: the app's own, never a context's.
     /// The text names it for messages.
     case dispatchQueue(String)
+    /// `OperationQueue()`: the app's own queue, off the main queue and every context's.
+    case operationQueue(String)
+    /// A `URLSession` the code made, with the queue its completion handlers run on.
+    case urlSession(ExecutionQueue)
 }
