@@ -50,21 +50,26 @@ public struct Linter: Sendable {
         enabledRules = rules ?? RuleCatalog.ids
     }
 
-    /// Lints the files at `paths`, each named in findings as given.
-    public func lint(files paths: [String]) -> LintResult {
-        lint(paths.map { path in (path, { () throws(LintError) in try Self.read(path) }) })
+    /// Lints the files at `paths`, each named in findings as given. `projectFiles`: Xcode
+    /// projects' `project.pbxproj` files, read for the build settings that make code
+    /// `@MainActor` by default or run nonisolated async functions on their caller's
+    /// actor (then an unmarked async function may run on the main queue); a file that
+    /// cannot be read is left out.
+    public func lint(files paths: [String], projectFiles: [String] = []) -> LintResult {
+        let settings = ProjectSettings(reading: projectFiles)
+        return lint(paths.map { path in (path, { () throws(LintError) in try Self.read(path) }) }, settings: settings)
     }
 
     /// Lints sources held in memory, each named by its path in findings.
     public func lint(sources: [LintSource]) -> LintResult {
-        lint(sources.map { source in (source.path, { () throws(LintError) in source.text }) })
+        lint(sources.map { source in (source.path, { () throws(LintError) in source.text }) }, settings: ProjectSettings())
     }
 
     private typealias Input = (path: String, text: @Sendable () throws(LintError) -> String)
 
-    private func lint(_ inputs: [Input]) -> LintResult {
+    private func lint(_ inputs: [Input], settings: ProjectSettings) -> LintResult {
         let enabled = Set(enabledRules)
-        let shared = SharedNames()
+        let shared = SharedNames(settings: settings.facts)
         let summaries = Self.parallelMap(inputs) { input in
             FileSummary.read(input.path, input.text, rules: enabled, shared: shared)
         }
@@ -77,7 +82,7 @@ public struct Linter: Sendable {
             case .failure(let error): errors.append(error)
             }
         }
-        let index = ProjectIndex(files: files.map(\.1.facts))
+        let index = ProjectIndex(files: files.map(\.1.facts) + [settings.facts])
         let agrees = shared.answers.agreement(with: index)
         let reuses = reusesFirstPass
         let findings = Self.parallelMap(files) { input, summary -> (findings: [Finding], reparsed: Bool) in
@@ -140,7 +145,7 @@ struct FileSummary: Sendable {
             let lines = LineTable(text)
             let fileName = path.split(separator: "/").last.map(String.init) ?? path
             let facts = FileFacts(tree, lines: lines, fileName: fileName)
-            let own = ProjectIndex(files: [facts], declaredElsewhere: shared.declare(facts))
+            let own = ProjectIndex(files: [facts, shared.settings], declaredElsewhere: shared.declare(facts))
             let view = IndexView(own, recording: true, extraManagedObjectClasses: shared.isManagedObjectClass)
             let parsed = ParsedFile(path: path, text: text, tree: tree, lines: lines)
             let findings = parsed.findings(rules: RuleCatalog.makeRules(rules), index: view)
@@ -157,10 +162,16 @@ struct FileSummary: Sendable {
 /// against: the functions other files declare, and their `NSManagedObject` subclasses.
 /// Only a guess of the project's index: the second pass checks every answer.
 final class SharedNames: Sendable {
+    /// What the Xcode projects' build settings tell, as facts of no file.
+    let settings: FileFacts
     private let functions = LockedValue<Set<String>>([])
     private let managedObjectClasses = LockedValue<Set<String>>([])
     /// The questions the rules asked of each file's own index, and the answers.
     let answers = AnswerTable()
+
+    init(settings: FileFacts = FileFacts()) {
+        self.settings = settings
+    }
 
     /// Adds the file's functions; returns those another file declared first.
     func declare(_ facts: FileFacts) -> Set<String> {
@@ -238,5 +249,25 @@ enum ParseErrorLocator {
         guard text.hasPrefix("<#"), text.hasSuffix("#>") else { return "'\(text)'" }
         let name = text.dropFirst(2).dropLast(2)
         return (name.first.map { "aeiou".contains($0) } == true ? "an " : "a ") + name
+    }
+}
+
+/// The build settings of the Xcode projects linted with the sources: Xcode 26's
+/// `SWIFT_DEFAULT_ACTOR_ISOLATION = MainActor` makes unmarked code `@MainActor`, and
+/// `SWIFT_APPROACHABLE_CONCURRENCY = YES` (or the upcoming feature itself) runs
+/// nonisolated async functions on their caller's actor.
+struct ProjectSettings {
+    var facts = FileFacts()
+
+    init(reading projectFiles: [String] = []) {
+        for path in projectFiles {
+            guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else { continue }
+            if Self.changesDefaultIsolation(text) { facts.changesDefaultIsolation = true }
+        }
+    }
+
+    static func changesDefaultIsolation(_ text: String) -> Bool {
+        text.contains("SWIFT_DEFAULT_ACTOR_ISOLATION = MainActor") || text.contains("SWIFT_APPROACHABLE_CONCURRENCY = YES")
+            || text.contains("NonisolatedNonsendingByDefault") || text.contains("NONISOLATED_NONSENDING_BY_DEFAULT = YES")
     }
 }

@@ -19,7 +19,14 @@ public enum SourceCollector {
     /// matched against each file's and folder's path relative to the PATH it is under
     /// (`*` also matches `/`; a folder matched is skipped whole).
     public static func swiftFiles(under paths: [String], excluding patterns: [String] = []) throws(LintError) -> [String] {
+        try inputs(under: paths, excluding: patterns).swiftFiles
+    }
+
+    /// The Swift files, and the Xcode projects' `project.pbxproj` files among them, whose
+    /// build settings may change the default actor isolation (`Linter.lint(files:projectFiles:)`).
+    public static func inputs(under paths: [String], excluding patterns: [String] = []) throws(LintError) -> (swiftFiles: [String], projectFiles: [String]) {
         var files: Set<String> = []
+        var projects: Set<String> = []
         let manager = FileManager.default
         for path in paths {
             var isDirectory: ObjCBool = false
@@ -42,10 +49,12 @@ public enum SourceCollector {
                     }
                 } else if name.hasSuffix(".swift"), !isExcluded(relative, by: patterns), !isExcluded(full, by: patterns) {
                     files.insert(full)
+                } else if name == "project.pbxproj", !isExcluded(full, by: patterns) {
+                    projects.insert(full)
                 }
             }
         }
-        return files.sorted()
+        return (files.sorted(), projects.sorted())
     }
 
     /// Whether a glob matches the path, or the path is under a folder the glob names.

@@ -19,7 +19,13 @@ struct LintCommand: ParsableCommand {
             NSPersistentContainer). A first pass over every file learns which properties \
             and functions hold which kind of context and which methods run on which \
             queue, so a context handed through another file is followed; a finding that \
-            rests on such a fact cites it. A rule that cannot tell stays silent.
+            rests on such a fact cites it. Swift concurrency is a queue (@MainActor, \
+            MainActor.run, nonisolated async functions, actors, Task.detached, \
+            TaskGroup.addTask), tests are code (XCTest, Swift Testing), and callbacks whose \
+            queue Apple documents are placed (URLSession, NotificationCenter, \
+            OperationQueue, loadPersistentStores); project.pbxproj files under PATH are \
+            read for a default actor isolation. One bug gets one finding. A rule that \
+            cannot tell stays silent.
 
             Configuration: .ctxdebug-lint.yml at the linted root (the one PATH given when \
             it is a folder, else the current directory), or --config FILE, with the keys \
@@ -144,11 +150,12 @@ struct LintCommand: ParsableCommand {
             throw ExitCode(Self.usage)
         }
         let included = configuration.included.map { configurationRoot == "." ? $0 : (configurationRoot as NSString).appendingPathComponent($0) }
-        let files: [String]
+        let files: [String], projectFiles: [String]
         do {
-            files = try SourceCollector.swiftFiles(
+            let inputs = try SourceCollector.inputs(
                 under: paths.isEmpty ? (included.isEmpty ? ["."] : included) : paths, excluding: excluded + configuration.excluded)
-                .map { SourceLocator.relative($0, to: root) ?? $0 }
+            files = inputs.swiftFiles.map { SourceLocator.relative($0, to: root) ?? $0 }
+            projectFiles = inputs.projectFiles
         } catch {
             Self.say("ctxdebug lint: error: \(error)")
             throw ExitCode(Self.cannotRead)
@@ -161,7 +168,7 @@ struct LintCommand: ParsableCommand {
             throw ExitCode(Self.cannotRead)
         }
 
-        let result = Linter(rules: rules).lint(files: files)
+        let result = Linter(rules: rules).lint(files: files, projectFiles: projectFiles)
         let findings = previous?.newFindings(result.findings) ?? result.findings
         let failsOnSkipped = strict && !result.skipped.isEmpty
         let exit = !result.errors.isEmpty || failsOnSkipped ? Self.cannotRead : (findings.isEmpty ? 0 : Self.findingsFound)

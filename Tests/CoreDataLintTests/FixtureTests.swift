@@ -52,9 +52,9 @@ struct FixtureTests {
 
     @Test("Findings are exactly the marks", arguments: projects)
     func findingsMatchMarks(project: String) throws {
-        let files = try SourceCollector.swiftFiles(under: [Self.fixtures.appendingPathComponent(project).path])
+        let (files, projectFiles) = try SourceCollector.inputs(under: [Self.fixtures.appendingPathComponent(project).path])
         try #require(!files.isEmpty)
-        let result = Linter().lint(files: files)
+        let result = Linter().lint(files: files, projectFiles: projectFiles)
         #expect(result.errors.isEmpty, "\(result.errors)")
         let expected = try files.flatMap(Self.expectedMarks).sorted()
         let found = result.findings.map { Mark(file: $0.path, line: $0.line, rule: $0.ruleID) }.sorted()

@@ -6,7 +6,7 @@ final class ObjectAcrossQueuesRule: LintRule {
         id: "object-across-queues",
         name: "ObjectAcrossQueues",
         summary: "A managed object is used on another queue than its context's.",
-        rationale: "A managed object belongs to the context that fetched or inserted it, and may only be touched on that context's queue. DispatchQueue.main.async, DispatchQueue.global().async, Task.detached, another context's perform and performBackgroundTask's block all run elsewhere: the access races with the owner's queue, and Core Data's -com.apple.CoreData.ConcurrencyDebug 1 stops there.",
+        rationale: "A managed object belongs to the context that fetched or inserted it, and may only be touched on that context's queue. DispatchQueue.main.async, DispatchQueue.global().async, Task.detached, a task group's child task, MainActor.run, another context's perform and performBackgroundTask's block all run elsewhere: the access races with the owner's queue, and Core Data's -com.apple.CoreData.ConcurrencyDebug 1 stops there.",
         fix: "Pass the object's objectID into the closure, and get the object there from that queue's context with object(with:) or existingObject(with:).",
         triggeringExamples: [
             """
