@@ -199,7 +199,8 @@ final class FactCollector: SyntaxVisitor {
                     isCalledFromOutside: modifiers.contains("override") || Attributes.has("objc", in: node.attributes)
                         || Attributes.has("Test", in: node.attributes),
                     isStatic: modifiers.contains("static") || modifiers.contains("class"),
-                    isAsync: node.signature.effectSpecifiers?.asyncSpecifier != nil, place: place(node.name)))
+                    isAsync: node.signature.effectSpecifiers?.asyncSpecifier != nil && !Self.runsOnCallersActor(node),
+                    isNonisolated: modifiers.contains("nonisolated"), isTest: Attributes.has("Test", in: node.attributes), place: place(node.name)))
         }
         if let returned = node.signature.returnClause?.type {
             readReturnType(returned, of: node)
@@ -220,6 +221,15 @@ final class FactCollector: SyntaxVisitor {
     override func visitPost(_ node: FunctionDeclSyntax) {
         functions.removeLast()
         letValues.removeLast()
+    }
+
+    /// `nonisolated(nonsending)`, or an `isolated` parameter (`isolation: isolated
+    /// (any Actor)? = #isolation`): an async function that runs on its caller's actor.
+    static func runsOnCallersActor(_ node: FunctionDeclSyntax) -> Bool {
+        node.modifiers.contains { $0.name.text == "nonisolated" && $0.detail?.detail.text == "nonsending" }
+            || node.signature.parameterClause.parameters.contains { parameter in
+                parameter.type.as(AttributedTypeSyntax.self)?.specifiers.contains { $0.trimmedDescription == "isolated" } == true
+            }
     }
 
     /// A function returning objects of a type by name, whose body fetches or looks up

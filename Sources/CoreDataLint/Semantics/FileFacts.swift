@@ -125,7 +125,12 @@ struct FunctionFact: Sendable {
     var isCalledFromOutside: Bool
     /// `static` or `class`: called as `Type.method()`.
     var isStatic = false
+    /// `async`, and not on its caller's actor (`nonisolated(nonsending)`, an `isolated` parameter).
     var isAsync = false
+    /// `nonisolated`.
+    var isNonisolated = false
+    /// A Swift Testing `@Test`.
+    var isTest = false
     var place: SourcePlace
 }
 

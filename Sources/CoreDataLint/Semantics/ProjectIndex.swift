@@ -16,6 +16,8 @@ struct ContextFact: Sendable, Hashable {
 struct FunctionQueueFact: Sendable, Hashable {
     enum Queue: Sendable, Hashable {
         case main
+        /// Off the main queue and every context's: an actor's executor or the global one.
+        case concurrencyExecutor
         /// The queue of the context property with this name.
         case context(String)
     }
@@ -255,6 +257,14 @@ struct EntryPoints: Sendable {
         if isAsync, let type, testCases.contains(type), name.hasPrefix("test") || Self.testMethods.contains(name) { return .asyncXCTest }
         if isAsync, isNonisolated || self.isNonisolated(type) { return .nonisolatedAsync }
         return nil
+    }
+
+    /// Where Swift concurrency runs a function the project declares, as `concurrencyPlacement(_:…)`.
+    func concurrencyPlacement(of function: FunctionFact) -> ConcurrencyPlacement? {
+        guard !function.isMainActor, reason(function) == nil else { return nil }
+        return concurrencyPlacement(
+            function.name, type: function.type, isAsync: function.isAsync, isNonisolated: function.isNonisolated, isStatic: function.isStatic,
+            isTest: function.isTest)
     }
 
     /// A method of an actor the project declares (not static, and the actor names no executor of its own).
@@ -563,13 +573,20 @@ private struct CallGraph {
             let callerQueue: FunctionQueueFact.Queue?
             if let function = functions[caller]?.first(where: { $0.type == site.callerType }), entryPoints.reason(function) != nil {
                 callerQueue = .main
+            } else if functions[caller]?.count == 1, let function = functions[caller]?.first, entryPoints.concurrencyPlacement(of: function) != nil {
+                callerQueue = .concurrencyExecutor
             } else if let known = inferred[caller], functions[caller]?.count == 1, !known.onSomePaths {
                 callerQueue = known.queue
             } else {
                 callerQueue = nil
             }
             guard let callerQueue else { return nil }
-            let on = if case .context(let context) = callerQueue { "on \(context)'s queue" } else { "on the main queue" }
+            let on =
+                switch callerQueue {
+                case .context(let context): "on \(context)'s queue"
+                case .main: "on the main queue"
+                case .concurrencyExecutor: "on a Swift concurrency executor (an actor's method, a nonisolated async function, a test off the main thread)"
+                }
             return FunctionQueueFact(queue: callerQueue, reason: "called only from code \(on), as from `\(caller)()` at \(place)")
         case .background, .unknown:
             return nil

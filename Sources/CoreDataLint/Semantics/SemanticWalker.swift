@@ -547,8 +547,19 @@ final class SemanticWalker: SyntaxVisitor {
         // A local function runs where the function around it does.
         guard frames.count == 1 else { return }
         let modifiers = node.modifiers.map(\.name.text)
+        // `nonisolated(nonsending)`, or an `isolated` parameter (`isolation: isolated
+        // (any Actor)? = #isolation`): the function runs on its caller's actor.
+        let runsOnCallersActor = FactCollector.runsOnCallersActor(node)
+        // `@concurrent` runs an async function on the global executor, whatever the
+        // project's default isolation.
+        if isAsync, Attributes.has("concurrent", in: node.attributes) {
+            function.queue = .background("Swift's global executor")
+            function.reason = "`\(name)()` is @concurrent, which Swift runs on its global executor, not on the main queue nor on a context's queue"
+            function.taskInherits = true
+            return
+        }
         if let placement = index.concurrencyPlacement(
-            name, type: type, isAsync: isAsync, isNonisolated: modifiers.contains("nonisolated"),
+            name, type: type, isAsync: isAsync && !runsOnCallersActor, isNonisolated: modifiers.contains("nonisolated"),
             isStatic: modifiers.contains("static") || modifiers.contains("class"), isTest: Attributes.has("Test", in: node.attributes))
         {
             switch placement {
@@ -594,6 +605,9 @@ final class SemanticWalker: SyntaxVisitor {
             let context = ContextRef.indexed(property, fact, currentFile: fileName)
             function.queue = .context(context)
             function.reason = "`\(name)()` runs on \(property)'s queue (\(inferred.reason))"
+        case .concurrencyExecutor:
+            function.queue = .background("a Swift concurrency executor")
+            function.reason = "`\(name)()` runs on a Swift concurrency executor, off the main queue and every context's (\(inferred.reason))"
         }
     }
 

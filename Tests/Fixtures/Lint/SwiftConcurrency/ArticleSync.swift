@@ -177,3 +177,49 @@ final class ArticleCell: FrameworkCell {
         _ = try container.viewContext.count(for: NSFetchRequest<Article>(entityName: "Article"))
     }
 }
+
+// A function that runs on its caller's actor stays silent: nonisolated(nonsending),
+// or an isolated parameter.
+final class CallerIsolated {
+    let container = ArticleStack.shared.container
+
+    nonisolated(nonsending) func count() async throws -> Int {
+        try container.viewContext.count(for: NSFetchRequest<Article>(entityName: "Article"))
+    }
+
+    func count(isolation: isolated (any Actor)? = #isolation) async throws -> Int {
+        try container.viewContext.count(for: NSFetchRequest<Article>(entityName: "Article"))
+    }
+}
+
+// A helper called only from an async function runs on that function's executor.
+final class ArticleCleaner {
+    let stack = ArticleStack.shared
+
+    func cleanUp() async {
+        purgeRead()
+    }
+
+    // context-without-perform, the bug: called only from cleanUp(), a nonisolated
+    // async function, it fetches from the private context off its queue.
+    private func purgeRead() {
+        let request = NSFetchRequest<Article>(entityName: "Article")
+        request.predicate = NSPredicate(format: "isRead == YES")
+        let read = (try? stack.importContext.fetch(request)) ?? [] // expect: context-without-perform
+        print(read.count)
+    }
+
+    // The correct twin: called only inside the private context's perform.
+    func cleanUpFixed() async {
+        await stack.importContext.perform {
+            self.purgeReadFixed()
+        }
+    }
+
+    private func purgeReadFixed() {
+        let request = NSFetchRequest<Article>(entityName: "Article")
+        request.predicate = NSPredicate(format: "isRead == YES")
+        let read = (try? stack.importContext.fetch(request)) ?? []
+        print(read.count)
+    }
+}

@@ -15,6 +15,16 @@ final class Library {
     }
 }
 
+// @concurrent still runs on the global executor.
+final class Indexer {
+    let container = NSPersistentContainer(name: "Library")
+
+    @concurrent
+    func reindex() async throws {
+        try container.viewContext.save() // expect: main-context-off-main-queue
+    }
+}
+
 // Task.detached still runs off the main queue.
 final class Exporter {
     let container = NSPersistentContainer(name: "Library")
