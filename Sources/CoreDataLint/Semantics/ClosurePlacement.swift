@@ -46,9 +46,10 @@ struct ClosurePlacement {
         guard let member = call.calledExpression.as(MemberAccessExprSyntax.self) else { return }
         let method = member.declName.baseName.text
         let base = member.base.map(Expressions.unwrapped)
-        if method == "loadPersistentStores", !walker.addsStoresAsynchronously {
+        if method == "loadPersistentStores", !Self.addsStoresAsynchronously(around: call) {
             // The completion handler runs on the calling thread, before the call returns,
-            // unless a store description sets shouldAddStoreAsynchronously.
+            // unless a store description sets shouldAddStoreAsynchronously (read in the
+            // function or property that loads the stores).
             frame = outer
             return
         }
@@ -66,7 +67,9 @@ struct ClosurePlacement {
             }
             return
         }
-        if let queue = Self.callbackQueue(method: method, base: base, call: call) ?? Self.callbackQueue(method: method, resolved: base.flatMap(walker.resolve)) {
+        if let queue = Self.callbackQueue(method: method, base: base, call: call)
+            ?? (Self.receiverQueueMethods.contains(method) ? Self.callbackQueue(method: method, resolved: base.flatMap(walker.resolve)) : nil)
+        {
             frame.queue = queue
             return
         }
@@ -173,6 +176,9 @@ struct ClosurePlacement {
         return nil
     }
 
+    /// The methods whose closure's queue the receiver's value tells.
+    private static let receiverQueueMethods: Set<String> = ["dataTask", "downloadTask", "uploadTask", "addOperation", "addBarrierBlock"]
+
     /// The same, from what the receiver holds: a session the code made
     /// (`URLSession(configuration:)`, or with a `delegateQueue:`), an operation queue it
     /// made (`let queue = OperationQueue()`).
@@ -191,6 +197,18 @@ struct ClosurePlacement {
     /// `OperationQueue()`: a queue of the app's own, off the main queue.
     static func isNewOperationQueue(_ call: FunctionCallExprSyntax) -> Bool {
         Expressions.lastName(call.calledExpression) == "OperationQueue" && call.arguments.isEmpty && call.trailingClosure == nil
+    }
+
+    /// Whether the function (or property) around `call` mentions `shouldAddStoreAsynchronously`.
+    private static func addsStoresAsynchronously(around call: FunctionCallExprSyntax) -> Bool {
+        var current = Syntax(call).parent
+        while let node = current {
+            if node.is(FunctionDeclSyntax.self) || node.is(InitializerDeclSyntax.self) || node.is(PatternBindingSyntax.self) && node.parent?.parent?.parent?.is(MemberBlockItemSyntax.self) == true {
+                return node.tokens(viewMode: .sourceAccurate).contains { $0.text == "shouldAddStoreAsynchronously" }
+            }
+            current = node.parent
+        }
+        return true
     }
 
     /// `{ @MainActor in … }`.

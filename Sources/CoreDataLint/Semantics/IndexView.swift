@@ -20,6 +20,7 @@ enum IndexQuestion: Hashable, Sendable {
     case entryReason(name: String, firstLabel: String?, type: String?, isAsync: Bool)
     case concurrencyPlacement(name: String, type: String?, isAsync: Bool, isNonisolated: Bool, isStatic: Bool, isTest: Bool)
     case sessionDelegateQueue(String?)
+    case actorType(String?)
 }
 
 /// What the index answered.
@@ -60,6 +61,7 @@ extension ProjectIndex {
             .placement(
                 entryPoints.concurrencyPlacement(name, type: type, isAsync: isAsync, isNonisolated: isNonisolated, isStatic: isStatic, isTest: isTest))
         case .sessionDelegateQueue(let type): .session(entryPoints.sessionDelegateQueue(type))
+        case .actorType(let type): .flag(entryPoints.isActor(type))
         }
     }
 }
@@ -136,6 +138,9 @@ final class IndexView {
         guard case .placement(let placement) = ask(question) else { return nil }
         return placement
     }
+
+    /// An actor the project declares (one that names no executor of its own).
+    func isActor(_ type: String?) -> Bool { type != nil && flag(.actorType(type)) }
 
     func sessionDelegateQueue(_ type: String?) -> SessionDelegateQueue? {
         guard case .session(let queue) = ask(.sessionDelegateQueue(type)) else { return nil }

@@ -267,6 +267,12 @@ struct EntryPoints: Sendable {
             isTest: function.isTest)
     }
 
+    /// An actor the project declares that names no executor of its own.
+    func isActor(_ type: String?) -> Bool {
+        guard let type else { return false }
+        return isolation.actorTypes.contains(type) && !isolation.customExecutorTypes.contains(type)
+    }
+
     /// A method of an actor the project declares (not static, and the actor names no executor of its own).
     func isActorMethod(_ function: FunctionFact) -> Bool {
         guard let type = function.type else { return false }

@@ -558,9 +558,13 @@ final class SemanticWalker: SyntaxVisitor {
             function.taskInherits = true
             return
         }
-        if let placement = index.concurrencyPlacement(
-            name, type: type, isAsync: isAsync && !runsOnCallersActor, isNonisolated: modifiers.contains("nonisolated"),
-            isStatic: modifiers.contains("static") || modifiers.contains("class"), isTest: Attributes.has("Test", in: node.attributes))
+        let isStatic = modifiers.contains("static") || modifiers.contains("class"), isNonisolated = modifiers.contains("nonisolated")
+        let isTest = Attributes.has("Test", in: node.attributes)
+        // Most functions are neither async nor tests: then only an actor places them, a
+        // question asked once per type.
+        let mayBePlaced = isAsync || isTest || (!isStatic && !isNonisolated && index.isActor(type))
+        if mayBePlaced, let placement = index.concurrencyPlacement(
+            name, type: type, isAsync: isAsync && !runsOnCallersActor, isNonisolated: isNonisolated, isStatic: isStatic, isTest: isTest)
         {
             switch placement {
             case .actor(let actor):
@@ -579,7 +583,7 @@ final class SemanticWalker: SyntaxVisitor {
             function.taskInherits = true
             return
         }
-        if let session = index.sessionDelegateQueue(type), name == "urlSession" {
+        if name == "urlSession", let session = index.sessionDelegateQueue(type) {
             switch session {
             case .main:
                 function.queue = .main
@@ -805,15 +809,8 @@ final class SemanticWalker: SyntaxVisitor {
         return elements.count == 3 && elements[0].id == node.id && elements[1].is(AssignmentExprSyntax.self)
     }
 
-    /// Whether the file sets a store description's `shouldAddStoreAsynchronously`: then
-    /// `loadPersistentStores`' completion handler may run on another thread. Read only
-    /// when the file loads stores.
-    private(set) lazy var addsStoresAsynchronously: Bool = tree?.tokens(viewMode: .sourceAccurate).contains { $0.text == "shouldAddStoreAsynchronously" } ?? true
-    private var tree: SourceFileSyntax?
-
     /// Runs every rule over the file and returns what they found.
     func run(_ tree: SourceFileSyntax) -> [PendingFinding] {
-        self.tree = tree
         walk(tree)
         for rule in rules { rule.finish(self) }
         return findings
