@@ -29,7 +29,7 @@ enum ClassResolver {
 
     /// Classes the program named itself (`NSManagedObjectModel.registerClass(_:)`),
     /// by bare and qualified name.
-    static let registered = Mutex<[String: NSManagedObject.Type]>([:])
+    static let registered = LockedValue<[String: NSManagedObject.Type]>([:])
 
     static func register(_ cls: NSManagedObject.Type) {
         let qualified = String(reflecting: cls)
@@ -44,7 +44,7 @@ enum ClassResolver {
         parts.map { "\($0.utf8.count)\($0)" }.joined() + "C"
     }
 
-    private static let warned = Mutex<Set<String>>([])
+    private static let warned = LockedValue<Set<String>>([])
     private static func warnOnce(_ message: String) {
         guard warned.withLock({ $0.insert(message).inserted }) else { return }
         FileHandle.standardError.write(Data((message + "\n").utf8))

@@ -1,3 +1,4 @@
+import CtxdebugHelpers
 @_spi(CoreData) public import ManagedContext
 import Synchronization
 
@@ -9,7 +10,7 @@ import Synchronization
 /// editing a model in use, and so does `frozen`); after that it is only read.
 open class NSManagedObjectModel: @unchecked Sendable, CustomStringConvertible {
     private var storedEntities: [NSEntityDescription] = []
-    private let compiled = Mutex<ManagedObjectModel?>(nil)
+    private let compiled = LockedValue<ManagedObjectModel?>(nil)
     /// Core Data's `versionIdentifiers`.
     open var versionIdentifiers: Set<AnyHashable> = []
     /// The model's location on disk, when it was loaded from one.
@@ -64,12 +65,12 @@ extension NSManagedObjectModel {
         }
     }
 
-    private static let described = Mutex<[ObjectIdentifier: NSEntityDescription]>([:])
+    private static let described = LockedValue<[ObjectIdentifier: NSEntityDescription]>([:])
 }
 
 extension NSManagedObjectModel {
     /// Models that a coordinator loaded, so `NSManagedObject.entity()` can find its class's entity.
-    private static let loaded = Mutex<[WeakModel]>([])
+    private static let loaded = LockedValue<[WeakModel]>([])
     private final class WeakModel: @unchecked Sendable { weak var model: NSManagedObjectModel?; init(_ m: NSManagedObjectModel) { model = m } }
 
     func markLoaded() {

@@ -1,3 +1,4 @@
+import CtxdebugHelpers
 import Foundation
 import Synchronization
 
@@ -97,7 +98,7 @@ private enum PortedObservers {
         var token: any NSObjectProtocol
     }
 
-    static let table = Mutex<[Entry]>([])
+    static let table = LockedValue<[Entry]>([])
 
     static func add(_ entry: Entry) { table.withLock { $0.append(entry) } }
 

@@ -1,3 +1,4 @@
+import CtxdebugHelpers
 import Foundation
 import Synchronization
 
@@ -113,7 +114,7 @@ final class RegexCache: Sendable {
 
 /// A small bounded cache behind a lock (cleared whole when full).
 final class LockedCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    private let storage = Mutex<[Key: Value]>([:])
+    private let storage = LockedValue<[Key: Value]>([:])
     private let limit: Int
     init(limit: Int) { self.limit = limit }
 

@@ -1,3 +1,4 @@
+import CtxdebugHelpers
 import Foundation
 import ManagedContext
 import Synchronization
@@ -68,8 +69,8 @@ final class FormatPredicates: Sendable {
         var insertsSincePrune = 0
     }
 
-    private let table = Mutex(Table())
-    private static let templates = Mutex<[String: Result<PredicateParser.Template, PredicateSyntaxError>]>([:])
+    private let table = LockedValue(Table())
+    private static let templates = LockedValue<[String: Result<PredicateParser.Template, PredicateSyntaxError>]>([:])
 
     func register(_ predicate: NSPredicate, _ parsed: ParsedPredicate) {
         table.withLock { t in

@@ -1,3 +1,4 @@
+import CtxdebugHelpers
 import Foundation
 import Synchronization
 
@@ -61,7 +62,7 @@ final class SortDescriptorKeys: Sendable {
         var keyPath: BoxedKeyPath?
     }
 
-    private let entries = Mutex<(table: [ObjectIdentifier: Entry], inserts: Int)>(([:], 0))
+    private let entries = LockedValue<(table: [ObjectIdentifier: Entry], inserts: Int)>(([:], 0))
 
     func register(_ d: NSSortDescriptor, key: String?, selector: String?) {
         store(Entry(descriptor: d, key: key, selector: selector, keyPath: nil), for: d)
