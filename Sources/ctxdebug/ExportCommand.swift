@@ -1,4 +1,5 @@
 import ArgumentParser
+import CoreData
 import Foundation
 import ManagedContext
 import Replay
@@ -38,7 +39,7 @@ struct ExportCommand: ParsableCommand {
             throw CommandSupport.fail("There is no store at \(storeURL.path). Check the path, or create one with `ctxdebug seed --store \(store) --entries N`.", status: .dataError)
         }
         let outputURL = URL(fileURLWithPath: output)
-        let container: PersistentContainer
+        let container: NSPersistentContainer
         do {
             container = try SurfJournal.openContainer(at: storeURL, readOnly: true)
         } catch {

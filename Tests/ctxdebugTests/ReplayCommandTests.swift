@@ -65,7 +65,8 @@ struct ReplayCommandTests {
         func stacks(_ scenario: [String: Any]) -> [[String]] {
             (scenario["hangs"] as? [[String: Any]] ?? []).map { ($0["stack"] as? [[String: Any]] ?? []).compactMap { $0["function"] as? String } }
         }
-        func inExport(_ stack: [String]) -> Bool { stack.contains { $0.contains("CSVExport.exportJournal") || $0.contains("CSVExport.writeRows") } }
+        // The app's export (SurfJournal's JournalExport, as the chapter writes it), or its csv() lines.
+        func inExport(_ stack: [String]) -> Bool { stack.contains { $0.contains("JournalExport.exportCSVFile") || $0.contains("JournalEntry.csv") } }
 
         let main = scenario(report, "export-main")
         #expect((main["export"] as? [String: Any])?["rows"] as? Int == 20_000)
