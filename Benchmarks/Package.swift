@@ -19,6 +19,7 @@ let package = Package(
             dependencies: [
                 .product(name: "ConcurrencyDebug", package: "ctxdebug"),
                 .product(name: "ManagedContext", package: "ctxdebug"),
+                .product(name: "CoreData", package: "ctxdebug"),
                 .product(name: "ConcurrencyDebugTesting", package: "ctxdebug"),
                 .product(name: "SurfJournal", package: "ctxdebug"),
                 .product(name: "CoreData", package: "ctxdebug"),

@@ -30,6 +30,7 @@ enum ModelCompiler {
             }
             let cls = ClassResolver.managedObjectClass(named: entity.managedObjectClassName, entity: name)
             var declaration = EntityDeclaration(name: name, managedObjectClass: cls, declaration: entity)
+            declaration.renamingIdentifier = entity.renamingIdentifier
             for property in entity.allProperties {
                 if let a = property as? NSAttributeDescription {
                     if a.isTransient { continue }
@@ -37,8 +38,9 @@ enum ModelCompiler {
                         throw ModelCompileError(message: "Attribute \(name).\(a.name) has the type \(a.attributeType), which this runtime does not store. Use another attribute type.")
                     }
                     let stored = StorageConversion.toStorage(a.defaultValue, of: a) ?? nil
-                    declaration.attributes.append(
-                        .init(name: a.name, attributeType: storage, isOptional: a.isOptional, defaultValue: stored))
+                    var attribute = EntityDeclaration.Attribute(name: a.name, attributeType: storage, isOptional: a.isOptional, defaultValue: stored)
+                    attribute.renamingIdentifier = a.renamingIdentifier
+                    declaration.attributes.append(attribute)
                 } else if let r = property as? NSRelationshipDescription {
                     guard let destination = r.destinationEntity?.name ?? r.destinationEntityName, byName[destination] != nil else {
                         throw ModelCompileError(message: "Relationship \(name).\(r.name) has no destination entity in the model. Set its destination.")

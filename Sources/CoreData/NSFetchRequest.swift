@@ -58,6 +58,30 @@ open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, CustomStringCon
         self.entityName = entityName
     }
 
+    /// The same request with another result type: what Objective-C code gets from the
+    /// cast `request as! NSFetchRequest<Mood>`, which Swift's generics cannot make.
+    public convenience init<Other>(_ other: NSFetchRequest<Other>) {
+        self.init()
+        entityName = other.entityName
+        storedEntity = other.entity
+        predicate = other.predicate
+        sortDescriptors = other.sortDescriptors
+        fetchLimit = other.fetchLimit
+        fetchOffset = other.fetchOffset
+        fetchBatchSize = other.fetchBatchSize
+        resultType = other.resultType
+        includesPendingChanges = other.includesPendingChanges
+        includesSubentities = other.includesSubentities
+        includesPropertyValues = other.includesPropertyValues
+        returnsObjectsAsFaults = other.returnsObjectsAsFaults
+        relationshipKeyPathsForPrefetching = other.relationshipKeyPathsForPrefetching
+        propertiesToFetch = other.propertiesToFetch
+        returnsDistinctResults = other.returnsDistinctResults
+        shouldRefreshRefetchedObjects = other.shouldRefreshRefetchedObjects
+        propertiesToGroupBy = other.propertiesToGroupBy
+        havingPredicate = other.havingPredicate
+    }
+
     open var description: String {
         "<NSFetchRequest: entity: \(entityName ?? "nil"), predicate: (\(predicate.map { "\($0)" } ?? "nil")), sortDescriptors: \(sortDescriptors.map { "\($0)" } ?? "nil"), limit: \(fetchLimit)>"
     }

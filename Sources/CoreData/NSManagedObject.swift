@@ -51,9 +51,12 @@ open class NSManagedObject: ManagedObject, NSFetchRequestResult {
         return found
     }
 
-    /// Core Data's `fetchRequest()`: a request for this class's entity.
+    /// Core Data's `fetchRequest()`: a request for this class's entity. Swift cannot
+    /// cast it to `NSFetchRequest<Mood>` as Objective-C's erased generics can; use
+    /// `NSFetchRequest<Mood>(entityName:)`, Xcode's typed `fetchRequest()`, or
+    /// `NSFetchRequest<Mood>(request)`.
     open class func fetchRequest() -> NSFetchRequest<any NSFetchRequestResult> {
-        NSFetchRequest<any NSFetchRequestResult>(entityName: entity().name ?? String(describing: self))
+        NSFetchRequest(entityName: NSManagedObjectModel.loadedEntity(for: self)?.name ?? String(describing: self))
     }
 
     /// Core Data's `value(forKey:)`: an attribute in the type the model declares, a

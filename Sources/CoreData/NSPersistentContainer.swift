@@ -66,8 +66,18 @@ extension PersistentStoreCoordinator {
         default:
             throw ManagedContextError(.storeOpenFailed, "The store type '\(storeType)' is not available on Linux; use NSSQLiteStoreType or NSInMemoryStoreType.")
         }
-        let readOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false
-        try addPersistentStore(at: url, options: StoreOptions(readOnly: readOnly))
+        func flag(_ key: String) -> Bool {
+            switch options?[key] {
+            case let b as Bool: b
+            case let n as NSNumber: n.boolValue
+            default: false
+            }
+        }
+        var storeOptions = StoreOptions(readOnly: flag(NSReadOnlyPersistentStoreOption))
+        // Core Data's coordinator migrates only when asked; the container asks by default.
+        storeOptions.shouldMigrateStoreAutomatically = flag(NSMigratePersistentStoresAutomaticallyOption)
+        storeOptions.shouldInferMappingModelAutomatically = flag(NSInferMappingModelAutomaticallyOption)
+        try addPersistentStore(at: url, options: storeOptions)
         return NSPersistentStore(type: storeType, configurationName: configurationName, at: storeURL ?? url, options: options)
     }
 

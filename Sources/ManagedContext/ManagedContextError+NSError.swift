@@ -11,6 +11,7 @@ extension ManagedContextError: CustomNSError {
         switch code {
         case .mergeConflict: 133020  // NSManagedObjectMergeError
         case .schemaMismatch: 134100  // NSPersistentStoreIncompatibleVersionHashError
+        case .migrationFailed: 134110  // NSMigrationError
         case .validationFailed:
             validation?.kind == .missingMandatoryProperty ? 1570 : 1550  // NSValidationMissingMandatoryPropertyError, NSManagedObjectValidationError
         case .notAStore, .corruptStore: 259  // NSFileReadCorruptFileError

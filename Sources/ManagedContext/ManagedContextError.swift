@@ -12,6 +12,7 @@ public struct ManagedContextError: Error, CustomStringConvertible, Sendable {
             case notAStore = "not-a-store"
             case corruptStore = "corrupt-store"
             case schemaMismatch = "schema-mismatch"
+            case migrationFailed = "migration-failed"
             case directoryMissing = "directory-missing"
             case directoryUnwritable = "directory-unwritable"
             case storeOpenFailed = "store-open-failed"
@@ -35,6 +36,9 @@ public struct ManagedContextError: Error, CustomStringConvertible, Sendable {
         public static let corruptStore = Code(.corruptStore)
         /// The database is SQLite but its tables do not fit the model.
         public static let schemaMismatch = Code(.schemaMismatch)
+        /// The store does not fit the model and a lightweight migration could not make it
+        /// fit (Core Data's 134110); the store is as it was.
+        public static let migrationFailed = Code(.migrationFailed)
         public static let directoryMissing = Code(.directoryMissing)
         public static let directoryUnwritable = Code(.directoryUnwritable)
         public static let storeOpenFailed = Code(.storeOpenFailed)

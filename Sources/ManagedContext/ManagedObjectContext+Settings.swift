@@ -1,3 +1,4 @@
+import CtxdebugHelpers
 public import Foundation
 
 /// Settings kept for code written for Core Data, and the context's name in reports.
@@ -18,11 +19,22 @@ extension ManagedObjectContext {
         set { configuration.withLock { $0.transactionAuthor = newValue } }
     }
 
-    /// Core Data's `undoManager` (nil on iOS by default) is not supported.
-    @available(*, unavailable, message: "ctxdebug keeps no undo stack; use rollback() to drop unsaved changes, or a child context as a scratchpad you can throw away (docs/getting-started.md)")
+    /// Core Data's `undoManager`: always nil (as on iOS by default). Code that sets it
+    /// to nil, as much Core Data code does, runs unchanged; setting an undo manager
+    /// prints a warning once, as no undo stack is kept: use `rollback()` to drop unsaved
+    /// changes, or a child context as a scratchpad you can throw away.
     public var undoManager: AnyObject? {
         get { nil }
-        set {}
+        set {
+            guard newValue != nil else { return }
+            Self.warnUndoManagerOnce()
+        }
+    }
+
+    private static let undoWarning = LockedValue(false)
+    private static func warnUndoManagerOnce() {
+        guard undoWarning.withLock({ warned in defer { warned = true }; return !warned }) else { return }
+        FileHandle.standardError.write(Data("ctxdebug: warning: an undoManager was set on a context; no undo stack is kept, so undo() will find nothing. Use rollback(), or a child context as a scratchpad.\n".utf8))
     }
 
     /// The name for reports of a context with no `name`: how it was made.

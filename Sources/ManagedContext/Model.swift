@@ -10,6 +10,9 @@ public struct AttributeDescription: Sendable, Hashable {
     package let defaultValue: StoredValue
     /// Its position among the entity's attributes.
     public let index: Int
+    /// Core Data's `renamingIdentifier`: the attribute's name in an earlier model, which
+    /// a lightweight migration renames its column from.
+    package var renamingIdentifier: String? = nil
     /// Core Data's column name: `Z` and the upper-cased name.
     package var columnName: String { "Z" + name.uppercased() }
 }
@@ -77,6 +80,9 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     /// What this entity was compiled from, when it was not declared with `@Attribute`s
     /// (Core Data's `NSEntityDescription`). Set once while the model is built.
     @_spi(CoreData) public internal(set) var declaration: AnyObject?
+    /// Core Data's `renamingIdentifier`: the entity's name in an earlier model, which a
+    /// lightweight migration renames its table from. Set once while the model is built.
+    package internal(set) var renamingIdentifier: String?
     /// Key paths the predicate builder has resolved, by recording which accessor
     /// a key path reaches on a prototype.
     let keyPathCache = KeyPathCache()
@@ -246,6 +252,7 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
         for declaration in declarations {
             let entity = EntityDescription(name: declaration.name, managedObjectClass: declaration.managedObjectClass)
             entity.declaration = declaration.declaration
+            entity.renamingIdentifier = declaration.renamingIdentifier
             var attributes: [AttributeDescription] = []
             var relationships: [RelationshipDescription] = []
             var toOneCount = 0
@@ -256,7 +263,7 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
                 attributes.append(
                     AttributeDescription(
                         name: a.name, attributeType: a.attributeType, isOptional: a.isOptional,
-                        defaultValue: a.defaultValue, index: attributes.count))
+                        defaultValue: a.defaultValue, index: attributes.count, renamingIdentifier: a.renamingIdentifier))
             }
             for r in declaration.relationships {
                 let toOneIndex = r.isToMany ? -1 : toOneCount
@@ -349,6 +356,8 @@ enum PropertyReference: Hashable, Sendable {
         public var attributeType: AttributeType
         public var isOptional: Bool
         package var defaultValue: StoredValue
+        /// Core Data's `renamingIdentifier`: the attribute's name in an earlier model.
+        public var renamingIdentifier: String?
         public init(name: String, attributeType: AttributeType, isOptional: Bool, defaultValue: Any?) {
             self.name = name
             self.attributeType = attributeType
@@ -382,6 +391,8 @@ enum PropertyReference: Hashable, Sendable {
     public var relationships: [Relationship] = []
     /// Kept on the built `EntityDescription` as its `declaration`.
     public var declaration: AnyObject?
+    /// Core Data's `renamingIdentifier`: the entity's name in an earlier model.
+    public var renamingIdentifier: String?
     public init(name: String, managedObjectClass: ManagedObject.Type, declaration: AnyObject? = nil) {
         self.name = name
         self.managedObjectClass = managedObjectClass

@@ -6,6 +6,13 @@ import ConcurrencyDebug
 public struct StoreOptions: Sendable, Hashable {
     /// Open the store read-only: fetches work, saves fail with `.readOnlyStore`.
     public var readOnly: Bool = false
+    /// Core Data's `shouldMigrateStoreAutomatically`
+    /// (`NSMigratePersistentStoresAutomaticallyOption`). With
+    /// `shouldInferMappingModelAutomatically`, a store that does not fit the model is
+    /// migrated in place when Core Data could infer the mapping; off, it is refused.
+    @_spi(CoreData) public var shouldMigrateStoreAutomatically = false
+    /// Core Data's `shouldInferMappingModelAutomatically` (`NSInferMappingModelAutomaticallyOption`).
+    @_spi(CoreData) public var shouldInferMappingModelAutomatically = false
     public init(readOnly: Bool = false) { self.readOnly = readOnly }
 }
 
@@ -55,7 +62,8 @@ public final class PersistentStoreCoordinator: Sendable {
     /// file is not SQLite, is cut short, belongs to another model or schema, or its
     /// directory is missing or unwritable. Nothing is written to a file it refuses.
     public func addPersistentStore(at url: URL, options: StoreOptions = StoreOptions()) throws(ManagedContextError) {
-        let store = try SQLiteStore(url: url, model: managedObjectModel, readOnly: options.readOnly)
+        let migrate = options.shouldMigrateStoreAutomatically && options.shouldInferMappingModelAutomatically
+        let store = try SQLiteStore(url: url, model: managedObjectModel, readOnly: options.readOnly, migrate: migrate)
         storeBox.withLock { $0 = store }
     }
 

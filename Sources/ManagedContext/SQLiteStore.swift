@@ -20,7 +20,12 @@ final class SQLiteStore: Sendable {
     /// Core Data may number entities differently; Z_PRIMARYKEY says how.
     private let entityNumbers: [Int64]
 
-    init(url: URL, model: ManagedObjectModel, readOnly: Bool) throws(ManagedContextError) {
+    /// Opens the store at `url`. A store that does not fit `model` is refused with
+    /// `.schemaMismatch` (Core Data's 134100), or, when `migrate` is set (Core Data's
+    /// automatic migration with an inferred mapping model), migrated in place in one
+    /// transaction when Core Data could infer the migration, and refused with
+    /// `.migrationFailed` otherwise. A refused store is not touched.
+    init(url: URL, model: ManagedObjectModel, readOnly: Bool, migrate: Bool = false) throws(ManagedContextError) {
         self.url = url
         self.model = model
         self.isReadOnly = readOnly
@@ -36,19 +41,25 @@ final class SQLiteStore: Sendable {
             throw ManagedContextError(.storeOpenFailed, "There is no store at this path to open read-only. Check the path, or open it writable to create one.", path: path)
         }
 
-        // Inspect an existing file through a read-only connection first: a file
-        // that is refused must not be touched, and opening the pool would switch
-        // it to WAL (rewriting its header) before any check could run.
+        // Compare an existing file with the model first, through a private copy: a file
+        // that is refused must not be touched, and opening the pool would switch it to
+        // WAL (rewriting its header) before any check could run.
         var existingLayout: (uuid: String, numbers: [Int64])?
+        var needsMigration = false
         if fileHoldsData {
+            let comparison: SchemaComparison?
             do {
-                var inspect = Configuration()
-                inspect.readonly = true
-                let queue = try DatabaseQueue(path: path, configuration: inspect)
-                defer { try? queue.close() }
-                existingLayout = try StoreSchema.inspectSchema(queue, model: model, path: path)
+                comparison = try StoreSchema.compare(path: path, model: model)
             } catch {
                 throw Self.translate(error, path: path, doing: "read the store's schema")
+            }
+            if let comparison {
+                if comparison.matches {
+                    existingLayout = (comparison.uuid, comparison.numbers)
+                } else {
+                    try Self.refuseOrMigrate(comparison, readOnly: readOnly, migrate: migrate, path: path)
+                    needsMigration = true
+                }
             }
         }
 
@@ -64,7 +75,30 @@ final class SQLiteStore: Sendable {
             throw Self.translate(error, path: path, doing: "open the store")
         }
         self.pool = pool
-        if let existingLayout {
+        if needsMigration {
+            do {
+                let uuid = try pool.write { db in
+                    // Compared again under the write lock: what is migrated is what is there.
+                    guard let layout = try StoreLayout.read(db, path: path) else {
+                        throw ManagedContextError(.migrationFailed, "The store's tables disappeared while it was opened. Nothing was migrated.", path: path)
+                    }
+                    let comparison = try SchemaComparison(layout: layout, model: model, db: db)
+                    if !comparison.damage.isEmpty || !comparison.blockers.isEmpty {
+                        throw ManagedContextError(.migrationFailed, "The store changed while it was opened and can no longer be migrated: \(comparison.summary()). Nothing was changed.", path: path)
+                    }
+                    try LightweightMigration.apply(comparison, model: model, db: db)
+                    return comparison.uuid
+                }
+                self.identity = StoreIdentity(uuid: uuid)
+                self.entityNumbers = model.entities.map { Int64($0.index + 1) }
+            } catch {
+                try? pool.close()
+                if let e = error as? ManagedContextError { throw e }
+                throw ManagedContextError(
+                    .migrationFailed, "The lightweight migration failed and was rolled back; the store is as it was. (\(error))", path: path,
+                    cause: error as? DatabaseError)
+            }
+        } else if let existingLayout {
             self.identity = StoreIdentity(uuid: existingLayout.uuid)
             self.entityNumbers = existingLayout.numbers
         } else {
@@ -82,6 +116,28 @@ final class SQLiteStore: Sendable {
         }
     }
 
+
+    /// Throws the error for a store that does not fit the model, unless a lightweight
+    /// migration may and can make it fit (then returns).
+    private static func refuseOrMigrate(_ c: SchemaComparison, readOnly: Bool, migrate: Bool, path: String) throws(ManagedContextError) {
+        if !c.damage.isEmpty {
+            throw ManagedContextError(.schemaMismatch, "The store's own bookkeeping is inconsistent: \(c.summary()). Nothing was changed; restore the store from a copy.", path: path)
+        }
+        guard migrate else {
+            throw ManagedContextError(
+                .schemaMismatch,
+                "The model used to open the store is incompatible with the one used to create the store: \(c.summary()). Nothing was changed. Open it with the model it was made with, or allow lightweight migration (shouldMigrateStoreAutomatically and shouldInferMappingModelAutomatically).",
+                path: path)
+        }
+        if readOnly {
+            throw ManagedContextError(.schemaMismatch, "The store needs a migration to fit the model (\(c.summary())), but it was opened read-only. Nothing was changed; open it writable to migrate it.", path: path)
+        }
+        if !c.blockers.isEmpty {
+            throw ManagedContextError(
+                .migrationFailed, "The store cannot be migrated to the model with an inferred mapping: \(c.summary()). Nothing was changed. Make the change one lightweight migration can infer, or migrate the data yourself.",
+                path: path)
+        }
+    }
 
     static func translate(_ error: any Error, path: String, doing: String) -> ManagedContextError {
         if let e = error as? ManagedContextError { return e }

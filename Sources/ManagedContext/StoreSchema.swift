@@ -69,60 +69,85 @@ enum StoreSchema {
         }
     }
 
-    /// The layout of an existing store, or nil when the database has no tables
-    /// yet. Throws `.schemaMismatch` when it is not a store of this model.
-    static func inspectSchema(_ queue: DatabaseQueue, model: ManagedObjectModel, path: String) throws -> (uuid: String, numbers: [Int64])? {
-        try queue.read { db in
-            let existing = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-            if existing.isEmpty { return nil }
-            let tables = Set(existing)
-            guard tables.contains("Z_METADATA"), tables.contains("Z_PRIMARYKEY") else {
-                let sample = existing.sorted().prefix(5).joined(separator: ", ")
-                throw ManagedContextError(.schemaMismatch, "This SQLite database is not a store in Core Data's layout: it has tables (\(sample)) but no Z_METADATA and Z_PRIMARYKEY. Nothing was changed; point to a Core Data store.", path: path)
+    /// The store at `path` compared with `model`, or nil when the database has no
+    /// tables yet. Read through a private copy (see `withPrivateCopy`), so a store that
+    /// is then refused is left byte for byte as it was, its -wal and -shm included.
+    static func compare(path: String, model: ManagedObjectModel) throws -> SchemaComparison? {
+        try withPrivateCopy(path: path) { copy in
+            var configuration = Configuration()
+            configuration.readonly = true
+            let queue = try DatabaseQueue(path: copy, configuration: configuration)
+            defer { try? queue.close() }
+            return try queue.read { db in
+                guard let layout = try StoreLayout.read(db, path: path) else { return nil }
+                return try SchemaComparison(layout: layout, model: model, db: db)
             }
-            let uuid = try String.fetchOne(db, sql: "SELECT Z_UUID FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1") ?? ""
-            guard !uuid.isEmpty else {
-                throw ManagedContextError(.schemaMismatch, "The store's Z_METADATA has no Z_UUID. Nothing was changed.", path: path)
-            }
-            var byName: [String: Int64] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY") {
-                if let name: String = row["Z_NAME"], let ent: Int64 = row["Z_ENT"] { byName[name] = ent }
-            }
-            var numbers: [Int64] = []
-            for entity in model.entities {
-                guard let number = byName[entity.name] else {
-                    throw ManagedContextError(.schemaMismatch, "The store has no entity \(entity.name) (its Z_PRIMARYKEY lists \(byName.keys.sorted().joined(separator: ", "))). It was made with another model; open it with the model it was made with.", path: path)
-                }
-                guard tables.contains(entity.tableName) else {
-                    throw ManagedContextError(.schemaMismatch, "The store has no table \(entity.tableName) for entity \(entity.name).", path: path)
-                }
-                let columns = Set(try db.columns(in: entity.tableName).map { $0.name.uppercased() })
-                let needed = ["Z_PK", "Z_ENT", "Z_OPT"] + entity.attributes.map(\.columnName) + entity.toOneRelationships.map(\.columnName)
-                for column in needed where !columns.contains(column) {
-                    throw ManagedContextError(.schemaMismatch, "The store's table \(entity.tableName) has no column \(column), which the model's \(entity.name) needs. It was made with another model.", path: path)
-                }
-                numbers.append(number)
-            }
-            return (uuid, numbers)
         }
     }
 
-    static func createSchema(_ db: Database, model: ManagedObjectModel, uuid: String) throws {
-        for entity in model.entities {
-            var columns = ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"]
-            columns += entity.toOneRelationships.map { "\($0.columnName) INTEGER" }
-            columns += entity.attributes.map { "\($0.columnName) \($0.attributeType.sqlType)" }
-            try db.execute(sql: "CREATE TABLE \(entity.tableName) ( \(columns.joined(separator: ", ")) )")
-            for r in entity.toOneRelationships {
-                try db.execute(sql: "CREATE INDEX \(entity.tableName)_\(r.columnName)_INDEX ON \(entity.tableName) (\(r.columnName))")
+    /// Runs `body` on a private view of the store: the main file hard-linked into a
+    /// fresh directory (in the temporary directory, or beside the store when that is
+    /// another file system), copied only when it cannot be linked, with a copy of its
+    /// `-wal`. SQLite writes to the `-shm` of a WAL database even through a read-only
+    /// connection (the readers' marks in its wal-index) and creates a missing `-wal` and
+    /// `-shm`; here it does so beside the view. The main file is only read.
+    static func withPrivateCopy<T>(path: String, _ body: (String) throws -> T) throws -> T {
+        let fm = FileManager.default
+        let name = "ctxdebug-inspect-\(UUID().uuidString)"
+        let storeDirectory = (path as NSString).deletingLastPathComponent
+        let places = [NSTemporaryDirectory(), storeDirectory.isEmpty ? "." : storeDirectory]
+        var linked: (directory: String, copy: String)?
+        for place in places {
+            let directory = (place as NSString).appendingPathComponent(place == places[0] ? name : "." + name)
+            guard (try? fm.createDirectory(atPath: directory, withIntermediateDirectories: true)) != nil else { continue }
+            let copy = (directory as NSString).appendingPathComponent("store.sqlite")
+            if link(path, copy) == 0 {
+                linked = (directory, copy)
+                break
+            }
+            try? fm.removeItem(atPath: directory)
+        }
+        let directory: String
+        let copy: String
+        if let linked {
+            (directory, copy) = linked
+        } else {
+            directory = (NSTemporaryDirectory() as NSString).appendingPathComponent(name)
+            try fm.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            copy = (directory as NSString).appendingPathComponent("store.sqlite")
+            do {
+                try fm.copyItem(atPath: path, toPath: copy)
+            } catch {
+                try? fm.removeItem(atPath: directory)
+                throw error
             }
         }
+        defer { try? fm.removeItem(atPath: directory) }
+        if fm.fileExists(atPath: path + "-wal") {
+            try fm.copyItem(atPath: path + "-wal", toPath: copy + "-wal")
+        }
+        return try body(copy)
+    }
+
+    static func createSchema(_ db: Database, model: ManagedObjectModel, uuid: String) throws {
+        for entity in model.entities { try createTable(db, entity: entity) }
         try db.execute(sql: "CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)")
         for entity in model.entities {
             try db.execute(sql: "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, 0, 0)", arguments: [entity.index + 1, entity.name])
         }
         try db.execute(sql: "CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)")
         try db.execute(sql: "INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)", arguments: [uuid, StoreMetadata.plist(model: model, uuid: uuid)])
+    }
+
+    /// An entity's table `Z<ENTITY>`, with an index on each to-one relationship's key.
+    static func createTable(_ db: Database, entity: EntityDescription) throws {
+        var columns = ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"]
+        columns += entity.toOneRelationships.map { "\($0.columnName) INTEGER" }
+        columns += entity.attributes.map { "\($0.columnName) \($0.attributeType.sqlType)" }
+        try db.execute(sql: "CREATE TABLE \(entity.tableName) ( \(columns.joined(separator: ", ")) )")
+        for r in entity.toOneRelationships {
+            try db.execute(sql: "CREATE INDEX \(entity.tableName)_\(r.columnName)_INDEX ON \(entity.tableName) (\(r.columnName))")
+        }
     }
 
 }

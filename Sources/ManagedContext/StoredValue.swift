@@ -239,20 +239,24 @@ extension AttributeType {
         case .string:
             return (value as? String).map { .text($0) }
         case .integer16, .integer32, .integer64, .boolean:
+            // Swift's own integers first: a cast to NSNumber would bridge them (and allocate).
+            if let i = value as? Int64 { return .integer(i) }
+            if let i = value as? Int { return .integer(Int64(i)) }
             if let b = value as? Bool { return .integer(b ? 1 : 0) }
+            if let i = value as? any BinaryInteger { return Int64(exactly: i).map { .integer($0) } }
+            if let d = value as? any BinaryFloatingPoint { return Int64(exactly: Double(d)).map { .integer($0) } }
             // Core Data code hands numbers as NSNumber (`entry.rating = 4` with an
             // `NSNumber?` property).
-            if let n = value as? NSNumber, !(value is any BinaryFloatingPoint) {
+            if let n = value as? NSNumber {
                 let d = n.doubleValue
                 return d == d.rounded(.towardZero) ? .integer(n.int64Value) : nil
             }
-            if let i = value as? any BinaryInteger { return Int64(exactly: i).map { .integer($0) } }
-            if let d = value as? any BinaryFloatingPoint { return Int64(exactly: Double(d)).map { .integer($0) } }
             return nil
         case .double:
+            if let d = value as? Double { return .real(d) }
             if let d = value as? any BinaryFloatingPoint { return .real(Double(d)) }
-            if let n = value as? NSNumber, !(value is any BinaryInteger) { return .real(n.doubleValue) }
             if let i = value as? any BinaryInteger { return .real(Double(i)) }
+            if let n = value as? NSNumber { return .real(n.doubleValue) }
             return nil
         case .date:
             return (value as? Date).map { .real($0.timeIntervalSinceReferenceDate) }

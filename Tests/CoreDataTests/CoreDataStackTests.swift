@@ -243,3 +243,30 @@ enum NotesModel {
         }
     }
 }
+
+@Suite struct FetchRequestCastTests {
+    /// Apple's code casts the erased request of `fetchRequest()` to its entity's type
+    /// (`Note.fetchRequest() as! NSFetchRequest<Note>`). Swift cannot make that cast
+    /// between two specializations of a generic class; `NSFetchRequest<Note>(request)`
+    /// makes the same request typed.
+    @Test func theErasedRequestOfAClassConvertsToItsType() throws {
+        let dir = TempDirectory("coredata-cast")
+        let container = try NotesModel.container(in: dir)
+        let context = container.viewContext
+        try context.performAndWait {
+            let note = Note(context: context)
+            note.title = "cast"
+            try context.save()
+            #expect((Note.fetchRequest() as Any) as? NSFetchRequest<Note> == nil, "if Swift learns this cast, use it in the docs")
+            let request = NSFetchRequest<Note>(Note.fetchRequest())
+            request.predicate = NSPredicate(format: "title == %@", "cast")
+            #expect(try context.fetch(request).map(\.title) == ["cast"])
+            let erased: NSFetchRequest<any NSFetchRequestResult> = Note.fetchRequest()
+            #expect(try context.fetch(erased).count == 1)
+            // object(with:) returns the runtime's base class; Core Data code casts it.
+            let same = context.object(with: note.objectID) as! Note
+            #expect(same === note)
+            context.undoManager = nil
+        }
+    }
+}

@@ -11,7 +11,10 @@ enum CoreDataFixture {
         let description: String
     }
 
-    static func write(at path: String, rows: Int, reference: Date) throws {
+    /// With `extraColumn`, ZSAMPLE has a column ZEXTRA ("kept" in every row) that the
+    /// test model does not declare: a store made with a model that had one more
+    /// attribute.
+    static func write(at path: String, rows: Int, reference: Date, extraColumn: Bool = false) throws {
         let scratch = path + ".writing"
         var db: OpaquePointer?
         guard sqlite3_open(scratch, &db) == SQLITE_OK, let db else { throw Failure(description: "open failed") }
@@ -30,7 +33,7 @@ enum CoreDataFixture {
         try exec("PRAGMA journal_mode=WAL")
         try exec("PRAGMA wal_autocheckpoint=0")
         // Entity numbers differ from ours on purpose: Core Data's model had more entities.
-        try exec("CREATE TABLE ZSAMPLE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZSMALL INTEGER, ZMEDIUM INTEGER, ZLARGE INTEGER, ZFLAG INTEGER, ZWHEN TIMESTAMP, ZRATIO FLOAT, ZNAME VARCHAR, ZBLOB BLOB, ZEXTRA VARCHAR )")
+        try exec("CREATE TABLE ZSAMPLE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZSMALL INTEGER, ZMEDIUM INTEGER, ZLARGE INTEGER, ZFLAG INTEGER, ZWHEN TIMESTAMP, ZRATIO FLOAT, ZNAME VARCHAR, ZBLOB BLOB\(extraColumn ? ", ZEXTRA VARCHAR" : "") )")
         try exec("CREATE TABLE ZPLACE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZOWNER INTEGER, ZTITLE VARCHAR )")
         try exec("CREATE TABLE ZVISIT ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZRATING INTEGER, ZPLACE INTEGER, ZNOTE VARCHAR )")
         try exec("CREATE TABLE ZPERSON ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZHOME INTEGER, ZNAME VARCHAR )")
@@ -42,7 +45,11 @@ enum CoreDataFixture {
         try exec("INSERT INTO Z_METADATA VALUES (1, '\(uuid)', x'')")
         try exec("BEGIN")
         var stmt: OpaquePointer?
-        guard sqlite3_prepare_v2(db, "INSERT INTO ZSAMPLE (Z_PK, Z_ENT, Z_OPT, ZSMALL, ZMEDIUM, ZLARGE, ZFLAG, ZWHEN, ZRATIO, ZNAME, ZBLOB, ZEXTRA) VALUES (?, 7, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &stmt, nil) == SQLITE_OK else {
+        let insert =
+            extraColumn
+            ? "INSERT INTO ZSAMPLE (Z_PK, Z_ENT, Z_OPT, ZSMALL, ZMEDIUM, ZLARGE, ZFLAG, ZWHEN, ZRATIO, ZNAME, ZBLOB, ZEXTRA) VALUES (?, 7, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            : "INSERT INTO ZSAMPLE (Z_PK, Z_ENT, Z_OPT, ZSMALL, ZMEDIUM, ZLARGE, ZFLAG, ZWHEN, ZRATIO, ZNAME, ZBLOB) VALUES (?, 7, 1, ?, ?, ?, ?, ?, ?, ?, ?)"
+        guard sqlite3_prepare_v2(db, insert, -1, &stmt, nil) == SQLITE_OK else {
             throw Failure(description: "prepare failed")
         }
         defer { sqlite3_finalize(stmt) }
@@ -60,7 +67,7 @@ enum CoreDataFixture {
             sqlite3_bind_text(stmt, 8, "Spot-\(String(format: "%03d", i))", -1, transient)
             let blob: [UInt8] = [UInt8(i % 256), 0, 255]
             sqlite3_bind_blob(stmt, 9, blob, 3, transient)
-            sqlite3_bind_text(stmt, 10, "kept", -1, transient)
+            if extraColumn { sqlite3_bind_text(stmt, 10, "kept", -1, transient) }
             guard sqlite3_step(stmt) == SQLITE_DONE else { throw Failure(description: "insert failed") }
         }
         try exec("COMMIT")

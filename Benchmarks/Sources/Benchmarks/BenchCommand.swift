@@ -19,7 +19,10 @@ struct BenchCommand: ParsableCommand {
             large journal; 8 `ctxdebug lint` on a generated tree of 500,000 lines (--lint-only runs it alone); 9 \
             block cost: an empty performAndWait and perform block at levels 0, 1, 2 against plain \
             DispatchQueue.sync and async; 10 `explore` in process: schedules a second of a \
-            3-context test, and one scheduling point. --only runs the items listed. Each target of the map is marked met or missed.
+            3-context test, and one scheduling point; 11 a fetch with NSPredicate(format:) against \
+            the same fetch with the typed predicate; 12 loading a 50-entity Xcode model from its XML \
+            (NSManagedObjectModel(contentsOf:)); 13 value(forKey:) and setValue(_:forKey:) against the typed \
+            accessors of the same attribute. --only runs the items listed. Each target of the map is marked met or missed.
 
             Stores given with --store and --ui-store are seeded when missing and reused \
             after. Scripts/bench builds the release and ThreadSanitizer binaries, runs \
@@ -77,10 +80,10 @@ struct BenchCommand: ParsableCommand {
         if let entries, entries < 1 || entries > 50_000_000 { throw ValidationError("--entries must be between 1 and 50000000 (got \(entries)).") }
         if let uiEntries, uiEntries < 1 || uiEntries > 50_000_000 { throw ValidationError("--ui-entries must be between 1 and 50000000 (got \(uiEntries)).") }
         if let only {
-            let known = Set((1...10).map(String.init))
+            let known = Set((1...13).map(String.init))
             let bad = Self.items(only).filter { !known.contains($0) }
             if !bad.isEmpty || Self.items(only).isEmpty {
-                throw ValidationError("--only takes item numbers from 1 to 10, separated by commas (got \(only)).")
+                throw ValidationError("--only takes item numbers from 1 to 13, separated by commas (got \(only)).")
             }
         }
         if let repetitions, repetitions < 1 || repetitions > 100 { throw ValidationError("--repetitions must be between 1 and 100 (got \(repetitions)).") }
@@ -104,13 +107,26 @@ struct BenchCommand: ParsableCommand {
         var items: [BenchItem] = []
         if !["1", "2", "3", "4", "5", "6", "7", "9"].filter(wants).isEmpty { items = try measureRuntime(work: work) }
         if wants("8") {
-            progress("8/10 ctxdebug lint")
+            progress("8/13 ctxdebug lint")
             items.append(try LintBench.run(lines: quick ? 20_000 : 500_000, repetitions: repetitions ?? 3, work: work))
         }
         if wants("10") {
-            progress("10/10 explore, in process")
+            progress("10/13 explore, in process")
             items.append(try ExploreBench.run(
                 schedules: quick ? 20 : 400, blocks: quick ? 20 : 300, repetitions: repetitions ?? (quick ? 3 : 5), work: work))
+        }
+        if wants("11") {
+            progress("11/13 NSPredicate(format:) against the typed predicate")
+            items.append(try PredicateBench.run(
+                entries: quick ? 2_000 : 20_000, fetchesPerSample: quick ? 5 : 40, repetitions: repetitions ?? (quick ? 3 : 7), work: work))
+        }
+        if wants("12") {
+            progress("12/13 loading an Xcode model")
+            items.append(try ModelLoadBench.run(loads: quick ? 5 : 100, repetitions: repetitions ?? (quick ? 3 : 5), work: work))
+        }
+        if wants("13") {
+            progress("13/13 key-value access against typed access")
+            items.append(try KeyValueBench.run(accesses: quick ? 20_000 : 2_000_000, repetitions: repetitions ?? (quick ? 3 : 7), work: work))
         }
         items.sort { (Int($0.id) ?? 0) < (Int($1.id) ?? 0) }
         try write(items, start: start, loadAtStart: loadAtStart)
@@ -140,7 +156,7 @@ struct BenchCommand: ParsableCommand {
         var items: [BenchItem] = []
         var journal: URL?
         if wants("1") || wants("7") {
-            progress("1/10 per-access cost")
+            progress("1/13 per-access cost")
             let access: BenchItem
             (access, journal) = try AccessBench.run(
                 storeURL: exportStore, iterations: quick ? 200_000 : 5_000_000, repetitions: inProcessReps, work: work,
@@ -148,28 +164,28 @@ struct BenchCommand: ParsableCommand {
             if wants("1") { items.append(access) }
         }
         if wants("9") {
-            progress("9/10 block cost")
+            progress("9/13 block cost")
             items.append(try BlockBench.run(storeURL: exportStore, calls: quick ? 20_000 : 140_000, repetitions: inProcessReps))
         }
         if wants("5") {
-            progress("5/10 stack capture")
+            progress("5/13 stack capture")
             items.append(StackBench.run(repetitions: inProcessReps, capturesPerSample: quick ? 50 : 300))
         }
         if wants("2") || wants("4") {
-            progress("2/10 and 4/10 export, levels 0/1/3, and sqlite3")
+            progress("2/13 and 4/13 export, levels 0/1/3, and sqlite3")
             items += try ExportBench.run(store: exportStore, entries: exportEntries, repetitions: reps, work: work)
                 .filter { wants($0.id) }
         }
         if wants("3") {
-            progress("3/10 ThreadSanitizer")
+            progress("3/13 ThreadSanitizer")
             items.append(try threadSanitizerItem(replayStore: try replayStore(), replayEntries: replayEntries, reps: reps, work: work))
         }
         if wants("6") {
-            progress("6/10 UI replay")
+            progress("6/13 UI replay")
             items.append(try UIBench.run(store: try replayStore(), entries: replayEntries, duration: quick ? 0.5 : 3, repetitions: reps, work: work))
         }
         if let journal {
-            progress("7/10 journal reading")
+            progress("7/13 journal reading")
             items.append(try AccessJournalBench.run(journal: journal, repetitions: reps, work: work))
             try? FileManager.default.removeItem(at: journal)
         }

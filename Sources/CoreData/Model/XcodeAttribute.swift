@@ -19,6 +19,8 @@ struct XcodeAttribute {
     var userInfo: [String: String]
     var line: Int
 
+    private static let posix = Locale(identifier: "en_US_POSIX")
+
     /// Xcode's names of the attribute types (`attributeType="Integer 16"`).
     static let types: [String: NSAttributeType] = [
         "Integer 16": .integer16AttributeType, "Integer 32": .integer32AttributeType, "Integer 64": .integer64AttributeType,
@@ -72,14 +74,19 @@ struct XcodeAttribute {
     /// `Decimal`, `Bool` (`YES`/`NO`), a `Date` from seconds since 2001-01-01, `UUID`,
     /// `URL`. Nil when the text does not parse.
     static func value(of text: String, type: NSAttributeType) -> Any? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        // Spaces and tabs around a number, as Foundation's whitespace trim would drop
+        // (without its cost: a model has hundreds of defaults).
+        var slice = Substring(text)
+        while let c = slice.first, c == " " || c == "\t" { slice.removeFirst() }
+        while let c = slice.last, c == " " || c == "\t" { slice.removeLast() }
+        let trimmed = String(slice)
         switch type {
         case .integer16AttributeType: return Int16(trimmed)
         case .integer32AttributeType: return Int32(trimmed)
         case .integer64AttributeType: return Int64(trimmed)
         case .doubleAttributeType: return Double(trimmed)
         case .floatAttributeType: return Float(trimmed)
-        case .decimalAttributeType: return Decimal(string: trimmed, locale: Locale(identifier: "en_US_POSIX"))
+        case .decimalAttributeType: return Decimal(string: trimmed, locale: posix)
         case .stringAttributeType: return text
         case .booleanAttributeType:
             switch trimmed.lowercased() {

@@ -24,6 +24,18 @@ enum XcodeModelReader {
     static func contentsURL(for url: URL) throws(XcodeModelError) -> URL {
         let fm = FileManager.default
         var isDirectory: ObjCBool = false
+        if ["momd", "mom"].contains(url.pathExtension), !fm.fileExists(atPath: url.path) {
+            // Code written for Apple platforms names the compiled model; Linux has its
+            // source, beside it or in the program's resources.
+            let name = url.deletingPathExtension().lastPathComponent
+            let beside = url.deletingLastPathComponent()
+            if let source = XcodeModelLocator.modelURL(named: name, in: [beside] + XcodeModelLocator.searchDirectories()) {
+                return try contentsURL(for: source)
+            }
+            throw XcodeModelError(
+                .notFound, "There is no compiled model on Linux, and no \(name).xcdatamodeld beside this path or in the program's resources to read instead. Add \(name).xcdatamodeld to the target's resources.",
+                file: url.path)
+        }
         guard fm.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
             throw XcodeModelError(.notFound, "There is no model here. Point to a .xcdatamodeld or .xcdatamodel folder (as Xcode saves it), or to its contents file.", file: url.path)
         }

@@ -110,8 +110,11 @@ struct PredicateEvaluator {
 
     /// `object`'s value for one key, as key-value coding reads it.
     static func value(of key: String, in object: Any?) -> Any? {
-        guard let object = PredicateBinding.unwrap(object) else { return nil }
+        // A missing object has no related objects: its count is 0, as in the store's subselect.
+        guard let object = PredicateBinding.unwrap(object) else { return key == "@count" ? 0 : nil }
         if key == "self" || key == "SELF" { return object }
+        if let dictionary = object as? [String: Any] { return PredicateBinding.unwrap(dictionary[key]) }
+        if let dictionary = object as? NSDictionary { return dictionary.object(forKey: key) }
         if key.hasPrefix("@") {
             guard let list = collection(object) else { return key == "@count" ? (object as? String)?.count : nil }
             switch key {
@@ -125,7 +128,13 @@ struct PredicateEvaluator {
             default: return nil
             }
         }
-        if let list = collection(object) { return list.map { value(of: key, in: $0) as Any } }
+        if let list = collection(object) {
+            // Through nested to-many relationships the values flatten into one list.
+            return list.flatMap { element -> [Any] in
+                let v = value(of: key, in: element)
+                return collection(v) ?? [v as Any]
+            }
+        }
         if let managed = object as? ManagedObject {
             if managed.entity.attribute(named: key) != nil { return managed.value(forKey: key) }
             if let r = managed.entity.relationship(named: key) {
@@ -134,8 +143,6 @@ struct PredicateEvaluator {
             }
             return nil
         }
-        if let dictionary = object as? [String: Any] { return PredicateBinding.unwrap(dictionary[key]) }
-        if let dictionary = object as? NSDictionary { return dictionary.object(forKey: key) }
         for child in Mirror(reflecting: object).children where child.label == key || child.label == "_" + key {
             return PredicateBinding.unwrap(child.value)
         }
@@ -146,7 +153,7 @@ struct PredicateEvaluator {
     /// (strings and data are values here, not collections).
     static func collection(_ v: Any?) -> [Any]? {
         guard let v = PredicateBinding.unwrap(v) else { return nil }
-        if v is String || v is Data || v is NSString { return nil }
+        if v is String || v is Data || v is NSString || v is [String: Any] || v is NSDictionary { return nil }
         if let a = v as? [Any] { return a }
         if let a = v as? NSArray { return a.map { $0 } }
         if let s = v as? NSSet { return s.map { $0 } }

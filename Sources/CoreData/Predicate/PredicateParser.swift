@@ -255,10 +255,25 @@ struct PredicateParser {
             // A parenthesized predicate, or a comparison whose left side starts with '('.
             let saved = (index, specifiers)
             advance()
-            if let inner = try? parsePredicate(), accept(symbol: ")"), !startsOperator() {
-                return inner
+            var firstError: PredicateSyntaxError?
+            do throws(PredicateSyntaxError) {
+                let inner = try parsePredicate()
+                if accept(symbol: ")") {
+                    if !startsOperator() { return inner }
+                } else {
+                    firstError = error("expected ')' to close the parenthesis, found \(describeCurrent())")
+                }
+            } catch {
+                firstError = error
             }
             (index, specifiers) = saved
+            do throws(PredicateSyntaxError) {
+                return .comparison(try parseComparison())
+            } catch {
+                // Report whichever reading got further into the format.
+                if let firstError, firstError.position > error.position { throw firstError }
+                throw error
+            }
         }
         return .comparison(try parseComparison())
     }

@@ -237,6 +237,9 @@ private struct Translator {
         }
 
         if case .path(let names) = lhs, let split = splitAtToMany(names, from: entity) {
+            if split.rest.isEmpty && modifier == .direct {
+                throw fail("to-many key not allowed here: '\(names.joined(separator: "."))' is a to-many relationship; compare its objects with ANY, ALL or NONE, test membership with %@ IN \(names.joined(separator: ".")), or count it with @count.")
+            }
             // ANY/ALL/NONE over the to-many relationship; a bare to-many key path is ANY.
             let quantifier: StoreQuantifier
             switch modifier {
@@ -244,16 +247,23 @@ private struct Translator {
             case .all: quantifier = .all
             case .none: quantifier = .none
             }
-            var inner = c
-            inner.modifier = .direct
-            inner.op = op
-            let element = try leaf(.path(split.rest), op, rhs, options: options(c), on: split.destination, description: inner)
-            return .quantified(quantifier, split.collection, element)
+            return .quantified(quantifier, split.collection, try element(split.rest, op, rhs, c, on: split.destination))
         }
         if modifier != .direct {
             throw fail("\(modifier == .all ? "ALL" : modifier == .none ? "NONE" : "ANY") needs a key path through a to-many relationship on its left.")
         }
         return try leaf(lhs, op, rhs, options: options(c), on: entity, description: c)
+    }
+
+    /// The comparison each object of a to-many relationship is tested with; a key
+    /// path through another to-many relationship nests an ANY.
+    private func element(
+        _ rest: [String], _ op: PredicateComparison.Operator, _ rhs: Side, _ c: PredicateComparison, on destination: EntityDescription
+    ) throws(ManagedContextError) -> StorePredicate {
+        if let split = splitAtToMany(rest, from: destination) {
+            return .quantified(.any, split.collection, try element(split.rest, op, rhs, c, on: split.destination))
+        }
+        return try leaf(.path(rest), op, rhs, options: options(c), on: destination, description: c)
     }
 
     private func isPath(_ s: Side) -> Bool {
@@ -311,7 +321,7 @@ private struct Translator {
             case .attribute(let a, let declaration):
                 return try attributeComparison(names, a, declaration, op, storeOp, rhs, options, on: entity)
             case .object:
-                return try objectComparison(names, op, storeOp, rhs)
+                return try objectComparison(names, op, storeOp, rhs, on: entity)
             }
         case .constant, .list:
             throw fail("a comparison needs a key path on one side (\(c.optionsText.isEmpty ? "" : c.optionsText + " ")two constants compare to a constant; write TRUEPREDICATE or FALSEPREDICATE).")
@@ -367,8 +377,15 @@ private struct Translator {
         }
     }
 
-    private func objectComparison(_ names: [String], _ op: PredicateComparison.Operator, _ storeOp: StoreOperator, _ rhs: Side) throws(ManagedContextError) -> StorePredicate {
+    private func objectComparison(
+        _ names: [String], _ op: PredicateComparison.Operator, _ storeOp: StoreOperator, _ rhs: Side, on entity: EntityDescription
+    ) throws(ManagedContextError) -> StorePredicate {
         let path = names.isEmpty ? "SELF" : names.joined(separator: ".")
+        // The entity the path reaches: an object of another entity never equals it
+        // (the store compares primary keys, which entities share).
+        var target = entity
+        for name in names { if let next = target.relationship(named: name)?.destinationEntity { target = next } }
+        func fits(_ id: ManagedObjectID?) -> Bool { id.map { $0.entity === target } ?? true }
         func id(_ v: Any?) throws(ManagedContextError) -> ManagedObjectID? {
             guard let v = PredicateBinding.unwrap(v) else { return nil }
             if let o = v as? ManagedObject { return o.objectID }
@@ -377,12 +394,13 @@ private struct Translator {
         }
         switch (op, rhs) {
         case (.equal, .constant(let v)), (.notEqual, .constant(let v)):
-            let target = try id(v)
-            if names.count == 1 { return .typed(.relationship(names[0], is: target, equal: op == .equal)) }
-            return .compare(.keyPath(names), storeOp, .object(target), [])
+            let object = try id(v)
+            guard fits(object) else { return .constant(op != .equal) }
+            if names.count == 1 { return .typed(.relationship(names[0], is: object, equal: op == .equal)) }
+            return .compare(.keyPath(names), storeOp, .object(object), [])
         case (.in, .list(let items)):
             var ids: [ManagedObjectID] = []
-            for item in items { if let i = try id(item) { ids.append(i) } }
+            for item in items { if let i = try id(item), fits(i) { ids.append(i) } }
             return .compare(.keyPath(names), .in, .objects(ids), [])
         case (.equal, .path(let other)), (.notEqual, .path(let other)):
             return .compare(.keyPath(names), storeOp, .keyPath(other), [])

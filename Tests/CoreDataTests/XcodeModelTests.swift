@@ -1,0 +1,265 @@
+import Foundation
+import Testing
+import TestSupport
+
+@testable import CoreData
+
+/// Reading Xcode models as they are on disk. Apple's documentation of
+/// `NSManagedObjectModel.init(contentsOf:)` ("Initializes the receiver using the model
+/// file at the specified URL"; returns nil when it cannot) and of the model's parts
+/// (`NSAttributeDescription`, `NSRelationshipDescription`, `NSEntityDescription`) is the
+/// reference for what each value means.
+@Suite struct XcodeModelTests {
+    static func notebook() throws -> NSManagedObjectModel {
+        try #require(NSManagedObjectModel(contentsOf: Fixtures.url("Notebook.xcdatamodeld")))
+    }
+
+    @Test func theRealSurfJournalModelLoads() throws {
+        let model = try #require(NSManagedObjectModel(contentsOf: Fixtures.surfJournalModel))
+        let entry = try #require(model.entitiesByName["JournalEntry"])
+        #expect(entry.managedObjectClassName == "SurfJournal.JournalEntry")
+        #expect(entry.attributesByName.keys.sorted() == ["date", "height", "location", "period", "rating", "wind"])
+        #expect(entry.attributesByName["rating"]?.attributeType == .integer16AttributeType)
+        #expect(entry.attributesByName["rating"]?.defaultValue as? Int16 == 0)
+        #expect(entry.attributesByName["date"]?.attributeType == .dateAttributeType)
+        #expect(entry.attributesByName["date"]?.isOptional == true)
+        // The model compiles into the runtime: one entity, its six attributes.
+        #expect(model.runtimeModel.entity(named: "JournalEntry")?.attributes.count == 6)
+        #expect(model.sourceURL == Fixtures.surfJournalModel)
+    }
+
+    /// A `.xcdatamodeld` is read at the version its `.xccurrentversion` names (Xcode's
+    /// "Current" model version), not the first one.
+    @Test func theCurrentVersionIsTheOneXccurrentversionNames() throws {
+        let model = try Self.notebook()
+        #expect(model.versionIdentifiers == ["v2"])
+        #expect(model.entitiesByName["Note"]?.attributesByName["pinned"] != nil)
+        let v1 = try #require(NSManagedObjectModel(contentsOf: Fixtures.url("Notebook.xcdatamodeld/Notebook.xcdatamodel")))
+        #expect(v1.versionIdentifiers == ["v1"])
+        #expect(v1.entitiesByName["Note"]?.attributesByName["pinned"] == nil)
+    }
+
+    /// Every attribute type, with Core Data's `NSAttributeType` and its default value
+    /// converted to the type (`defaultValue`: "the default value of the attribute";
+    /// a Date default is seconds since the reference date, as Xcode writes
+    /// `defaultDateTimeInterval`).
+    @Test func everyAttributeTypeAndItsDefault() throws {
+        let note = try #require(try Self.notebook().entitiesByName["Note"])
+        let a = note.attributesByName
+        let expected: [String: NSAttributeType] = [
+            "body": .stringAttributeType, "created": .dateAttributeType, "draft": .stringAttributeType, "identifier": .UUIDAttributeType,
+            "link": .URIAttributeType, "pinned": .booleanAttributeType, "price": .decimalAttributeType, "priority": .integer16AttributeType,
+            "revision": .integer64AttributeType, "score": .doubleAttributeType, "tags": .transformableAttributeType,
+            "thumbnail": .binaryDataAttributeType, "title": .stringAttributeType, "weight": .floatAttributeType, "wordCount": .integer32AttributeType,
+        ]
+        #expect(a.mapValues(\.attributeType) == expected)
+        #expect(a["title"]?.defaultValue as? String == "Untitled")
+        #expect(a["pinned"]?.defaultValue as? Bool == true)
+        #expect(a["priority"]?.defaultValue as? Int16 == 3)
+        #expect(a["wordCount"]?.defaultValue as? Int32 == 0)
+        #expect(a["revision"]?.defaultValue as? Int64 == -7)
+        #expect(a["score"]?.defaultValue as? Double == 0.5)
+        #expect(a["weight"]?.defaultValue as? Float == 1.25)
+        #expect(a["price"]?.defaultValue as? Decimal == Decimal(string: "9.99"))
+        #expect(a["created"]?.defaultValue as? Date == Date(timeIntervalSinceReferenceDate: 86400))
+        #expect(a["identifier"]?.defaultValue as? UUID == UUID(uuidString: "6F9619FF-8B86-D011-B42D-00C04FC964FF"))
+        #expect(a["link"]?.defaultValue as? URL == URL(string: "https://example.com/notes"))
+        #expect(a["body"]?.defaultValue == nil)
+        #expect(a["tags"]?.valueTransformerName == "NSSecureUnarchiveFromData")
+        #expect(a["tags"]?.attributeValueClassName == "[String]")
+        #expect(a["thumbnail"]?.allowsExternalBinaryDataStorage == true)
+        #expect(a["draft"]?.isTransient == true)
+        #expect(a["title"]?.isOptional == false)
+        #expect(a["body"]?.isOptional == true)
+        #expect(a["priority"]?.usesScalarValueType == true)
+        #expect(a["wordCount"]?.usesScalarValueType == false)
+        #expect(a["title"]?.userInfo?["maxLength"] as? String == "120")
+    }
+
+    @Test func relationshipsConstraintsIndexesAndUserInfo() throws {
+        let model = try Self.notebook()
+        let note = try #require(model.entitiesByName["Note"])
+        let folder = try #require(model.entitiesByName["Folder"])
+        let toFolder = try #require(note.relationshipsByName["folder"])
+        let notes = try #require(folder.relationshipsByName["notes"])
+        #expect(toFolder.destinationEntity === folder)
+        #expect(toFolder.inverseRelationship === notes)
+        #expect(notes.inverseRelationship === toFolder)
+        #expect(!toFolder.isToMany && toFolder.maxCount == 1)
+        #expect(notes.isToMany && notes.maxCount == 100 && notes.minCount == 0)
+        #expect(notes.deleteRule == .cascadeDeleteRule)
+        #expect(toFolder.deleteRule == .nullifyDeleteRule)
+        #expect(toFolder.userInfo?["display"] as? String == "Folder")
+        #expect(note.uniquenessConstraints.map { $0.compactMap { $0 as? String } } == [["identifier"], ["title", "folder"]])
+        #expect(note.indexes.map(\.name) == ["byCreatedIndex", "byTitleAndPriority"])
+        #expect(note.indexes.last?.propertyNames == ["title", "priority"])
+        #expect(note.userInfo?["source"] as? String == "fixture")
+        #expect(note.userInfo?["owner"] as? String == "notes team")
+        #expect(note.managedObjectClassName == "Note")
+        #expect(note.codeGenerationType == "class")
+        #expect(folder.codeGenerationType == "category")
+        #expect(folder.attributesByName["name"]?.defaultValue as? String == "Inbox")
+    }
+
+    /// Inheritance, abstract entities, ordered to-many with counts, Deny and No Action
+    /// rules (`NSEntityDescription.superentity`/`subentities`, `isAbstract`;
+    /// `NSRelationshipDescription.isOrdered`, `minCount`, `maxCount`, `deleteRule`).
+    @Test func inheritanceAndOrderedRelationshipsAreRead() throws {
+        let model = try #require(NSManagedObjectModel(contentsOf: Fixtures.url("Shapes.xcdatamodel")))
+        let shape = try #require(model.entitiesByName["Shape"])
+        let circle = try #require(model.entitiesByName["Circle"])
+        #expect(shape.isAbstract)
+        #expect(circle.superentity === shape)
+        #expect(Set(shape.subentities.compactMap(\.name)) == ["Circle", "Square"])
+        #expect(circle.attributesByName.keys.sorted() == ["color", "radius"])
+        #expect(circle.relationshipsByName["canvas"]?.deleteRule == .noActionDeleteRule)
+        #expect(circle.isKindOf(entity: shape))
+        let shapes = try #require(model.entitiesByName["Canvas"]?.relationshipsByName["shapes"])
+        #expect(shapes.isOrdered && shapes.isToMany && shapes.minCount == 1 && shapes.maxCount == 12)
+        #expect(shapes.deleteRule == .denyDeleteRule)
+    }
+
+    @Test func aMalformedContentsFileNamesTheFileAndLine() throws {
+        #expect(throws: XcodeModelError.self) { try XcodeModelReader.load(from: Fixtures.url("Malformed.xcdatamodel")) }
+        do {
+            _ = try XcodeModelReader.load(from: Fixtures.url("Malformed.xcdatamodel"))
+        } catch {
+            #expect(error.kind == .malformedXML)
+            #expect(error.file.hasSuffix("Malformed.xcdatamodel/contents"))
+            // The unclosed <attribute> of line 5 is found where </entity> closes it, at line 6.
+            #expect(error.line == 6)
+            #expect(error.description.contains("Malformed.xcdatamodel/contents:6:"))
+        }
+    }
+
+    @Test func anUnknownAttributeTypeNamesTheEntityAndAttribute() throws {
+        do {
+            _ = try XcodeModelReader.load(from: Fixtures.url("UnknownType.xcdatamodel"))
+            Issue.record("the model loaded")
+        } catch {
+            #expect(error.kind == .unknownAttributeType)
+            #expect(error.message.contains("Invoice.total"))
+            #expect(error.message.contains("'Money'"))
+            #expect(error.line == 5)
+        }
+    }
+
+    @Test func aMissingDestinationEntityNamesTheRelationship() throws {
+        do {
+            _ = try XcodeModelReader.load(from: Fixtures.url("MissingDestination.xcdatamodel"))
+            Issue.record("the model loaded")
+        } catch {
+            #expect(error.kind == .missingEntity)
+            #expect(error.message.contains("Invoice.customer"))
+            #expect(error.message.contains("Customer"))
+            #expect(error.line == 5)
+        }
+    }
+
+    @Test func severalVersionsWithoutXccurrentversionIsRefused() throws {
+        do {
+            _ = try XcodeModelReader.load(from: Fixtures.url("Unversioned.xcdatamodeld"))
+            Issue.record("the model loaded")
+        } catch {
+            #expect(error.kind == .noCurrentVersion)
+            #expect(error.message.contains("A.xcdatamodel, B.xcdatamodel"))
+        }
+    }
+
+    /// `init?(contentsOf:)` is failable, as Core Data's: nil for a model that cannot be
+    /// read, with the reason on stderr.
+    @Test func initContentsOfReturnsNilForBadModels() {
+        #expect(NSManagedObjectModel(contentsOf: Fixtures.url("UnknownType.xcdatamodel")) == nil)
+        #expect(NSManagedObjectModel(contentsOf: Fixtures.url("Nothing.xcdatamodeld")) == nil)
+    }
+
+    @Test func badDefaultValuesAreNamed() throws {
+        let dir = TempDirectory("bad-default")
+        let model = dir.file("Bad.xcdatamodel")
+        try FileManager.default.createDirectory(at: model, withIntermediateDirectories: true)
+        try """
+        <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+        <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
+            <entity name="Thing" syncable="YES">
+                <attribute name="count" attributeType="Integer 16" defaultValueString="70000"/>
+            </entity>
+        </model>
+        """.write(to: model.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
+        do {
+            _ = try XcodeModelReader.load(from: model)
+            Issue.record("the model loaded")
+        } catch {
+            #expect(error.kind == .invalidValue)
+            #expect(error.message.contains("Thing.count") && error.message.contains("70000"))
+            #expect(error.line == 4)
+        }
+    }
+
+    /// Code written for Apple platforms passes the compiled `Name.momd`; on Linux the
+    /// source `Name.xcdatamodeld` beside it (or in the program's resources) is read.
+    @Test func aMomdURLReadsTheSourceModel() throws {
+        let model = try #require(NSManagedObjectModel(contentsOf: Fixtures.url("Notebook.momd")))
+        #expect(model.versionIdentifiers == ["v2"])
+        #expect(NSManagedObjectModel(contentsOf: Fixtures.url("NoSuchModel.momd")) == nil)
+    }
+
+    /// A model with entities but no class names gives `NSManagedObject`, as Core Data's
+    /// `managedObjectClassName` does.
+    @Test func entitiesWithoutAClassAreNSManagedObject() throws {
+        let model = try #require(NSManagedObjectModel(contentsOf: Fixtures.url("Unversioned.xcdatamodeld/A.xcdatamodel")))
+        #expect(model.entitiesByName["Item"]?.managedObjectClassName == "NSManagedObject")
+    }
+}
+
+/// Finding a model for `NSPersistentContainer(name:)`: SwiftPM puts a target's resources
+/// in `Package_Target.resources` next to the executable, with a `.xcdatamodeld` copied
+/// as it is (`.copy` and, on Linux, `.process` alike).
+@Suite struct XcodeModelLocatorTests {
+    static func makeModel(_ url: URL) throws {
+        let version = url.appendingPathComponent("M.xcdatamodel")
+        try FileManager.default.createDirectory(at: version, withIntermediateDirectories: true)
+        try Data(contentsOf: Fixtures.url("Unversioned.xcdatamodeld/A.xcdatamodel/contents")).write(to: version.appendingPathComponent("contents"))
+    }
+
+    @Test func aModelInAResourceBundleNextToTheExecutableIsFound() throws {
+        let dir = TempDirectory("locator")
+        try Self.makeModel(dir.file("App_Storage.resources/Journal.xcdatamodeld"))
+        try Self.makeModel(dir.file("App_Other.resources/Nested/Archive.xcdatamodeld"))
+        let found = XcodeModelLocator.modelURL(named: "Journal", in: [dir.url])
+        #expect(found?.path == dir.file("App_Storage.resources/Journal.xcdatamodeld").path)
+        #expect(XcodeModelLocator.modelURL(named: "Archive", in: [dir.url])?.lastPathComponent == "Archive.xcdatamodeld")
+        #expect(XcodeModelLocator.modelURL(named: "Missing", in: [dir.url]) == nil)
+        let all = XcodeModelLocator.allModelURLs(in: [dir.url]).map(\.lastPathComponent).sorted()
+        #expect(all == ["Archive.xcdatamodeld", "Journal.xcdatamodeld"])
+    }
+
+    /// A model at the top of the first directory (`Bundle.main`'s resources) wins over
+    /// one in a resource bundle, as Core Data looks in the main bundle.
+    @Test func theFirstDirectoryWins() throws {
+        let main = TempDirectory("locator-main")
+        let exe = TempDirectory("locator-exe")
+        try Self.makeModel(main.file("Journal.xcdatamodeld"))
+        try Self.makeModel(exe.file("App_Storage.resources/Journal.xcdatamodeld"))
+        #expect(XcodeModelLocator.modelURL(named: "Journal", in: [main.url, exe.url])?.path == main.file("Journal.xcdatamodeld").path)
+    }
+
+    /// The test runner itself: the search includes the executable's folder (where
+    /// SwiftPM's `*.resources` bundles are).
+    @Test func theSearchIncludesTheExecutablesFolder() throws {
+        let exe = try #require(Bundle.main.executableURL?.resolvingSymlinksInPath().deletingLastPathComponent())
+        #expect(XcodeModelLocator.searchDirectories().contains { $0.standardizedFileURL.path == exe.standardizedFileURL.path })
+    }
+
+    /// `mergedModel(from:)`: the entities of every model in the bundles; nil when two
+    /// define the same entity ("Can't merge models with two different entities named").
+    @Test func mergedModelTakesEveryModelsEntities() throws {
+        let dir = TempDirectory("merged")
+        try FileManager.default.copyItem(at: Fixtures.url("Notebook.xcdatamodeld"), to: dir.file("Notebook.xcdatamodeld"))
+        try FileManager.default.copyItem(at: Fixtures.url("Shapes.xcdatamodel"), to: dir.file("Shapes.xcdatamodel"))
+        let bundle = try #require(Bundle(url: dir.url))
+        let merged = try #require(NSManagedObjectModel.mergedModel(from: [bundle]))
+        #expect(Set(merged.entitiesByName.keys) == ["Canvas", "Circle", "Folder", "Note", "Shape", "Square"])
+        try FileManager.default.copyItem(at: Fixtures.url("Notebook.xcdatamodeld/Notebook.xcdatamodel"), to: dir.file("Again.xcdatamodel"))
+        #expect(NSManagedObjectModel.mergedModel(from: [bundle]) == nil)
+    }
+}
