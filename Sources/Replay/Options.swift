@@ -97,11 +97,11 @@ public struct ReplayOptions: Sendable {
     /// Called with progress text (scenario starting, seeding), for a progress line.
     public var progress: (@Sendable (ReplayProgress) -> Void)?
 
-    /// As many entries as the chapter's own seed store: the app's export of them on the
-    /// main queue blocks it for several times the 250 ms hang threshold, idle or with
-    /// the other core busy, and in the background causes no hang (the figures are in
-    /// docs/surfjournal.md); the default replay, seeding included, takes seconds.
-    public static let defaultEntries = 5_000
+    /// Four times the chapter's own seed store: the app's export of them on the main
+    /// queue blocks it for several times the 250 ms hang threshold in a release build
+    /// with the other core busy, and in the background causes no hang (the figures are
+    /// in docs/surfjournal.md); the default replay, seeding included, takes seconds.
+    public static let defaultEntries = 20_000
 
     public init() {}
 }
