@@ -61,11 +61,16 @@ let package = Package(
         // Core Data's API with its NS names over ManagedContext (Linux); nothing below imports it.
         .target(name: "CoreData", dependencies: ["ManagedContext", "CtxdebugHelpers"]),
         .target(name: "ConcurrencyDebugTesting", dependencies: ["ConcurrencyDebug", "CtxdebugHelpers", "ManagedContext", "ExploreModel", "Reports"]),
-        .target(name: "SurfJournal", dependencies: ["ManagedContext", "CtxdebugHelpers"]),
+        // The sample app's data layer, written with `import CoreData` as the chapter writes it;
+        // its fast export (CSVExport) reads the runtime's dictionary fetches directly.
+        .target(
+            name: "SurfJournal", dependencies: ["CoreData", "ManagedContext", "CtxdebugHelpers"],
+            resources: [.copy("SurfJournalModel.xcdatamodeld")]
+        ),
         .target(
             name: "Replay",
             dependencies: [
-                "SurfJournal", "ManagedContext", "ConcurrencyDebug", "ReplayModel", "CtxdebugHelpers",
+                "SurfJournal", "CoreData", "ManagedContext", "ConcurrencyDebug", "ReplayModel", "CtxdebugHelpers",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
         ),
@@ -90,7 +95,7 @@ let package = Package(
         .executableTarget(
             name: "ctxdebug",
             dependencies: [
-                "ManagedContext", "ConcurrencyDebug", "SurfJournal", "Replay", "Reports", "ReportFormats", "CoreDataLint", "CoreDataPorter", "CtxdebugHelpers",
+                "ManagedContext", "ConcurrencyDebug", "CoreData", "SurfJournal", "Replay", "Reports", "ReportFormats", "CoreDataLint", "CoreDataPorter", "CtxdebugHelpers",
                 "ExploreModel", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -98,7 +103,7 @@ let package = Package(
         // `swift build --build-tests` beside the test bundle, not part of `ctxdebug`.
         .executableTarget(
             name: "ctxdebug-stress-writer",
-            dependencies: ["ManagedContext", "SurfJournal", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["ManagedContext", "CoreData", "SurfJournal", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Tests/StressWriter"
         ),
         // Test-only: the corpus of ordering-dependent Core Data bugs with fixed twins (issue 26,
@@ -128,8 +133,8 @@ let package = Package(
         .testTarget(name: "ConcurrencyDebugTestingTests", dependencies: ["ConcurrencyDebugTesting", "ConcurrencyDebug", "ManagedContext", "ExploreModel", "TestSupport"]),
         .testTarget(name: "ManagedContextTests", dependencies: ["ManagedContext", "ConcurrencyDebug", "CtxdebugHelpers", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")]),
         .testTarget(name: "CoreDataTests", dependencies: ["CoreData", "ManagedContext", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")], exclude: ["Fixtures"]),
-        .testTarget(name: "SurfJournalTests", dependencies: ["SurfJournal", "ManagedContext", "TestSupport"]),
-        .testTarget(name: "ReplayTests", dependencies: ["Replay", "SurfJournal", "ManagedContext", "ConcurrencyDebug"]),
+        .testTarget(name: "SurfJournalTests", dependencies: ["SurfJournal", "CoreData", "ManagedContext", "TestSupport"]),
+        .testTarget(name: "ReplayTests", dependencies: ["Replay", "SurfJournal", "CoreData", "ManagedContext", "ConcurrencyDebug"]),
         .testTarget(name: "CoreDataLintTests", dependencies: ["CoreDataLint"]),
         .testTarget(name: "CoreDataPorterTests", dependencies: ["CoreDataPorter"], exclude: ["Fixtures"]),
         .testTarget(name: "ExploreModelTests", dependencies: ["ExploreModel", "CtxdebugHelpers", "TestSupport"]),

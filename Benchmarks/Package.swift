@@ -22,6 +22,7 @@ let package = Package(
                 .product(name: "CoreData", package: "ctxdebug"),
                 .product(name: "ConcurrencyDebugTesting", package: "ctxdebug"),
                 .product(name: "SurfJournal", package: "ctxdebug"),
+                .product(name: "CoreData", package: "ctxdebug"),
                 .product(name: "Replay", package: "ctxdebug"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),

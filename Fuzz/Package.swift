@@ -15,6 +15,7 @@ let package = Package(
                 .product(name: "ConcurrencyDebug", package: "ctxdebug"),
                 .product(name: "ManagedContext", package: "ctxdebug"),
                 .product(name: "SurfJournal", package: "ctxdebug"),
+                .product(name: "CoreData", package: "ctxdebug"),
                 .product(name: "Replay", package: "ctxdebug"),
                 .product(name: "TestSupport", package: "ctxdebug"),
             ]),

@@ -1,5 +1,6 @@
 @_exported public import ReplayModel
 import ConcurrencyDebug
+import CoreData
 import Foundation
 import ManagedContext
 import SurfJournal
@@ -39,7 +40,7 @@ public enum Replayer {
             } catch {
                 throw ReplayError(.cannotWrite, "Cannot copy the store \(source.path) to \(working.path): \(error). Check free space in \(scratch.path).")
             }
-            let container: PersistentContainer
+            let container: NSPersistentContainer
             do {
                 container = try SurfJournal.openContainer(at: working)
             } catch {

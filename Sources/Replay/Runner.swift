@@ -1,4 +1,5 @@
 import ConcurrencyDebug
+import CoreData
 import CtxdebugHelpers
 import Dispatch
 import Foundation
@@ -77,7 +78,7 @@ final class ScenarioRunner: Sendable {
     let name: String
     let summary: String
     let workload: Workload
-    let container: PersistentContainer
+    let container: NSPersistentContainer
     let options: ReplayOptions
     let bug: InjectedBug?
     let scratch: URL
@@ -90,7 +91,7 @@ final class ScenarioRunner: Sendable {
     private let pinned = PinnedObjects()
     private let syncCounter = Atomic<Int>(0)
 
-    init(name: String, summary: String, workload: Workload, container: PersistentContainer, options: ReplayOptions, bug: InjectedBug?, scratch: URL) {
+    init(name: String, summary: String, workload: Workload, container: NSPersistentContainer, options: ReplayOptions, bug: InjectedBug?, scratch: URL) {
         self.name = name
         self.summary = summary
         self.workload = workload
@@ -197,7 +198,7 @@ final class ScenarioRunner: Sendable {
         case .edit(let rating, let location, let height):
             monitor.onMain("edit") {
                 guard let entry = ui.editor?.entry else { return }
-                if let rating { entry.rating = rating }
+                if let rating { entry.rating = NSNumber(value: rating) }
                 if let location { entry.location = location }
                 if let height { entry.height = height }
             }
@@ -231,7 +232,7 @@ final class ScenarioRunner: Sendable {
                 ui.editor = editor
                 let entry = editor.add()
                 entry.location = location ?? "Rincon"
-                entry.rating = rating ?? 3
+                entry.rating = NSNumber(value: rating ?? 3)
                 entry.height = "3.0"
                 entry.period = "12"
                 entry.wind = "5.0"
@@ -269,10 +270,10 @@ final class ScenarioRunner: Sendable {
         switch queue {
         case .main:
             // The starter app: the export runs on the view context, on the main queue.
-            let context = mainContext
+            let container = self.container
             monitor.onMain("export") {
                 let t0 = MonotonicClock.now()
-                let result = Result { try CSVExport.exportJournal(from: context, to: url) }
+                let result = Result { try JournalExport.exportOnMainContext(container: container, to: url) }
                 self.span("export", "export on the main queue", queue: QueueIdentity.main.label, from: t0)
                 self.finishExport(queue: "main", result, url: url)
                 self.outstanding.leave()
@@ -286,19 +287,26 @@ final class ScenarioRunner: Sendable {
                     guard let list = ui.list, list.count > 0 else { return Smuggled(value: nil) }
                     return Smuggled(value: list.entry(at: list.count - 1))
                 }
-            container.performBackgroundTask { context in
-                context.name = "export"
-                if let victim, let entry = victim.value {
-                    entry.rating = 1  // INJECTED BUG: a view-context object changed off the main queue
-                }
-                let t0 = MonotonicClock.now()
-                let result = Result { try CSVExport.exportJournal(from: context, to: url) }
-                self.span("export", "export in performBackgroundTask", queue: context.queueIdentity.label, from: t0)
-                self.monitor.onMain("export.done") {
+            // The final app: the export in performBackgroundTask, then its hop to the
+            // main queue through DispatchQueue.main.async.
+            let started = LockedValue<(start: UInt64, queue: String)?>(nil)
+            JournalExport.exportInBackground(
+                container: container, to: url,
+                willExport: { context in
+                    context.name = "export"
+                    if let victim, let entry = victim.value {
+                        entry.rating = NSNumber(value: 1)  // INJECTED BUG: a view-context object changed off the main queue
+                    }
+                    started.withLock { $0 = (MonotonicClock.now(), context.queueIdentity.label) }
+                },
+                completion: { result in
+                    if let (start, queue) = started.withLock({ $0 }) {
+                        let seconds = (try? result.get())?.seconds ?? Double(MonotonicClock.now() - start) / 1e9
+                        self.span("export", "export in performBackgroundTask", queue: queue, from: start, to: start + UInt64(seconds * 1e9))
+                    }
                     self.finishExport(queue: "background", result, url: url)
                     self.outstanding.leave()
-                }
-            }
+                })
         }
     }
 
@@ -419,7 +427,7 @@ final class ScenarioRunner: Sendable {
             let e = JournalEntry(context: context)
             e.date = Date(timeIntervalSince1970: Seeder.newestDate.timeIntervalSince1970 + Double(burst * 10_000 + i))
             e.location = Self.syncedLocation(burst: burst, index: i)
-            e.rating = Self.syncedRating(burst: burst)
+            e.rating = NSNumber(value: Self.syncedRating(burst: burst))
             e.height = "2.5"
             e.period = "10"
             e.wind = "3.0"
@@ -431,7 +439,7 @@ final class ScenarioRunner: Sendable {
             do {
                 for (i, e) in try context.fetch(request).enumerated() where e.location?.hasPrefix("Synced") != true {
                     e.location = Self.syncedLocation(burst: burst, index: 100_000 + i)
-                    e.rating = Self.syncedRating(burst: burst)
+                    e.rating = NSNumber(value: Self.syncedRating(burst: burst))
                 }
             } catch {
                 record(error, "sync fetch")
@@ -498,7 +506,7 @@ final class ScenarioRunner: Sendable {
                 location.hasPrefix("Synced b"),
                 let burst = Int(location.dropFirst("Synced b".count).prefix { $0.isNumber })
             else { continue }
-            if e.rating == Self.syncedRating(burst: burst) { visible += 1 }
+            if e.rating?.int16Value == Self.syncedRating(burst: burst) { visible += 1 }
         }
         collected.withLock {
             $0.visible += visible

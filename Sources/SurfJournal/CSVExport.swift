@@ -137,7 +137,7 @@ public enum CSVExport {
             buffer.appendField(field)
         }
         buffer.separator()
-        if let rating = entry.rating { buffer.appendInteger(Int64(rating)) }
+        if let rating = entry.rating { buffer.appendInteger(rating.int64Value) }
         return String(decoding: buffer.bytes, as: UTF8.self)
     }
 

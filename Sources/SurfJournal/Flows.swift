@@ -1,6 +1,7 @@
 import CtxdebugHelpers
 public import Dispatch
 public import Foundation
+public import CoreData
 public import ManagedContext
 
 /// One row of the journal list, formatted as the app's cell shows it.
@@ -58,7 +59,7 @@ public final class JournalList {
         if let h = entry.height { detail += " · \(h) ft" }
         if let p = entry.period { detail += " @ \(p) s" }
         if let w = entry.wind { detail += " · wind \(w) kts" }
-        let r = Int(entry.rating ?? 0)
+        let r = Int(entry.rating?.int16Value ?? 0)
         let stars = String(repeating: "★", count: max(0, min(5, r))) + String(repeating: "☆", count: max(0, 5 - r))
         return JournalCell(title: title, detail: detail, rating: stars)
     }
@@ -140,26 +141,14 @@ public final class EntryEditor {
 @available(*, unavailable, message: "An EntryEditor is confined to its context's queue.")
 extension EntryEditor: Sendable {}
 
-/// The app's background flows: the export of the final app, the search that hands
-/// objectIDs to the main context, the sync with its did-save merge, and the
-/// three-level stack.
+/// The app's background flows: the search that hands objectIDs to the main context,
+/// the sync with its did-save merge, and the three-level stack (the final app's export
+/// is `JournalExport.exportInBackground`).
 public enum JournalFlows {
-    /// The final app's export: on a new private context, then the completion on
-    /// `completionQueue` (the main queue, where the app shows its alert).
-    public static func exportInBackground(
-        container: PersistentContainer, to url: URL, completionQueue: DispatchQueue = .main,
-        completion: @escaping @Sendable (Result<ExportResult, any Error>) -> Void
-    ) {
-        container.performBackgroundTask { context in
-            let result = Result { try CSVExport.exportJournal(from: context, to: url) }
-            completionQueue.async { completion(result) }
-        }
-    }
-
     /// An expensive search on a background context that returns only objectIDs,
     /// which the main context turns back into objects with `object(with:)`.
     public static func searchInBackground(
-        container: PersistentContainer, predicate: FetchPredicate<JournalEntry>,
+        container: NSPersistentContainer, predicate: FetchPredicate<JournalEntry>,
         completion: @escaping @Sendable (Result<[ManagedObjectID], ManagedContextError>) -> Void
     ) {
         container.performBackgroundTask { context in
@@ -225,7 +214,7 @@ public final class NestedStack: Sendable {
     public let main: ManagedObjectContext
     public let background: ManagedObjectContext
 
-    public init(container: PersistentContainer) {
+    public init(container: NSPersistentContainer) {
         root = ManagedObjectContext(concurrencyType: .privateQueue)
         root.name = "root"
         root.persistentStoreCoordinator = container.persistentStoreCoordinator

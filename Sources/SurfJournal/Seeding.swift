@@ -1,5 +1,6 @@
 import CtxdebugHelpers
 public import Foundation
+public import CoreData
 public import ManagedContext
 
 /// The values of one seeded entry.
@@ -68,7 +69,7 @@ public enum Seeder {
 
     /// The same, into an open container.
     public static func seed(
-        container: PersistentContainer, count: Int, seed: UInt64 = defaultSeed, batchSize: Int = 10_000,
+        container: NSPersistentContainer, count: Int, seed: UInt64 = defaultSeed, batchSize: Int = 10_000,
         progress: (@Sendable (Int) -> Void)? = nil
     ) throws {
         let all = entries(count: count, seed: seed)
@@ -84,7 +85,7 @@ public enum Seeder {
                     entry.period = e.period
                     entry.wind = e.wind
                     entry.location = e.location
-                    entry.rating = e.rating
+                    entry.rating = e.rating.map { NSNumber(value: $0) }
                 }
                 try context.save()
                 context.reset()

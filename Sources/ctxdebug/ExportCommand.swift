@@ -1,4 +1,5 @@
 import ArgumentParser
+import CoreData
 import Foundation
 import ManagedContext
 import Replay
@@ -7,13 +8,15 @@ import SurfJournal
 struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Export every journal entry of a store to CSV, as the app's export button does.",
+        abstract: "Export every journal entry of a store to CSV: the app's export button, done fast and right.",
         discussion: """
             Works on any store in Core Data's SQLite layout with a JournalEntry entity, \
             including one written by Core Data; the store is opened read-only. The CSV is \
             RFC 4180 with a header line (date,height,period,wind,location,rating), dates \
             in ISO 8601 UTC, newest first. The file is written under a temporary name \
-            and renamed at the end, so a failed export leaves FILE as it was.
+            and renamed at the end, so a failed export leaves FILE as it was. (The \
+            chapter's own export, which `ctxdebug replay` runs, writes csv() lines with \
+            no header and no quoting, a managed object per entry.)
 
             Exit status: 0 done; 64 bad flag value; 65 the store is missing, not a store, \
             corrupt or of another model; 73 FILE cannot be written; 74 I/O error.
@@ -38,7 +41,7 @@ struct ExportCommand: ParsableCommand {
             throw CommandSupport.fail("There is no store at \(storeURL.path). Check the path, or create one with `ctxdebug seed --store \(store) --entries N`.", status: .dataError)
         }
         let outputURL = URL(fileURLWithPath: output)
-        let container: PersistentContainer
+        let container: NSPersistentContainer
         do {
             container = try SurfJournal.openContainer(at: storeURL, readOnly: true)
         } catch {

@@ -48,6 +48,10 @@ final class JournalEntry: NSManagedObject {
         let store = try Self.seededCopy(dir)
         let modelURL = Self.realApp.appendingPathComponent("SurfJournalModel.xcdatamodeld")
         let model = try #require(NSManagedObjectModel(contentsOf: modelURL))
+        // The model names `SurfJournal.JournalEntry`, and this test program links the
+        // project's SurfJournal module, which has that class: point the entity at this
+        // file's class (a model may be changed until a coordinator uses it, as in Core Data).
+        model.entitiesByName["JournalEntry"]?.managedObjectClassName = String(reflecting: JournalEntry.self)
         let container = NSPersistentContainer(name: "SurfJournalModel", managedObjectModel: model)
         container.persistentStoreDescriptions = [NSPersistentStoreDescription(url: store)]
         var loadError: (any Error)?

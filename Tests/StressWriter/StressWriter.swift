@@ -1,4 +1,5 @@
 import ArgumentParser
+import CoreData
 import Foundation
 import ManagedContext
 import SurfJournal
@@ -36,7 +37,7 @@ struct StressWriter: ParsableCommand {
     }
 
     func run() throws {
-        let container: PersistentContainer
+        let container: NSPersistentContainer
         do {
             container = try SurfJournal.openContainer(at: URL(fileURLWithPath: store))
         } catch {
@@ -67,7 +68,7 @@ struct StressWriter: ParsableCommand {
                         let e = JournalEntry(context: context)
                         e.location = "w\(n)"
                         e.height = "\(k)"
-                        e.rating = Int16(n % 6)
+                        e.rating = NSNumber(value: Int16(n % 6))
                     }
                     marker.wind = "\(n)"
                     try context.save()

@@ -81,7 +81,7 @@ import Testing
                 e.date = date
                 e.height = height
                 e.location = location
-                e.rating = rating
+                e.rating = rating.map { NSNumber(value: $0) }
             }
             try context.save()
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Replay
 import TestSupport
 import Testing
 
@@ -28,7 +29,7 @@ struct HTMLReportTests {
         let html = dir.appendingPathComponent("report.html")
         let scenarios = ["baseline", "export-main", "export-background", "sync-background", "search-background"]
         let replay = try CLI.ctxdebug(
-            ["replay", "--store", store, "--entries", "4000", "--duration", "1"] + scenarios.flatMap { ["--scenario", $0] } + ["--html", html.path])
+            ["replay", "--store", store, "--entries", "2000", "--duration", "1"] + scenarios.flatMap { ["--scenario", $0] } + ["--html", html.path])
         try #require(replay.status == 0, "\(replay.stderr)")
         let text = try String(contentsOf: html, encoding: .utf8)
         #expect(text.hasPrefix("<!DOCTYPE html>"))
@@ -102,23 +103,23 @@ struct HTMLReportTests {
         #expect(S.consoleMessages(dom.stderr).isEmpty, "console: \(S.consoleMessages(dom.stderr))")
     }
 
-    @Test("The HTML of a default-size replay (200,000 entries, default scenarios) stays under 2 MB")
+    @Test("The HTML of a default-size replay (the default entries, default scenarios) stays under 2 MB")
     func defaultReplayUnderTwoMegabytes() throws {
-        // The store is kept between runs in the temporary directory: seeding 200,000
-        // entries takes a while. --duration 1 instead of the default 3 keeps the
-        // test short; the page's size grows with frames, and the charts draw at most
-        // one point per pixel column whatever the length.
-        let store = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("ctxdebug-tests-default-200000.sqlite").path
+        // The store is kept between runs in the temporary directory. --duration 1 instead
+        // of the default 3 keeps the test short; the page's size grows with frames, and
+        // the charts draw at most one point per pixel column whatever the length.
+        let entries = ReplayOptions.defaultEntries
+        let store = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("ctxdebug-tests-default-\(entries).sqlite").path
         let dir = try temporaryDirectory("html-size")
         defer { try? FileManager.default.removeItem(at: dir) }
         let html = dir.appendingPathComponent("report.html")
-        let replay = try CLI.ctxdebug(["replay", "--store", store, "--entries", "200000", "--duration", "1", "--html", html.path])
+        let replay = try CLI.ctxdebug(["replay", "--store", store, "--entries", "\(entries)", "--duration", "1", "--html", html.path])
         try #require(replay.status == 0, "\(replay.stderr)")
         let size = try #require(try FileManager.default.attributesOfItem(atPath: html.path)[.size] as? Int)
         #expect(size > 10_000)
         #expect(size < 2 * 1024 * 1024, "the HTML is \(size) bytes")
         let text = try String(contentsOf: html, encoding: .utf8)
         #expect(text.contains("data-scenario=\"export-main\""))
-        #expect(text.contains("200000 entries"))
+        #expect(text.contains("\(entries) entries"))
     }
 }

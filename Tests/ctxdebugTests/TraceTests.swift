@@ -101,8 +101,10 @@ struct TraceTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let store = dir.appendingPathComponent("journal.sqlite").path
         let trace = dir.appendingPathComponent("trace.json")
+        // A small store: the app's export on the main queue (about 0.6 ms a line) stops the
+        // frame clock while it runs, and export-main must draw frames after it too.
         let replay = try CLI.ctxdebug([
-            "replay", "--store", store, "--entries", "3000", "--duration", "1",
+            "replay", "--store", store, "--entries", "400", "--duration", "1.5",
             "--scenario", "export-main", "--scenario", "export-background", "--scenario", "sync-background", "--scenario", "nested-stack",
             "--trace", trace.path,
         ])

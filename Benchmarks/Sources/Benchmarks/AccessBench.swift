@@ -1,7 +1,6 @@
 @_spi(Runtime) import ConcurrencyDebug
 import Foundation
 import ManagedContext
-import SurfJournal
 
 /// A plain Swift object with the same property as `JournalEntry.rating`: the read
 /// every managed read is compared with. Not final, and reached through a global the
@@ -35,12 +34,12 @@ enum AccessBench {
         armBenchSink()
         let journalURL = work.appendingPathComponent("access.journal")
         try? FileManager.default.removeItem(at: journalURL)
-        let container = try SurfJournal.openContainer(at: storeURL, readOnly: true)
+        let container = try RuntimeJournal.openContainer(at: storeURL, readOnly: true)
         defer { container.persistentStoreCoordinator.removePersistentStore() }
         let context = container.newBackgroundContext()
         context.name = "bench.access"
-        let entry: JournalEntry = try context.performAndWait {
-            var request = FetchRequest<JournalEntry>(sortDescriptors: SurfJournal.newestFirst)
+        let entry: RuntimeJournalEntry = try context.performAndWait {
+            var request = FetchRequest<RuntimeJournalEntry>(sortDescriptors: RuntimeJournal.newestFirst)
             request.fetchLimit = 1
             guard let first = try context.fetch(request).first else {
                 throw BenchError("The store \(storeURL.path) has no entries.")
@@ -80,7 +79,7 @@ enum AccessBench {
         let item = BenchItem(
             id: "1", title: "Per-access cost",
             setup: [
-                "One `JournalEntry` (SurfJournal) fetched on a private context; `entry.rating` read in loops of \(n.formattedCount) inside `context.performAndWait`, against the same read of a plain Swift class (`PlainEntry`, not final). Each read goes to an opaque sink (a closure in a mutable global), so no read can be hoisted or deleted; the same loop with only the sink call is the loop overhead, subtracted from each figure.",
+                "One SurfJournal entry (`RuntimeJournalEntry`, the runtime's typed `@Attribute` access) fetched on a private context; `entry.rating` read in loops of \(n.formattedCount) inside `context.performAndWait`, against the same read of a plain Swift class (`PlainEntry`, not final). Each read goes to an opaque sink (a closure in a mutable global), so no read can be hoisted or deleted; the same loop with only the sink call is the loop overhead, subtracted from each figure.",
                 "Levels switched in this process with `ConcurrencyDebug.configure(_:)` between loops; level 3 journals to a temporary file. \(repetitions) rounds, each round measuring every variant in turn; each sample is the fastest of \(chunks) loops (so that a preemption by another process lands in one loop, not in the figure).",
                 "\"The check alone\" calls `ConcurrencyDebug.check` (inlined, as in the runtime's getters) on a bare subject: the cost a build without checks would not pay.",
                 "missing-merge (opt-in): level 1 with `missing-merge` added to the default diagnostics, same loop. No save happens while it runs, so each read takes the fast path: the process's save count compared with the one the object last checked. The compare is in the getter at every level; the lookup of the row's last save runs only on the first read of an object after a save.",
@@ -107,7 +106,7 @@ enum AccessBench {
 
     /// Every loop in turn, `repetitions` rounds, the level switched between loops.
     static func measureLoops(
-        context: ManagedObjectContext, entry: JournalEntry, subject: BenchSubject, owner: QueueIdentity, n: Int, chunks: Int,
+        context: ManagedObjectContext, entry: RuntimeJournalEntry, subject: BenchSubject, owner: QueueIdentity, n: Int, chunks: Int,
         repetitions: Int, configure: (Int) -> Void
     ) -> LoopSamples {
         func best(_ body: () -> Double) -> Double { BenchSupport.fastest(of: chunks, body) }

@@ -1,5 +1,6 @@
 import ConcurrencyDebug
 import Dispatch
+import CoreData
 import Foundation
 import ManagedContext
 import Replay
@@ -88,13 +89,13 @@ enum SeededProgram: String, CaseIterable {
                 _ = e.rating
                 return e
             })
-            DispatchQueue(label: "bench.export").sync { main.value.rating = 2 }
+            DispatchQueue(label: "bench.export").sync { main.value.rating = NSNumber(value: 2) }
         case .contextWithoutPerform:
             DispatchQueue(label: "bench.callback").sync { benchSink((try? background.count(for: FetchRequest<JournalEntry>())) ?? 0) }
         case .objectCapturedIntoMainAsync:
             let done = DispatchSemaphore(value: 0)
             DispatchQueue.main.async {
-                benchSink(Int(bg.value.rating ?? 0))
+                benchSink(Int(bg.value.rating?.int16Value ?? 0))
                 done.signal()
             }
             done.wait()
@@ -103,11 +104,11 @@ enum SeededProgram: String, CaseIterable {
             let started = DispatchSemaphore(value: 0)
             background.perform {
                 started.signal()
-                for i in 0..<20_000 { bg.value.rating = Int16(i % 5) }
+                for i in 0..<20_000 { bg.value.rating = NSNumber(value: Int16(i % 5)) }
                 writing.signal()
             }
             started.wait()
-            for _ in 0..<20_000 { benchSink(Int(bg.value.rating ?? 0)) }
+            for _ in 0..<20_000 { benchSink(Int(bg.value.rating?.int16Value ?? 0)) }
             writing.wait()
         case .control:
             let ids = try background.performAndWait { try background.fetchObjectIDs(FetchRequest<JournalEntry>()) }
@@ -117,14 +118,14 @@ enum SeededProgram: String, CaseIterable {
             }
             let done = DispatchSemaphore(value: 0)
             background.perform {
-                bg.value.rating = 4
+                bg.value.rating = NSNumber(value: 4)
                 try? background.save()
                 done.signal()
             }
             done.wait()
             DispatchQueue.main.async {
                 let e = view.object(with: id) as! JournalEntry
-                benchSink(Int(e.rating ?? 0))
+                benchSink(Int(e.rating?.int16Value ?? 0))
                 done.signal()
             }
             done.wait()

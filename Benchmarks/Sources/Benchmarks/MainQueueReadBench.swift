@@ -43,7 +43,7 @@ enum MainQueueReadBench {
         armBenchSink()
         let container: PersistentContainer
         do {
-            container = try SurfJournal.openContainer(at: URL(fileURLWithPath: store), readOnly: true)
+            container = try RuntimeJournal.openContainer(at: URL(fileURLWithPath: store), readOnly: true)
         } catch {
             fail("cannot open \(store): \(error)")
         }
@@ -73,7 +73,7 @@ enum MainQueueReadBench {
             }
         }
         configure(0)
-        var request = FetchRequest<JournalEntry>(sortDescriptors: SurfJournal.newestFirst)
+        var request = FetchRequest<RuntimeJournalEntry>(sortDescriptors: RuntimeJournal.newestFirst)
         request.fetchLimit = 1
         guard let entry = try view.fetch(request).first else { throw BenchError("The store has no entries.") }
         _ = entry.rating  // fires the fault

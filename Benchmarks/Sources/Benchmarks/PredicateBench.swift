@@ -14,13 +14,14 @@ enum PredicateBench {
         if !FileManager.default.fileExists(atPath: url.path) {
             try Seeder.seedIfFirstLaunch(seedURL: url, destination: url, count: entries)
         }
-        let container = try SurfJournal.openContainer(at: url, readOnly: true)
+        // The runtime's typed entity (`@Attribute`), so the typed predicate has key paths.
+        let container = try RuntimeJournal.openContainer(at: url, readOnly: true)
         let context = container.newBackgroundContext()
-        let entity = SurfJournal.model.entity(for: JournalEntry.self)
+        let entity = RuntimeJournal.model.entity(for: RuntimeJournalEntry.self)
         let location = "Rincon"
 
         func typed() throws -> Int {
-            let request = FetchRequest<JournalEntry>(predicate: \JournalEntry.rating >= 3 && \JournalEntry.location == location)
+            let request = FetchRequest<RuntimeJournalEntry>(predicate: \RuntimeJournalEntry.rating >= 3 && \RuntimeJournalEntry.location == location)
             return try context.fetch(request).count
         }
         func format() throws -> Int {

@@ -1,4 +1,5 @@
 @_spi(CtxdebugTools) import ConcurrencyDebug
+import CoreData
 import Foundation
 @_spi(Runtime) import ManagedContext
 import Replay
@@ -80,12 +81,12 @@ public enum FuzzEntry {
 
     /// One store for the URI and predicate targets, made once per process.
     final class Fixture: Sendable {
-        let container: PersistentContainer
+        let container: NSPersistentContainer
         /// A context on the store with `rows` saved.
         let saved: ManagedObjectContext
         /// A context on an empty store with the same rows inserted, unsaved.
         let pending: ManagedObjectContext
-        let pendingContainer: PersistentContainer
+        let pendingContainer: NSPersistentContainer
         let storeUUID: String
         let temporaryPrefix: String
         let savedURIs: [String]
@@ -112,7 +113,7 @@ public enum FuzzEntry {
                         let e = JournalEntry(context: context)
                         e.location = row.location
                         e.height = row.height
-                        e.rating = row.rating
+                        e.rating = row.rating.map { NSNumber(value: $0) }
                         e.date = row.date
                         e.wind = i % 4 == 0 ? nil : "w\(i)"
                     }
