@@ -59,7 +59,7 @@ let package = Package(
             dependencies: ["ConcurrencyDebug", "CtxdebugHelpers", "CCtxdebugHelpers", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")]
         ),
         // Core Data's API with its NS names over ManagedContext (Linux); nothing below imports it.
-        .target(name: "CoreData", dependencies: ["ManagedContext", "CtxdebugHelpers"]),
+        .target(name: "CoreData", dependencies: ["ManagedContext", "ConcurrencyDebug", "CtxdebugHelpers"]),
         .target(name: "ConcurrencyDebugTesting", dependencies: ["ConcurrencyDebug", "CtxdebugHelpers", "ManagedContext", "ExploreModel", "Reports"]),
         // The sample app's data layer, written with `import CoreData` as the chapter writes it;
         // its fast export (CSVExport) reads the runtime's dictionary fetches directly.

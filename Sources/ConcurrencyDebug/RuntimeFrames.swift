@@ -111,6 +111,10 @@ enum RuntimeFrames {
         while name.hasPrefix("closure #") || name.hasPrefix("implicit closure #"), let owner = name.range(of: " in ") {
             name = String(name[owner.upperBound...])
         }
+        // A closure stored in a property belongs to the property's type.
+        for prefix in ["variable initialization expression of ", "static "] where name.hasPrefix(prefix) {
+            name.removeFirst(prefix.count)
+        }
         return name
     }
 }

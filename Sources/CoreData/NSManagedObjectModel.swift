@@ -39,6 +39,7 @@ open class NSManagedObjectModel: @unchecked Sendable, CustomStringConvertible {
     public var runtimeModel: ManagedObjectModel {
         compiled.withLock { model in
             if let model { return model }
+            CoreDataRuntimeFrames.registered
             let built = ManagedObjectModel(declarations: ModelCompiler.declarations(of: self))
             for entity in built.entities { (entity.declaration as? NSEntityDescription)?.compiled = entity }
             model = built

@@ -29,6 +29,19 @@ import Testing
         #expect(marked.map(\.isRuntime) == [true, true, true, true, true, true, false, false])
     }
 
+    @Test("A C-callable closure stored in a library's static property (the dispatch control's hooks) is the library's")
+    func aHookClosureInAStaticInitializer() {
+        // As symbolicated for a block an app queued with DispatchQueue.main.async under
+        // `ctxdebug explore`: the hook's thunk has no file of its own.
+        let frames = [
+            frame(
+                "@objc closure #1 (Swift.Optional<Swift.UnsafeMutableRawPointer>, Swift.Optional<@convention(c) (Swift.Optional<Swift.UnsafeMutableRawPointer>) -> ()>, Swift.Int32) -> Swift.Int32 in variable initialization expression of static ManagedContext.DispatchControl.(hooks in _505BD6AE8F0E3174A1E8A8D24C3D10F5) : __C.ctxdebug_dc_hooks",
+                "/app/.build/debug/<compiler-generated>"),
+            frame("closure #1 @Sendable () -> () in App.Store.importNotes() -> ()", "/app/Sources/App/Store.swift"),
+        ]
+        #expect(RuntimeFrames.marking(frames).map(\.isRuntime) == [true, false])
+    }
+
     @Test("A closure of the user's, even one whose enclosing name mentions a library, is the user's")
     func aUsersClosure() {
         let frames = [

@@ -1,6 +1,7 @@
 // Uses the ported model layer as the app does, in plain Core Data; with --wrong-queue
 // it then reads a note off its context's queue, so the checker (CTXDEBUG_CONCURRENCY=1) reports it at
-// App/Model/NotebookStore.swift's own line.
+// App/Model/NotebookStore.swift's own line. With --import-then-count it runs only the
+// import whose completion hops to the main queue before the save, for `ctxdebug explore`.
 import CoreData
 
 let modelURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../App/Model.xcdatamodeld").standardizedFileURL
@@ -14,6 +15,20 @@ container.loadPersistentStores { _, error in
 }
 let store = NotebookStore(container: container)
 let context = container.viewContext
+
+if CommandLine.arguments.contains("--import-then-count") {
+    // App-style, for `ctxdebug explore`: the main thread parked in dispatchMain(), the
+    // import's completion hopping to the main queue, where the list counts the notes.
+    store.importNotes(["one", "two", "three"]) {
+        let shown = (try? context.count(for: NSFetchRequest<Note>(entityName: "Note"))) ?? -1
+        if shown != 3 {
+            FileHandle.standardError.write(Data("assertion failed: the list showed \(shown) notes after the import of 3 finished\n".utf8))
+            exit(1)
+        }
+        exit(0)
+    }
+    dispatchMain()
+}
 nonisolated(unsafe) var failures: [String] = []
 func expect(_ ok: Bool, _ what: String) { if !ok { failures.append(what) } }
 
