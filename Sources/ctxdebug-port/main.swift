@@ -15,6 +15,27 @@ func fail(_ message: String, _ status: Int32) -> Never {
     exit(status)
 }
 
+let usage = """
+    USAGE: ctxdebug-port SOURCE... [--model M.xcdatamodeld ...] --output DIR [--check]
+                         [--relative-to DIR] [--no-model-copy] [--no-generated] [--combine-generated]
+
+    The CoreDataPort build plugin's tool: `ctxdebug port` (its --help says what is
+    rewritten) without the rest of the CLI. You rarely run it yourself: the plugin
+    does, for every eight files of the target's coredata-port.json.
+
+    OPTIONS:
+      --model M              a model whose entities the sources use (repeatable)
+      --output DIR           where the ported copies (NAME.ported.swift) go
+      --check                report what cannot be ported; write nothing
+      --relative-to DIR      name outputs by their path under DIR (the package root)
+      --no-model-copy        do not copy the models into DIR
+      --no-generated         do not write the models' generated entity classes
+      --combine-generated    write a model's generated classes as one Model+CoreDataGenerated.swift
+
+    EXIT STATUS: 0 ported; 1 a construct cannot be ported (file:line:col: error: …);
+    64 usage; 65 an input cannot be read; 73 an output cannot be written.
+    """
+
 var sources: [String] = []
 var models: [String] = []
 var output: String?
@@ -37,8 +58,11 @@ while let argument = arguments.popFirst() {
     case "--no-model-copy": copiesModels = false
     case "--no-generated": generates = false
     case "--combine-generated": combines = true
+    case "-h", "--help":
+        print(usage)
+        exit(0)
     default:
-        if argument.hasPrefix("--") { fail("unknown option \(argument)", 64) }
+        if argument.hasPrefix("--") { fail("unknown option \(argument) (see --help)", 64) }
         sources.append(argument)
     }
 }

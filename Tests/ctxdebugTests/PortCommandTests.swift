@@ -78,4 +78,16 @@ struct PortCommandTests {
         #expect(run.stdout.contains("#sourceLocation"))
         #expect(run.stdout.contains("65  a source or model cannot be read"))
     }
+
+    @Test("The plugin's tool, ctxdebug-port, has --help, and an unknown option says where to look")
+    func pluginToolHelp() throws {
+        let tool = try CLI.product("ctxdebug-port")
+        let help = try CLI.run(tool, ["--help"])
+        #expect(help.status == 0, "\(help)")
+        #expect(help.stdout.contains("USAGE: ctxdebug-port SOURCE... [--model M.xcdatamodeld ...] --output DIR"), "\(help.stdout)")
+        #expect(help.stdout.contains("--combine-generated"))
+        let unknown = try CLI.run(tool, ["--bogus"])
+        #expect(unknown.status == 64, "\(unknown)")
+        #expect(unknown.stderr.contains("ctxdebug-port: error: unknown option --bogus (see --help)"), "\(unknown.stderr)")
+    }
 }
