@@ -6,9 +6,9 @@
 extension NSManagedObject {
     /// The Core Data description of attribute `index`, when its values need converting.
     @inline(__always)
-    private func convertedAttribute(_ a: AttributeDescription) -> NSAttributeDescription? {
+    private func convertedAttribute(at index: Int) -> NSAttributeDescription? {
         guard let declaration = entity.declaration as? NSEntityDescription else { return nil }
-        return declaration.attributeNeedingConversion(at: a.index)
+        return declaration.attributeNeedingConversion(at: index)
     }
 
     /// Core Data's `primitiveValue(forKey:)`: the value without access notifications.
@@ -54,10 +54,12 @@ extension NSManagedObject {
 }
 
 extension NSManagedObject {
+    // The key is resolved once, to an attribute's index, and everything after goes by
+    // the index (docs/benchmarks.md, item 13).
     func coreDataValue(forKey key: String) -> Any? {
-        if let a = entity.attribute(named: key) {
-            let stored = runtimeValue(forKey: key)
-            guard let converted = convertedAttribute(a) else { return stored }
+        if let index = entity.attributeIndex(ifPresent: key) {
+            let stored = value(atAttributeIndex: index)
+            guard let converted = convertedAttribute(at: index) else { return stored }
             return StorageConversion.fromStorage(stored, of: converted)
         }
         if let r = entity.relationship(named: key) {
@@ -68,15 +70,15 @@ extension NSManagedObject {
     }
 
     func coreDataSetValue(_ value: Any?, forKey key: String) {
-        if let a = entity.attribute(named: key) {
-            guard let converted = convertedAttribute(a) else {
-                runtimeSetValue(value, forKey: key)
+        if let index = entity.attributeIndex(ifPresent: key) {
+            guard let converted = convertedAttribute(at: index) else {
+                setValue(value, atAttributeIndex: index)
                 return
             }
             guard let stored = StorageConversion.toStorage(value, of: converted) else {
                 preconditionFailure("Unacceptable type of value for attribute: property = \"\(key)\"; desired type = \(converted.attributeType); given type = \(type(of: value!)); value = \(value!).")
             }
-            runtimeSetValue(stored, forKey: key)
+            setValue(stored, atAttributeIndex: index)
             return
         }
         if let r = entity.relationship(named: key) {

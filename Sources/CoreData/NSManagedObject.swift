@@ -66,8 +66,6 @@ open class NSManagedObject: ManagedObject, NSFetchRequestResult {
     /// Core Data's `setValue(_:forKey:)`, for attributes and relationships alike.
     open override func setValue(_ value: Any?, forKey key: String) { coreDataSetValue(value, forKey: key) }
 
-    final func runtimeValue(forKey key: String) -> Any? { super.value(forKey: key) }
-    final func runtimeSetValue(_ value: Any?, forKey key: String) { super.setValue(value, forKey: key) }
 
     /// The entity as the model describes it (Core Data's `entity` property; the
     /// runtime's entity is `entity` inherited from ManagedObject).

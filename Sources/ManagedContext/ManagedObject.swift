@@ -214,7 +214,10 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
     }
 
     @usableFromInline package final func setStoredValue(_ value: StoredValue, forAttributeNamed name: String) {
-        let index = entity.attributeIndex(name)
+        setStoredValue(value, atAttributeIndex: entity.attributeIndex(name))
+    }
+
+    package final func setStoredValue(_ value: StoredValue, atAttributeIndex index: Int) {
         access(accessEvent(isFaultFlag ? .fireFault : .set, attribute: index)) {
             if _slowPath(isFaultFlag || isRecordingPrototype) {
                 if isRecordingPrototype { recordedProperty = .attribute(index); return }
@@ -230,22 +233,34 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
     /// attribute's value as a Swift value of its type (`String`, `Int16`, `Int32`,
     /// `Int64`, `Double`, `Bool`, `Date`, `Data`), or nil.
     open func value(forKey key: String) -> Any? {
-        guard let attribute = entity.attribute(named: key) else {
+        guard let index = entity.attributeIndex(ifPresent: key) else {
             preconditionFailure("\(entity.name) has no attribute '\(key)' (value(forKey:) is not key-value coding compliant for it)")
         }
-        return attribute.attributeType.swiftValue(storedValue(forAttributeNamed: key))
+        return value(atAttributeIndex: index)
+    }
+
+    /// `value(forKey:)` of a key already resolved to attribute `index`
+    /// (`EntityDescription.attributeIndex(ifPresent:)`).
+    @_spi(CoreData) public final func value(atAttributeIndex index: Int) -> Any? {
+        entity.attributeTypes[index].swiftValue(storedValue(atAttributeIndex: index))
     }
 
     /// Sets an attribute by name, as Core Data's `setValue(_:forKey:)`: nil (or
     /// `NSNull`) or a value of the attribute's type; any number for a numeric one.
     open func setValue(_ value: Any?, forKey key: String) {
-        guard let attribute = entity.attribute(named: key) else {
+        guard let index = entity.attributeIndex(ifPresent: key) else {
             preconditionFailure("\(entity.name) has no attribute '\(key)' (setValue(_:forKey:) is not key-value coding compliant for it)")
         }
-        guard let stored = attribute.attributeType.storedValue(fromSwift: value) else {
-            preconditionFailure("Unacceptable type of value for attribute: property = \"\(key)\"; desired type = \(attribute.attributeType); given type = \(type(of: value!)); value = \(value!).")
+        setValue(value, atAttributeIndex: index)
+    }
+
+    /// `setValue(_:forKey:)` of a key already resolved to attribute `index`.
+    @_spi(CoreData) public final func setValue(_ value: Any?, atAttributeIndex index: Int) {
+        let attributeType = entity.attributeTypes[index]
+        guard let stored = attributeType.storedValue(fromSwift: value) else {
+            preconditionFailure("Unacceptable type of value for attribute: property = \"\(entity.attributes[index].name)\"; desired type = \(attributeType); given type = \(type(of: value!)); value = \(value!).")
         }
-        setStoredValue(stored, forAttributeNamed: key)
+        setStoredValue(stored, atAttributeIndex: index)
     }
 
     // MARK: Relationships

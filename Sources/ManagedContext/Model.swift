@@ -73,6 +73,9 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     var toOneRelationships: [RelationshipDescription] = []
     /// Attribute names, for the linear scan of a name the slot table does not know.
     private(set) var attributeNames: [String] = []
+    /// Attribute types by index: key-value access converts with them without copying a
+    /// description (and retaining its strings).
+    private(set) var attributeTypes: [AttributeType] = []
     /// Finds an attribute's index from its name's bits (see `AttributeSlots`).
     private(set) var attributeSlots = AttributeSlots(names: [])
     var attributesByName: [String: AttributeDescription] = [:]
@@ -108,6 +111,15 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
         return attributeIndexComparingNames(name)
     }
 
+    /// The index of the attribute `name`, or nil: what key-value access resolves a key
+    /// with, once per call (the slot table first, as `attributeIndex(_:)`).
+    @inline(__always)
+    @_spi(CoreData) public func attributeIndex(ifPresent name: String) -> Int? {
+        let index = attributeSlots.index(of: name)
+        if _fastPath(index >= 0) { return index }
+        return attributeNames.firstIndex(of: name)
+    }
+
     @inline(never)
     func attributeIndexComparingNames(_ name: String) -> Int {
         for i in attributeNames.indices where attributeNames[i] == name { return i }
@@ -124,6 +136,7 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
         self.attributes = attributes
         self.relationships = relationships
         self.attributeNames = attributes.map(\.name)
+        self.attributeTypes = attributes.map(\.attributeType)
         self.attributeSlots = AttributeSlots(names: attributeNames)
         self.defaultValues = attributes.map(\.defaultValue)
         self.toOneRelationships = relationships.filter { !$0.isToMany }

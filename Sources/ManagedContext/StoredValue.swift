@@ -234,7 +234,14 @@ extension AttributeType {
     /// type of value for attribute"). nil and `NSNull` are NULL; any integer or
     /// floating-point number is accepted for a numeric type.
     func storedValue(fromSwift value: Any?) -> StoredValue? {
-        guard let value, !(value is NSNull) else { return .null }
+        guard let value else { return .null }
+        // NSNull is asked last: a cast of a Swift value to a class bridges it (an Int64
+        // becomes an NSNumber, allocated) before it can answer no.
+        guard let stored = storedValue(fromNonNull: value) else { return value is NSNull ? .null : nil }
+        return stored
+    }
+
+    private func storedValue(fromNonNull value: Any) -> StoredValue? {
         switch self {
         case .string:
             return (value as? String).map { .text($0) }
