@@ -56,7 +56,7 @@ let package = Package(
         .target(name: "ConcurrencyDebug", dependencies: ["CConcurrencyDebug", "CtxdebugHelpers", "ViolationModel"]),
         .target(
             name: "ManagedContext",
-            dependencies: ["ConcurrencyDebug", "CtxdebugHelpers", "CCtxdebugHelpers", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")]
+            dependencies: ["ConcurrencyDebug", "CtxdebugHelpers", "CCtxdebugHelpers", "ExploreModel", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")]
         ),
         // Core Data's API with its NS names over ManagedContext (Linux); nothing below imports it.
         .target(name: "CoreData", dependencies: ["ManagedContext", "CtxdebugHelpers"]),
@@ -131,7 +131,7 @@ let package = Package(
         .testTarget(name: "CtxdebugHelpersTests", dependencies: ["CtxdebugHelpers", "TestSupport"]),
         .testTarget(name: "ConcurrencyDebugTests", dependencies: ["ConcurrencyDebug", "CConcurrencyDebug", "TestSupport"]),
         .testTarget(name: "ConcurrencyDebugTestingTests", dependencies: ["ConcurrencyDebugTesting", "ConcurrencyDebug", "ManagedContext", "ExploreModel", "TestSupport"]),
-        .testTarget(name: "ManagedContextTests", dependencies: ["ManagedContext", "ConcurrencyDebug", "CtxdebugHelpers", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")]),
+        .testTarget(name: "ManagedContextTests", dependencies: ["ManagedContext", "ConcurrencyDebug", "CtxdebugHelpers", "ExploreModel", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")]),
         .testTarget(name: "CoreDataTests", dependencies: ["CoreData", "ManagedContext", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")], exclude: ["Fixtures"]),
         .testTarget(name: "SurfJournalTests", dependencies: ["SurfJournal", "CoreData", "ManagedContext", "TestSupport"]),
         .testTarget(name: "ReplayTests", dependencies: ["Replay", "SurfJournal", "CoreData", "ManagedContext", "ConcurrencyDebug"]),

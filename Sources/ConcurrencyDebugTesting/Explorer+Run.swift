@@ -14,19 +14,16 @@ extension Explorer {
         defer { log.withLock { $0?.close() } }
         let box = LockedValue<any ExplorationStrategy>(strategy)
         let scheduler = ControlledScheduler(
-            granularity: options.granularity == .fine ? .fine : .coarse, allowsUncontrolled: options.allowUncontrolled,
+            granularity: options.granularity, allowsUncontrolled: options.allowUncontrolled,
             capturesSites: sites, describesCandidates: header != nil
-        ) { question in
+        ) { decision in
             let answer = box.withLock { strategy -> SchedulingAnswer in
-                let index = strategy.choose(SchedulingDecision(step: question.step, enabled: question.enabled, defaultIndex: question.defaultIndex))
+                let index = strategy.choose(decision)
                 if let divergence = strategy.divergence { return .diverged(divergence.description) }
                 return .run(index)
             }
-            if case .run(let index) = answer, question.candidates.indices.contains(index) {
-                let candidate = question.candidates[index]
-                let step = ScheduleStep(
-                    step: question.step, actor: question.enabled[index], point: SchedulingPoint(candidate.point.rawValue),
-                    queue: candidate.context, enabled: question.enabled, defaultIndex: question.defaultIndex, chosen: index)
+            if case .run(let index) = answer, decision.candidates.indices.contains(index) {
+                let step = decision.step(choosing: index)
                 log.withLock { try? $0?.writeStep(step) }
             }
             return answer
@@ -47,7 +44,7 @@ extension Explorer {
         let violations = scope.close()
         var run = ScheduleRun(steps: scheduler.steps, failure: nil, failureAddresses: [], reproducible: scheduler.isReproducible)
         if let failure = scheduler.failure {
-            run.failure = ScheduleFailure(kind: Self.kind(failure.kind), message: failure.message, detail: Self.stackText(failure.addresses))
+            run.failure = ScheduleFailure(kind: failure.kind, message: failure.message, detail: Self.stackText(failure.addresses))
             run.failureAddresses = failure.addresses
         } else if let error = thrown.withLock({ $0 }) {
             run.failure = ScheduleFailure(kind: .assertion, message: "the body threw: \(error)")
@@ -62,15 +59,6 @@ extension Explorer {
             if let failure = run.failure { try? writer?.writeFailure(failure) } else { try? writer?.writeEnd() }
         }
         return (run, box.withLock { $0 })
-    }
-
-    static func kind(_ kind: ControlledRunFailure.Kind) -> FailureKind {
-        switch kind {
-        case .deadlock: .deadlock
-        case .hang: .hang
-        case .uncontrolled: .uncontrolled
-        case .diverged: .diverged
-        }
     }
 
     static func stackText(_ addresses: [UInt]) -> String? {

@@ -13,7 +13,7 @@ struct ScheduleRun {
     var reproducible: Bool
 
     var trace: [RecordedDecision] {
-        steps.map { RecordedDecision(step: $0.step, enabled: $0.enabled, defaultIndex: $0.defaultIndex, chosen: $0.chosen) }
+        steps.map(\.recorded)
     }
     var choices: [String] { steps.map(\.chosenActor) }
     var deviations: [Int: String] {
@@ -136,11 +136,6 @@ struct Explorer {
     /// The schedule's steps as the file keeps them, each with its source site.
     private func annotated(_ steps: [ControlledStep]) -> [ScheduleStep] {
         let frames = StackTrace.userFrames(steps.map(\.chosenAddresses))
-        return zip(steps, frames).map { step, frame in
-            ScheduleStep(
-                step: step.step, actor: step.chosenActor, point: SchedulingPoint(step.chosenPoint.rawValue),
-                queue: step.chosenContext, site: frame.map(ExplorationSite.text), enabled: step.enabled,
-                defaultIndex: step.defaultIndex, chosen: step.chosen)
-        }
+        return zip(steps, frames).map { step, frame in step.scheduleStep(site: frame.map(ExplorationSite.text)) }
     }
 }

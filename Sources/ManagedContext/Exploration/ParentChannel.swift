@@ -1,4 +1,5 @@
 import CtxdebugHelpers
+import ExploreModel
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -50,7 +51,7 @@ final class ParentChannel: @unchecked Sendable {
     }
 
     /// Sends a decision and waits for the parent's answer.
-    func ask(_ question: SchedulingQuestion) -> SchedulingAnswer {
+    func ask(_ question: SchedulingDecision) -> SchedulingAnswer {
         let message: [String: Any] = [
             "step": question.step, "actor": question.actor, "point": question.point.rawValue,
             "context": question.context as Any, "enabled": question.enabled, "defaultIndex": question.defaultIndex,

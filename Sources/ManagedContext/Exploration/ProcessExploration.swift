@@ -1,5 +1,6 @@
 @_spi(Runtime) package import ConcurrencyDebug
 import CtxdebugHelpers
+import ExploreModel
 import Foundation
 
 /// A process run by `ctxdebug explore -- COMMAND`: every context it makes belongs to
@@ -35,14 +36,14 @@ enum ProcessExploration {
     }()
 
     struct Settings {
-        var granularity = ControlledGranularity.coarse
+        var granularity = ExploreGranularity.coarse
         var allowsUncontrolled = false
         var hangTimeout = 2.0
         var sendsSites = false
 
         init(_ environment: [String: String]) {
             if let text = ConcurrencyDebug.Variable.exploreGranularity.value(in: environment) {
-                if let value = ControlledGranularity(rawValue: EnvironmentValue.trimmed(text).lowercased()) {
+                if let value = ExploreGranularity(rawValue: EnvironmentValue.trimmed(text).lowercased()) {
                     granularity = value
                 } else {
                     warn("CTXDEBUG_EXPLORE_GRANULARITY=\(text) is not coarse or fine; using coarse.")
