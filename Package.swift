@@ -120,9 +120,9 @@ let package = Package(
         // Test-only: an XCTest run whose methods wait on expectations while the UI is told on the
         // main queue, explored unchanged (issue 37, ExploreAppCorpusTests).
         .executableTarget(name: "ctxdebug-explore-xctest-sample", dependencies: ["ManagedContext"], path: "Tests/ExploreXCTestSample"),
-        // Test-only: speaks the child side of `ctxdebug explore`'s protocol by hand, with a
-        // scripted two-actor program (ExploreCommandTests); not part of `ctxdebug`.
-        .executableTarget(name: "ctxdebug-explore-fake-child", path: "Tests/ExploreFakeChild"),
+        // Test-only: speaks the child side of `ctxdebug explore`'s protocol (ExploreModel's
+        // ExploreMessage) over a scripted two-actor program (ExploreCommandTests); not part of `ctxdebug`.
+        .executableTarget(name: "ctxdebug-explore-fake-child", dependencies: ["ExploreModel"], path: "Tests/ExploreFakeChild"),
         // Test-only: a real ManagedContext stack with a lost update, explored across
         // processes through the runtime's child side (ExploreCommandTests).
         .executableTarget(name: "ctxdebug-explore-sample", dependencies: ["ManagedContext", "ConcurrencyDebugTesting"], path: "Tests/ExploreSample"),

@@ -7,7 +7,8 @@
 /// ... in first-use order). See `ActorKey`.
 ///
 /// The same value is what the runtime's scheduler asks its chooser, what a child of
-/// `ctxdebug explore` sends its parent, and what a strategy is asked.
+/// `ctxdebug explore` sends its parent (`ExploreMessage.decision`), and what a strategy
+/// is asked.
 public struct SchedulingDecision: Codable, Sendable, Equatable {
     /// What an enabled actor does if it is chosen: the point it goes on from, and the
     /// queue (context name or queue label) it concerns.

@@ -111,7 +111,7 @@ final class ExploreRunner {
             for descriptor in ready where descriptor != listener.descriptor {
                 guard let (connection, number) = open[descriptor] else { continue }
                 for line in connection.readLines() {
-                    if let answer = session.handle(line, from: number) { connection.send(line: answer) }
+                    if let answer = session.handle(line, from: number), let reply = try? answer.line() { connection.send(line: reply) }
                 }
                 if connection.isClosed { open[descriptor] = nil }
                 lastHeard = MonotonicClock.now()

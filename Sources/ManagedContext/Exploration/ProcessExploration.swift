@@ -19,12 +19,12 @@ enum ProcessExploration {
             warn("CTXDEBUG_EXPLORE_SOCKET=\(path): \(error). This process runs unexplored; run it under `ctxdebug explore -- COMMAND`, or unset the variable.")
             return nil
         }
-        channel.send(["hello": 1, "pid": Int(getpid())])
+        channel.send(.hello(version: ExploreMessage.version, pid: getpid()))
         let scheduler = ControlledScheduler(
             granularity: settings.granularity, allowsUncontrolled: settings.allowsUncontrolled, adoptsDriver: true,
             capturesSites: settings.sendsSites, describesCandidates: true,
             onFailure: { failure in
-                channel.send(["failure": ["kind": failure.kind.rawValue, "message": failure.message, "detail": failure.detailText as Any]])
+                channel.send(.failure(ScheduleFailure(kind: failure.kind, message: failure.message, detail: failure.detailText)))
             },
             chooser: { question in channel.ask(question) })
         // libdispatch's entry points become scheduling points when `ctxdebug explore` put
@@ -75,9 +75,9 @@ enum ProcessExploration {
                 guard let (scheduler, channel, sendsSites) = ProcessExploration.Ending.pending else { return }
                 if sendsSites {
                     let frames = StackTrace.userFrames(scheduler.steps.map(\.chosenAddresses))
-                    channel.send(["sites": frames.map { $0.map(ExplorationSite.text) as Any }])
+                    channel.send(.sites(frames.map { $0.map(ExplorationSite.text) }))
                 }
-                channel.send(["end": true])
+                channel.send(.end)
             }
         }
     }
