@@ -91,20 +91,3 @@ struct ExploreRunSession {
         for (index, site) in zip(stepsOfConnection[connection], sites) { steps[index].site = site }
     }
 }
-
-/// How one schedule ended.
-struct ScheduleOutcome: Sendable {
-    var steps: [ScheduleStep]
-    var failure: ScheduleFailure?
-    var reproducible: Bool
-    /// How many processes of COMMAND connected.
-    var connections: Int
-    /// The strategy's name for this run (a portfolio names its member).
-    var strategyName: String
-
-    var trace: [RecordedDecision] { steps.map(\.decision) }
-    var choices: [String] { steps.map(\.actor) }
-    var deviations: [Int: String] {
-        Dictionary(uniqueKeysWithValues: steps.filter(\.isDeviation).map { ($0.step, $0.actor) })
-    }
-}

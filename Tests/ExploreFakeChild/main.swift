@@ -20,6 +20,7 @@
 //   silent     never connects, exits 0
 //   stall      connects, says hello, then waits for ever without a decision
 //   freeze     runs the program's decisions, then waits for ever (whatever the order)
+//   old-protocol  says hello with protocol version 1, then runs `pass`
 // $CTXDEBUG_FAKE_ENV, when set, names a file the CTXDEBUG_ variables are appended to.
 import ExploreModel
 import Foundation
@@ -181,7 +182,7 @@ func connectAndHello() -> Channel {
         FileHandle.standardError.write(Data("fake child: cannot connect to \(socketPath)\n".utf8))
         exit(2)
     }
-    channel.send(.hello(version: ExploreMessage.version, pid: getpid()))
+    channel.send(.hello(version: mode == "old-protocol" ? 1 : ExploreMessage.version, pid: getpid()))
     return channel
 }
 
@@ -213,7 +214,7 @@ let channel = connectAndHello()
 var actors = mode == "long" ? longProgram() : bugProgram(changed: mode == "changed")
 var choices: [String] = []
 var sites: [String] = []
-let bug = runProgram(&actors, channel: channel, choices: &choices, bugCheck: !["pass", "changed", "long"].contains(mode), sites: &sites)
+let bug = runProgram(&actors, channel: channel, choices: &choices, bugCheck: !["pass", "changed", "long", "old-protocol"].contains(mode), sites: &sites)
 if mode == "freeze" {
     announcePID()
     while true { pause() }
