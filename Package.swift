@@ -56,7 +56,7 @@ let package = Package(
         .target(name: "ConcurrencyDebug", dependencies: ["CConcurrencyDebug", "CtxdebugHelpers", "ViolationModel"]),
         .target(
             name: "ManagedContext",
-            dependencies: ["ConcurrencyDebug", "CtxdebugHelpers", "CCtxdebugHelpers", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")]
+            dependencies: ["ConcurrencyDebug", "CtxdebugHelpers", "CCtxdebugHelpers", "ExploreModel", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")]
         ),
         // Core Data's API with its NS names over ManagedContext (Linux); nothing below imports it.
         .target(name: "CoreData", dependencies: ["ManagedContext", "ConcurrencyDebug", "CtxdebugHelpers"]),
@@ -120,9 +120,9 @@ let package = Package(
         // Test-only: an XCTest run whose methods wait on expectations while the UI is told on the
         // main queue, explored unchanged (issue 37, ExploreAppCorpusTests).
         .executableTarget(name: "ctxdebug-explore-xctest-sample", dependencies: ["ManagedContext"], path: "Tests/ExploreXCTestSample"),
-        // Test-only: speaks the child side of `ctxdebug explore`'s protocol by hand, with a
-        // scripted two-actor program (ExploreCommandTests); not part of `ctxdebug`.
-        .executableTarget(name: "ctxdebug-explore-fake-child", path: "Tests/ExploreFakeChild"),
+        // Test-only: speaks the child side of `ctxdebug explore`'s protocol (ExploreModel's
+        // ExploreMessage) over a scripted two-actor program (ExploreCommandTests); not part of `ctxdebug`.
+        .executableTarget(name: "ctxdebug-explore-fake-child", dependencies: ["ExploreModel"], path: "Tests/ExploreFakeChild"),
         // Test-only: a real ManagedContext stack with a lost update, explored across
         // processes through the runtime's child side (ExploreCommandTests).
         .executableTarget(name: "ctxdebug-explore-sample", dependencies: ["ManagedContext", "ConcurrencyDebugTesting"], path: "Tests/ExploreSample"),
@@ -131,7 +131,7 @@ let package = Package(
         .testTarget(name: "CtxdebugHelpersTests", dependencies: ["CtxdebugHelpers", "TestSupport"]),
         .testTarget(name: "ConcurrencyDebugTests", dependencies: ["ConcurrencyDebug", "CConcurrencyDebug", "TestSupport"]),
         .testTarget(name: "ConcurrencyDebugTestingTests", dependencies: ["ConcurrencyDebugTesting", "ConcurrencyDebug", "ManagedContext", "ExploreModel", "TestSupport"]),
-        .testTarget(name: "ManagedContextTests", dependencies: ["ManagedContext", "ConcurrencyDebug", "CtxdebugHelpers", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")]),
+        .testTarget(name: "ManagedContextTests", dependencies: ["ManagedContext", "ConcurrencyDebug", "CtxdebugHelpers", "ExploreModel", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")]),
         .testTarget(name: "CoreDataTests", dependencies: ["CoreData", "ManagedContext", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")], exclude: ["Fixtures"]),
         .testTarget(name: "SurfJournalTests", dependencies: ["SurfJournal", "CoreData", "ManagedContext", "TestSupport"]),
         .testTarget(name: "ReplayTests", dependencies: ["Replay", "SurfJournal", "CoreData", "ManagedContext", "ConcurrencyDebug"]),

@@ -4,29 +4,28 @@ import ExploreModel
 import Foundation
 import ManagedContext
 
-extension Explorer {
-    /// Runs `body` once under `strategy`: a fresh scheduler, the body on a fresh thread
-    /// as the driver, then everything it queued. Returns the run and the strategy as
-    /// the run left it.
-    func runOnce(with strategy: any ExplorationStrategy, sites: Bool = false, log header: ScheduleHeader? = nil) -> (ScheduleRun, any ExplorationStrategy) {
-        // The run's steps go to a log as they are taken: a crash leaves them behind.
-        let log = LockedValue<StepLogWriter?>(header.flatMap { try? StepLogWriter.create(path: runningLogPath, header: $0) })
-        defer { log.withLock { $0?.close() } }
+/// Runs `body` once per schedule in this process: a fresh scheduler, the body on a
+/// fresh thread as the driver, then everything it queued.
+struct InProcessRunner: ScheduleRunner, Sendable {
+    let body: @Sendable () throws -> Void
+    let options: ExploreOptions
+    /// Where a logged run's steps go as they are taken: a crash leaves them behind.
+    let logPath: String
+
+    func run(_ strategy: inout any ExplorationStrategy, sites: Bool, log header: ScheduleHeader?) -> ScheduleRun {
+        let log = LockedValue<StepLogWriter?>(header.flatMap { try? StepLogWriter.create(path: logPath, header: $0) })
         let box = LockedValue<any ExplorationStrategy>(strategy)
         let scheduler = ControlledScheduler(
-            granularity: options.granularity == .fine ? .fine : .coarse, allowsUncontrolled: options.allowUncontrolled,
+            granularity: options.granularity, allowsUncontrolled: options.allowUncontrolled,
             capturesSites: sites, describesCandidates: header != nil
-        ) { question in
+        ) { decision in
             let answer = box.withLock { strategy -> SchedulingAnswer in
-                let index = strategy.choose(SchedulingDecision(step: question.step, enabled: question.enabled, defaultIndex: question.defaultIndex))
+                let index = strategy.choose(decision)
                 if let divergence = strategy.divergence { return .diverged(divergence.description) }
                 return .run(index)
             }
-            if case .run(let index) = answer, question.candidates.indices.contains(index) {
-                let candidate = question.candidates[index]
-                let step = ScheduleStep(
-                    step: question.step, actor: question.enabled[index], point: SchedulingPoint(candidate.point.rawValue),
-                    queue: candidate.context, enabled: question.enabled, defaultIndex: question.defaultIndex, chosen: index)
+            if case .run(let index) = answer, decision.candidates.indices.contains(index) {
+                let step = decision.step(choosing: index)
                 log.withLock { try? $0?.writeStep(step) }
             }
             return answer
@@ -45,32 +44,35 @@ extension Explorer {
         let ended = scheduler.waitForEnd(hangTimeout: options.hangTimeout)
         ScopeRegistry.close(scope, for: scheduler)
         let violations = scope.close()
-        var run = ScheduleRun(steps: scheduler.steps, failure: nil, failureAddresses: [], reproducible: scheduler.isReproducible)
-        if let failure = scheduler.failure {
-            run.failure = ScheduleFailure(kind: Self.kind(failure.kind), message: failure.message, detail: Self.stackText(failure.addresses))
-            run.failureAddresses = failure.addresses
+        let steps = scheduler.steps
+        var failure: ScheduleFailure?
+        if let stopped = scheduler.failure {
+            failure = ScheduleFailure(kind: stopped.kind, message: stopped.message, detail: Self.stackText(stopped.addresses))
         } else if let error = thrown.withLock({ $0 }) {
-            run.failure = ScheduleFailure(kind: .assertion, message: "the body threw: \(error)")
+            failure = ScheduleFailure(kind: .assertion, message: "the body threw: \(error)")
         } else if let first = violations.distinct.first {
-            run.failure = ScheduleFailure(
+            failure = ScheduleFailure(
                 kind: .violation, message: "\(violations.totalCount) concurrency violation(s): \(first.kind)",
                 detail: violations.reports(violations.distinct))
         } else if !ended {
-            run.failure = ScheduleFailure(kind: .hang, message: "the run did not end")
+            failure = ScheduleFailure(kind: .hang, message: "the run did not end")
         }
         log.withLock { writer in
-            if let failure = run.failure { try? writer?.writeFailure(failure) } else { try? writer?.writeEnd() }
+            guard writer != nil else { return }
+            if let failure { try? writer?.writeFailure(failure) } else { try? writer?.writeEnd() }
+            writer?.close()
+            try? FileManager.default.removeItem(atPath: logPath)
         }
-        return (run, box.withLock { $0 })
+        strategy = box.withLock { $0 }
+        return ScheduleRun(
+            steps: sites ? Self.annotated(steps) : steps.map { $0.scheduleStep() }, failure: failure,
+            reproducible: scheduler.isReproducible)
     }
 
-    static func kind(_ kind: ControlledRunFailure.Kind) -> FailureKind {
-        switch kind {
-        case .deadlock: .deadlock
-        case .hang: .hang
-        case .uncontrolled: .uncontrolled
-        case .diverged: .diverged
-        }
+    /// The schedule's steps as the file keeps them, each with its source site.
+    static func annotated(_ steps: [ControlledStep]) -> [ScheduleStep] {
+        let frames = StackTrace.userFrames(steps.map(\.chosenAddresses))
+        return zip(steps, frames).map { step, frame in step.scheduleStep(site: frame.map(ExplorationSite.text)) }
     }
 
     static func stackText(_ addresses: [UInt]) -> String? {

@@ -1,27 +1,13 @@
 @_spi(Runtime) import ConcurrencyDebug
 import CtxdebugHelpers
-import ExploreModel
+public import ExploreModel
 import Foundation
 import ManagedContext
+import Reports
 
-/// One schedule's run: what it chose and how it ended.
-struct ScheduleRun {
-    var steps: [ControlledStep]
-    var failure: ScheduleFailure?
-    /// The stack that goes with the failure (an uncontrolled call's, a hung unit's).
-    var failureAddresses: [UInt]
-    var reproducible: Bool
-
-    var trace: [RecordedDecision] {
-        steps.map { RecordedDecision(step: $0.step, enabled: $0.enabled, defaultIndex: $0.defaultIndex, chosen: $0.chosen) }
-    }
-    var choices: [String] { steps.map(\.chosenActor) }
-    var deviations: [Int: String] {
-        Dictionary(uniqueKeysWithValues: steps.filter(\.isDeviation).map { ($0.step, $0.chosenActor) })
-    }
-}
-
-/// The in-process exploration loop behind `explore(_:iterations:seed:options:name:_:)`.
+/// The in-process way into ExploreModel's `ExplorationDriver`, behind
+/// `explore(_:iterations:seed:options:name:_:)`: the driver explores, minimizes,
+/// confirms, writes and reports; running one schedule of `body` is `InProcessRunner`'s.
 struct Explorer {
     let name: String
     let strategy: ExploreStrategy
@@ -32,38 +18,31 @@ struct Explorer {
     func run(iterations: Int) throws -> ExplorationReport {
         ScopeRegistry.prepare(level: 1)
         try? FileManager.default.createDirectory(at: scheduleDirectory, withIntermediateDirectories: true)
-        let started = MonotonicClock.now()
-        var elapsed: Double { Double(MonotonicClock.now() - started) / 1e9 }
-        if case .replay(let path) = strategy { return try replay(path, started: started) }
-        var chooser: any ExplorationStrategy = strategy.spec!.makeStrategy()
-        var ran = 0
-        var exhausted = false
-        for iteration in 0..<max(0, iterations) {
-            let runSeed = ExplorationSeeds.seed(base: seed, iteration: iteration)
-            chooser.beginRun(iteration: iteration, seed: runSeed)
-            let logged = ScheduleHeader(
-                strategy: chooser.runName, seed: seed, iteration: iteration, granularity: options.granularity, reproducible: true)
-            let (outcome, after) = runOnce(with: chooser, log: logged)
-            chooser = after
-            ran += 1
-            if let failure = outcome.failure {
-                // The exploration's seed: with the iteration, it names the run (docs/explore.md).
-                let header = ScheduleHeader(
-                    strategy: chooser.runName, seed: seed, iteration: iteration, granularity: options.granularity,
-                    reproducible: outcome.reproducible)
-                let report = try confirm(outcome, failure, header: header, schedulesRun: ran, elapsed: elapsed)
-                try? FileManager.default.removeItem(atPath: runningLogPath)
-                throw ExplorationFailed(report: report)
-            }
-            if !chooser.endRun(outcome.trace) {
-                exhausted = true
-                break
-            }
+        let outcome: ExplorationOutcome
+        if case .replay(let path) = strategy {
+            outcome = try driver(iterations: 1).replay(ScheduleFile.read(from: path), at: path, granularity: options.granularity)
+        } else {
+            outcome = try driver(iterations: iterations).explore()
         }
-        try? FileManager.default.removeItem(atPath: runningLogPath)
-        return ExplorationReport(
-            name: name, strategy: strategy.description, seed: seed, granularity: options.granularity,
-            schedulesRun: ran, elapsedSeconds: elapsed, exhausted: exhausted)
+        if let problem = outcome.scheduleWriteProblem {
+            throw ExplorationScheduleUnwritable(problem: problem, report: outcome.report)
+        }
+        if outcome.report.failure != nil { throw ExplorationFailed(report: outcome.report) }
+        return outcome.report
+    }
+
+    /// One worker on the calling thread: a main-queue context's blocks run on the real
+    /// main queue, which a caller on the main thread serves while it waits for a run.
+    func driver(iterations: Int) -> ExplorationDriver {
+        var plan = ExplorationPlan(
+            name: name, spec: strategy.spec ?? .random, strategyName: strategy.description, seed: seed, budget: max(0, iterations),
+            granularity: options.granularity, scheduleDirectory: scheduleDirectory.path, fileStem: safeName)
+        plan.minimizes = options.minimizes
+        plan.replays = max(0, options.replays)
+        let runner = InProcessRunner(body: body, options: options, logPath: runningLogPath)
+        return ExplorationDriver(
+            plan: plan, makeRunner: { _, _ in runner },
+            replayCommand: { path in "try explore(.replay(\"\(path)\")) { ... }  // or: ctxdebug explore --replay \(path) -- COMMAND" })
     }
 
     var scheduleDirectory: URL {
@@ -72,75 +51,15 @@ struct Explorer {
 
     var safeName: String { String(name.map { $0.isLetter || $0.isNumber ? $0 : "-" }.prefix(60)) }
 
-    /// The step log of the schedule running now (see `runOnce`).
+    /// The step log of the schedule running now (see `InProcessRunner`).
     var runningLogPath: String { scheduleDirectory.appendingPathComponent("\(safeName).running.log").path }
+}
 
-    /// Runs the schedule file at `path` once.
-    private func replay(_ path: String, started: UInt64) throws -> ExplorationReport {
-        let file = try ScheduleFile.read(from: path)
-        let (outcome, _) = runOnce(with: ReplayStrategy(choices: file.choices), sites: true)
-        let elapsed = Double(MonotonicClock.now() - started) / 1e9
-        guard let failure = outcome.failure else {
-            return ExplorationReport(
-                name: name, strategy: strategy.description, seed: file.seed, granularity: options.granularity,
-                schedulesRun: 1, elapsedSeconds: elapsed)
-        }
-        let report = try confirm(outcome, failure, header: file.header, schedulesRun: 1, elapsed: elapsed, minimizing: false)
-        throw ExplorationFailed(report: report)
-    }
-
-    /// A failure found: minimize it, replay it, write its schedule file, report it.
-    private func confirm(
-        _ found: ScheduleRun, _ failure: ScheduleFailure, header: ScheduleHeader, schedulesRun: Int, elapsed: Double,
-        minimizing: Bool = true
-    ) throws -> ExplorationReport {
-        // Runs without sites explore faster; the schedule reported is run again with them.
-        var reported = found
-        if minimizing && options.minimizes && failure.kind != .diverged {
-            let minimal = minimizeDeviations(found.deviations) { deviations in
-                runOnce(with: DeviationStrategy(deviations)).0.failure?.kind == failure.kind
-            }
-            let (rerun, _) = runOnce(with: DeviationStrategy(minimal), sites: true)
-            if rerun.failure?.kind == failure.kind { reported = rerun }
-        }
-        if reported.steps.first?.chosenAddresses.isEmpty ?? false, failure.kind != .diverged {
-            let (rerun, _) = runOnce(with: ReplayStrategy(choices: found.choices), sites: true)
-            if rerun.failure?.kind == failure.kind { reported = rerun }
-        }
-        var confirmed = 0
-        for _ in 0..<max(0, options.replays) {
-            if runOnce(with: ReplayStrategy(choices: reported.choices)).0.failure?.kind == failure.kind { confirmed += 1 }
-        }
-        var header = header
-        header.reproducible = reported.reproducible && confirmed == options.replays
-        let schedule = ScheduleFile(header: header, steps: annotated(reported.steps), failure: reported.failure ?? failure)
-        let path = try write(schedule)
-        let result = ExplorationReport.Failure(
-            kind: schedule.failure!.kind, message: schedule.failure!.message, detail: schedule.failure!.detail,
-            schedule: schedule, deviationsBeforeMinimizing: found.deviations.count,
-            replaysConfirmed: confirmed, replaysAttempted: options.replays, reproducible: header.reproducible,
-            schedulePath: path, replayCommand: "try explore(.replay(\"\(path)\")) { ... }  // or: ctxdebug explore --replay \(path) -- COMMAND")
-        return ExplorationReport(
-            name: name, strategy: strategy.description, seed: seed, granularity: options.granularity,
-            schedulesRun: schedulesRun, elapsedSeconds: elapsed, failure: result)
-    }
-
-    private func write(_ schedule: ScheduleFile) throws -> String {
-        let directory = scheduleDirectory
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let file = directory.appendingPathComponent("\(safeName)-seed\(schedule.seed)-run\(schedule.iteration).schedule.json")
-        try schedule.write(to: file.path)
-        return file.path
-    }
-
-    /// The schedule's steps as the file keeps them, each with its source site.
-    private func annotated(_ steps: [ControlledStep]) -> [ScheduleStep] {
-        let frames = StackTrace.userFrames(steps.map(\.chosenAddresses))
-        return zip(steps, frames).map { step, frame in
-            ScheduleStep(
-                step: step.step, actor: step.chosenActor, point: SchedulingPoint(step.chosenPoint.rawValue),
-                queue: step.chosenContext, site: frame.map(ExplorationSite.text), enabled: step.enabled,
-                defaultIndex: step.defaultIndex, chosen: step.chosen)
-        }
+/// A failure was found but its schedule file could not be written.
+public struct ExplorationScheduleUnwritable: Error, CustomStringConvertible, Sendable {
+    public let problem: String
+    public let report: ExplorationReport
+    public var description: String {
+        "the failing schedule could not be saved: \(problem); give a writable directory in ExploreOptions.scheduleDirectory\n" + report.text()
     }
 }

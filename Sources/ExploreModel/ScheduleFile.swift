@@ -1,37 +1,6 @@
 public import Foundation
 import CtxdebugHelpers
 
-/// A scheduling point's kind, as the schedule file names it. Coarse points are the
-/// default; `fault` and `refresh` come with `--granularity fine`.
-public struct SchedulingPoint: RawRepresentable, Codable, Sendable, Hashable, ExpressibleByStringLiteral, CustomStringConvertible {
-    public var rawValue: String
-    public init(rawValue: String) { self.rawValue = rawValue }
-    public init(_ rawValue: String) { self.rawValue = rawValue }
-    public init(stringLiteral value: String) { rawValue = value }
-    public var description: String { rawValue }
-
-    public static let blockStart: SchedulingPoint = "block-start"
-    public static let performEnqueue: SchedulingPoint = "perform-enqueue"
-    public static let performAndWait: SchedulingPoint = "perform-and-wait"
-    public static let storeWrite: SchedulingPoint = "store-write"
-    public static let didSave: SchedulingPoint = "did-save"
-    public static let merge: SchedulingPoint = "merge"
-    public static let fetch: SchedulingPoint = "fetch"
-    public static let fault: SchedulingPoint = "fault"
-    public static let refresh: SchedulingPoint = "refresh"
-}
-
-/// Which points are scheduling points: `coarse` (the default) or `fine` (adds faults
-/// and refreshes).
-public enum ExploreGranularity: String, Codable, Sendable, CaseIterable {
-    case coarse, fine
-}
-
-/// What ended a run as a failure.
-public enum FailureKind: String, Codable, Sendable, CaseIterable {
-    case assertion, crash, violation, deadlock, hang, uncontrolled, diverged
-}
-
 /// A run's failure: its kind, a one-line message and the details (a stack, the
 /// wait-for cycle, the assertion's text).
 public struct ScheduleFailure: Codable, Sendable, Equatable {

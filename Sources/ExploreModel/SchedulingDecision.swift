@@ -1,10 +1,27 @@
 /// One scheduling point as the scheduler hands it to a strategy: which actors may run
-/// next, and which of them FIFO order (no preemption) would run.
+/// next, and which of them FIFO order (no preemption) would run; and, for the schedule
+/// and its step log, who reached which point and what each candidate would do.
 ///
 /// An *actor* is the driver (the test's own thread, `"driver"`), the main queue
 /// (`"main"`), or the N-th private queue the scheduler met in this run (`"q1"`, `"q2"`,
 /// ... in first-use order). See `ActorKey`.
-public struct SchedulingDecision: Sendable, Equatable {
+///
+/// The same value is what the runtime's scheduler asks its chooser, what a child of
+/// `ctxdebug explore` sends its parent (`ExploreMessage.decision`), and what a strategy
+/// is asked.
+public struct SchedulingDecision: Codable, Sendable, Equatable {
+    /// What an enabled actor does if it is chosen: the point it goes on from, and the
+    /// queue (context name or queue label) it concerns.
+    public struct Candidate: Codable, Sendable, Equatable {
+        public var point: SchedulingPoint
+        public var context: String?
+
+        public init(point: SchedulingPoint, context: String? = nil) {
+            self.point = point
+            self.context = context
+        }
+    }
+
     /// 0-based index of this decision in the run.
     public var step: Int
     /// The actor keys that may run next, in canonical order (`ActorKey.canonicallyOrdered`).
@@ -12,11 +29,69 @@ public struct SchedulingDecision: Sendable, Equatable {
     /// The index in `enabled` of the default choice: the actor that just reached the
     /// point if it can go on, otherwise the one that became enabled earliest.
     public var defaultIndex: Int
+    /// The actor that reached the point.
+    public var actor: String
+    /// The point it reached, and the queue that point concerns.
+    public var point: SchedulingPoint
+    public var context: String?
+    /// What each of `enabled` does if chosen, in the same order; empty when the
+    /// scheduler was not asked to describe them.
+    public var candidates: [Candidate]
 
-    public init(step: Int, enabled: [String], defaultIndex: Int) {
+    public init(
+        step: Int, enabled: [String], defaultIndex: Int, actor: String = ActorKey.driver, point: SchedulingPoint = .blockStart,
+        context: String? = nil, candidates: [Candidate] = []
+    ) {
         self.step = step
         self.enabled = enabled
         self.defaultIndex = defaultIndex
+        self.actor = actor
+        self.point = point
+        self.context = context
+        self.candidates = candidates
+    }
+
+    /// The step of the schedule when `enabled[chosen]` runs: the chosen candidate's
+    /// point and queue when candidates are described; else the reacher's own when it is
+    /// the one chosen; else a block's start.
+    public func step(choosing chosen: Int, site: String? = nil) -> ScheduleStep {
+        let candidate = candidates.indices.contains(chosen) ? candidates[chosen] : nil
+        let reacher = enabled.indices.contains(chosen) && enabled[chosen] == actor
+        return ScheduleStep(
+            step: step, actor: enabled[chosen], point: candidate?.point ?? (reacher ? point : .blockStart),
+            queue: candidate != nil ? candidate?.context : (reacher ? context : nil), site: site, enabled: enabled,
+            defaultIndex: defaultIndex, chosen: chosen)
+    }
+}
+
+/// A chooser's answer to a `SchedulingDecision`: the runtime's scheduler takes it from
+/// its strategy, and a child of `ctxdebug explore` from its parent.
+public enum SchedulingAnswer: Codable, Sendable, Equatable {
+    /// Run `enabled[index]`.
+    case run(Int)
+    /// A replayed schedule does not fit this run (the code changed): why.
+    case diverged(String)
+
+    enum CodingKeys: String, CodingKey { case run, diverged }
+
+    /// `{"run":1}` or `{"diverged":"why"}`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        if let index = try container.decodeIfPresent(Int.self, forKey: .run) {
+            self = .run(index)
+        } else if let why = try container.decodeIfPresent(String.self, forKey: .diverged) {
+            self = .diverged(why)
+        } else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "an answer has `run` or `diverged`"))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        switch self {
+        case .run(let index): try container.encode(index, forKey: .run)
+        case .diverged(let why): try container.encode(why, forKey: .diverged)
+        }
     }
 }
 

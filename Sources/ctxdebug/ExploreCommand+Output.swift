@@ -7,7 +7,7 @@ import Reports
 struct ExploreOutput {
     let settings: ExploreSettings
 
-    func finish(_ outcome: ExploreOutcome) throws {
+    func finish(_ outcome: ExplorationOutcome) throws {
         let report = outcome.report
         say(report.text(), to: .standardOutput, terminator: "")
         for note in outcome.notes { say("ctxdebug explore: \(note)") }

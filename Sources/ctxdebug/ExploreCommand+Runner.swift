@@ -10,7 +10,7 @@ import Glibc
 /// Runs COMMAND once per schedule for one worker: a socket of its own for each run,
 /// COMMAND in its own process group, every decision answered by the strategy, and the
 /// verdict read from what the children said and how COMMAND ended.
-final class ExploreRunner {
+final class ExploreRunner: ScheduleRunner {
     let command: [String]
     let granularity: ExploreGranularity
     let hangTimeout: Double
@@ -43,7 +43,7 @@ final class ExploreRunner {
     /// With `log`, the schedule's steps also go to `runningLog` as they are taken (a
     /// step log, which `--replay` reads): if `ctxdebug explore` itself dies, the schedule
     /// under way is left behind. The log is removed once the run is over.
-    func run(_ strategy: inout any ExplorationStrategy, sites: Bool = false, log header: ScheduleHeader? = nil) throws -> ScheduleOutcome {
+    func run(_ strategy: inout any ExplorationStrategy, sites: Bool, log header: ScheduleHeader?) throws -> ScheduleRun {
         runs += 1
         let listener = try ExploreListener(path: "\(directory)/s\(runs).sock")
         try prepareFiles()
@@ -59,9 +59,9 @@ final class ExploreRunner {
         kill(-pid, SIGKILL)  // what is left of the group: nothing of it may reach the next run
         groups.remove(pid)
         strategy = session.strategy
-        let outcome = ScheduleOutcome(
+        let outcome = ScheduleRun(
             steps: session.steps, failure: verdict(session, ending), reproducible: session.reproducible && !allowUncontrolled,
-            connections: session.connections, strategyName: strategy.runName)
+            explored: session.connections > 0)
         if var log = session.log {
             if let failure = outcome.failure { try? log.writeFailure(failure) } else { try? log.writeEnd() }
             log.close()
@@ -111,7 +111,7 @@ final class ExploreRunner {
             for descriptor in ready where descriptor != listener.descriptor {
                 guard let (connection, number) = open[descriptor] else { continue }
                 for line in connection.readLines() {
-                    if let answer = session.handle(line, from: number) { connection.send(line: answer) }
+                    if let answer = session.handle(line, from: number), let reply = try? answer.line() { connection.send(line: reply) }
                 }
                 if connection.isClosed { open[descriptor] = nil }
                 lastHeard = MonotonicClock.now()

@@ -85,10 +85,10 @@ final class ExploreConnection {
         return lines
     }
 
-    /// Sends one line; false when the child is gone (no SIGPIPE: MSG_NOSIGNAL).
+    /// Sends one line (with its '\n'); false when the child is gone (no SIGPIPE: MSG_NOSIGNAL).
     @discardableResult
-    func send(line: String) -> Bool {
-        let bytes = Array((line + "\n").utf8)
+    func send(line: Data) -> Bool {
+        let bytes = Array(line)
         var sent = 0
         while sent < bytes.count {
             let count = bytes[sent...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }

@@ -127,7 +127,7 @@ struct ExploreCommand: ParsableCommand {
         defer { try? FileManager.default.removeItem(atPath: session.workDirectory) }
         let interruption = ExploreInterruption(session)
         defer { interruption.cancel() }
-        let outcome: ExploreOutcome
+        let outcome: ExplorationOutcome
         do {
             outcome = try replay.map { try session.replay(scheduleAt: $0) } ?? session.explore()
         } catch let failure as CommandProcess.SpawnFailure {

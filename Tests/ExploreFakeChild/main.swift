@@ -1,6 +1,6 @@
 // A test-only child of `ctxdebug explore`: speaks the child side of the protocol
-// (docs/explore.md, "CLI ↔ child protocol") by hand, over a scripted program, so the
-// parent is tested without the runtime. Usage: ctxdebug-explore-fake-child MODE
+// (docs/explore.md, "CLI ↔ child protocol") with ExploreModel's own message types, over
+// a scripted program, so the parent is tested without the runtime. Usage: ctxdebug-explore-fake-child MODE
 //
 // The program: a driver and one private queue q1 ("background"). The driver enqueues a
 // block on q1, then fetches, then saves; q1's block starts, then writes the store. FIFO
@@ -20,7 +20,9 @@
 //   silent     never connects, exits 0
 //   stall      connects, says hello, then waits for ever without a decision
 //   freeze     runs the program's decisions, then waits for ever (whatever the order)
+//   old-protocol  says hello with protocol version 1, then runs `pass`
 // $CTXDEBUG_FAKE_ENV, when set, names a file the CTXDEBUG_ variables are appended to.
+import ExploreModel
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -54,16 +56,15 @@ final class Channel {
         if connected != 0 { return nil }
     }
 
-    func send(_ object: [String: Any]) {
-        var data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-        data.append(0x0A)
+    func send(_ message: ExploreMessage) {
+        let data = try! message.line()
         data.withUnsafeBytes { _ = write(fd, $0.baseAddress, $0.count) }
     }
 
-    func readLine() -> String? {
+    func readLine() -> Data? {
         while true {
             if let newline = buffer.firstIndex(of: 0x0A) {
-                let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                let line = Data(buffer[..<newline])
                 buffer.removeFirst(newline + 1)
                 return line
             }
@@ -91,17 +92,19 @@ func runProgram(_ actors: inout [Actor], channel: Channel?, choices: inout [Stri
         let defaultIndex = enabled.firstIndex(of: defaultActor)!
         var chosen = defaultIndex
         if controlled, let channel {
-            channel.send([
-                "step": step, "actor": actors[last].key, "point": actors[last].points[min(actors[last].done, actors[last].points.count - 1)],
-                "context": actors[last].context ?? NSNull(), "enabled": enabled.map { actors[$0].key }, "defaultIndex": defaultIndex,
-                "candidates": enabled.map { ["point": actors[$0].points[actors[$0].done], "context": actors[$0].context.map { $0 as Any } ?? NSNull()] as [String: Any] },
-            ])
-            guard let answer = channel.readLine() else { exit(3) }
-            if answer.hasPrefix("diverged") {
-                channel.send(["failure": ["kind": "diverged", "message": String(answer.dropFirst("diverged ".count))]])
+            let reacher = actors[last]
+            channel.send(.decision(SchedulingDecision(
+                step: step, enabled: enabled.map { actors[$0].key }, defaultIndex: defaultIndex, actor: reacher.key,
+                point: SchedulingPoint(reacher.points[min(reacher.done, reacher.points.count - 1)]), context: reacher.context,
+                candidates: enabled.map { .init(point: SchedulingPoint(actors[$0].points[actors[$0].done]), context: actors[$0].context) }
+            )))
+            guard let line = channel.readLine(), let answer = try? SchedulingAnswer(line: line) else { exit(3) }
+            switch answer {
+            case .diverged(let why):
+                channel.send(.failure(ScheduleFailure(kind: .diverged, message: why)))
                 controlled = false
-            } else {
-                chosen = Int(answer) ?? defaultIndex
+            case .run(let index):
+                chosen = index
             }
         }
         let index = enabled[chosen]
@@ -123,8 +126,8 @@ func runProgram(_ actors: inout [Actor], channel: Channel?, choices: inout [Stri
 
 /// At the end of a connection: the sites of all its decisions, when asked for.
 func finish(_ channel: Channel, sites: [String]) {
-    if ProcessInfo.processInfo.environment["CTXDEBUG_EXPLORE_SITES"] == "1" { channel.send(["sites": sites]) }
-    channel.send(["end": true])
+    if ProcessInfo.processInfo.environment["CTXDEBUG_EXPLORE_SITES"] == "1" { channel.send(.sites(sites)) }
+    channel.send(.end)
 }
 
 func bugProgram(changed: Bool) -> [Actor] {
@@ -179,7 +182,7 @@ func connectAndHello() -> Channel {
         FileHandle.standardError.write(Data("fake child: cannot connect to \(socketPath)\n".utf8))
         exit(2)
     }
-    channel.send(["hello": 1, "pid": Int(getpid())])
+    channel.send(.hello(version: mode == "old-protocol" ? 1 : ExploreMessage.version, pid: getpid()))
     return channel
 }
 
@@ -211,7 +214,7 @@ let channel = connectAndHello()
 var actors = mode == "long" ? longProgram() : bugProgram(changed: mode == "changed")
 var choices: [String] = []
 var sites: [String] = []
-let bug = runProgram(&actors, channel: channel, choices: &choices, bugCheck: !["pass", "changed", "long"].contains(mode), sites: &sites)
+let bug = runProgram(&actors, channel: channel, choices: &choices, bugCheck: !["pass", "changed", "long", "old-protocol"].contains(mode), sites: &sites)
 if mode == "freeze" {
     announcePID()
     while true { pause() }
@@ -239,7 +242,7 @@ if bug {
     case "violation":
         exit(66)
     case "deadlock":
-        channel.send(["failure": ["kind": "deadlock", "message": "q1 and driver wait for each other", "detail": "driver → q1 → driver"]])
+        channel.send(.failure(ScheduleFailure(kind: .deadlock, message: "q1 and driver wait for each other", detail: "driver → q1 → driver")))
         exit(0)
     default:
         FileHandle.standardError.write(Data("assertion failed: q1's block ran before the driver's fetch: lost update\n".utf8))

@@ -6,6 +6,7 @@ import Synchronization
 import Testing
 import TestSupport
 import CtxdebugHelpers
+import ExploreModel
 
 /// The controlled scheduler under `ctxdebug explore` (docs/explore.md, "The rules it
 /// keeps"): one unit at a time, FIFO per queue, `performAndWait`'s semantics kept, and
@@ -252,7 +253,7 @@ import CtxdebugHelpers
 
 /// `--granularity fine` adds fault fires and refreshes to the coarse points.
 @Suite struct ControlledGranularityTests {
-    static func points(_ granularity: ControlledGranularity) throws -> [ControlledPoint] {
+    static func points(_ granularity: ExploreGranularity) throws -> [SchedulingPoint] {
         let stack = try TestStack()
         let seeded = stack.privateContext("seed")
         let id = try seeded.performAndWait { () throws -> ManagedObjectID in

@@ -59,6 +59,18 @@ struct ExploreCommandTests {
         #expect(run.stdout.contains("q1 (background)'s block-start at FakeChild.swift:101 ran before driver's fetch"), "\(run.stdout)")
     }
 
+    @Test("a child that speaks another version of the protocol fails the schedule as uncontrolled, saying to rebuild")
+    func otherProtocolVersion() throws {
+        let directory = TempDirectory("explore-old-protocol")
+        let run = try Self.explore(["--iterations", "5", "--json", "report.json", "--schedule-dir", "s"], mode: "old-protocol", in: directory)
+        #expect(run.status == 1, "\(run)")
+        let failure = try #require(try Self.json(directory.file("report.json"))["failure"] as? [String: Any])
+        #expect(failure["kind"] as? String == "uncontrolled")
+        let message = try #require(failure["message"] as? String)
+        #expect(message.contains("speaks version 1 of the explore protocol, this ctxdebug speaks \(ExploreMessage.version)"), "\(message)")
+        #expect(message.contains("build COMMAND against this ctxdebug"), "\(message)")
+    }
+
     @Test("--replay runs the schedule file exactly, 3 times; a changed program says where it diverged")
     func replaysExactlyAndDiverges() throws {
         let directory = TempDirectory("explore-replay")

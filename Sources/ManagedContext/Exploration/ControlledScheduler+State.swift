@@ -1,4 +1,5 @@
 import CtxdebugHelpers
+import ExploreModel
 import Dispatch
 import Foundation
 import Synchronization
@@ -80,7 +81,7 @@ extension ControlledScheduler {
         /// Whether its wait's timeout passed (it was chosen as a timeout).
         var timedOut = false
         /// Where it waits to go on: what the step that resumes it says it did.
-        var pendingPoint = ControlledPoint.blockStart
+        var pendingPoint = SchedulingPoint.blockStart
         var pendingAddresses: [UInt] = []
         /// The task an async driver runs in (its threads change at each await).
         var task: Int?
@@ -307,7 +308,7 @@ extension ControlledScheduler {
     /// Who runs next, after `unit` reached `point` (its status already says whether it
     /// can go on). Records the step and asks the strategy when there is a choice.
     func decide(
-        _ s: inout State, from unit: ThreadUnit, point: ControlledPoint, context: String? = nil, addresses: [UInt]
+        _ s: inout State, from unit: ThreadUnit, point: SchedulingPoint, context: String? = nil, addresses: [UInt]
     ) -> Handoff {
         s.progress += 1
         if unit.scheduler === self, s.units[unit.id]?.status != .done {
@@ -327,12 +328,9 @@ extension ControlledScheduler {
             ?? candidates.indices.min { candidates[$0].since < candidates[$1].since }!
         var chosen = defaultIndex
         if s.mode == .controlling {
-            var question = SchedulingQuestion(step: s.steps.count, enabled: keys, defaultIndex: defaultIndex)
-            question.actor = unit.actor
-            question.point = point
-            question.context = context
+            var question = SchedulingDecision(step: s.steps.count, enabled: keys, defaultIndex: defaultIndex, actor: unit.actor, point: point, context: context)
             if describesCandidates {
-                question.candidates = candidates.map { ($0.point, $0.key == "driver" ? nil : s.queues[$0.key]?.name) }
+                question.candidates = candidates.map { .init(point: $0.point, context: $0.key == "driver" ? nil : s.queues[$0.key]?.name) }
             }
             switch chooser(question) {
             case .run(let index):
@@ -377,7 +375,7 @@ extension ControlledScheduler {
         var since: Int
         var target: Target
         /// What the candidate does when chosen, and where.
-        var point: ControlledPoint
+        var point: SchedulingPoint
         var addresses: [UInt]
     }
 

@@ -1,5 +1,6 @@
 @_spi(Runtime) import ConcurrencyDebug
 import CtxdebugHelpers
+package import ExploreModel
 import Dispatch
 import Foundation
 
@@ -14,9 +15,9 @@ import Foundation
 /// others wait on their own semaphore. So every schedule is one libdispatch could
 /// have run, and the same choices give the same run.
 package final class ControlledScheduler: Sendable {
-    package typealias Chooser = @Sendable (SchedulingQuestion) -> SchedulingAnswer
+    package typealias Chooser = @Sendable (SchedulingDecision) -> SchedulingAnswer
 
-    package let granularity: ControlledGranularity
+    package let granularity: ExploreGranularity
     package let allowsUncontrolled: Bool
     let chooser: Chooser
     let state = LockedValue(State())
@@ -38,7 +39,7 @@ package final class ControlledScheduler: Sendable {
     let adoptsDriver: Bool
 
     package init(
-        granularity: ControlledGranularity = .coarse, allowsUncontrolled: Bool = false, adoptsDriver: Bool = false,
+        granularity: ExploreGranularity = .coarse, allowsUncontrolled: Bool = false, adoptsDriver: Bool = false,
         capturesSites: Bool = true, describesCandidates: Bool = false,
         onFailure: (@Sendable (ControlledRunFailure) -> Void)? = nil, chooser: @escaping Chooser
     ) {
@@ -231,7 +232,7 @@ package final class ControlledScheduler: Sendable {
     // MARK: Points reached by the runtime
 
     /// A unit reached `point`: the strategy may run another unit first.
-    package func reach(_ point: ControlledPoint, context: ManagedObjectContext?) {
+    package func reach(_ point: SchedulingPoint, context: ManagedObjectContext?) {
         if point.isFine && granularity == .coarse { return }
         guard let unit = controlledUnit(at: point, context: context) else { return }
         let addresses = sites()
@@ -360,7 +361,7 @@ package final class ControlledScheduler: Sendable {
     /// The unit the calling thread is, or nil when the call is not controlled: after the
     /// run gave up control, or from a thread that is no unit of this run (recorded as
     /// uncontrolled work unless allowed).
-    private func controlledUnit(at point: ControlledPoint, context: ManagedObjectContext? = nil) -> ThreadUnit? {
+    private func controlledUnit(at point: SchedulingPoint, context: ManagedObjectContext? = nil) -> ThreadUnit? {
         if let unit = ThreadUnit.current, unit.scheduler === self { return unit }
         if let driver = state.withLock({ s in adoptDriver(&s) }) {
             ThreadUnit.setCurrent(driver)

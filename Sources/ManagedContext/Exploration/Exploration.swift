@@ -1,4 +1,5 @@
 import CtxdebugHelpers
+import ExploreModel
 
 /// Which controlled run, if any, a new context belongs to.
 package enum Exploration {
@@ -21,7 +22,7 @@ package enum Exploration {
 extension ManagedObjectContext {
     /// A scheduling point of a controlled run; nothing (one branch) otherwise.
     @inline(__always)
-    func schedulingPoint(_ point: ControlledPoint) {
+    func schedulingPoint(_ point: SchedulingPoint) {
         if _slowPath(explorer != nil) { explorer!.reach(point, context: self) }
     }
 }

@@ -1,11 +1,12 @@
 import CtxdebugHelpers
+import ExploreModel
 import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// The child's end of `ctxdebug explore`'s socket: one JSON object per line each way
-/// (docs/explore.md, "Across processes").
+/// The child's end of `ctxdebug explore`'s socket: one JSON object per line each way,
+/// `ExploreMessage` up and `SchedulingAnswer` down (docs/explore.md, "CLI ↔ child protocol").
 ///
 /// `@unchecked Sendable`: the descriptor is written and read under `lock` only, which
 /// also holds the bytes read past the last line.
@@ -44,32 +45,21 @@ final class ParentChannel: @unchecked Sendable {
     }
 
     /// Sends one message; a parent that went away is ignored (the process goes on unexplored).
-    func send(_ message: [String: Any]) {
-        guard let line = Self.line(message) else { return }
+    func send(_ message: ExploreMessage) {
+        guard let line = try? message.line() else { return }
         lock.withLock { _ in write(line) }
     }
 
-    /// Sends a decision and waits for the parent's answer.
-    func ask(_ question: SchedulingQuestion) -> SchedulingAnswer {
-        let message: [String: Any] = [
-            "step": question.step, "actor": question.actor, "point": question.point.rawValue,
-            "context": question.context as Any, "enabled": question.enabled, "defaultIndex": question.defaultIndex,
-            "candidates": question.candidates.map { ["point": $0.point.rawValue, "context": $0.context as Any] },
-        ]
-        guard let request = Self.line(message) else { return .run(question.defaultIndex) }
-        let reply = lock.withLock { buffered -> String? in
+    /// Sends a decision and waits for the parent's answer (FIFO's when there is none:
+    /// the parent went away).
+    func ask(_ decision: SchedulingDecision) -> SchedulingAnswer {
+        guard let request = try? ExploreMessage.decision(decision).line() else { return .run(decision.defaultIndex) }
+        let reply = lock.withLock { buffered -> Data? in
             write(request)
             return readLine(&buffered)
         }
-        guard let line = reply else { return .run(question.defaultIndex) }
-        if line.hasPrefix("diverged") { return .diverged(String(line.dropFirst("diverged".count)).trimmingCharacters(in: .whitespaces)) }
-        return .run(Int(line.trimmingCharacters(in: .whitespaces)) ?? question.defaultIndex)
-    }
-
-    private static func line(_ message: [String: Any]) -> Data? {
-        guard var data = try? JSONSerialization.data(withJSONObject: message, options: [.sortedKeys]) else { return nil }
-        data.append(UInt8(ascii: "\n"))
-        return data
+        guard let reply, let answer = try? SchedulingAnswer(line: reply) else { return .run(decision.defaultIndex) }
+        return answer
     }
 
     private func write(_ data: Data) {
@@ -86,10 +76,10 @@ final class ParentChannel: @unchecked Sendable {
         }
     }
 
-    private func readLine(_ buffered: inout [UInt8]) -> String? {
+    private func readLine(_ buffered: inout [UInt8]) -> Data? {
         while true {
             if let newline = buffered.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = String(decoding: buffered[..<newline], as: UTF8.self)
+                let line = Data(buffered[..<newline])
                 buffered.removeSubrange(...newline)
                 return line
             }

@@ -1,5 +1,6 @@
 @_spi(Runtime) package import ConcurrencyDebug
 import CtxdebugHelpers
+import ExploreModel
 import Foundation
 
 /// A process run by `ctxdebug explore -- COMMAND`: every context it makes belongs to
@@ -18,12 +19,12 @@ enum ProcessExploration {
             warn("CTXDEBUG_EXPLORE_SOCKET=\(path): \(error). This process runs unexplored; run it under `ctxdebug explore -- COMMAND`, or unset the variable.")
             return nil
         }
-        channel.send(["hello": 1, "pid": Int(getpid())])
+        channel.send(.hello(version: ExploreMessage.version, pid: getpid()))
         let scheduler = ControlledScheduler(
             granularity: settings.granularity, allowsUncontrolled: settings.allowsUncontrolled, adoptsDriver: true,
             capturesSites: settings.sendsSites, describesCandidates: true,
             onFailure: { failure in
-                channel.send(["failure": ["kind": failure.kind.rawValue, "message": failure.message, "detail": failure.detailText as Any]])
+                channel.send(.failure(ScheduleFailure(kind: failure.kind, message: failure.message, detail: failure.detailText)))
             },
             chooser: { question in channel.ask(question) })
         // libdispatch's entry points become scheduling points when `ctxdebug explore` put
@@ -35,14 +36,14 @@ enum ProcessExploration {
     }()
 
     struct Settings {
-        var granularity = ControlledGranularity.coarse
+        var granularity = ExploreGranularity.coarse
         var allowsUncontrolled = false
         var hangTimeout = 2.0
         var sendsSites = false
 
         init(_ environment: [String: String]) {
             if let text = ConcurrencyDebug.Variable.exploreGranularity.value(in: environment) {
-                if let value = ControlledGranularity(rawValue: EnvironmentValue.trimmed(text).lowercased()) {
+                if let value = ExploreGranularity(rawValue: EnvironmentValue.trimmed(text).lowercased()) {
                     granularity = value
                 } else {
                     warn("CTXDEBUG_EXPLORE_GRANULARITY=\(text) is not coarse or fine; using coarse.")
@@ -74,9 +75,9 @@ enum ProcessExploration {
                 guard let (scheduler, channel, sendsSites) = ProcessExploration.Ending.pending else { return }
                 if sendsSites {
                     let frames = StackTrace.userFrames(scheduler.steps.map(\.chosenAddresses))
-                    channel.send(["sites": frames.map { $0.map(ExplorationSite.text) as Any }])
+                    channel.send(.sites(frames.map { $0.map(ExplorationSite.text) }))
                 }
-                channel.send(["end": true])
+                channel.send(.end)
             }
         }
     }
