@@ -72,12 +72,12 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     public internal(set) var index: Int = 0
     var toOneRelationships: [RelationshipDescription] = []
     /// Attribute names, for the linear scan of a name the slot table does not know.
-    private(set) var attributeNames: [String] = []
+    @usableFromInline private(set) var attributeNames: [String] = []
     /// Attribute types by index: key-value access converts with them without copying a
     /// description (and retaining its strings).
     private(set) var attributeTypes: [AttributeType] = []
     /// Finds an attribute's index from its name's bits (see `AttributeSlots`).
-    private(set) var attributeSlots = AttributeSlots(names: [])
+    @usableFromInline private(set) var attributeSlots = AttributeSlots(names: [])
     var attributesByName: [String: AttributeDescription] = [:]
     var relationshipsByName: [String: RelationshipDescription] = [:]
     /// What this entity was compiled from, when it was not declared with `@Attribute`s
@@ -113,7 +113,7 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
 
     /// The index of the attribute `name`, or nil: what key-value access resolves a key
     /// with, once per call (the slot table first, as `attributeIndex(_:)`).
-    @inline(__always)
+    @inlinable
     @_spi(CoreData) public func attributeIndex(ifPresent name: String) -> Int? {
         let index = attributeSlots.index(of: name)
         if _fastPath(index >= 0) { return index }
@@ -161,16 +161,18 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
 /// table keeps its strings alive, so their storage cannot be reused); a name with
 /// other bits (built at run time, or a literal in another module) is not found here
 /// and the caller compares names. Read-only after it is built, so any thread may read it.
+@usableFromInline
 struct AttributeSlots {
-    private struct Slot {
-        var low: UInt64
-        var high: UInt64
+    @usableFromInline
+    struct Slot {
+        @usableFromInline var low: UInt64
+        @usableFromInline var high: UInt64
         /// The attribute's index, or -1 for an empty slot.
-        var index: Int
+        @usableFromInline var index: Int
     }
 
-    private let slots: [Slot]
-    private let mask: Int
+    @usableFromInline let slots: [Slot]
+    @usableFromInline let mask: Int
     /// Keeps the names' storage alive while their bits are in `slots`.
     private let names: [String]
 
@@ -189,18 +191,18 @@ struct AttributeSlots {
         self.names = names
     }
 
-    @inline(__always)
-    private static func bits(of name: String) -> (UInt64, UInt64) {
+    @inlinable
+    static func bits(of name: String) -> (UInt64, UInt64) {
         unsafeBitCast(name, to: (UInt64, UInt64).self)
     }
 
-    @inline(__always)
-    private static func hash(_ low: UInt64, _ high: UInt64) -> Int {
+    @inlinable
+    static func hash(_ low: UInt64, _ high: UInt64) -> Int {
         Int(truncatingIfNeeded: ((low ^ (high &* 31)) &* 0x9E37_79B9_7F4A_7C15) >> 40)
     }
 
     /// The index of the attribute whose name has `name`'s bits, or -1.
-    @inline(__always)
+    @inlinable
     func index(of name: String) -> Int {
         let (low, high) = Self.bits(of: name)
         var i = Self.hash(low, high) & mask
