@@ -24,13 +24,16 @@ enum ModelCompiler {
             guard let name = entity.name, !name.isEmpty else {
                 throw ModelCompileError(message: "An entity of the model has no name. Give every entity a name.")
             }
-            if entity.superentity != nil || !entity.subentities.isEmpty {
-                throw ModelCompileError(
-                    message: "Entity \(name) is part of an inheritance tree (parentEntity), which this runtime does not store yet. Flatten it into separate entities.")
+            if let parent = entity.superentity, parent.name.map({ byName[$0] === parent }) != true {
+                throw ModelCompileError(message: "Entity \(name) inherits from an entity that is not in the model. Add its parent entity to the model.")
             }
             let cls = ClassResolver.managedObjectClass(named: entity.managedObjectClassName, entity: name)
             var declaration = EntityDeclaration(name: name, managedObjectClass: cls, declaration: entity)
             declaration.renamingIdentifier = entity.renamingIdentifier
+            // Core Data stores an inheritance tree in its root's table (one row kind per
+            // Z_ENT); the subentity's properties list the inherited ones first.
+            declaration.parentName = entity.superentity?.name
+            declaration.isAbstract = entity.isAbstract
             for property in entity.allProperties {
                 if let a = property as? NSAttributeDescription {
                     if a.isTransient { continue }

@@ -11,6 +11,9 @@ extension ManagedObjectContext {
     private func insertChecked(_ object: ManagedObject) {
         if object.managedObjectContext === self && (object.insertedFlag || registry.object(for: object.objectID) != nil) { return }
         precondition(
+            !object.entity.isAbstract,
+            "Cannot create an instance of the abstract entity \(object.entity.name). Insert an object of one of its subentities (\(object.entity.subentities.map(\.name).joined(separator: ", "))) instead.")
+        precondition(
             object.managedObjectContext == nil,
             "\(object.objectID) already belongs to \(object.managedObjectContext!.debugName); an object can be in one context only. Insert a new object, or use object(with:) on its objectID.")
         object.insertedFlag = true

@@ -147,7 +147,7 @@ extension ManagedObjectContext {
     private func pendingRows(_ f: ResolvedFetch) -> PendingRows {
         let coordinator = persistentStoreCoordinator
         var pending = PendingRows()
-        let changed = changeSets.updated.union(changeSets.deleted).union(changeSets.inserted).filter { $0.entity === f.entity }
+        let changed = changeSets.updated.union(changeSets.deleted).union(changeSets.inserted).filter { f.admits($0.entity) }
         for o in changed {
             pending.overridden.insert(o.objectID)
             if let alias = coordinator?.alias(of: o.objectID) { pending.overridden.insert(alias) }
@@ -199,8 +199,14 @@ extension ManagedObjectContext {
         }
     }
 
+    /// Whether this context has unsaved changes to objects of `entity` or of an entity
+    /// that inherits from it.
     func hasLocalChanges(for entity: EntityDescription) -> Bool {
-        changeSets.inserted.contains { $0.entity === entity } || changeSets.updated.contains { $0.entity === entity }
+        if entity.selfAndDescendants.count > 1 {
+            return changeSets.inserted.contains { $0.entity.isKind(of: entity) } || changeSets.updated.contains { $0.entity.isKind(of: entity) }
+                || changeSets.deleted.contains { $0.entity.isKind(of: entity) }
+        }
+        return changeSets.inserted.contains { $0.entity === entity } || changeSets.updated.contains { $0.entity === entity }
             || changeSets.deleted.contains { $0.entity === entity }
     }
 
@@ -214,7 +220,7 @@ extension ManagedObjectContext {
         var rows = try parentRows(f, applyWindow: false, loadValues: true)
         let coordinator = persistentStoreCoordinator
         var overridden = Set<ManagedObjectID>()
-        let changed = changeSets.updated.union(changeSets.deleted).union(changeSets.inserted).filter { $0.entity === f.entity }
+        let changed = changeSets.updated.union(changeSets.deleted).union(changeSets.inserted).filter { f.admits($0.entity) }
         for o in changed {
             overridden.insert(o.objectID)
             if let alias = coordinator?.alias(of: o.objectID) { overridden.insert(alias) }

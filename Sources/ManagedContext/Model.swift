@@ -13,8 +13,12 @@ public struct AttributeDescription: Sendable, Hashable {
     /// Core Data's `renamingIdentifier`: the attribute's name in an earlier model, which
     /// a lightweight migration renames its column from.
     package var renamingIdentifier: String? = nil
-    /// Core Data's column name: `Z` and the upper-cased name.
-    package var columnName: String { "Z" + name.uppercased() }
+    /// The column the model gives it when `Z` and the upper-cased name is taken in its
+    /// table by another entity of the same inheritance tree (Core Data's `ZNAME1`).
+    package var assignedColumnName: String? = nil
+    /// Core Data's column name: `Z` and the upper-cased name (with a number after it
+    /// when a sibling entity in the same table has a property of the same name).
+    package var columnName: String { assignedColumnName ?? "Z" + name.uppercased() }
 }
 
 /// What happens to the destination when the source of a relationship is deleted.
@@ -52,7 +56,9 @@ public final class RelationshipDescription: Sendable, Hashable {
         self.toOneIndex = toOneIndex
     }
 
-    package var columnName: String { "Z" + name.uppercased() }
+    /// Set once while the model is built, when a sibling entity's property took the plain name.
+    nonisolated(unsafe) package internal(set) var assignedColumnName: String?
+    package var columnName: String { assignedColumnName ?? "Z" + name.uppercased() }
 
     public static func == (a: RelationshipDescription, b: RelationshipDescription) -> Bool { a === b }
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
@@ -92,7 +98,41 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
         self.managedObjectClass = managedObjectClass
     }
 
-    package var tableName: String { "Z" + name.uppercased() }
+    /// The parent entity (Core Data's `superentity`). Set once while the model is built.
+    public internal(set) weak var superentity: EntityDescription?
+    /// The entities that inherit from this one directly, by name.
+    public internal(set) var subentities: [EntityDescription] = []
+    /// Core Data's `isAbstract`: no object of this very entity can be inserted.
+    public internal(set) var isAbstract = false
+    /// This entity and every entity that inherits from it, parents before children
+    /// (the order Core Data numbers them in).
+    public internal(set) var selfAndDescendants: [EntityDescription] = []
+    /// Whether its table holds other entities' rows too (an inheritance tree): then its
+    /// rows are told apart by `Z_ENT`, as Core Data's SQLite store does.
+    package internal(set) var sharesTable = false
+    /// The columns a fetch of this entity selects after `Z_PK, Z_OPT`, and where each
+    /// entity's values sit among them (see `RowLayout`).
+    package internal(set) var rowLayout = RowLayout()
+
+    /// The entity at the top of its inheritance tree, whose table `Z<ROOT>` holds the
+    /// rows of every entity of the tree (Core Data's single-table inheritance).
+    public var rootEntity: EntityDescription {
+        var e = self
+        while let parent = e.superentity { e = parent }
+        return e
+    }
+
+    /// Whether this entity is `other` or inherits from it.
+    public func isKind(of other: EntityDescription) -> Bool {
+        var e: EntityDescription? = self
+        while let current = e {
+            if current === other { return true }
+            e = current.superentity
+        }
+        return false
+    }
+
+    package var tableName: String { "Z" + rootEntity.name.uppercased() }
     public var description: String { name }
 
     public func attribute(named name: String) -> AttributeDescription? { attributesByName[name] }
@@ -129,6 +169,12 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
         self.toOneRelationships = relationships.filter { !$0.isToMany }
         self.attributesByName = Dictionary(uniqueKeysWithValues: attributes.map { ($0.name, $0) })
         self.relationshipsByName = Dictionary(uniqueKeysWithValues: relationships.map { ($0.name, $0) })
+    }
+
+    /// Gives attribute `index` the column `name` (a sibling in the same table took the plain one).
+    func assignColumn(attribute index: Int, _ name: String) {
+        attributes[index].assignedColumnName = name
+        attributesByName[attributes[index].name] = attributes[index]
     }
 
     /// Default values for a newly inserted object (one shared buffer, copied on write).
@@ -252,6 +298,7 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
         for declaration in declarations {
             let entity = EntityDescription(name: declaration.name, managedObjectClass: declaration.managedObjectClass)
             entity.declaration = declaration.declaration
+            entity.isAbstract = declaration.isAbstract
             entity.renamingIdentifier = declaration.renamingIdentifier
             var attributes: [AttributeDescription] = []
             var relationships: [RelationshipDescription] = []
@@ -277,11 +324,10 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
             entity.finishDeclaring(attributes: attributes, relationships: relationships)
             built.append(entity)
         }
-        built.sort { $0.name < $1.name }
-        for (i, e) in built.enumerated() { e.index = i }
         let byName = Dictionary(built.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in
             preconditionFailure("Two entities are named '\(a.name)'.")
         })
+        built = EntityTree.arrange(built, declarations: declarations, byName: byName)
         for entity in built {
             for r in entity.relationships {
                 guard let destination = byName[r.destinationEntityName] else {
@@ -303,6 +349,7 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
                 }
             }
         }
+        for entity in built { entity.rowLayout = EntityTree.rowLayout(of: entity) }
         self.entities = built
         self.entitiesByName = byName
         // A class that stands for several entities (Core Data's plain NSManagedObject)
@@ -346,6 +393,30 @@ final class KeyPathCache: Sendable {
 enum PropertyReference: Hashable, Sendable {
     case attribute(Int)
     case toOne(Int)  // relationship index
+}
+
+/// The columns a fetch of an entity selects after `Z_PK, Z_OPT`, and where the values of
+/// each entity it may return sit among them. For an entity outside any inheritance tree
+/// whose to-one relationships all point outside one, the columns are its attributes then
+/// its to-one keys, and the row decodes by position (`isPlain`). Otherwise the columns are
+/// those of the entity and of every subentity, then `Z_ENT` (which entity a row is), then
+/// for each to-one relationship whose destination has subentities, the destination's
+/// `Z_ENT` (so the related object's ID names its own entity).
+package struct RowLayout: Sendable {
+    package struct Positions: Sendable {
+        /// By attribute index: the column position.
+        var attributes: [Int] = []
+        /// By to-one slot: the key's column position.
+        var toOne: [Int] = []
+        /// By to-one slot: the destination's `Z_ENT` column position, or -1.
+        var toOneEntity: [Int] = []
+    }
+    package var columns: [String] = []
+    package var isPlain = true
+    /// Position of `Z_ENT` among `columns`, or -1.
+    var entityColumn = -1
+    /// By entity index (of this entity and its descendants): where its values are.
+    var positions: [Int: Positions] = [:]
 }
 
 /// An entity declared by value, for models that are not built from `@Attribute`
@@ -393,6 +464,11 @@ enum PropertyReference: Hashable, Sendable {
     public var declaration: AnyObject?
     /// Core Data's `renamingIdentifier`: the entity's name in an earlier model.
     public var renamingIdentifier: String?
+    /// Core Data's `parentEntity`: the entity this one inherits from. Its attributes and
+    /// relationships come first in this declaration, in the parent's order.
+    public var parentName: String?
+    /// Core Data's `isAbstract`.
+    public var isAbstract = false
     public init(name: String, managedObjectClass: ManagedObject.Type, declaration: AnyObject? = nil) {
         self.name = name
         self.managedObjectClass = managedObjectClass
