@@ -58,14 +58,13 @@ enum ModelCompiler {
                             throw ModelCompileError(
                                 message: "\(name).\(r.name) and \(destination).\(inverse) are many-to-many, which this runtime does not store yet (Core Data uses a join table). Model it with an intermediate entity.")
                         }
-                        if r.isOrdered {
-                            throw ModelCompileError(message: "To-many relationship \(name).\(r.name) is ordered, which this runtime does not store yet. Make it unordered and sort in the fetch.")
-                        }
                     }
                     declaration.relationships.append(
                         .init(
                             name: r.name, destinationEntityName: destination, inverseName: inverse, isToMany: r.isToMany,
-                            deleteRule: r.deleteRule == .cascadeDeleteRule ? .cascade : .nullify))
+                            deleteRule: r.deleteRule == .cascadeDeleteRule ? .cascade : .nullify,
+                            // Kept in the destination's Z_FOK_<INVERSE> column, as Core Data keeps it.
+                            isOrdered: r.isToMany && r.isOrdered))
                 }
             }
             declarations.append(declaration)

@@ -41,6 +41,61 @@ enum EntityTree {
         return ordered
     }
 
+    /// The order column of the ordered to-many relationships whose inverse is `inverse`:
+    /// Core Data's `Z_FOK_<INVERSE>`, in the destination's table.
+    static func orderKeyName(inverse: String) -> String { "Z_FOK_" + inverse.uppercased() }
+
+    /// The declarations with the order column of each ordered to-many relationship added
+    /// to the entity that declares its inverse to-one (an INTEGER, as Core Data keeps it);
+    /// a subentity gets its parent's at the same position, after the inherited attributes.
+    static func addingOrderKeys(to declarations: [EntityDeclaration]) -> [EntityDeclaration] {
+        let byName = Dictionary(declarations.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        // The entity that declares a relationship: the topmost ancestor that has it.
+        func declaring(_ relationship: String, from entity: String) -> String {
+            var owner = entity
+            while let parent = byName[owner]?.parentName, byName[parent]?.relationships.contains(where: { $0.name == relationship }) == true {
+                owner = parent
+            }
+            return owner
+        }
+        var keys: [String: [String]] = [:]
+        for d in declarations {
+            for r in d.relationships where r.isToMany && r.isOrdered {
+                guard let inverse = r.inverseName, byName[r.destinationEntityName]?.relationships.contains(where: { $0.name == inverse && !$0.isToMany }) == true
+                else { continue }
+                let owner = declaring(inverse, from: r.destinationEntityName)
+                let name = orderKeyName(inverse: inverse)
+                if keys[owner]?.contains(name) != true { keys[owner, default: []].append(name) }
+            }
+        }
+        if keys.isEmpty { return declarations }
+        var finished: [String: [EntityDeclaration.Attribute]] = [:]
+        func attributes(of name: String) -> [EntityDeclaration.Attribute] {
+            if let done = finished[name] { return done }
+            guard let d = byName[name] else { return [] }
+            var result: [EntityDeclaration.Attribute] = []
+            if let parent = d.parentName, byName[parent] != nil {
+                let inherited = attributes(of: parent)
+                let names = Set(inherited.map(\.name))
+                result = inherited + d.attributes.filter { !names.contains($0.name) }
+            } else {
+                result = d.attributes
+            }
+            for key in keys[name] ?? [] where !result.contains(where: { $0.name == key }) {
+                var a = EntityDeclaration.Attribute(name: key, attributeType: .integer64, isOptional: true, defaultValue: StoredValue.null)
+                a.isOrderKey = true
+                result.append(a)
+            }
+            finished[name] = result
+            return result
+        }
+        return declarations.map { d in
+            var d = d
+            d.attributes = attributes(of: d.name)
+            return d
+        }
+    }
+
     /// A subentity's attributes and relationships start with its parent's, in the parent's
     /// order: a predicate or sort resolved against the parent then reads a subentity's
     /// values at the same positions.

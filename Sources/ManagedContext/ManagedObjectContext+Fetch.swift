@@ -355,6 +355,23 @@ extension ManagedObjectContext {
             let seen = Set(rows.map(\.id))
             rows += ((try? matchingRows(g, applyWindow: false, loadValues: true, includePending: true)) ?? []).filter { !seen.contains($0.id) }
         }
+        if relationship.isOrdered && relationship.orderAttributeIndex >= 0 {
+            // Core Data's order: by Z_FOK_, objects without a place last, in the order
+            // they were related (keys, then unsaved objects as they were inserted).
+            let key = relationship.orderAttributeIndex
+            func place(_ row: FetchedRow) -> Int64? {
+                guard let values = row.snapshot?.values, values.indices.contains(key), case .integer(let n) = values[key] else { return nil }
+                return n
+            }
+            rows.sort { a, b in
+                switch (place(a), place(b)) {
+                case (let x?, let y?) where x != y: return x < y
+                case (.some, nil): return true
+                case (nil, .some): return false
+                default: return Self.precedes(a, b, sorts: [])
+                }
+            }
+        }
         return rows.map { materialize($0.id, $0.snapshot) }.filter { !$0.deletedFlag }
     }
 }

@@ -16,6 +16,10 @@ public struct AttributeDescription: Sendable, Hashable {
     /// The column the model gives it when `Z` and the upper-cased name is taken in its
     /// table by another entity of the same inheritance tree (Core Data's `ZNAME1`).
     package var assignedColumnName: String? = nil
+    /// Core Data's `Z_FOK_<INVERSE>` column: an object's place in the ordered to-many
+    /// relationship whose inverse this entity declares. Not one of the model's attributes:
+    /// key-value access, `changedValues()` and dictionary fetches leave it out.
+    package var isOrderKey = false
     /// Core Data's column name: `Z` and the upper-cased name (with a number after it
     /// when a sibling entity in the same table has a property of the same name).
     package var columnName: String { assignedColumnName ?? "Z" + name.uppercased() }
@@ -38,6 +42,12 @@ public final class RelationshipDescription: Sendable, Hashable {
     public let inverseName: String?
     public let isToMany: Bool
     public let deleteRule: DeleteRule
+    /// Core Data's `isOrdered`, for a to-many relationship: its objects keep the order
+    /// they were given, in the destination's `Z_FOK_<INVERSE>` column.
+    public let isOrdered: Bool
+    /// For an ordered to-many relationship: the index, among the destination's
+    /// attributes, of the order column. Set once while the model is built.
+    nonisolated(unsafe) package internal(set) var orderAttributeIndex = -1
     /// Its position among the entity's relationships.
     public let index: Int
     /// For to-one relationships, its position among the entity's to-one slots.
@@ -46,12 +56,16 @@ public final class RelationshipDescription: Sendable, Hashable {
     nonisolated(unsafe) public internal(set) weak var destinationEntity: EntityDescription?
     nonisolated(unsafe) public internal(set) weak var inverseRelationship: RelationshipDescription?
 
-    init(name: String, destination: String, inverse: String?, isToMany: Bool, deleteRule: DeleteRule, index: Int, toOneIndex: Int) {
+    init(
+        name: String, destination: String, inverse: String?, isToMany: Bool, deleteRule: DeleteRule, index: Int, toOneIndex: Int,
+        isOrdered: Bool = false
+    ) {
         self.name = name
         self.destinationEntityName = destination
         self.inverseName = inverse
         self.isToMany = isToMany
         self.deleteRule = deleteRule
+        self.isOrdered = isOrdered && isToMany
         self.index = index
         self.toOneIndex = toOneIndex
     }
@@ -294,6 +308,7 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
     }
 
     private init(declarations: [EntityDeclaration], hint: String) {
+        let declarations = EntityTree.addingOrderKeys(to: declarations)
         var built: [EntityDescription] = []
         for declaration in declarations {
             let entity = EntityDescription(name: declaration.name, managedObjectClass: declaration.managedObjectClass)
@@ -310,7 +325,8 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
                 attributes.append(
                     AttributeDescription(
                         name: a.name, attributeType: a.attributeType, isOptional: a.isOptional,
-                        defaultValue: a.defaultValue, index: attributes.count, renamingIdentifier: a.renamingIdentifier))
+                        defaultValue: a.defaultValue, index: attributes.count, renamingIdentifier: a.renamingIdentifier,
+                        assignedColumnName: a.isOrderKey ? a.name : nil, isOrderKey: a.isOrderKey))
             }
             for r in declaration.relationships {
                 let toOneIndex = r.isToMany ? -1 : toOneCount
@@ -319,7 +335,7 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
                     RelationshipDescription(
                         name: r.name, destination: r.destinationEntityName,
                         inverse: r.inverseName, isToMany: r.isToMany, deleteRule: r.deleteRule,
-                        index: relationships.count, toOneIndex: toOneIndex))
+                        index: relationships.count, toOneIndex: toOneIndex, isOrdered: r.isOrdered))
             }
             entity.finishDeclaring(attributes: attributes, relationships: relationships)
             built.append(entity)
@@ -344,6 +360,12 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
                         !(r.isToMany && inverse.isToMany),
                         "\(entity.name).\(r.name) and \(destination.name).\(inverseName) are many-to-many, which this runtime does not support yet; model it with an intermediate entity.")
                     r.inverseRelationship = inverse
+                    if r.isOrdered {
+                        guard let key = destination.attribute(named: EntityTree.orderKeyName(inverse: inverseName)) else {
+                            preconditionFailure("Ordered relationship \(entity.name).\(r.name) has no order column in \(destination.name).")
+                        }
+                        r.orderAttributeIndex = key.index
+                    }
                 } else {
                     precondition(!r.isToMany, "To-many relationship \(entity.name).\(r.name) needs an inverse to-one (its foreign key lives there).")
                 }
@@ -429,6 +451,8 @@ package struct RowLayout: Sendable {
         package var defaultValue: StoredValue
         /// Core Data's `renamingIdentifier`: the attribute's name in an earlier model.
         public var renamingIdentifier: String?
+        /// The order column of an ordered to-many relationship (`EntityTree.addingOrderKeys`).
+        package var isOrderKey = false
         public init(name: String, attributeType: AttributeType, isOptional: Bool, defaultValue: Any?) {
             self.name = name
             self.attributeType = attributeType
@@ -448,12 +472,17 @@ package struct RowLayout: Sendable {
         public var inverseName: String?
         public var isToMany: Bool
         public var deleteRule: DeleteRule
-        public init(name: String, destinationEntityName: String, inverseName: String?, isToMany: Bool, deleteRule: DeleteRule) {
+        /// Core Data's `isOrdered` (to-many only).
+        public var isOrdered: Bool
+        public init(
+            name: String, destinationEntityName: String, inverseName: String?, isToMany: Bool, deleteRule: DeleteRule, isOrdered: Bool = false
+        ) {
             self.name = name
             self.destinationEntityName = destinationEntityName
             self.inverseName = inverseName
             self.isToMany = isToMany
             self.deleteRule = deleteRule
+            self.isOrdered = isOrdered
         }
     }
     public var name: String
