@@ -54,9 +54,14 @@ enum ModelCompiler {
                             throw ModelCompileError(
                                 message: "To-many relationship \(name).\(r.name) has no inverse. This runtime keeps a to-many relationship as the foreign key of its inverse to-one: give it an inverse (Xcode warns about missing inverses too).")
                         }
-                        if inverseRelationship.isToMany {
+                        // Many-to-many: a join table, as Core Data stores it (not yet ordered).
+                        if inverseRelationship.isToMany && (r.isOrdered || inverseRelationship.isOrdered) {
                             throw ModelCompileError(
-                                message: "\(name).\(r.name) and \(destination).\(inverse) are many-to-many, which this runtime does not store yet (Core Data uses a join table). Model it with an intermediate entity.")
+                                message: "\(name).\(r.name) and \(destination).\(inverse) are an ordered many-to-many relationship, which this runtime does not store yet. Make both sides unordered and sort in the fetch.")
+                        }
+                        if inverseRelationship.isToMany && inverseRelationship === r {
+                            throw ModelCompileError(
+                                message: "\(name).\(r.name) is a many-to-many relationship that is its own inverse, which this runtime does not store yet. Give it a separate inverse relationship.")
                         }
                     }
                     declaration.relationships.append(

@@ -284,6 +284,14 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
         let accepted = objects.filter { checkSameContext($0, relationship: r) }
         if accepted.count != objects.count && !r.isToMany { return }
         let objects = accepted
+        if r.join != nil {
+            // Many-to-many: links in the join table, both sides changed.
+            guard let context = managedObjectContext else { return }
+            let current = relatedObjects(forRelationshipNamed: name)
+            for o in current where !objects.contains(where: { $0 === o }) { context.setLinked(self, o, through: r, linked: false) }
+            for o in objects where !current.contains(where: { $0 === o }) { context.setLinked(self, o, through: r, linked: true) }
+            return
+        }
         if r.isToMany {
             guard let inverse = r.inverseRelationship else { return }
             let listed = relatedObjects(forRelationshipNamed: name)

@@ -107,6 +107,7 @@ extension ManagedObjectContext {
             restoreFromSnapshot(o)
         }
         changeSets.dropUnsaved()
+        joinChanges = JoinChanges()
     }
 
     private func restoreFromSnapshot(_ o: ManagedObject) {
@@ -141,6 +142,7 @@ extension ManagedObjectContext {
         }
         registry.removeAll()
         changeSets = ChangeSets()
+        joinChanges = JoinChanges()
         contextGuard.post(
             Self.didChangeObjectsNotification, object: self,
             userInfo: [NotificationKey.invalidatedAllObjects.rawValue: invalidated.map(\.objectID)])

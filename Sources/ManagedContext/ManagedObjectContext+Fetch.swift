@@ -334,6 +334,7 @@ extension ManagedObjectContext {
     /// The rows of `destination` whose to-one `inverse` points to `id` (or to its alias),
     /// as this context sees them: what a to-many predicate counts.
     func rowsPointing(to id: ManagedObjectID, through inverse: RelationshipDescription, of destination: EntityDescription) -> [FetchedRow] {
+        if inverse.isToMany, let r = inverse.inverseRelationship, r.join != nil { return linkedRows(id, r) }
         let f = ResolvedFetch(entity: destination, predicate: .toOne(inverse.toOneIndex, id, equal: true), sorts: [], limit: 0, offset: 0)
         var rows = (try? matchingRows(f, applyWindow: false, loadValues: true, includePending: true)) ?? []
         if let alias = persistentStoreCoordinator?.alias(of: id) {
@@ -347,6 +348,9 @@ extension ManagedObjectContext {
     /// The objects whose to-one `inverse` of `relationship` points to `object`.
     func objectsRelated(to object: ManagedObject, through relationship: RelationshipDescription) -> [ManagedObject] {
         guard let inverse = relationship.inverseRelationship, let destination = relationship.destinationEntity else { return [] }
+        if relationship.join != nil {
+            return linkedIDs(object.objectID, relationship).map { resolvedObject(with: $0) }.filter { !$0.deletedFlag }
+        }
         let f = ResolvedFetch(
             entity: destination, predicate: .toOne(inverse.toOneIndex, object.objectID, equal: true), sorts: [], limit: 0, offset: 0)
         var rows = (try? matchingRows(f, applyWindow: false, loadValues: true, includePending: true)) ?? []

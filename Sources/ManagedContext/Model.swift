@@ -48,6 +48,8 @@ public final class RelationshipDescription: Sendable, Hashable {
     /// For an ordered to-many relationship: the index, among the destination's
     /// attributes, of the order column. Set once while the model is built.
     nonisolated(unsafe) package internal(set) var orderAttributeIndex = -1
+    /// For a many-to-many relationship: its join table. Set once while the model is built.
+    nonisolated(unsafe) package internal(set) var join: JoinSide?
     /// Its position among the entity's relationships.
     public let index: Int
     /// For to-one relationships, its position among the entity's to-one slots.
@@ -357,8 +359,11 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
                         preconditionFailure("Relationship \(entity.name).\(r.name) names the inverse '\(inverseName)', which \(destination.name) does not declare.")
                     }
                     precondition(
-                        !(r.isToMany && inverse.isToMany),
-                        "\(entity.name).\(r.name) and \(destination.name).\(inverseName) are many-to-many, which this runtime does not support yet; model it with an intermediate entity.")
+                        !(r.isToMany && inverse.isToMany && inverse === r),
+                        "\(entity.name).\(r.name) is a many-to-many relationship that is its own inverse, which this runtime does not store yet; give it a separate inverse relationship.")
+                    precondition(
+                        !(r.isToMany && inverse.isToMany && (r.isOrdered || inverse.isOrdered)),
+                        "\(entity.name).\(r.name) and \(destination.name).\(inverseName) are an ordered many-to-many relationship, which this runtime does not store yet; make both sides unordered and sort in the fetch.")
                     r.inverseRelationship = inverse
                     if r.isOrdered {
                         guard let key = destination.attribute(named: EntityTree.orderKeyName(inverse: inverseName)) else {
@@ -371,6 +376,7 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
                 }
             }
         }
+        EntityTree.assignJoinTables(built)
         for entity in built { entity.rowLayout = EntityTree.rowLayout(of: entity) }
         self.entities = built
         self.entitiesByName = byName

@@ -64,6 +64,9 @@ extension SQLiteStore {
         for update in changes.updates {
             try updateRow(db, update, conflicting: storeRows, policy: changes.mergePolicy, into: &result)
         }
+        if !changes.links.isEmpty || changes.deletes.contains(where: { $0.id.entity.relationships.contains { $0.join != nil } }) {
+            try applyJoinChanges(db, changes, result)
+        }
         for delete in changes.deletes {
             guard let pk = delete.id.primaryKey else { continue }
             if let store = storeRows[delete.id], changes.mergePolicy == .rollback {

@@ -24,6 +24,8 @@ struct SchemaComparison {
         case removeColumn(table: String, column: String)
         /// An attribute renamed with a renaming identifier: its column keeps its values.
         case renameColumn(table: String, from: String, to: String)
+        /// A many-to-many relationship's join table the store lacks.
+        case addJoinTable(JoinTable)
     }
 
     let uuid: String
@@ -95,6 +97,17 @@ struct SchemaComparison {
             let treeNumbers = Set([row.entityNumber] + entity.selfAndDescendants.dropFirst().compactMap { byName[$0.name]?.entityNumber })
             if let first = try StoreLayout.firstEntityNumber(db, table: table), !treeNumbers.contains(first) {
                 damage.append("the rows of \(table) carry Z_ENT \(first), but Z_PRIMARYKEY numbers \(storedName) \(row.entityNumber)")
+            }
+        }
+        // Many-to-many join tables, named from the entity numbers (Core Data's `Z_<n><NAME>`).
+        for table in model.joinTables {
+            guard let columns = layout.tables[table.name] else {
+                changes.append(.addJoinTable(table))
+                continue
+            }
+            let names = Set(columns.map(\.name))
+            if !names.contains(table.firstColumn) || !names.contains(table.secondColumn) {
+                blockers.append("the join table \(table.name) has the columns \(columns.map(\.name).sorted().joined(separator: ", ")), not \(table.firstColumn) and \(table.secondColumn)")
             }
         }
         // Renames first: the column changes name the new tables.
@@ -187,6 +200,7 @@ struct SchemaComparison {
             case .addColumn(let table, let column, _, _, _): lines.append("the model has \(table).\(column), the store does not")
             case .removeColumn(let table, let column): lines.append("the store has \(table).\(column), the model does not")
             case .renameColumn(let table, let from, let to): lines.append("the model renames \(table).\(from) to \(to)")
+            case .addJoinTable(let table): lines.append("the model has the many-to-many join table \(table.name), the store does not")
             }
         }
         let shown = lines.prefix(limit).joined(separator: "; ")
@@ -215,6 +229,8 @@ enum LightweightMigration {
                 try db.execute(sql: "ALTER TABLE \(table) DROP COLUMN \(column)")
             case .renameColumn(let table, let from, let to):
                 try db.execute(sql: "ALTER TABLE \(table) RENAME COLUMN \(from) TO \(to)")
+            case .addJoinTable(let table):
+                for sql in table.createSQL { try db.execute(sql: sql) }
             case .addColumn(let table, let column, let type, let fill, let indexed):
                 try db.execute(sql: "ALTER TABLE \(table) ADD COLUMN \(column) \(type)")
                 if !fill.isNull {

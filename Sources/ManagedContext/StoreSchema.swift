@@ -131,6 +131,9 @@ enum StoreSchema {
 
     static func createSchema(_ db: Database, model: ManagedObjectModel, uuid: String) throws {
         for entity in model.entities where entity.superentity == nil { try createTable(db, entity: entity) }
+        for table in model.joinTables {
+            for sql in table.createSQL { try db.execute(sql: sql) }
+        }
         try db.execute(sql: "CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)")
         for entity in model.entities {
             try db.execute(
