@@ -158,6 +158,10 @@ extension ManagedObjectContext {
 
     private func refreshChecked(_ object: ManagedObject, mergeChanges: Bool) {
         guard object.managedObjectContext === self, !object.insertedFlag else { return }
+        if !mergeChanges && !joinChanges.isEmpty {
+            // Its unsaved many-to-many links are dropped with its other changes.
+            joinChanges.links = joinChanges.links.filter { $0.key.first != object.objectID && $0.key.second != object.objectID }
+        }
         if !mergeChanges || !object.updatedFlag {
             if object.updatedFlag {
                 object.updatedFlag = false

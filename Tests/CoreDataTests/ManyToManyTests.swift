@@ -128,6 +128,12 @@ final class BlogTag: NSManagedObject {}
             a.mutableSetValue(forKey: "tags").add(linux)
             c.rollback()
             #expect((a.value(forKey: "tags") as? NSSet)?.count == 1)
+            // Refreshed without merging, so is a link made to it.
+            a.mutableSetValue(forKey: "tags").add(linux)
+            #expect((linux.value(forKey: "posts") as? NSSet)?.count == 1)
+            c.refresh(a, mergeChanges: false)
+            #expect((a.value(forKey: "tags") as? NSSet)?.count == 1)
+            #expect((linux.value(forKey: "posts") as? NSSet)?.count == 0)
         }
     }
 
