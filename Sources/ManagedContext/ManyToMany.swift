@@ -63,12 +63,14 @@ struct JoinChanges: Sendable {
 extension EntityTree {
     /// Names each many-to-many relationship's join table from the entity numbers (the
     /// entity that declares each side: a subentity inherits its parent's).
+    /// The entity that declares `r` (of `entity`): the topmost ancestor that has it.
+    static func declaring(_ r: RelationshipDescription, on entity: EntityDescription) -> EntityDescription {
+        var owner = entity
+        while let parent = owner.superentity, parent.relationship(named: r.name) != nil { owner = parent }
+        return owner
+    }
+
     static func assignJoinTables(_ entities: [EntityDescription]) {
-        func declaring(_ r: RelationshipDescription, on entity: EntityDescription) -> EntityDescription {
-            var owner = entity
-            while let parent = owner.superentity, parent.relationship(named: r.name) != nil { owner = parent }
-            return owner
-        }
         for entity in entities {
             for r in entity.relationships where r.isToMany {
                 guard let inverse = r.inverseRelationship, inverse.isToMany, let destination = r.destinationEntity else { continue }

@@ -100,9 +100,24 @@ struct SchemaComparison {
             }
         }
         // Many-to-many join tables, named from the entity numbers (Core Data's `Z_<n><NAME>`).
+        var storedJoinNames: [String: [String]] = [:]
+        for entity in model.entities {
+            for r in entity.relationships {
+                guard let side = r.join, let inverse = r.inverseRelationship, let destination = r.destinationEntity,
+                    let na = byName[EntityTree.declaring(r, on: entity).name]?.entityNumber,
+                    let nb = byName[EntityTree.declaring(inverse, on: destination).name]?.entityNumber
+                else { continue }
+                storedJoinNames[side.table.name, default: []] += ["Z_\(na)\(r.name.uppercased())", "Z_\(nb)\(inverse.name.uppercased())"]
+            }
+        }
         for table in model.joinTables {
             guard let columns = layout.tables[table.name] else {
-                changes.append(.addJoinTable(table))
+                // The store numbers its entities otherwise: its join table has another name.
+                if let other = storedJoinNames[table.name]?.first(where: { layout.tables[$0] != nil }) {
+                    blockers.append("the store keeps the links of \(table.name) in \(other), named from its own entity numbers; renaming a join table is not supported")
+                } else {
+                    changes.append(.addJoinTable(table))
+                }
                 continue
             }
             let names = Set(columns.map(\.name))

@@ -212,21 +212,23 @@ final class BlogTag: NSManagedObject {}
     /// lightweight migration.
     @Test func aStoreWithAJoinTableOpensAndOneWithoutIsRefusedOrMigrated() throws {
         let dir = TempDirectory("m2m-coredata")
-        func write(_ url: URL, join: Bool) throws {
+        /// `first` is Post's number (Tag's is one more).
+        func write(_ url: URL, join: Bool, first: Int = 1) throws {
+            let (p, t) = (first, first + 1)
             let q = try DatabaseQueue(path: url.path)
             try q.write { db in
                 try db.execute(sql: "CREATE TABLE ZPOST ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZTITLE VARCHAR )")
                 try db.execute(sql: "CREATE TABLE ZTAG ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR )")
                 if join {
-                    try db.execute(sql: "CREATE TABLE Z_1TAGS ( Z_1POSTS INTEGER, Z_2TAGS INTEGER, PRIMARY KEY (Z_1POSTS, Z_2TAGS) )")
-                    try db.execute(sql: "INSERT INTO Z_1TAGS VALUES (7, 3), (8, 3)")
+                    try db.execute(sql: "CREATE TABLE Z_\(p)TAGS ( Z_\(p)POSTS INTEGER, Z_\(t)TAGS INTEGER, PRIMARY KEY (Z_\(p)POSTS, Z_\(t)TAGS) )")
+                    try db.execute(sql: "INSERT INTO Z_\(p)TAGS VALUES (7, 3), (8, 3)")
                 }
                 try db.execute(sql: "CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)")
                 try db.execute(sql: "CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)")
-                try db.execute(sql: "INSERT INTO Z_PRIMARYKEY VALUES (1, 'Post', 0, 8), (2, 'Tag', 0, 3)")
+                try db.execute(sql: "INSERT INTO Z_PRIMARYKEY VALUES (\(p), 'Post', 0, 8), (\(t), 'Tag', 0, 3)")
                 try db.execute(sql: "INSERT INTO Z_METADATA VALUES (1, '7B1C2D3E-4F5A-4B6C-8D7E-9F0A1B2C3D4E', x'')")
-                try db.execute(sql: "INSERT INTO ZPOST VALUES (7, 1, 1, 'x'), (8, 1, 1, 'y')")
-                try db.execute(sql: "INSERT INTO ZTAG VALUES (3, 2, 1, 'swift')")
+                try db.execute(sql: "INSERT INTO ZPOST VALUES (7, \(p), 1, 'x'), (8, \(p), 1, 'y')")
+                try db.execute(sql: "INSERT INTO ZTAG VALUES (3, \(t), 1, 'swift')")
             }
             try q.close()
         }
@@ -257,7 +259,23 @@ final class BlogTag: NSManagedObject {}
             try c.save()
         }
         let q = try DatabaseQueue(path: bare.path)
-        defer { try? q.close() }
         #expect(try q.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM Z_1TAGS") } == 2)
+        try q.close()
+
+        // Numbered otherwise (Post 5, Tag 6): its links are in Z_5TAGS, which is not
+        // renamed; refused either way, untouched.
+        let renumbered = dir.file("Renumbered.sqlite")
+        try write(renumbered, join: true, first: 5)
+        let original = FileManager.default.contents(atPath: renumbered.path)
+        for migrate in [false, true] {
+            do {
+                _ = try Self.container(renumbered, migrate: migrate)
+                Issue.record("a store with its join table under other numbers opened")
+            } catch {
+                #expect((error as NSError).code == (migrate ? 134110 : 134100))
+                #expect("\(error)".contains("Z_5TAGS"), "\(error)")
+            }
+        }
+        #expect(FileManager.default.contents(atPath: renumbered.path) == original)
     }
 }
