@@ -278,4 +278,84 @@ final class BlogTag: NSManagedObject {}
         }
         #expect(FileManager.default.contents(atPath: renumbered.path) == original)
     }
+
+    /// A many-to-many relationship to an abstract parent entity, in a model built in
+    /// code: each linked object comes back as its own subentity, and a predicate through
+    /// the join table reads the subentities' rows in the parent's table.
+    @Test func linksToAParentEntityReturnEachSubentity() throws {
+        func attribute(_ name: String) -> NSAttributeDescription {
+            let a = NSAttributeDescription()
+            a.name = name
+            a.attributeType = .stringAttributeType
+            return a
+        }
+        let shelf = NSEntityDescription()
+        shelf.name = "Shelf"
+        let item = NSEntityDescription()
+        item.name = "Item"
+        item.isAbstract = true
+        let book = NSEntityDescription()
+        book.name = "Book"
+        let disc = NSEntityDescription()
+        disc.name = "Disc"
+        item.subentities = [book, disc]
+        let items = NSRelationshipDescription()
+        items.name = "items"
+        items.maxCount = 0
+        items.destinationEntity = item
+        let shelves = NSRelationshipDescription()
+        shelves.name = "shelves"
+        shelves.maxCount = 0
+        shelves.destinationEntity = shelf
+        items.inverseRelationship = shelves
+        shelves.inverseRelationship = items
+        shelf.properties = [attribute("label"), items]
+        item.properties = [attribute("title"), shelves]
+        book.properties = [attribute("isbn")]
+        disc.properties = [attribute("format")]
+        let model = NSManagedObjectModel()
+        model.entities = [shelf, item, book, disc]
+
+        let dir = TempDirectory("m2m-parent")
+        let url = dir.file("Shelves.sqlite")
+        func open() throws -> NSPersistentContainer {
+            let container = NSPersistentContainer(name: "Shelves", managedObjectModel: model)
+            container.persistentStoreDescriptions = [NSPersistentStoreDescription(url: url)]
+            var loadError: (any Error)?
+            container.loadPersistentStores { _, error in loadError = error }
+            if let loadError { throw loadError }
+            return container
+        }
+        let container = try open()
+        try container.viewContext.performAndWait {
+            let c = container.viewContext
+            let s = NSEntityDescription.insertNewObject(forEntityName: "Shelf", into: c)
+            s.setValue("top", forKey: "label")
+            let b = NSEntityDescription.insertNewObject(forEntityName: "Book", into: c)
+            b.setValue("Dune", forKey: "title")
+            let d = NSEntityDescription.insertNewObject(forEntityName: "Disc", into: c)
+            d.setValue("Kind of Blue", forKey: "title")
+            d.setValue("LP", forKey: "format")
+            s.mutableSetValue(forKey: "items").addObjects(from: [b, d])
+            try c.save()
+        }
+        let reopened = try open()
+        try reopened.viewContext.performAndWait {
+            let c = reopened.viewContext
+            let s = try #require(try c.fetch(NSFetchRequest<NSManagedObject>(entityName: "Shelf")).first)
+            let linked = ((s.value(forKey: "items") as? NSSet)?.allObjects as? [NSManagedObject]) ?? []
+            #expect(Set(linked.map { "\($0.entity.name):\($0.value(forKey: "title") as? String ?? "?")" }) == ["Book:Dune", "Disc:Kind of Blue"])
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Shelf")
+            request.predicate = NSPredicate(format: "ANY items.title == %@", "Kind of Blue")
+            #expect(try c.count(for: request) == 1)
+            let discs = NSFetchRequest<NSManagedObject>(entityName: "Disc")
+            discs.predicate = NSPredicate(format: "ANY shelves.label == %@", "top")
+            #expect(try c.fetch(discs).compactMap { $0.value(forKey: "format") as? String } == ["LP"])
+        }
+        // Numbered parents first (Item 1, Book 2, Disc 3, Shelf 4): Item declares shelves,
+        // Shelf declares items, so the table is Z_1SHELVES (Z_1ITEMS, Z_4SHELVES).
+        let q = try DatabaseQueue(path: url.path)
+        defer { try? q.close() }
+        #expect(try q.read { db in try db.columns(in: "Z_1SHELVES").map(\.name) } == ["Z_1ITEMS", "Z_4SHELVES"])
+    }
 }
