@@ -24,13 +24,16 @@ enum ModelCompiler {
             guard let name = entity.name, !name.isEmpty else {
                 throw ModelCompileError(message: "An entity of the model has no name. Give every entity a name.")
             }
-            if entity.superentity != nil || !entity.subentities.isEmpty {
-                throw ModelCompileError(
-                    message: "Entity \(name) is part of an inheritance tree (parentEntity), which this runtime does not store yet. Flatten it into separate entities.")
+            if let parent = entity.superentity, parent.name.map({ byName[$0] === parent }) != true {
+                throw ModelCompileError(message: "Entity \(name) inherits from an entity that is not in the model. Add its parent entity to the model.")
             }
             let cls = ClassResolver.managedObjectClass(named: entity.managedObjectClassName, entity: name)
             var declaration = EntityDeclaration(name: name, managedObjectClass: cls, declaration: entity)
             declaration.renamingIdentifier = entity.renamingIdentifier
+            // Core Data stores an inheritance tree in its root's table (one row kind per
+            // Z_ENT); the subentity's properties list the inherited ones first.
+            declaration.parentName = entity.superentity?.name
+            declaration.isAbstract = entity.isAbstract
             for property in entity.allProperties {
                 if let a = property as? NSAttributeDescription {
                     if a.isTransient { continue }
@@ -51,18 +54,22 @@ enum ModelCompiler {
                             throw ModelCompileError(
                                 message: "To-many relationship \(name).\(r.name) has no inverse. This runtime keeps a to-many relationship as the foreign key of its inverse to-one: give it an inverse (Xcode warns about missing inverses too).")
                         }
-                        if inverseRelationship.isToMany {
+                        // Many-to-many: a join table, as Core Data stores it (not yet ordered).
+                        if inverseRelationship.isToMany && (r.isOrdered || inverseRelationship.isOrdered) {
                             throw ModelCompileError(
-                                message: "\(name).\(r.name) and \(destination).\(inverse) are many-to-many, which this runtime does not store yet (Core Data uses a join table). Model it with an intermediate entity.")
+                                message: "\(name).\(r.name) and \(destination).\(inverse) are an ordered many-to-many relationship, which this runtime does not store yet. Make both sides unordered and sort in the fetch.")
                         }
-                        if r.isOrdered {
-                            throw ModelCompileError(message: "To-many relationship \(name).\(r.name) is ordered, which this runtime does not store yet. Make it unordered and sort in the fetch.")
+                        if inverseRelationship.isToMany && inverseRelationship === r {
+                            throw ModelCompileError(
+                                message: "\(name).\(r.name) is a many-to-many relationship that is its own inverse, which this runtime does not store yet. Give it a separate inverse relationship.")
                         }
                     }
                     declaration.relationships.append(
                         .init(
                             name: r.name, destinationEntityName: destination, inverseName: inverse, isToMany: r.isToMany,
-                            deleteRule: r.deleteRule == .cascadeDeleteRule ? .cascade : .nullify))
+                            deleteRule: r.deleteRule == .cascadeDeleteRule ? .cascade : .nullify,
+                            // Kept in the destination's Z_FOK_<INVERSE> column, as Core Data keeps it.
+                            isOrdered: r.isToMany && r.isOrdered))
                 }
             }
             declarations.append(declaration)

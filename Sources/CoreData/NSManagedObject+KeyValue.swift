@@ -46,10 +46,15 @@ extension NSManagedObject {
         return RelationshipSet(owner: self, key: key)
     }
 
-    /// Ordered to-many relationships are not stored here (the model compiler refuses
-    /// them), so there is nothing to return.
+    /// A mutable ordered set that changes the ordered to-many relationship `key` (Core
+    /// Data's `mutableOrderedSetValue(forKey:)`): inserting, removing, replacing and moving
+    /// objects in it relates, unrelates and reorders them. It holds the members as they
+    /// were when it was made, and writes each change through to the relationship.
     public func mutableOrderedSetValue(forKey key: String) -> NSMutableOrderedSet {
-        preconditionFailure("\(entity.name).\(key) is not an ordered to-many relationship: ordered relationships are not supported on Linux yet.")
+        guard let r = entity.relationship(named: key), r.isToMany, r.isOrdered else {
+            preconditionFailure("[<\(type(of: self)) \(objectID)> mutableOrderedSetValueForKey:]: \(entity.name) has no ordered to-many relationship named \"\(key)\".")
+        }
+        return OrderedRelationshipSet(owner: self, key: key)
     }
 }
 
@@ -64,6 +69,7 @@ extension NSManagedObject {
         }
         if let r = entity.relationship(named: key) {
             let related = relatedObjects(forRelationshipNamed: key)
+            if r.isOrdered { return NSOrderedSet(array: related) }
             return r.isToMany ? NSSet(array: related) : related.first
         }
         preconditionFailure("[<\(type(of: self)) \(objectID)> valueForUndefinedKey:]: the entity \(entity.name) is not key value coding-compliant for the key \"\(key)\".")
@@ -165,4 +171,74 @@ final class RelationshipSet: NSMutableSet {
             return o
         }
     }
+}
+
+/// A live ordered to-many relationship as a mutable ordered set (Core Data's
+/// `mutableOrderedSetValue(forKey:)`). Foundation's ordered set on Linux reads its own
+/// storage rather than overridable primitives, so this one keeps the members in that
+/// storage and writes the whole order through after each change.
+final class OrderedRelationshipSet: NSMutableOrderedSet {
+    private let owner: NSManagedObject
+    private let key: String
+    private var writing = 0
+
+    init(owner: NSManagedObject, key: String) {
+        self.owner = owner
+        self.key = key
+        super.init(capacity: 0)
+        for (i, o) in owner.relatedObjects(forRelationshipNamed: key).enumerated() { super.insert(o, at: i) }
+    }
+
+    override init(capacity numItems: Int) { preconditionFailure("A relationship set is made by mutableOrderedSetValue(forKey:).") }
+    required convenience init?(coder: NSCoder) { preconditionFailure("A relationship set cannot be decoded.") }
+    required convenience init(arrayLiteral elements: Any...) { preconditionFailure("A relationship set is made by mutableOrderedSetValue(forKey:).") }
+    override init(objects: UnsafePointer<AnyObject>?, count cnt: Int) {
+        preconditionFailure("A relationship set is made by mutableOrderedSetValue(forKey:).")
+    }
+
+    /// Runs one change on the members, then relates them in their new order (once, for a
+    /// change that Foundation makes of several smaller ones).
+    private func change(_ body: () -> Void) {
+        writing += 1
+        body()
+        writing -= 1
+        guard writing == 0 else { return }
+        owner.setRelatedObjects(array.map { Self.managed($0, key: key) }, forRelationshipNamed: key)
+    }
+
+    private static func managed(_ object: Any, key: String) -> ManagedObject {
+        guard let o = object as? ManagedObject else { preconditionFailure("Only managed objects can join the relationship \(key).") }
+        return o
+    }
+
+    override func insert(_ object: Any, at idx: Int) { change { super.insert(Self.managed(object, key: key), at: idx) } }
+    override func removeObject(at idx: Int) { change { super.removeObject(at: idx) } }
+    override func replaceObject(at idx: Int, with obj: Any) { change { super.replaceObject(at: idx, with: Self.managed(obj, key: key)) } }
+    override func add(_ object: Any) { change { super.add(Self.managed(object, key: key)) } }
+    override func remove(_ object: Any) { change { super.remove(object) } }
+    override func removeAllObjects() { change { super.removeAllObjects() } }
+    override func moveObjects(at indexes: IndexSet, to idx: Int) { change { super.moveObjects(at: indexes, to: idx) } }
+    override func exchangeObject(at idx1: Int, withObjectAt idx2: Int) { change { super.exchangeObject(at: idx1, withObjectAt: idx2) } }
+    // Foundation's own compound changes write its storage directly: each is wrapped too.
+    override func add(_ objects: UnsafePointer<AnyObject>?, count: Int) { change { super.add(objects, count: count) } }
+    override func addObjects(from array: [Any]) { change { super.addObjects(from: array.map { Self.managed($0, key: key) }) } }
+    override func insert(_ objects: [Any], at indexes: IndexSet) { change { super.insert(objects, at: indexes) } }
+    override func setObject(_ obj: Any, at idx: Int) { change { super.setObject(obj, at: idx) } }
+    override func replaceObjects(in range: NSRange, with objects: UnsafePointer<AnyObject>!, count: Int) {
+        change { super.replaceObjects(in: range, with: objects, count: count) }
+    }
+    override func replaceObjects(at indexes: IndexSet, with objects: [Any]) { change { super.replaceObjects(at: indexes, with: objects) } }
+    override func removeObjects(in range: NSRange) { change { super.removeObjects(in: range) } }
+    override func removeObjects(at indexes: IndexSet) { change { super.removeObjects(at: indexes) } }
+    override func removeObjects(in array: [Any]) { change { super.removeObjects(in: array) } }
+    override func intersect(_ other: NSOrderedSet) { change { super.intersect(other) } }
+    override func minus(_ other: NSOrderedSet) { change { super.minus(other) } }
+    override func union(_ other: NSOrderedSet) { change { super.union(other) } }
+    override func intersectSet(_ other: Set<AnyHashable>) { change { super.intersectSet(other) } }
+    override func minusSet(_ other: Set<AnyHashable>) { change { super.minusSet(other) } }
+    override func unionSet(_ other: Set<AnyHashable>) { change { super.unionSet(other) } }
+    override func sortRange(_ range: NSRange, options opts: NSSortOptions = [], usingComparator cmptr: (Any, Any) -> ComparisonResult) {
+        change { super.sortRange(range, options: opts, usingComparator: cmptr) }
+    }
+    override func sort(using sortDescriptors: [NSSortDescriptor]) { change { super.sort(using: sortDescriptors) } }
 }

@@ -56,6 +56,7 @@ extension ManagedObjectContext {
         r.fetchOffset = request.fetchOffset
         r.fetchBatchSize = request.fetchBatchSize
         r.includesPendingChanges = request.includesPendingChanges
+        r.includesSubentities = request.includesSubentities
         return r
     }
 

@@ -34,9 +34,10 @@ public final class FetchedDictionaryKeys: Sendable, CustomStringConvertible {
         _ propertiesToFetch: [String]?, entity: EntityDescription, store: StoreIdentity
     ) throws(ManagedContextError) -> (keys: FetchedDictionaryKeys, columns: [String]) {
         guard let propertiesToFetch else {
+            let attributes = entity.attributes.filter { !$0.isOrderKey }
             let keys = FetchedDictionaryKeys(
-                names: entity.attributes.map(\.name), kinds: entity.attributes.map { .attribute($0.attributeType) }, store: store)
-            return (keys, entity.attributes.map(\.columnName))
+                names: attributes.map(\.name), kinds: attributes.map { .attribute($0.attributeType) }, store: store)
+            return (keys, attributes.map(\.columnName))
         }
         guard !propertiesToFetch.isEmpty else {
             throw ManagedContextError(.invalidFetchRequest, "propertiesToFetch of a \(entity.name) fetch is empty: name at least one property, or set it to nil for every attribute.")

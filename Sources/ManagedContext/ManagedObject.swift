@@ -145,7 +145,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
 
     private func changedValuesChecked() -> [String: Any] {
         var result: [String: Any] = [:]
-        for a in entity.attributes where changedAttributes.contains(a.index) {
+        for a in entity.attributes where changedAttributes.contains(a.index) && !a.isOrderKey {
             result[a.name] = a.attributeType.swiftValue(values[a.index]) ?? NSNull()
         }
         // A changed to-many shows its whole new set, as in Core Data.
@@ -161,7 +161,8 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
         access(accessEvent(.get, attribute: .max)) {
             fireFaultIfNeeded()
             let source = snapshot?.values ?? entity.defaultValues
-            return Dictionary(uniqueKeysWithValues: entity.attributes.map { ($0.name, $0.attributeType.swiftValue(source[$0.index]) ?? NSNull()) })
+            return Dictionary(
+                uniqueKeysWithValues: entity.attributes.filter { !$0.isOrderKey }.map { ($0.name, $0.attributeType.swiftValue(source[$0.index]) ?? NSNull()) })
         }
     }
 
@@ -298,15 +299,32 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
         let accepted = objects.filter { checkSameContext($0, relationship: r) }
         if accepted.count != objects.count && !r.isToMany { return }
         let objects = accepted
+        if r.join != nil {
+            // Many-to-many: links in the join table, both sides changed.
+            guard let context = managedObjectContext else { return }
+            let current = relatedObjects(forRelationshipNamed: name)
+            for o in current where !objects.contains(where: { $0 === o }) { context.setLinked(self, o, through: r, linked: false) }
+            for o in objects where !current.contains(where: { $0 === o }) { context.setLinked(self, o, through: r, linked: true) }
+            return
+        }
         if r.isToMany {
             guard let inverse = r.inverseRelationship else { return }
-            let current = Set(relatedObjects(forRelationshipNamed: name))
+            let listed = relatedObjects(forRelationshipNamed: name)
+            let current = Set(listed)
             let wanted = Set(objects)
             let removed = current.subtracting(wanted)
             for object in removed { object.setToOne(inverse, to: nil, maintainInverse: false) }
             // Each added object's inverse maintenance marks this side changed.
             for added in wanted.subtracting(current) { added.setToOne(inverse, to: self, maintainInverse: true) }
             if !removed.isEmpty { toManyDidChange(r) }
+            if r.isOrdered && r.orderAttributeIndex >= 0 {
+                // Core Data's Z_FOK_: each object's place, from 1, in the order given.
+                var seen = Set<ManagedObject>()
+                let ordered = objects.filter { seen.insert($0).inserted }
+                for (i, object) in ordered.enumerated() { object.setOrderKey(.integer(Int64(i + 1)), at: r.orderAttributeIndex) }
+                for object in removed { object.setOrderKey(.null, at: r.orderAttributeIndex) }
+                if removed.isEmpty && wanted == current && listed != ordered { toManyDidChange(r) }
+            }
         } else {
             setToOne(r, to: objects.first, maintainInverse: true)
         }
@@ -332,6 +350,9 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
             managedObjectContext.flatMap { context in context.registered(old) ?? (try? context.resolvedExistingObject(with: old)) }
         }
         if inverse.isToMany {
+            // Moved to another ordered relationship by its to-one: last in its new order
+            // (no place yet; objects without one come after the others).
+            if inverse.isOrdered && inverse.orderAttributeIndex >= 0 { setOrderKey(.null, at: inverse.orderAttributeIndex) }
             // The old destination's to-many lost this object, the new one's gained it.
             oldObject?.toManyDidChange(inverse)
             destination?.toManyDidChange(inverse)
@@ -339,6 +360,18 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
         }
         oldObject?.setToOne(inverse, to: nil, maintainInverse: false)
         destination?.setToOne(inverse, to: self, maintainInverse: false)
+    }
+
+    /// Sets the order column `index` (an ordered to-many relationship's `Z_FOK_`) when
+    /// it differs, as an attribute change: the object is updated and saves it.
+    func setOrderKey(_ value: StoredValue, at index: Int) {
+        access(accessEvent(.set, attribute: index)) {
+            fireFaultIfNeeded()
+            guard values.indices.contains(index), StoredValue.compare(values[index], value) != 0 || values[index].isNull != value.isNull else { return }
+            values[index] = value
+            changedAttributes.insert(index)
+            if !updatedFlag && !insertedFlag { managedObjectContext?.objectDidChange(self) }
+        }
     }
 
     /// The members of to-many `r` changed (through the inverse to-one of another
@@ -459,7 +492,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
 
     open var description: String {
         if isFaultFlag { return "<\(entity.name) \(objectID)> (fault)" }
-        let fields = entity.attributes.map { "\($0.name) = \(Self.render(values[$0.index]))" }
+        let fields = entity.attributes.filter { !$0.isOrderKey }.map { "\($0.name) = \(Self.render(values[$0.index]))" }
         return "<\(entity.name) \(objectID)> { \(fields.joined(separator: "; ")) }"
     }
 

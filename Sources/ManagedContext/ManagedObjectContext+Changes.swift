@@ -11,6 +11,9 @@ extension ManagedObjectContext {
     private func insertChecked(_ object: ManagedObject) {
         if object.managedObjectContext === self && (object.insertedFlag || registry.object(for: object.objectID) != nil) { return }
         precondition(
+            !object.entity.isAbstract,
+            "Cannot create an instance of the abstract entity \(object.entity.name). Insert an object of one of its subentities (\(object.entity.subentities.map(\.name).joined(separator: ", "))) instead.")
+        precondition(
             object.managedObjectContext == nil,
             "\(object.objectID) already belongs to \(object.managedObjectContext!.debugName); an object can be in one context only. Insert a new object, or use object(with:) on its objectID.")
         object.insertedFlag = true
@@ -104,6 +107,7 @@ extension ManagedObjectContext {
             restoreFromSnapshot(o)
         }
         changeSets.dropUnsaved()
+        joinChanges = JoinChanges()
     }
 
     private func restoreFromSnapshot(_ o: ManagedObject) {
@@ -138,6 +142,7 @@ extension ManagedObjectContext {
         }
         registry.removeAll()
         changeSets = ChangeSets()
+        joinChanges = JoinChanges()
         contextGuard.post(
             Self.didChangeObjectsNotification, object: self,
             userInfo: [NotificationKey.invalidatedAllObjects.rawValue: invalidated.map(\.objectID)])
@@ -153,6 +158,10 @@ extension ManagedObjectContext {
 
     private func refreshChecked(_ object: ManagedObject, mergeChanges: Bool) {
         guard object.managedObjectContext === self, !object.insertedFlag else { return }
+        if !mergeChanges && !joinChanges.isEmpty {
+            // Its unsaved many-to-many links are dropped with its other changes.
+            joinChanges.links = joinChanges.links.filter { $0.key.first != object.objectID && $0.key.second != object.objectID }
+        }
         if !mergeChanges || !object.updatedFlag {
             if object.updatedFlag {
                 object.updatedFlag = false

@@ -147,7 +147,7 @@ extension ManagedObjectContext {
     private func pendingRows(_ f: ResolvedFetch) -> PendingRows {
         let coordinator = persistentStoreCoordinator
         var pending = PendingRows()
-        let changed = changeSets.updated.union(changeSets.deleted).union(changeSets.inserted).filter { $0.entity === f.entity }
+        let changed = changeSets.updated.union(changeSets.deleted).union(changeSets.inserted).filter { f.admits($0.entity) }
         for o in changed {
             pending.overridden.insert(o.objectID)
             if let alias = coordinator?.alias(of: o.objectID) { pending.overridden.insert(alias) }
@@ -199,8 +199,14 @@ extension ManagedObjectContext {
         }
     }
 
+    /// Whether this context has unsaved changes to objects of `entity` or of an entity
+    /// that inherits from it.
     func hasLocalChanges(for entity: EntityDescription) -> Bool {
-        changeSets.inserted.contains { $0.entity === entity } || changeSets.updated.contains { $0.entity === entity }
+        if entity.selfAndDescendants.count > 1 {
+            return changeSets.inserted.contains { $0.entity.isKind(of: entity) } || changeSets.updated.contains { $0.entity.isKind(of: entity) }
+                || changeSets.deleted.contains { $0.entity.isKind(of: entity) }
+        }
+        return changeSets.inserted.contains { $0.entity === entity } || changeSets.updated.contains { $0.entity === entity }
             || changeSets.deleted.contains { $0.entity === entity }
     }
 
@@ -214,7 +220,7 @@ extension ManagedObjectContext {
         var rows = try parentRows(f, applyWindow: false, loadValues: true)
         let coordinator = persistentStoreCoordinator
         var overridden = Set<ManagedObjectID>()
-        let changed = changeSets.updated.union(changeSets.deleted).union(changeSets.inserted).filter { $0.entity === f.entity }
+        let changed = changeSets.updated.union(changeSets.deleted).union(changeSets.inserted).filter { f.admits($0.entity) }
         for o in changed {
             overridden.insert(o.objectID)
             if let alias = coordinator?.alias(of: o.objectID) { overridden.insert(alias) }
@@ -328,6 +334,7 @@ extension ManagedObjectContext {
     /// The rows of `destination` whose to-one `inverse` points to `id` (or to its alias),
     /// as this context sees them: what a to-many predicate counts.
     func rowsPointing(to id: ManagedObjectID, through inverse: RelationshipDescription, of destination: EntityDescription) -> [FetchedRow] {
+        if inverse.isToMany, let r = inverse.inverseRelationship, r.join != nil { return linkedRows(id, r) }
         let f = ResolvedFetch(entity: destination, predicate: .toOne(inverse.toOneIndex, id, equal: true), sorts: [], limit: 0, offset: 0)
         var rows = (try? matchingRows(f, applyWindow: false, loadValues: true, includePending: true)) ?? []
         if let alias = persistentStoreCoordinator?.alias(of: id) {
@@ -341,6 +348,9 @@ extension ManagedObjectContext {
     /// The objects whose to-one `inverse` of `relationship` points to `object`.
     func objectsRelated(to object: ManagedObject, through relationship: RelationshipDescription) -> [ManagedObject] {
         guard let inverse = relationship.inverseRelationship, let destination = relationship.destinationEntity else { return [] }
+        if relationship.join != nil {
+            return linkedIDs(object.objectID, relationship).map { resolvedObject(with: $0) }.filter { !$0.deletedFlag }
+        }
         let f = ResolvedFetch(
             entity: destination, predicate: .toOne(inverse.toOneIndex, object.objectID, equal: true), sorts: [], limit: 0, offset: 0)
         var rows = (try? matchingRows(f, applyWindow: false, loadValues: true, includePending: true)) ?? []
@@ -348,6 +358,23 @@ extension ManagedObjectContext {
             let g = ResolvedFetch(entity: destination, predicate: .toOne(inverse.toOneIndex, alias, equal: true), sorts: [], limit: 0, offset: 0)
             let seen = Set(rows.map(\.id))
             rows += ((try? matchingRows(g, applyWindow: false, loadValues: true, includePending: true)) ?? []).filter { !seen.contains($0.id) }
+        }
+        if relationship.isOrdered && relationship.orderAttributeIndex >= 0 {
+            // Core Data's order: by Z_FOK_, objects without a place last, in the order
+            // they were related (keys, then unsaved objects as they were inserted).
+            let key = relationship.orderAttributeIndex
+            func place(_ row: FetchedRow) -> Int64? {
+                guard let values = row.snapshot?.values, values.indices.contains(key), case .integer(let n) = values[key] else { return nil }
+                return n
+            }
+            rows.sort { a, b in
+                switch (place(a), place(b)) {
+                case (let x?, let y?) where x != y: return x < y
+                case (.some, nil): return true
+                case (nil, .some): return false
+                default: return Self.precedes(a, b, sorts: [])
+                }
+            }
         }
         return rows.map { materialize($0.id, $0.snapshot) }.filter { !$0.deletedFlag }
     }

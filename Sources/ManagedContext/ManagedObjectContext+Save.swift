@@ -14,6 +14,8 @@ struct ChildSavePayload: Sendable {
     var inserts: [Object] = []
     var updates: [Object] = []
     var deletes: [ManagedObjectID] = []
+    /// Many-to-many links the child added (true) or removed (false).
+    var links: [JoinPair: Bool] = [:]
 }
 
 extension ManagedObjectContext {
@@ -121,6 +123,7 @@ extension ManagedObjectContext {
         changeSets.inserted = []
         changeSets.updated = []
         changeSets.deleted = []
+        joinChanges = JoinChanges()
         postDidSave(inserted: inserted, updated: updated, deleted: deleted, insertedIDs: insertedIDs, updatedIDs: updatedIDs, deletedIDs: deletedIDs)
     }
 
@@ -142,6 +145,13 @@ extension ManagedObjectContext {
         }
         for o in deleted {
             changes.deletes.append(.init(id: c.permanent(o.objectID), expectedVersion: o.snapshot?.version ?? 0))
+        }
+        if !joinChanges.isEmpty {
+            let tables = Dictionary(model.joinTables.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+            for (pair, added) in joinChanges.links {
+                let permanent = JoinPair(table: pair.table, first: c.permanent(pair.first), second: c.permanent(pair.second))
+                changes.links.append(.init(pair: permanent, table: tables[pair.table], added: added))
+            }
         }
         return changes
     }
@@ -236,6 +246,7 @@ extension ManagedObjectContext {
             payload.updates.append(.init(id: o.objectID, values: o.values, toOne: o.toOne, changedAttributes: o.changedAttributes, changedToOne: o.changedToOne))
         }
         payload.deletes = deleted.map(\.objectID)
+        payload.links = joinChanges.links
         let finalPayload = payload
         // Runs on the parent's queue, as Core Data does: a heavy child save holds
         // the parent's queue (the main queue, for a child of the view context).
@@ -261,6 +272,7 @@ extension ManagedObjectContext {
         changeSets.inserted = []
         changeSets.updated = []
         changeSets.deleted = []
+        joinChanges = JoinChanges()
         postDidSave(
             inserted: inserted, updated: updated, deleted: deleted, insertedIDs: Set(inserted.map(\.objectID)),
             updatedIDs: Set(updated.map(\.objectID)), deletedIDs: Set(deleted.map(\.objectID)))
@@ -290,6 +302,7 @@ extension ManagedObjectContext {
             let o = registered(item.id) ?? makeFault(item.id)
             apply(item, to: o, all: false)
         }
+        for (pair, added) in payload.links { joinChanges.links[pair] = added }
         for id in payload.deletes {
             let o = registered(id) ?? makeFault(id)
             delete(o)

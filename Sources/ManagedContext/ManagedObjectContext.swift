@@ -59,6 +59,8 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     var hasMerged = false
     /// The unsaved changes, and the changes not yet announced.
     var changeSets = ChangeSets()
+    /// The unsaved links of many-to-many relationships (their join tables' rows).
+    var joinChanges = JoinChanges()
     /// Notification observer tokens; set from any thread (configuration setters).
     let observers = LockedValue<[ObserverToken]>([])
 

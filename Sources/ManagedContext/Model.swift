@@ -13,8 +13,16 @@ public struct AttributeDescription: Sendable, Hashable {
     /// Core Data's `renamingIdentifier`: the attribute's name in an earlier model, which
     /// a lightweight migration renames its column from.
     package var renamingIdentifier: String? = nil
-    /// Core Data's column name: `Z` and the upper-cased name.
-    package var columnName: String { "Z" + name.uppercased() }
+    /// The column the model gives it when `Z` and the upper-cased name is taken in its
+    /// table by another entity of the same inheritance tree (Core Data's `ZNAME1`).
+    package var assignedColumnName: String? = nil
+    /// Core Data's `Z_FOK_<INVERSE>` column: an object's place in the ordered to-many
+    /// relationship whose inverse this entity declares. Not one of the model's attributes:
+    /// key-value access, `changedValues()` and dictionary fetches leave it out.
+    package var isOrderKey = false
+    /// Core Data's column name: `Z` and the upper-cased name (with a number after it
+    /// when a sibling entity in the same table has a property of the same name).
+    package var columnName: String { assignedColumnName ?? "Z" + name.uppercased() }
 }
 
 /// What happens to the destination when the source of a relationship is deleted.
@@ -34,6 +42,14 @@ public final class RelationshipDescription: Sendable, Hashable {
     public let inverseName: String?
     public let isToMany: Bool
     public let deleteRule: DeleteRule
+    /// Core Data's `isOrdered`, for a to-many relationship: its objects keep the order
+    /// they were given, in the destination's `Z_FOK_<INVERSE>` column.
+    public let isOrdered: Bool
+    /// For an ordered to-many relationship: the index, among the destination's
+    /// attributes, of the order column. Set once while the model is built.
+    nonisolated(unsafe) package internal(set) var orderAttributeIndex = -1
+    /// For a many-to-many relationship: its join table. Set once while the model is built.
+    nonisolated(unsafe) package internal(set) var join: JoinSide?
     /// Its position among the entity's relationships.
     public let index: Int
     /// For to-one relationships, its position among the entity's to-one slots.
@@ -42,17 +58,23 @@ public final class RelationshipDescription: Sendable, Hashable {
     nonisolated(unsafe) public internal(set) weak var destinationEntity: EntityDescription?
     nonisolated(unsafe) public internal(set) weak var inverseRelationship: RelationshipDescription?
 
-    init(name: String, destination: String, inverse: String?, isToMany: Bool, deleteRule: DeleteRule, index: Int, toOneIndex: Int) {
+    init(
+        name: String, destination: String, inverse: String?, isToMany: Bool, deleteRule: DeleteRule, index: Int, toOneIndex: Int,
+        isOrdered: Bool = false
+    ) {
         self.name = name
         self.destinationEntityName = destination
         self.inverseName = inverse
         self.isToMany = isToMany
         self.deleteRule = deleteRule
+        self.isOrdered = isOrdered && isToMany
         self.index = index
         self.toOneIndex = toOneIndex
     }
 
-    package var columnName: String { "Z" + name.uppercased() }
+    /// Set once while the model is built, when a sibling entity's property took the plain name.
+    nonisolated(unsafe) package internal(set) var assignedColumnName: String?
+    package var columnName: String { assignedColumnName ?? "Z" + name.uppercased() }
 
     public static func == (a: RelationshipDescription, b: RelationshipDescription) -> Bool { a === b }
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
@@ -95,7 +117,41 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
         self.managedObjectClass = managedObjectClass
     }
 
-    package var tableName: String { "Z" + name.uppercased() }
+    /// The parent entity (Core Data's `superentity`). Set once while the model is built.
+    public internal(set) weak var superentity: EntityDescription?
+    /// The entities that inherit from this one directly, by name.
+    public internal(set) var subentities: [EntityDescription] = []
+    /// Core Data's `isAbstract`: no object of this very entity can be inserted.
+    public internal(set) var isAbstract = false
+    /// This entity and every entity that inherits from it, parents before children
+    /// (the order Core Data numbers them in).
+    public internal(set) var selfAndDescendants: [EntityDescription] = []
+    /// Whether its table holds other entities' rows too (an inheritance tree): then its
+    /// rows are told apart by `Z_ENT`, as Core Data's SQLite store does.
+    package internal(set) var sharesTable = false
+    /// The columns a fetch of this entity selects after `Z_PK, Z_OPT`, and where each
+    /// entity's values sit among them (see `RowLayout`).
+    package internal(set) var rowLayout = RowLayout()
+
+    /// The entity at the top of its inheritance tree, whose table `Z<ROOT>` holds the
+    /// rows of every entity of the tree (Core Data's single-table inheritance).
+    public var rootEntity: EntityDescription {
+        var e = self
+        while let parent = e.superentity { e = parent }
+        return e
+    }
+
+    /// Whether this entity is `other` or inherits from it.
+    public func isKind(of other: EntityDescription) -> Bool {
+        var e: EntityDescription? = self
+        while let current = e {
+            if current === other { return true }
+            e = current.superentity
+        }
+        return false
+    }
+
+    package var tableName: String { "Z" + rootEntity.name.uppercased() }
     public var description: String { name }
 
     public func attribute(named name: String) -> AttributeDescription? { attributesByName[name] }
@@ -142,6 +198,12 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
         self.toOneRelationships = relationships.filter { !$0.isToMany }
         self.attributesByName = Dictionary(uniqueKeysWithValues: attributes.map { ($0.name, $0) })
         self.relationshipsByName = Dictionary(uniqueKeysWithValues: relationships.map { ($0.name, $0) })
+    }
+
+    /// Gives attribute `index` the column `name` (a sibling in the same table took the plain one).
+    func assignColumn(attribute index: Int, _ name: String) {
+        attributes[index].assignedColumnName = name
+        attributesByName[attributes[index].name] = attributes[index]
     }
 
     /// Default values for a newly inserted object (one shared buffer, copied on write).
@@ -263,10 +325,12 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
     }
 
     private init(declarations: [EntityDeclaration], hint: String) {
+        let declarations = EntityTree.addingOrderKeys(to: declarations)
         var built: [EntityDescription] = []
         for declaration in declarations {
             let entity = EntityDescription(name: declaration.name, managedObjectClass: declaration.managedObjectClass)
             entity.declaration = declaration.declaration
+            entity.isAbstract = declaration.isAbstract
             entity.renamingIdentifier = declaration.renamingIdentifier
             var attributes: [AttributeDescription] = []
             var relationships: [RelationshipDescription] = []
@@ -278,7 +342,8 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
                 attributes.append(
                     AttributeDescription(
                         name: a.name, attributeType: a.attributeType, isOptional: a.isOptional,
-                        defaultValue: a.defaultValue, index: attributes.count, renamingIdentifier: a.renamingIdentifier))
+                        defaultValue: a.defaultValue, index: attributes.count, renamingIdentifier: a.renamingIdentifier,
+                        assignedColumnName: a.isOrderKey ? a.name : nil, isOrderKey: a.isOrderKey))
             }
             for r in declaration.relationships {
                 let toOneIndex = r.isToMany ? -1 : toOneCount
@@ -287,16 +352,15 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
                     RelationshipDescription(
                         name: r.name, destination: r.destinationEntityName,
                         inverse: r.inverseName, isToMany: r.isToMany, deleteRule: r.deleteRule,
-                        index: relationships.count, toOneIndex: toOneIndex))
+                        index: relationships.count, toOneIndex: toOneIndex, isOrdered: r.isOrdered))
             }
             entity.finishDeclaring(attributes: attributes, relationships: relationships)
             built.append(entity)
         }
-        built.sort { $0.name < $1.name }
-        for (i, e) in built.enumerated() { e.index = i }
         let byName = Dictionary(built.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in
             preconditionFailure("Two entities are named '\(a.name)'.")
         })
+        built = EntityTree.arrange(built, declarations: declarations, byName: byName)
         for entity in built {
             for r in entity.relationships {
                 guard let destination = byName[r.destinationEntityName] else {
@@ -310,14 +374,25 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
                         preconditionFailure("Relationship \(entity.name).\(r.name) names the inverse '\(inverseName)', which \(destination.name) does not declare.")
                     }
                     precondition(
-                        !(r.isToMany && inverse.isToMany),
-                        "\(entity.name).\(r.name) and \(destination.name).\(inverseName) are many-to-many, which this runtime does not support yet; model it with an intermediate entity.")
+                        !(r.isToMany && inverse.isToMany && inverse === r),
+                        "\(entity.name).\(r.name) is a many-to-many relationship that is its own inverse, which this runtime does not store yet; give it a separate inverse relationship.")
+                    precondition(
+                        !(r.isToMany && inverse.isToMany && (r.isOrdered || inverse.isOrdered)),
+                        "\(entity.name).\(r.name) and \(destination.name).\(inverseName) are an ordered many-to-many relationship, which this runtime does not store yet; make both sides unordered and sort in the fetch.")
                     r.inverseRelationship = inverse
+                    if r.isOrdered {
+                        guard let key = destination.attribute(named: EntityTree.orderKeyName(inverse: inverseName)) else {
+                            preconditionFailure("Ordered relationship \(entity.name).\(r.name) has no order column in \(destination.name).")
+                        }
+                        r.orderAttributeIndex = key.index
+                    }
                 } else {
                     precondition(!r.isToMany, "To-many relationship \(entity.name).\(r.name) needs an inverse to-one (its foreign key lives there).")
                 }
             }
         }
+        EntityTree.assignJoinTables(built)
+        for entity in built { entity.rowLayout = EntityTree.rowLayout(of: entity) }
         self.entities = built
         self.entitiesByName = byName
         // A class that stands for several entities (Core Data's plain NSManagedObject)
@@ -363,6 +438,30 @@ enum PropertyReference: Hashable, Sendable {
     case toOne(Int)  // relationship index
 }
 
+/// The columns a fetch of an entity selects after `Z_PK, Z_OPT`, and where the values of
+/// each entity it may return sit among them. For an entity outside any inheritance tree
+/// whose to-one relationships all point outside one, the columns are its attributes then
+/// its to-one keys, and the row decodes by position (`isPlain`). Otherwise the columns are
+/// those of the entity and of every subentity, then `Z_ENT` (which entity a row is), then
+/// for each to-one relationship whose destination has subentities, the destination's
+/// `Z_ENT` (so the related object's ID names its own entity).
+package struct RowLayout: Sendable {
+    package struct Positions: Sendable {
+        /// By attribute index: the column position.
+        var attributes: [Int] = []
+        /// By to-one slot: the key's column position.
+        var toOne: [Int] = []
+        /// By to-one slot: the destination's `Z_ENT` column position, or -1.
+        var toOneEntity: [Int] = []
+    }
+    package var columns: [String] = []
+    package var isPlain = true
+    /// Position of `Z_ENT` among `columns`, or -1.
+    var entityColumn = -1
+    /// By entity index (of this entity and its descendants): where its values are.
+    var positions: [Int: Positions] = [:]
+}
+
 /// An entity declared by value, for models that are not built from `@Attribute`
 /// declarations (Core Data's `NSManagedObjectModel`).
 @_spi(CoreData) public struct EntityDeclaration {
@@ -373,6 +472,8 @@ enum PropertyReference: Hashable, Sendable {
         package var defaultValue: StoredValue
         /// Core Data's `renamingIdentifier`: the attribute's name in an earlier model.
         public var renamingIdentifier: String?
+        /// The order column of an ordered to-many relationship (`EntityTree.addingOrderKeys`).
+        package var isOrderKey = false
         public init(name: String, attributeType: AttributeType, isOptional: Bool, defaultValue: Any?) {
             self.name = name
             self.attributeType = attributeType
@@ -392,12 +493,17 @@ enum PropertyReference: Hashable, Sendable {
         public var inverseName: String?
         public var isToMany: Bool
         public var deleteRule: DeleteRule
-        public init(name: String, destinationEntityName: String, inverseName: String?, isToMany: Bool, deleteRule: DeleteRule) {
+        /// Core Data's `isOrdered` (to-many only).
+        public var isOrdered: Bool
+        public init(
+            name: String, destinationEntityName: String, inverseName: String?, isToMany: Bool, deleteRule: DeleteRule, isOrdered: Bool = false
+        ) {
             self.name = name
             self.destinationEntityName = destinationEntityName
             self.inverseName = inverseName
             self.isToMany = isToMany
             self.deleteRule = deleteRule
+            self.isOrdered = isOrdered
         }
     }
     public var name: String
@@ -408,6 +514,11 @@ enum PropertyReference: Hashable, Sendable {
     public var declaration: AnyObject?
     /// Core Data's `renamingIdentifier`: the entity's name in an earlier model.
     public var renamingIdentifier: String?
+    /// Core Data's `parentEntity`: the entity this one inherits from. Its attributes and
+    /// relationships come first in this declaration, in the parent's order.
+    public var parentName: String?
+    /// Core Data's `isAbstract`.
+    public var isAbstract = false
     public init(name: String, managedObjectClass: ManagedObject.Type, declaration: AnyObject? = nil) {
         self.name = name
         self.managedObjectClass = managedObjectClass

@@ -201,6 +201,9 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
     /// entity of a request (`NSFetchRequest(entityName:)`) and fetches through
     /// `FetchRequest<ManagedObject>`.
     @_spi(CoreData) public var entity: EntityDescription?
+    /// Core Data's `includesSubentities`: whether objects of the entities that inherit
+    /// from the fetched one match too (true, as in Core Data).
+    public var includesSubentities: Bool = true
 
     public init(predicate: FetchPredicate<Result>? = nil, sortDescriptors: [FetchSortDescriptor<Result>] = []) {
         self.predicate = predicate
@@ -287,6 +290,13 @@ struct ResolvedFetch: Sendable {
     let sorts: [ResolvedSort]
     let limit: Int
     let offset: Int
+    /// Whether rows of the entity's subentities match too (Core Data's `includesSubentities`).
+    var includesSubentities = true
+
+    /// Whether an object of `e` can be one of this fetch's results.
+    func admits(_ e: EntityDescription) -> Bool {
+        e === entity || (includesSubentities && e.isKind(of: entity))
+    }
 }
 
 enum PredicateResolution {
@@ -387,6 +397,8 @@ enum PredicateResolution {
             }
             sorts.append(ResolvedSort(attribute: try attributeIndex(s.key, in: entity), ascending: s.ascending, comparator: s.comparator))
         }
-        return ResolvedFetch(entity: entity, predicate: predicate, sorts: sorts, limit: request.fetchLimit, offset: request.fetchOffset)
+        return ResolvedFetch(
+            entity: entity, predicate: predicate, sorts: sorts, limit: request.fetchLimit, offset: request.fetchOffset,
+            includesSubentities: request.includesSubentities)
     }
 }

@@ -9,6 +9,12 @@ extension SQLiteStore {
     /// out) straight from the SQLite C API: the hot loop of batched fetches and
     /// exports, where GRDB's generic `Row` decoding costs a metadata lookup per value.
     func decodeRow(_ statement: SQLiteStatement, entity: EntityDescription) -> RowSnapshot {
+        if !entity.rowLayout.isPlain {
+            return decodeRow(
+                as: entity, in: entity.rowLayout,
+                int: { sqlite3_column_type(statement, CInt(2 + $0)) == SQLITE_NULL ? nil : sqlite3_column_int64(statement, CInt(2 + $0)) },
+                value: { StoredValue(statement, CInt(2 + $0)) }, version: sqlite3_column_int64(statement, 1))
+        }
         let attributeCount = entity.attributes.count
         // An entity without attributes gets a plain empty array: the unsafe initializer
         // with capacity 0 would write into the shared empty-array storage.
@@ -37,7 +43,7 @@ extension SQLiteStore {
     /// (fire a fault, fetch), which it could not inside a pool read (GRDB's reads
     /// are not reentrant). The statement reads one snapshot, from its first row.
     func rowStream(_ f: ResolvedFetch, applyWindow: Bool) throws(ManagedContextError) -> RowStream {
-        let (whereSQL, arguments) = SQLCompiler.compile(f.predicate, entity: f.entity, store: identity)
+        let (whereSQL, arguments) = whereClause(f)
         var sql = "SELECT \(selectList(f.entity)) FROM \(f.entity.tableName) WHERE \(whereSQL)" + SQLCompiler.orderBy(f.sorts, entity: f.entity)
         if applyWindow && (f.limit > 0 || f.offset > 0) { sql += " LIMIT \(f.limit > 0 ? f.limit : -1) OFFSET \(f.offset)" }
         let doing = "fetch \(f.entity.name)"
@@ -101,6 +107,10 @@ extension SQLiteStore {
         /// The next row, or nil at the end.
         func next() throws(ManagedContextError) -> FetchedRow? {
             guard let statement = try rows.step() else { return nil }
+            if !entity.rowLayout.isPlain {
+                let (concrete, snapshot) = store.decodeFetchedRow(statement, fetching: entity)
+                return FetchedRow(id: ManagedObjectID(entity: concrete, store: store.identity, primaryKey: sqlite3_column_int64(statement, 0)), snapshot: snapshot)
+            }
             let id = ManagedObjectID(entity: entity, store: store.identity, primaryKey: sqlite3_column_int64(statement, 0))
             return FetchedRow(id: id, snapshot: store.decodeRow(statement, entity: entity))
         }
@@ -112,7 +122,7 @@ extension SQLiteStore {
     /// dictionary fetch: `SELECT [DISTINCT] columns`, stepped by `ColumnStream.next`,
     /// on a read-only connection of its own (as `rowStream`).
     func columnStream(_ f: ResolvedFetch, columns: [String], distinct: Bool) throws(ManagedContextError) -> ColumnStream {
-        let (whereSQL, arguments) = SQLCompiler.compile(f.predicate, entity: f.entity, store: identity)
+        let (whereSQL, arguments) = whereClause(f)
         // DISTINCT rows have no single Z_PK to break ties with: the sorts alone order them.
         let order = !distinct ? SQLCompiler.orderBy(f.sorts, entity: f.entity)
             : f.sorts.isEmpty ? "" : " ORDER BY " + f.sorts.map { SQLCompiler.sortTerm($0, entity: f.entity) }.joined(separator: ", ")

@@ -14,7 +14,7 @@ extension SQLiteStore {
             return try DispatchBypass.run { try pool.write { db in
                 let first = try nextPrimaryKey(db, entity: entity)
                 let keys = (0..<Int64(count)).map { first + $0 }
-                try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", arguments: [first + Int64(count) - 1, entityNumber(entity)])
+                try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", arguments: [first + Int64(count) - 1, entityNumber(entity.rootEntity)])
                 return keys
             } }
         } catch {
@@ -22,8 +22,18 @@ extension SQLiteStore {
         }
     }
 
+    /// The next free key of `entity`'s table. The entities of an inheritance tree share
+    /// their root's table, so they share one sequence, kept in the root's Z_MAX (the
+    /// highest Z_MAX of the tree is read, whichever row a store kept it in).
     private func nextPrimaryKey(_ db: Database, entity: EntityDescription) throws -> Int64 {
-        let zmax = try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [entityNumber(entity)]) ?? 0
+        let tree = entity.rootEntity.selfAndDescendants
+        let zmax: Int64
+        if tree.count == 1 {
+            zmax = try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [entityNumber(entity)]) ?? 0
+        } else {
+            let numbers = tree.map { String(entityNumber($0)) }.joined(separator: ", ")
+            zmax = try Int64.fetchOne(db, sql: "SELECT MAX(Z_MAX) FROM Z_PRIMARYKEY WHERE Z_ENT IN (\(numbers))") ?? 0
+        }
         let maxPK = try Int64.fetchOne(db, sql: "SELECT MAX(Z_PK) FROM \(entity.tableName)") ?? 0
         return max(zmax, maxPK) + 1
     }
@@ -53,6 +63,9 @@ extension SQLiteStore {
         for insert in changes.inserts { try insertRow(db, insert, into: &result) }
         for update in changes.updates {
             try updateRow(db, update, conflicting: storeRows, policy: changes.mergePolicy, into: &result)
+        }
+        if !changes.links.isEmpty || changes.deletes.contains(where: { $0.id.entity.relationships.contains { $0.join != nil } }) {
+            try applyJoinChanges(db, changes, result)
         }
         for delete in changes.deletes {
             guard let pk = delete.id.primaryKey else { continue }
@@ -106,15 +119,17 @@ extension SQLiteStore {
         var maxKey: [Int: Int64] = [:]
         for ins in inserts {
             let entity = ins.id.entity
+            // One sequence per table: an inheritance tree's entities share their root's.
+            let sequence = entity.rootEntity.index
             let pk: Int64
             if let existing = ins.id.primaryKey {
                 pk = existing
             } else {
-                if nextKey[entity.index] == nil { nextKey[entity.index] = try nextPrimaryKey(db, entity: entity) }
-                pk = nextKey[entity.index]!
-                nextKey[entity.index] = pk + 1
+                if nextKey[sequence] == nil { nextKey[sequence] = try nextPrimaryKey(db, entity: entity) }
+                pk = nextKey[sequence]!
+                nextKey[sequence] = pk + 1
             }
-            maxKey[entity.index] = max(maxKey[entity.index] ?? 0, pk)
+            maxKey[sequence] = max(maxKey[sequence] ?? 0, pk)
             result.permanentIDs[ins.id] = ManagedObjectID(entity: entity, store: identity, primaryKey: pk)
         }
         return maxKey

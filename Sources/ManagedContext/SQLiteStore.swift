@@ -20,6 +20,9 @@ final class SQLiteStore: Sendable {
     /// Z_ENT of each entity of the model, by the entity's index. A store made by
     /// Core Data may number entities differently; Z_PRIMARYKEY says how.
     private let entityNumbers: [Int64]
+    /// The entity each Z_ENT stands for, by number (an inheritance tree's rows say which
+    /// entity they are).
+    private let entitiesByNumber: [Int64: EntityDescription]
 
     /// Opens the store at `url`. A store that does not fit `model` is refused with
     /// `.schemaMismatch` (Core Data's 134100), or, when `migrate` is set (Core Data's
@@ -76,6 +79,7 @@ final class SQLiteStore: Sendable {
             throw Self.translate(error, path: path, doing: "open the store")
         }
         self.pool = pool
+        var numbers: [Int64] = []
         if needsMigration {
             do {
                 let uuid = try DispatchBypass.run { try pool.write { db in
@@ -91,7 +95,7 @@ final class SQLiteStore: Sendable {
                     return comparison.uuid
                 } }
                 self.identity = StoreIdentity(uuid: uuid)
-                self.entityNumbers = model.entities.map { Int64($0.index + 1) }
+                numbers = model.entities.map { Int64($0.index + 1) }
             } catch {
                 try? pool.close()
                 if let e = error as? ManagedContextError { throw e }
@@ -101,7 +105,7 @@ final class SQLiteStore: Sendable {
             }
         } else if let existingLayout {
             self.identity = StoreIdentity(uuid: existingLayout.uuid)
-            self.entityNumbers = existingLayout.numbers
+            numbers = existingLayout.numbers
         } else {
             if readOnly {
                 throw ManagedContextError(.schemaMismatch, "The store is empty and was opened read-only, so its tables cannot be created.", path: path)
@@ -113,8 +117,10 @@ final class SQLiteStore: Sendable {
                 throw Self.translate(error, path: path, doing: "create the store's tables")
             }
             self.identity = StoreIdentity(uuid: uuid)
-            self.entityNumbers = model.entities.map { Int64($0.index + 1) }
+            numbers = model.entities.map { Int64($0.index + 1) }
         }
+        self.entityNumbers = numbers
+        self.entitiesByNumber = Dictionary(zip(numbers, model.entities), uniquingKeysWith: { a, _ in a })
     }
 
 
@@ -167,10 +173,28 @@ final class SQLiteStore: Sendable {
     func entityNumber(_ entity: EntityDescription) -> Int64 { entityNumbers[entity.index] }
 
     func selectList(_ entity: EntityDescription) -> String {
-        (["Z_PK", "Z_OPT"] + entity.attributes.map(\.columnName) + entity.toOneRelationships.map(\.columnName)).joined(separator: ", ")
+        (["Z_PK", "Z_OPT"] + entity.rowLayout.columns).joined(separator: ", ")
+    }
+
+    /// The entity whose number a row's Z_ENT holds.
+    func entity(numbered number: Int64) -> EntityDescription? { entitiesByNumber[number] }
+
+    /// `WHERE` of a fetch: the predicate's SQL, and in a table an inheritance tree shares,
+    /// the rows of the fetched entity (and of its subentities, when the fetch includes them).
+    func whereClause(_ f: ResolvedFetch) -> (String, [DatabaseValue]) {
+        let (sql, arguments) = SQLCompiler.compile(f.predicate, entity: f.entity, store: identity)
+        guard f.entity.sharesTable, f.entity.superentity != nil || !f.includesSubentities else { return (sql, arguments) }
+        let entities = f.includesSubentities ? f.entity.selfAndDescendants : [f.entity]
+        let numbers = entities.map { String(entityNumber($0)) }.joined(separator: ", ")
+        return ("\(f.entity.tableName).Z_ENT IN (\(numbers)) AND \(sql)", arguments)
     }
 
     func decodeRow(_ row: Row, entity: EntityDescription) -> RowSnapshot {
+        if !entity.rowLayout.isPlain {
+            return decodeRow(
+                as: entity, in: entity.rowLayout, int: { row[$0 + 2] as Int64? }, value: { StoredValue(row[$0 + 2] as DatabaseValue) },
+                version: row[1] ?? 0)
+        }
         var values: [StoredValue] = []
         values.reserveCapacity(entity.attributes.count)
         let base = 2
@@ -189,8 +213,9 @@ final class SQLiteStore: Sendable {
     /// The rows matching a fetch, in SQL order. The window (offset, limit) is applied
     /// only when asked: a context with unsaved changes applies it after merging them.
     func fetch(_ f: ResolvedFetch, applyWindow: Bool, loadValues: Bool) throws(ManagedContextError) -> [FetchedRow] {
-        let (whereSQL, arguments) = SQLCompiler.compile(f.predicate, entity: f.entity, store: identity)
-        var sql = "SELECT \(loadValues ? selectList(f.entity) : "Z_PK") FROM \(f.entity.tableName) WHERE \(whereSQL)"
+        let (whereSQL, arguments) = whereClause(f)
+        let plain = f.entity.rowLayout.isPlain
+        var sql = "SELECT \(loadValues || !plain ? selectList(f.entity) : "Z_PK") FROM \(f.entity.tableName) WHERE \(whereSQL)"
         sql += SQLCompiler.orderBy(f.sorts, entity: f.entity)
         if applyWindow && (f.limit > 0 || f.offset > 0) {
             sql += " LIMIT \(f.limit > 0 ? f.limit : -1) OFFSET \(f.offset)"
@@ -201,15 +226,21 @@ final class SQLiteStore: Sendable {
             let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(arguments))
             let raw = statement.sqliteStatement
             while try cursor.next() != nil {
-                let id = ManagedObjectID(entity: f.entity, store: identity, primaryKey: sqlite3_column_int64(raw, 0))
-                rows.append(FetchedRow(id: id, snapshot: loadValues ? decodeRow(raw, entity: f.entity) : nil))
+                if plain {
+                    let id = ManagedObjectID(entity: f.entity, store: identity, primaryKey: sqlite3_column_int64(raw, 0))
+                    rows.append(FetchedRow(id: id, snapshot: loadValues ? decodeRow(raw, entity: f.entity) : nil))
+                } else {
+                    let (entity, snapshot) = decodeFetchedRow(raw, fetching: f.entity)
+                    let id = ManagedObjectID(entity: entity, store: identity, primaryKey: sqlite3_column_int64(raw, 0))
+                    rows.append(FetchedRow(id: id, snapshot: loadValues ? snapshot : nil))
+                }
             }
             return rows
         }
     }
 
     func count(_ f: ResolvedFetch) throws(ManagedContextError) -> Int {
-        let (whereSQL, arguments) = SQLCompiler.compile(f.predicate, entity: f.entity, store: identity)
+        let (whereSQL, arguments) = whereClause(f)
         var sql = "SELECT COUNT(*) FROM (SELECT Z_PK FROM \(f.entity.tableName) WHERE \(whereSQL)"
         if f.limit > 0 || f.offset > 0 { sql += " LIMIT \(f.limit > 0 ? f.limit : -1) OFFSET \(f.offset)" }
         sql += ")"

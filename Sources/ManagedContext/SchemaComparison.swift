@@ -24,6 +24,8 @@ struct SchemaComparison {
         case removeColumn(table: String, column: String)
         /// An attribute renamed with a renaming identifier: its column keeps its values.
         case renameColumn(table: String, from: String, to: String)
+        /// A many-to-many relationship's join table the store lacks.
+        case addJoinTable(JoinTable)
     }
 
     let uuid: String
@@ -46,9 +48,10 @@ struct SchemaComparison {
             if !seenNumbers.insert(row.entityNumber).inserted {
                 damage.append("Z_PRIMARYKEY gives the number \(row.entityNumber) to two entities")
             }
-            if row.superNumber != 0 {
-                damage.append("the store keeps \(row.name) as a subentity (Z_SUPER \(row.superNumber)); entity inheritance is not stored by this runtime yet")
-            }
+        }
+        let namesByNumber = Dictionary(layout.primaryKeys.map { ($0.entityNumber, $0.name) }, uniquingKeysWith: { a, _ in a })
+        for row in layout.primaryKeys where row.superNumber != 0 && namesByNumber[row.superNumber] == nil {
+            damage.append("Z_PRIMARYKEY gives \(row.name) the parent entity number \(row.superNumber), which no entity has")
         }
         let modelNames = Set(model.entities.map(\.name))
         // Core Data's renaming identifier: a new entity that was an old one, by name.
@@ -57,16 +60,33 @@ struct SchemaComparison {
             if let old = entity.renamingIdentifier, old != entity.name, byName[old] != nil, !modelNames.contains(old) { renamed[old] = entity.name }
         }
         for row in layout.primaryKeys where !modelNames.contains(row.name) && renamed[row.name] == nil {
-            changes.append(.removeEntity(name: row.name, table: "Z" + row.name.uppercased()))
+            if row.superNumber != 0 {
+                // Its rows live in its root's table: dropping them is a change to a tree.
+                blockers.append("the store keeps the subentity \(row.name), which the model does not have; an inferred migration here does not reshape an inheritance tree")
+            } else {
+                changes.append(.removeEntity(name: row.name, table: "Z" + row.name.uppercased()))
+            }
         }
         for entity in model.entities {
             let storedName = renamed.first { $0.value == entity.name }?.key ?? entity.name
             guard let row = byName[storedName] else {
-                changes.append(.addEntity(entity))
                 numbers.append(0)
+                if entity.superentity == nil {
+                    changes.append(.addEntity(entity))
+                } else if byName[entity.rootEntity.name] != nil {
+                    blockers.append("the model adds the subentity \(entity.name) to \(entity.rootEntity.name)'s inheritance tree, which the store has; an inferred migration here does not reshape an inheritance tree")
+                }
                 continue
             }
             numbers.append(row.entityNumber)
+            let storedParent = row.superNumber == 0 ? nil : namesByNumber[row.superNumber]
+            if storedParent != entity.superentity?.name {
+                blockers.append(
+                    "\(entity.name) inherits from \(storedParent ?? "no entity") in the store but from \(entity.superentity?.name ?? "no entity") in the model; an inferred migration here does not reshape an inheritance tree")
+                continue
+            }
+            // A subentity's rows and columns are in its root's table, compared with the root.
+            if entity.superentity != nil { continue }
             let table = "Z" + storedName.uppercased()
             guard let columns = layout.tables[table] else {
                 damage.append("Z_PRIMARYKEY lists \(storedName) but the store has no table \(table)")
@@ -74,8 +94,35 @@ struct SchemaComparison {
             }
             if storedName != entity.name { changes.append(.renameEntity(from: storedName, table: table, to: entity)) }
             try compareColumns(entity: entity, columns: columns, db: db, table: table)
-            if let first = try StoreLayout.firstEntityNumber(db, table: table), first != row.entityNumber {
+            let treeNumbers = Set([row.entityNumber] + entity.selfAndDescendants.dropFirst().compactMap { byName[$0.name]?.entityNumber })
+            if let first = try StoreLayout.firstEntityNumber(db, table: table), !treeNumbers.contains(first) {
                 damage.append("the rows of \(table) carry Z_ENT \(first), but Z_PRIMARYKEY numbers \(storedName) \(row.entityNumber)")
+            }
+        }
+        // Many-to-many join tables, named from the entity numbers (Core Data's `Z_<n><NAME>`).
+        var storedJoinNames: [String: [String]] = [:]
+        for entity in model.entities {
+            for r in entity.relationships {
+                guard let side = r.join, let inverse = r.inverseRelationship, let destination = r.destinationEntity,
+                    let na = byName[EntityTree.declaring(r, on: entity).name]?.entityNumber,
+                    let nb = byName[EntityTree.declaring(inverse, on: destination).name]?.entityNumber
+                else { continue }
+                storedJoinNames[side.table.name, default: []] += ["Z_\(na)\(r.name.uppercased())", "Z_\(nb)\(inverse.name.uppercased())"]
+            }
+        }
+        for table in model.joinTables {
+            guard let columns = layout.tables[table.name] else {
+                // The store numbers its entities otherwise: its join table has another name.
+                if let other = storedJoinNames[table.name]?.first(where: { layout.tables[$0] != nil }) {
+                    blockers.append("the store keeps the links of \(table.name) in \(other), named from its own entity numbers; renaming a join table is not supported")
+                } else {
+                    changes.append(.addJoinTable(table))
+                }
+                continue
+            }
+            let names = Set(columns.map(\.name))
+            if !names.contains(table.firstColumn) || !names.contains(table.secondColumn) {
+                blockers.append("the join table \(table.name) has the columns \(columns.map(\.name).sorted().joined(separator: ", ")), not \(table.firstColumn) and \(table.secondColumn)")
             }
         }
         // Renames first: the column changes name the new tables.
@@ -88,7 +135,8 @@ struct SchemaComparison {
     }
 
     /// Compares the columns of `storedTable` (the entity's table, or the table of the
-    /// entity it renames) with the entity's attributes and to-one relationships.
+    /// entity it renames) with the attributes and to-one relationships of the entity and
+    /// of every entity that inherits from it (they share the table).
     private mutating func compareColumns(entity: EntityDescription, columns: [StoreLayout.Column], db: Database, table storedTable: String) throws {
         let table = entity.tableName
         var stored: [String: String] = [:]
@@ -97,7 +145,8 @@ struct SchemaComparison {
             damage.append("the table \(table) has no \(required) column")
         }
         var expected: Set<String> = ["Z_PK", "Z_ENT", "Z_OPT"]
-        let modelColumns = Set(entity.attributes.map(\.columnName) + entity.toOneRelationships.map(\.columnName))
+        let tree = entity.selfAndDescendants
+        let modelColumns = Set(tree.flatMap { e in e.attributes.map(\.columnName) + e.toOneRelationships.map(\.columnName) })
         var hasRows: Bool?
         func tableHasRows() throws -> Bool {
             if let hasRows { return hasRows }
@@ -105,7 +154,8 @@ struct SchemaComparison {
             hasRows = found
             return found
         }
-        for a in entity.attributes {
+        for (owner, a) in tree.flatMap({ e in e.attributes.map { (e, $0) } }) where !expected.contains(a.columnName) {
+            let entity = owner
             expected.insert(a.columnName)
             if let type = stored[a.columnName] {
                 if Self.family(type) != Self.family(a.attributeType.sqlType) {
@@ -125,7 +175,8 @@ struct SchemaComparison {
                 changes.append(.addColumn(table: table, column: a.columnName, type: a.attributeType.sqlType, fill: a.defaultValue, indexed: false))
             }
         }
-        for r in entity.toOneRelationships {
+        for (owner, r) in tree.flatMap({ e in e.toOneRelationships.map { (e, $0) } }) where !expected.contains(r.columnName) {
+            let entity = owner
             expected.insert(r.columnName)
             if let type = stored[r.columnName] {
                 if Self.family(type) != "INTEGER" {
@@ -164,6 +215,7 @@ struct SchemaComparison {
             case .addColumn(let table, let column, _, _, _): lines.append("the model has \(table).\(column), the store does not")
             case .removeColumn(let table, let column): lines.append("the store has \(table).\(column), the model does not")
             case .renameColumn(let table, let from, let to): lines.append("the model renames \(table).\(from) to \(to)")
+            case .addJoinTable(let table): lines.append("the model has the many-to-many join table \(table.name), the store does not")
             }
         }
         let shown = lines.prefix(limit).joined(separator: "; ")
@@ -192,6 +244,8 @@ enum LightweightMigration {
                 try db.execute(sql: "ALTER TABLE \(table) DROP COLUMN \(column)")
             case .renameColumn(let table, let from, let to):
                 try db.execute(sql: "ALTER TABLE \(table) RENAME COLUMN \(from) TO \(to)")
+            case .addJoinTable(let table):
+                for sql in table.createSQL { try db.execute(sql: sql) }
             case .addColumn(let table, let column, let type, let fill, let indexed):
                 try db.execute(sql: "ALTER TABLE \(table) ADD COLUMN \(column) \(type)")
                 if !fill.isNull {
@@ -207,17 +261,25 @@ enum LightweightMigration {
         for row in try Row.fetchAll(db, sql: "SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY") {
             if let name: String = row["Z_NAME"] { maxByName[name] = row["Z_MAX"] ?? 0 }
         }
-        for (index, entity) in model.entities.enumerated() {
-            let stored = comparison.numbers[index]
-            if stored != 0 && stored != Int64(index + 1) {
-                try db.execute(sql: "UPDATE \(entity.tableName) SET Z_ENT = ?", arguments: [index + 1])
+        // An inheritance tree's table holds several entities' rows: each number maps alone.
+        for root in model.entities where root.superentity == nil {
+            let renumbered = root.selfAndDescendants.filter { e in
+                let stored = comparison.numbers[e.index]
+                return stored != 0 && stored != Int64(e.index + 1)
+            }
+            if renumbered.isEmpty { continue }
+            if root.selfAndDescendants.count == 1 {
+                try db.execute(sql: "UPDATE \(root.tableName) SET Z_ENT = ?", arguments: [root.index + 1])
+            } else {
+                let cases = renumbered.map { "WHEN \(comparison.numbers[$0.index]) THEN \($0.index + 1)" }.joined(separator: " ")
+                try db.execute(sql: "UPDATE \(root.tableName) SET Z_ENT = CASE Z_ENT \(cases) ELSE Z_ENT END")
             }
         }
         try db.execute(sql: "DELETE FROM Z_PRIMARYKEY")
         for entity in model.entities {
             try db.execute(
-                sql: "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, 0, ?)",
-                arguments: [entity.index + 1, entity.name, maxByName[entity.name] ?? 0])
+                sql: "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, ?)",
+                arguments: [entity.index + 1, entity.name, entity.superentity.map { $0.index + 1 } ?? 0, maxByName[entity.name] ?? 0])
         }
         try db.execute(
             sql: "UPDATE Z_METADATA SET Z_PLIST = ? WHERE Z_VERSION = (SELECT MIN(Z_VERSION) FROM Z_METADATA)",

@@ -21,8 +21,15 @@ struct StoreChanges: Sendable {
     var inserts: [Insert] = []
     var updates: [Update] = []
     var deletes: [Delete] = []
+    /// Many-to-many links added or removed (rows of their join tables).
+    struct Link: Sendable {
+        let pair: JoinPair
+        let table: JoinTable?
+        let added: Bool
+    }
+    var links: [Link] = []
     var mergePolicy: MergePolicy = .error
-    var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty }
+    var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty && links.isEmpty }
 }
 
 /// What a save did, for the context to bring its objects in step.

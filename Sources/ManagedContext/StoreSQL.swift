@@ -19,7 +19,8 @@ enum StoreSQL {
             aliases += 1
             let alias = "t\(aliases)"
             let condition = SQLCompiler.emit(q == .all ? .not(inner) : inner, entity: destination, store: store, ref: alias, aliases: &aliases, args: &args)
-            let exists = "EXISTS (SELECT 1 FROM \(destination.tableName) \(alias) WHERE \(alias).\(inverse.columnName) = \(owner) AND \(condition))"
+            let exists =
+                "EXISTS (SELECT 1 FROM \(related(r, inverse: inverse, destination: destination, alias: alias, owner: owner)) AND \(condition))"
             return q == .any ? "(\(exists))" : "(NOT \(exists))"
         case .compare(let l, let op, let r, let options):
             let lhs = operand(l, store: store, ref: ref, aliases: &aliases, args: &args)
@@ -99,12 +100,23 @@ enum StoreSQL {
             let owner = objectSQL(steps, ref: ref, aliases: &aliases)
             aliases += 1
             let alias = "t\(aliases)"
-            var sql = "(SELECT COUNT(*) FROM \(destination.tableName) \(alias) WHERE \(alias).\(inverse.columnName) = \(owner)"
+            var sql = "(SELECT COUNT(*) FROM \(related(r, inverse: inverse, destination: destination, alias: alias, owner: owner))"
             if let condition {
                 sql += " AND " + SQLCompiler.emit(condition, entity: destination, store: store, ref: alias, aliases: &aliases, args: &args)
             }
             return sql + ")"
         }
+    }
+
+    /// `FROM … WHERE …` of the rows to-many `r` relates to `owner`, named `alias`: those
+    /// whose inverse key is the owner's, or for a many-to-many relationship, those its
+    /// join table links to the owner.
+    private static func related(_ r: RelationshipDescription, inverse: RelationshipDescription, destination: EntityDescription, alias: String, owner: String) -> String {
+        guard let side = r.join else {
+            return "\(destination.tableName) \(alias) WHERE \(alias).\(inverse.columnName) = \(owner)"
+        }
+        let j = "j_\(alias)"
+        return "\(side.table.name) \(j) JOIN \(destination.tableName) \(alias) ON \(alias).Z_PK = \(j).\(side.otherColumn) WHERE \(j).\(side.ownerColumn) = \(owner)"
     }
 
     /// The primary key of the object `steps` reach from `ref`'s row (NULL when a step is nil).

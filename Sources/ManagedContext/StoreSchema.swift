@@ -130,23 +130,42 @@ enum StoreSchema {
     }
 
     static func createSchema(_ db: Database, model: ManagedObjectModel, uuid: String) throws {
-        for entity in model.entities { try createTable(db, entity: entity) }
+        for entity in model.entities where entity.superentity == nil { try createTable(db, entity: entity) }
+        for table in model.joinTables {
+            for sql in table.createSQL { try db.execute(sql: sql) }
+        }
         try db.execute(sql: "CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)")
         for entity in model.entities {
-            try db.execute(sql: "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, 0, 0)", arguments: [entity.index + 1, entity.name])
+            try db.execute(
+                sql: "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)",
+                arguments: [entity.index + 1, entity.name, entity.superentity.map { $0.index + 1 } ?? 0])
         }
         try db.execute(sql: "CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)")
         try db.execute(sql: "INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)", arguments: [uuid, StoreMetadata.plist(model: model, uuid: uuid)])
     }
 
-    /// An entity's table `Z<ENTITY>`, with an index on each to-one relationship's key.
+    /// A root entity's table `Z<ENTITY>`, with an index on each to-one relationship's key.
+    /// The table of an inheritance tree holds the columns of every entity of the tree
+    /// (Core Data's single-table inheritance), and an index on Z_ENT.
     static func createTable(_ db: Database, entity: EntityDescription) throws {
         var columns = ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"]
-        columns += entity.toOneRelationships.map { "\($0.columnName) INTEGER" }
-        columns += entity.attributes.map { "\($0.columnName) \($0.attributeType.sqlType)" }
+        var keys: [String] = []
+        var seen: Set<String> = []
+        for e in entity.selfAndDescendants {
+            for r in e.toOneRelationships where seen.insert(r.columnName).inserted {
+                columns.append("\(r.columnName) INTEGER")
+                keys.append(r.columnName)
+            }
+        }
+        for e in entity.selfAndDescendants {
+            for a in e.attributes where seen.insert(a.columnName).inserted { columns.append("\(a.columnName) \(a.attributeType.sqlType)") }
+        }
         try db.execute(sql: "CREATE TABLE \(entity.tableName) ( \(columns.joined(separator: ", ")) )")
-        for r in entity.toOneRelationships {
-            try db.execute(sql: "CREATE INDEX \(entity.tableName)_\(r.columnName)_INDEX ON \(entity.tableName) (\(r.columnName))")
+        for key in keys {
+            try db.execute(sql: "CREATE INDEX \(entity.tableName)_\(key)_INDEX ON \(entity.tableName) (\(key))")
+        }
+        if entity.selfAndDescendants.count > 1 {
+            try db.execute(sql: "CREATE INDEX \(entity.tableName)_Z_ENT_INDEX ON \(entity.tableName) (Z_ENT)")
         }
     }
 

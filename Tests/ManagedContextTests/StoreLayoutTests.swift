@@ -30,6 +30,33 @@ import Testing
         }
     }
 
+    /// A model without inheritance, ordered or many-to-many relationships keeps its
+    /// store's schema statement for statement as before those were stored: one table per
+    /// entity (to-one keys, then attributes), an index per to-one key, no Z_ENT index, no
+    /// join table, Z_SUPER 0. Written out by hand from the layout, not read from the code.
+    @Test func aModelWithoutTheNewFeaturesKeepsItsSchemaExactly() throws {
+        let stack = try TestStack()
+        let (schema, supers) = try stack.rawRead { db in
+            (
+                try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY name"),
+                try Int64.fetchAll(db, sql: "SELECT DISTINCT Z_SUPER FROM Z_PRIMARYKEY")
+            )
+        }
+        #expect(
+            schema == [
+                "CREATE TABLE ZPERSON ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZHOME INTEGER, ZNAME VARCHAR )",
+                "CREATE INDEX ZPERSON_ZHOME_INDEX ON ZPERSON (ZHOME)",
+                "CREATE TABLE ZPLACE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZOWNER INTEGER, ZTITLE VARCHAR )",
+                "CREATE INDEX ZPLACE_ZOWNER_INDEX ON ZPLACE (ZOWNER)",
+                "CREATE TABLE ZSAMPLE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR, ZSMALL INTEGER, ZMEDIUM INTEGER, ZLARGE INTEGER, ZRATIO FLOAT, ZFLAG INTEGER, ZWHEN TIMESTAMP, ZBLOB BLOB )",
+                "CREATE TABLE ZVISIT ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZPLACE INTEGER, ZNOTE VARCHAR, ZRATING INTEGER )",
+                "CREATE INDEX ZVISIT_ZPLACE_INDEX ON ZVISIT (ZPLACE)",
+                "CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)",
+                "CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)",
+            ])
+        #expect(supers == [0])
+    }
+
     @Test func saveWritesRowsVersionsAndPrimaryKeys() throws {
         let stack = try TestStack()
         let context = stack.privateContext()

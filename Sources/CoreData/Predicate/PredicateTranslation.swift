@@ -390,11 +390,12 @@ private struct Translator {
         _ names: [String], _ op: PredicateComparison.Operator, _ storeOp: StoreOperator, _ rhs: Side, on entity: EntityDescription
     ) throws(ManagedContextError) -> StorePredicate {
         let path = names.isEmpty ? "SELF" : names.joined(separator: ".")
-        // The entity the path reaches: an object of another entity never equals it
-        // (the store compares primary keys, which entities share).
+        // The entity the path reaches: an object of an entity that is not it (or one of
+        // its subentities, which share its table and keys) never equals it (the store
+        // compares primary keys, which other tables reuse).
         var target = entity
         for name in names { if let next = target.relationship(named: name)?.destinationEntity { target = next } }
-        func fits(_ id: ManagedObjectID?) -> Bool { id.map { $0.entity === target } ?? true }
+        func fits(_ id: ManagedObjectID?) -> Bool { id.map { $0.entity.isKind(of: target) } ?? true }
         func id(_ v: Any?) throws(ManagedContextError) -> ManagedObjectID? {
             guard let v = PredicateBinding.unwrap(v) else { return nil }
             if let o = v as? ManagedObject { return o.objectID }
