@@ -71,6 +71,12 @@ final class MainContextOffMainQueueRule: LintRule {
     init() {}
 
     func call(_ call: FunctionCallExprSyntax, _ walker: SemanticWalker) {
+        if let member = call.calledExpression.as(MemberAccessExprSyntax.self), member.declName.baseName.text == "performFetch",
+            let base = member.base, case .fetchedResultsController(let context) = walker.resolve(base), isOffMain(context, walker)
+        {
+            report(walker, at: member.declName, doing: "performFetch() of \(Expressions.text(base)), a fetched results controller over \(context.described),", on: context)
+            return
+        }
         if let member = call.calledExpression.as(MemberAccessExprSyntax.self),
             CoreDataAPI.contextMethods.contains(member.declName.baseName.text),
             let context = walker.context(member.base), isOffMain(context, walker)
@@ -85,14 +91,19 @@ final class MainContextOffMainQueueRule: LintRule {
             return
         }
         guard let name = Expressions.lastName(call.calledExpression),
-            name == "insertNewObject" || walker.index.isManagedObjectClass(name),
+            name == "insertNewObject" || walker.index.isManagedObjectClass(name)
+                || (name == "init" && Expressions.isSelf(call.calledExpression.as(MemberAccessExprSyntax.self)?.base)),
             case .managedObject(let object) = walker.resolve(ExprSyntax(call)), object.isInsertedHere,
             let context = object.owner, isOffMain(context, walker)
         else { return }
-        report(walker, at: call, doing: "inserting \(Expressions.text(call.calledExpression)) into \(context.described)", on: context)
+        report(walker, at: call, doing: "inserting \(ContextWithoutPerformRule.inserted(call, walker)) into \(context.described)", on: context)
     }
 
     func memberAccess(_ access: MemberAccessExprSyntax, _ walker: SemanticWalker) {
+        if let use = walker.index.contextExtensionUse(access), let context = walker.context(access.base), !Expressions.isAssignmentTarget(access), isOffMain(context, walker) {
+            report(walker, at: access.declName, doing: Self.extensionUse(use, on: context), on: context)
+            return
+        }
         guard let base = access.base, CoreDataAPI.contextStateProperties.contains(access.declName.baseName.text),
             !Expressions.isAssignmentTarget(access), let context = walker.context(base), isOffMain(context, walker)
         else { return }
@@ -106,10 +117,17 @@ final class MainContextOffMainQueueRule: LintRule {
     private func isOffMain(_ context: ContextRef, _ walker: SemanticWalker) -> Bool {
         guard context.queue == .main else { return false }
         switch walker.queue {
-        case .background: return true
+        case .background, .privateContextQueue: return true
         case .context: return !walker.frame.isPerformAndWait && walker.queue.runs(on: context) == false
         case .main, .caller, .postingThread, .unknown: return false
         }
+    }
+
+    /// "userInterfaceContext, an NSManagedObjectContext extension that reads userInfo (Context+UI.swift:7), on the main-queue context 'managedObjectContext',".
+    static func extensionUse(_ use: ContextExtensionUse, on context: ContextRef) -> String {
+        let member = use.isProperty ? use.member : "\(use.member)()"
+        let verb = CoreDataAPI.contextMethods.contains(use.confined) ? "calls \(use.confined)() on" : "reads \(use.confined) of"
+        return "\(member), an NSManagedObjectContext extension that \(verb) its receiver (\(use.place.described)), on \(context.described),"
     }
 
     private func report(_ walker: SemanticWalker, at node: some SyntaxProtocol, doing what: String, on context: ContextRef, fact: String? = nil) {

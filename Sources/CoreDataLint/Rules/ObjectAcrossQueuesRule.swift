@@ -93,6 +93,8 @@ final class ObjectAcrossQueuesRule: LintRule {
         case .context(let context):
             guard let owner = object.owner else { return context.origin == .backgroundTask }
             return queue.runs(on: owner) == false
+        case .privateContextQueue:
+            return object.owner?.queue == .main
         case .caller, .postingThread, .unknown:
             return false
         }

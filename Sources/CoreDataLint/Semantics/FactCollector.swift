@@ -137,6 +137,9 @@ final class FactCollector: SyntaxVisitor {
         }
         for binding in node.bindings {
             guard let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text else { continue }
+            if isInContextExtension, let accessors = binding.accessorBlock, let (confined, at) = Self.confinedUseOfSelf(in: Self.getter(of: accessors)) {
+                facts.contextExtensionUses.append(ContextExtensionUse(member: name, isProperty: true, confined: confined, place: place(at)))
+            }
             if name == "unownedExecutor", let type = types.last?.name { facts.customExecutorTypes.insert(type) }
             if var declaration = contextDeclaration(name, binding, in: node) {
                 declaration.type = types.last?.name
@@ -147,6 +150,56 @@ final class FactCollector: SyntaxVisitor {
             }
         }
         return .visitChildren
+    }
+
+    /// Inside `extension NSManagedObjectContext { }`, outside any function.
+    private var isInContextExtension: Bool {
+        types.last?.name == CoreDataAPI.contextType && !facts.declaredTypes.contains(CoreDataAPI.contextType) && functions.isEmpty
+    }
+
+    /// A computed property's getter: the whole block, or its `get { }`.
+    private static func getter(of accessors: AccessorBlockSyntax) -> Syntax {
+        if case .accessors(let list) = accessors.accessors, let get = list.first(where: { $0.accessorSpecifier.tokenKind == .keyword(.get) })?.body {
+            return Syntax(get)
+        }
+        return Syntax(accessors)
+    }
+
+    /// The first member Core Data confines to a context's queue that `body` uses on
+    /// `self` (`userInfo`, `self.hasChanges`, `fetch(request)`, `try save()`), straight
+    /// in the body: not inside a closure that runs elsewhere (a `perform { }` block).
+    static func confinedUseOfSelf(in body: Syntax) -> (String, Syntax)? {
+        for token in body.tokens(viewMode: .sourceAccurate) {
+            guard case .identifier = token.tokenKind else { continue }
+            let name = token.text
+            let isMethod = CoreDataAPI.contextMethods.contains(name), isState = CoreDataAPI.contextStateProperties.contains(name)
+            guard isMethod || isState, let reference = token.parent?.as(DeclReferenceExprSyntax.self) else { continue }
+            var expression = ExprSyntax(reference)
+            if let member = reference.parent?.as(MemberAccessExprSyntax.self) {
+                // `self.userInfo`; `other.userInfo` is another context's.
+                guard member.declName.id == reference.id, Expressions.isSelf(member.base) else { continue }
+                expression = ExprSyntax(member)
+            }
+            let isCalled = expression.parent?.as(FunctionCallExprSyntax.self)?.calledExpression.id == expression.id
+            // A method is a use when called; a state property when read (its setter is thread-safe).
+            guard isMethod ? isCalled : (!isCalled && !Expressions.isAssignmentTarget(expression)) else { continue }
+            guard runsStraight(expression, in: body) else { continue }
+            return (name, Syntax(expression))
+        }
+        return nil
+    }
+
+    /// Whether `node` runs where `body` does: no closure between them runs elsewhere.
+    private static func runsStraight(_ node: some SyntaxProtocol, in body: Syntax) -> Bool {
+        var current = Syntax(node).parent
+        while let syntax = current, syntax.id != body.id {
+            if syntax.is(FunctionDeclSyntax.self) { return false }
+            if let closure = syntax.as(ClosureExprSyntax.self), case .here = ClosurePlacement.shape(of: closure) {} else if syntax.is(ClosureExprSyntax.self) {
+                return false
+            }
+            current = syntax.parent
+        }
+        return true
     }
 
     private func contextDeclaration(_ name: String, _ binding: PatternBindingSyntax, in variable: VariableDeclSyntax) -> ContextDeclaration? {
@@ -205,6 +258,9 @@ final class FactCollector: SyntaxVisitor {
         if let returned = node.signature.returnClause?.type {
             readReturnType(returned, of: node)
         }
+        if isInContextExtension, let body = node.body, let (confined, at) = Self.confinedUseOfSelf(in: Syntax(body)) {
+            facts.contextExtensionUses.append(ContextExtensionUse(member: name, isProperty: false, confined: confined, place: place(at)))
+        }
         let parameters = node.signature.parameterClause.parameters
         var contextParameters: [String: String] = [:]
         for parameter in parameters where TypeNames.base(of: parameter.type) == CoreDataAPI.contextType {
@@ -212,6 +268,12 @@ final class FactCollector: SyntaxVisitor {
         }
         if !contextParameters.isEmpty, let returned = node.signature.returnClause?.type, let body = node.body {
             recordObjectReturn(name, returned, contextParameters, body)
+        }
+        if let body = node.body { recordClosureParameterQueues(name, parameters, body) }
+        // A @MainActor or async function does not run on its caller's queue: its use of a
+        // context parameter is not the caller's.
+        if Attributes.has("MainActor", in: node.attributes) || type?.isMainActor == true || node.signature.effectSpecifiers?.asyncSpecifier != nil {
+            contextParameters = [:]
         }
         functions.append((name, Set(parameters.map { ($0.secondName ?? $0.firstName).text }), contextParameters))
         letValues.append([:])
@@ -230,6 +292,66 @@ final class FactCollector: SyntaxVisitor {
             || node.signature.parameterClause.parameters.contains { parameter in
                 parameter.type.as(AttributedTypeSyntax.self)?.specifiers.contains { $0.trimmedDescription == "isolated" } == true
             }
+    }
+
+    /// The closure parameters `body` calls only on the main queue or only off it
+    /// (`DispatchQueue.main.async { success(data) }`, `Task.detached(operation: body)`),
+    /// and uses in no other way.
+    private func recordClosureParameterQueues(_ function: String, _ parameters: FunctionParameterListSyntax, _ body: CodeBlockSyntax) {
+        let closures = parameters.filter { Self.isFunctionType($0.type) }
+        guard !closures.isEmpty else { return }
+        var tokens: [TokenSyntax]?
+        for parameter in closures {
+            let name = (parameter.secondName ?? parameter.firstName).text
+            tokens = tokens ?? Array(body.tokens(viewMode: .sourceAccurate))
+            var agreed: ClosureParameterQueue.Queue?
+            var at: Syntax?
+            var known = true
+            for token in tokens! where token.text == name {
+                guard let reference = token.parent?.as(DeclReferenceExprSyntax.self), reference.parent?.as(MemberAccessExprSyntax.self)?.declName.id != reference.id else {
+                    continue
+                }
+                guard let queue = Self.queueOfUse(reference) else { known = false; break }
+                if let agreed, agreed != queue { known = false; break }
+                agreed = queue
+                at = at ?? Syntax(reference)
+            }
+            guard known, let agreed, let at else { continue }
+            facts.closureParameterQueues.append(
+                ClosureParameterQueue(
+                    function: function, label: parameter.firstName.text, isOnlyClosureParameter: closures.count == 1, queue: agreed, place: place(at)))
+        }
+    }
+
+    /// Where a use of a closure parameter runs it: called (`success(data)`,
+    /// `handler?(x)`) in a closure on the main queue or off it, or handed to
+    /// `Task.detached(operation:)` or `DispatchQueue.main.async(execute:)`. Nil for any
+    /// other use (stored, handed on, called straight: the caller's queue).
+    private static func queueOfUse(_ reference: DeclReferenceExprSyntax) -> ClosureParameterQueue.Queue? {
+        var callee = Syntax(reference)
+        if let optional = callee.parent?.as(OptionalChainingExprSyntax.self) { callee = Syntax(optional) }
+        if let call = callee.parent?.as(FunctionCallExprSyntax.self), call.calledExpression.id == callee.id {
+            switch placement(of: call) {
+            case .main: return .main
+            case .background: return .background
+            default: return nil
+            }
+        }
+        guard let argument = reference.parent?.as(LabeledExprSyntax.self), let call = argument.parent?.parent?.as(FunctionCallExprSyntax.self),
+            let member = call.calledExpression.as(MemberAccessExprSyntax.self), let base = member.base.map(Expressions.unwrapped)
+        else { return nil }
+        let method = member.declName.baseName.text
+        if method == "detached", Expressions.lastName(base) == "Task", argument.label?.text == "operation" { return .background }
+        if method == "async", argument.label?.text == "execute", ClosurePlacement.isMainQueue(base), placement(of: call) == .direct { return .main }
+        return nil
+    }
+
+    /// `@escaping (Data) -> Void`, `(() -> Void)?`, `@Sendable () async -> Void`.
+    private static func isFunctionType(_ type: TypeSyntax) -> Bool {
+        if let attributed = type.as(AttributedTypeSyntax.self) { return isFunctionType(attributed.baseType) }
+        if let optional = type.as(OptionalTypeSyntax.self) { return isFunctionType(optional.wrappedType) }
+        if let tuple = type.as(TupleTypeSyntax.self), tuple.elements.count == 1, let only = tuple.elements.first { return isFunctionType(only.type) }
+        return type.is(FunctionTypeSyntax.self)
     }
 
     /// A function returning objects of a type by name, whose body fetches or looks up
@@ -386,7 +508,7 @@ final class FactCollector: SyntaxVisitor {
         facts.calls.append(
             CallFact(
                 callee: name, receiverType: receiverType, caller: functions.last?.name, callerType: types.last?.name,
-                placement: Self.placement(of: node), place: place(node)))
+                placement: refined(Self.placement(of: node), node), place: place(node)))
         return .visitChildren
     }
 
@@ -469,6 +591,37 @@ final class FactCollector: SyntaxVisitor {
         return expression.as(DeclReferenceExprSyntax.self)?.baseName.text
     }
 
+    /// `local.perform { call() }` where `local` is a `let` of this function made
+    /// private right there (`newBackgroundContext()`), or set from a project function or
+    /// property the index resolves: the call runs on that private context's queue.
+    /// `performAndWait` runs its block on the caller's thread, and stays as it was.
+    private func refined(_ placement: CallPlacement, _ node: FunctionCallExprSyntax) -> CallPlacement {
+        guard case .perform(let name) = placement, let closure = Self.innermostPerform(around: node),
+            case .perform(let base?, andWait: false) = ClosurePlacement.shape(of: closure),
+            let reference = Expressions.unwrapped(base).as(DeclReferenceExprSyntax.self), reference.baseName.text == name,
+            let local = letValues.last?[name], let value = local
+        else { return placement }
+        switch Self.evidence(of: Syntax(Expressions.unwrapped(value))) {
+        case .queue(.private): return .privateQueue("the queue of the private-queue context '\(name)'")
+        case .name(let made): return .performOnLocal(name, madeBy: made)
+        case .queue, .unknown: return placement
+        }
+    }
+
+    /// The closure a call is in that decides its placement: the innermost one that
+    /// does not run right there.
+    private static func innermostPerform(around node: some SyntaxProtocol) -> ClosureExprSyntax? {
+        var current = Syntax(node).parent
+        while let syntax = current {
+            if syntax.is(FunctionDeclSyntax.self) || syntax.is(InitializerDeclSyntax.self) { return nil }
+            if let closure = syntax.as(ClosureExprSyntax.self) {
+                if case .here = ClosurePlacement.shape(of: closure) {} else { return closure }
+            }
+            current = syntax.parent
+        }
+        return nil
+    }
+
     /// Where a call runs relative to its function: walks out through the closures
     /// around it.
     private static func placement(of node: some SyntaxProtocol) -> CallPlacement {
@@ -481,7 +634,8 @@ final class FactCollector: SyntaxVisitor {
                 case .here: break
                 case .main: return .main
                 case .background: return .background
-                case .perform(let base): return base.flatMap(Expressions.lastName).map(CallPlacement.perform) ?? .unknown
+                case .perform(let base, _): return base.flatMap(Expressions.lastName).map(CallPlacement.perform) ?? .unknown
+                case .privateBlock: return .privateQueue("the queue of performBackgroundTask's context")
                 case .elsewhere: return .unknown
                 }
             }

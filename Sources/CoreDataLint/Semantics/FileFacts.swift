@@ -75,6 +75,34 @@ struct ContextParameterUse: Sendable, Hashable {
     var place: SourcePlace
 }
 
+/// `extension NSManagedObjectContext { var uiContext: NSManagedObjectContext? { userInfo["ui"] as? … } }`:
+/// a method or computed property of a context extension that uses a member Core Data
+/// confines to the context's queue on `self`, straight in its body (not in a `perform`
+/// block), so that `context.uiContext` uses `context` on the caller's queue.
+struct ContextExtensionUse: Sendable, Hashable {
+    /// The method's or property's name.
+    var member: String
+    var isProperty: Bool
+    /// The confined member it uses: `userInfo`, `fetch`...
+    var confined: String
+    var place: SourcePlace
+}
+
+/// `func fetchUser(id: String, success: @escaping (Data) -> Void) { … DispatchQueue.main.async
+/// { success(data) } }`: a function that calls (or hands to `Task.detached`) its closure
+/// parameter only on one known queue, so a closure passed there runs on that queue.
+struct ClosureParameterQueue: Sendable, Hashable {
+    enum Queue: Sendable, Hashable { case main, background }
+    var function: String
+    /// The parameter's argument label, "_" for none; a trailing closure matches a
+    /// function's only closure parameter.
+    var label: String
+    var isOnlyClosureParameter: Bool
+    var queue: Queue
+    /// Where the function calls it, for messages.
+    var place: SourcePlace
+}
+
 /// `static func recent(in context: NSManagedObjectContext) -> [Note] { try context.fetch(…) }`:
 /// a function that fetches (or looks up) objects from the context it is given and
 /// returns a managed object type: what it returns belongs to that context.
@@ -95,6 +123,14 @@ enum CallPlacement: Sendable, Hashable {
     case background
     /// Inside `x.perform { }` or `x.performAndWait { }`, with the last name of `x`.
     case perform(String)
+    /// On the queue of a private context no property names: `performBackgroundTask`'s
+    /// block, or `perform { }` (not `performAndWait`, which runs on the caller's thread)
+    /// of a local made private right there (`newBackgroundContext()`). The text names it.
+    case privateQueue(String)
+    /// Inside `perform { }` of a local set from a project function or property
+    /// (`let derived = storage.newDerivedStorage()`): the local's name, and the name of
+    /// what made it, whose queue the index tells.
+    case performOnLocal(String, madeBy: String)
     /// In a closure handed to an API the linter does not know, or outside any function.
     case unknown
 }
@@ -180,6 +216,8 @@ struct FileFacts: Sendable {
     var functions: [FunctionFact] = []
     var contextParameterUses: [ContextParameterUse] = []
     var objectReturns: [ObjectReturn] = []
+    var contextExtensionUses: [ContextExtensionUse] = []
+    var closureParameterQueues: [ClosureParameterQueue] = []
     var calls: [CallFact] = []
     /// Functions named in `#selector(…)` or handed on as values: they have callers the
     /// project cannot see.

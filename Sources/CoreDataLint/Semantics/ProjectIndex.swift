@@ -20,6 +20,12 @@ struct FunctionQueueFact: Sendable, Hashable {
         case concurrencyExecutor
         /// The queue of the context property with this name.
         case context(String)
+        /// The queue of a private context no property names (`performBackgroundTask`'s,
+        /// a local's made private by the caller): off the main queue. The text names it.
+        case privateContext(String)
+        /// A queue of the app's own, off the main queue and every context's:
+        /// `DispatchQueue.global().async`, a queue made with `DispatchQueue(label:)`.
+        case background
     }
 
     var queue: Queue
@@ -60,6 +66,12 @@ struct ProjectIndex: Sendable {
     /// Functions declared once that return objects of the context they are given, by
     /// "name(label:)".
     var objectReturns: [String: ObjectReturn] = [:]
+    /// Methods and computed properties of `NSManagedObjectContext` extensions that use a
+    /// confined member of `self` straight, by name.
+    var contextExtensionUses: [String: ContextExtensionUse] = [:]
+    /// Closure parameters of functions declared once that the function runs on one
+    /// known queue, by "name(label:)", and "name(trailing)" for a function's only one.
+    var closureParameterQueues: [String: ClosureParameterQueue] = [:]
 
     /// `declaredElsewhere`: function names other files declare too, for an index of a
     /// few files that stands in for the project's (a name declared twice is no one
@@ -83,6 +95,13 @@ struct ProjectIndex: Sendable {
         for file in files {
             for use in file.contextParameterUses where declaredFunctions[use.function] == 1 {
                 contextParameterUses["\(use.function)(\(use.label):)"] = use
+            }
+            for parameter in file.closureParameterQueues where declaredFunctions[parameter.function] == 1 {
+                closureParameterQueues["\(parameter.function)(\(parameter.label):)"] = parameter
+                if parameter.isOnlyClosureParameter { closureParameterQueues["\(parameter.function)(trailing)"] = parameter }
+            }
+            for use in file.contextExtensionUses where contextExtensionUses[use.member] == nil {
+                contextExtensionUses[use.member] = use
             }
             for returned in file.objectReturns where declaredFunctions[returned.function] == 1 {
                 objectReturns["\(returned.function)(\(returned.label):)"] = returned
@@ -108,7 +127,8 @@ struct ProjectIndex: Sendable {
             let agreed = facts.allSatisfy { $0 != nil && $0?.queue != .unknown && $0?.queue == first?.queue }
             typedContextProperties["\(protocolType).\(name)"] = agreed ? first : ContextFact(queue: .unknown, files: [])
         }
-        functionQueues = CallGraph(files: files, entryPoints: entryPoints, contexts: contextProperties, declaredElsewhere: declaredElsewhere)
+        functionQueues = CallGraph(
+            files: files, entryPoints: entryPoints, contexts: contextProperties, contextFunctions: contextFunctions, declaredElsewhere: declaredElsewhere)
             .inferredQueues()
     }
 
@@ -466,10 +486,15 @@ private struct CallGraph {
     private var escaping: Set<String> = []
     private let entryPoints: EntryPoints
     private let contexts: [String: ContextFact]
+    private let contextFunctions: [String: ContextFact]
 
-    init(files: [FileFacts], entryPoints: EntryPoints, contexts: [String: ContextFact], declaredElsewhere: Set<String>) {
+    init(
+        files: [FileFacts], entryPoints: EntryPoints, contexts: [String: ContextFact], contextFunctions: [String: ContextFact],
+        declaredElsewhere: Set<String>
+    ) {
         self.entryPoints = entryPoints
         self.contexts = contexts
+        self.contextFunctions = contextFunctions
         for file in files {
             for function in file.functions { functions[function.name, default: []].append(function) }
             escaping.formUnion(file.escapingNames)
@@ -574,6 +599,14 @@ private struct CallGraph {
         case .perform(let context):
             guard let fact = contexts[context], fact.queue != .unknown else { return nil }
             return FunctionQueueFact(queue: .context(context), reason: "called only inside \(context).perform { }, as at \(place)")
+        case .privateQueue(let name):
+            return FunctionQueueFact(queue: .privateContext(name), reason: "called only on \(name), as at \(place)")
+        case .performOnLocal(let local, let made):
+            guard let fact = contexts[made] ?? contextFunctions[made], fact.queue == .private else { return nil }
+            let name = "the queue of the private-queue context '\(local)'"
+            return FunctionQueueFact(queue: .privateContext(name), reason: "called only inside \(local).perform { }, and `\(made)` gives a private-queue context, as at \(place)")
+        case .background:
+            return FunctionQueueFact(queue: .background, reason: "called only on a background queue, as at \(place)")
         case .direct:
             guard let caller = site.caller else { return nil }
             let callerQueue: FunctionQueueFact.Queue?
@@ -592,9 +625,11 @@ private struct CallGraph {
                 case .context(let context): "on \(context)'s queue"
                 case .main: "on the main queue"
                 case .concurrencyExecutor: "on a Swift concurrency executor (an actor's method, a nonisolated async function, a test off the main thread)"
+                case .privateContext(let name): "on \(name)"
+                case .background: "on a background queue"
                 }
             return FunctionQueueFact(queue: callerQueue, reason: "called only from code \(on), as from `\(caller)()` at \(place)")
-        case .background, .unknown:
+        case .unknown:
             return nil
         }
     }

@@ -77,6 +77,8 @@ final class SemanticWalker: SyntaxVisitor {
     // MARK: What rules ask
 
     var frame: Frame { frames[frames.count - 1] }
+    /// The innermost type (or extended type) being read.
+    var typeName: String? { typeNames.last }
     var queue: ExecutionQueue { frame.queue }
 
     func report(_ rule: RuleDescription, at node: some SyntaxProtocol, message: String, fix: String) {
@@ -236,11 +238,15 @@ final class SemanticWalker: SyntaxVisitor {
                 return .operationQueue(Expressions.text(call))
             }
             if name == "URLSession" { return Self.session(made: call) }
+            if name == "NSFetchedResultsController" { return fetchedResultsController(call) }
             if let factory = index.requestFactory(named: name), call.arguments.isEmpty {
                 return .fetchRequest(factory.request)
             }
             if let objects = returnedObjects(call) { return objects }
             return resolveContextFunction(name, call)
+        }
+        if let generic = callee.as(GenericSpecializationExprSyntax.self), Expressions.lastName(generic.expression) == "NSFetchedResultsController" {
+            return fetchedResultsController(call)
         }
         if let generic = callee.as(GenericSpecializationExprSyntax.self),
             Expressions.lastName(generic.expression) == "NSFetchRequest"
@@ -263,6 +269,13 @@ final class SemanticWalker: SyntaxVisitor {
             // `Entity.fetchRequest()`, as Xcode generates it for every entity.
             guard let base = member.base?.as(DeclReferenceExprSyntax.self), base.baseName.text.first?.isUppercase == true else { return nil }
             return .fetchRequest(FetchRequestInfo(entity: base.baseName.text))
+        case "init":
+            // `self.init(context: context)` in a managed object class's convenience
+            // initializer inserts the new object into that context, as `Entity(context:)` does.
+            guard Expressions.isSelf(member.base), let type = typeNames.last, index.isManagedObjectClass(type),
+                let owner = Expressions.argument("context", of: call)
+            else { return nil }
+            return .managedObject(ManagedObjectInfo(owner: context(owner), isInsertedHere: true))
         default:
             break
         }
@@ -306,6 +319,25 @@ final class SemanticWalker: SyntaxVisitor {
         if ClosurePlacement.isMainQueue(queue) { return .urlSession(.main) }
         if let made = queue.as(FunctionCallExprSyntax.self), ClosurePlacement.isNewOperationQueue(made) { return .urlSession(own) }
         return nil
+    }
+
+    /// `NSFetchedResultsController(fetchRequest: …, managedObjectContext: context, …)`.
+    private func fetchedResultsController(_ call: FunctionCallExprSyntax) -> Value? {
+        context(Expressions.argument("managedObjectContext", of: call)).map(Value.fetchedResultsController)
+    }
+
+    /// A fetched results controller property's initializer, `{ …; return
+    /// NSFetchedResultsController(…) }()` or the call itself: the controller it makes.
+    private func fetchedResultsController(initializedBy value: ExprSyntax) -> Value? {
+        let calls = value.tokens(viewMode: .sourceAccurate).filter { $0.text == "NSFetchedResultsController" }.compactMap { token -> FunctionCallExprSyntax? in
+            guard let reference = token.parent?.as(DeclReferenceExprSyntax.self) else { return nil }
+            let callee = reference.parent?.as(GenericSpecializationExprSyntax.self).map(Syntax.init) ?? Syntax(reference)
+            guard let call = callee.parent?.as(FunctionCallExprSyntax.self), call.calledExpression.id == callee.id else { return nil }
+            return call
+        }
+        // One controller made, over a context told here.
+        guard calls.count == 1, let call = calls.first else { return nil }
+        return fetchedResultsController(call)
     }
 
     /// `Note.recent(in: context)`: a project function that returns objects of the context
@@ -426,7 +458,13 @@ final class SemanticWalker: SyntaxVisitor {
                 if variable.bindingSpecifier.tokenKind == .keyword(.let), let value = binding.initializer?.value, let queue = resolveOwnQueue(value) {
                     table[name] = queue
                 } else if let type = binding.typeAnnotation?.type {
-                    if let value = declaredValue(type, key: name, name: name, origin: .property) { table[name] = value }
+                    if let value = declaredValue(type, key: name, name: name, origin: .property) {
+                        table[name] = value
+                    } else if TypeNames.base(of: type) == "NSFetchedResultsController", let initial = binding.initializer?.value,
+                        let controller = fetchedResultsController(initializedBy: initial)
+                    {
+                        table[name] = controller
+                    }
                 } else if let fact = index.contextProperty(name, in: typeNames.last), mayHoldContext(binding.initializer?.value) {
                     table[name] = .context(ContextRef.indexed(name, fact, currentFile: fileName))
                 }
@@ -609,6 +647,12 @@ final class SemanticWalker: SyntaxVisitor {
             let context = ContextRef.indexed(property, fact, currentFile: fileName)
             function.queue = .context(context)
             function.reason = "`\(name)()` runs on \(property)'s queue (\(inferred.reason))"
+        case .privateContext(let queueName):
+            function.queue = .privateContextQueue(queueName)
+            function.reason = "`\(name)()` runs on \(queueName) (\(inferred.reason))"
+        case .background:
+            function.queue = .background("a background queue")
+            function.reason = "`\(name)()` runs on a background queue, off the main queue and every context's (\(inferred.reason))"
         case .concurrencyExecutor:
             function.queue = .background("a Swift concurrency executor")
             function.reason = "`\(name)()` runs on a Swift concurrency executor, off the main queue and every context's (\(inferred.reason))"

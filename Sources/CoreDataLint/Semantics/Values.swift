@@ -105,6 +105,11 @@ enum ExecutionQueue: Equatable {
     case background(String)
     /// Inside `context.perform { }`, `performAndWait { }` or `performBackgroundTask { }`.
     case context(ContextRef)
+    /// The queue of a private context the function cannot name: a function called only
+    /// inside `performBackgroundTask { }`'s block, or inside `perform { }` of a private
+    /// context made by its caller. Off the main queue; which private context's, unknown.
+    /// The text names it.
+    case privateContextQueue(String)
     /// A did-save observer registered with `queue: nil`: the saving context's thread.
     case postingThread
     /// A closure handed to an API the linter does not know: it may run anywhere.
@@ -116,6 +121,7 @@ enum ExecutionQueue: Equatable {
         case .main: "the main queue"
         case .background(let name): name
         case .context(let context): "the queue of \(context.described)"
+        case .privateContextQueue(let name): name
         case .postingThread: "the thread that posted the did-save notification"
         case .unknown: "an unknown queue"
         }
@@ -138,6 +144,9 @@ enum ExecutionQueue: Equatable {
             case .private: return false
             case .unknown: return nil
             }
+        case .privateContextQueue:
+            // Some private context's queue: not the main one; which private one, unknown.
+            return context.queue == .main ? false : nil
         case .background, .postingThread: return false
         case .caller, .unknown: return nil
         }
@@ -178,4 +187,7 @@ enum Value: Equatable {
     case operationQueue(String)
     /// A `URLSession` the code made, with the queue its completion handlers run on.
     case urlSession(ExecutionQueue)
+    /// An `NSFetchedResultsController` over this context: its `performFetch()` fetches
+    /// from the context, on the caller's queue.
+    case fetchedResultsController(ContextRef)
 }
