@@ -68,7 +68,15 @@ final class MainContextOffMainQueueRule: LintRule {
             """,
         ])
 
+    /// Contexts already reported in a function or closure ("key@frame"), and objects
+    /// whose properties were: one finding leads to the bug.
+    private var reported: Set<String> = []
+
     init() {}
+
+    func leaveFunction(_ walker: SemanticWalker) {
+        reported.removeAll()
+    }
 
     func call(_ call: FunctionCallExprSyntax, _ walker: SemanticWalker) {
         if let member = call.calledExpression.as(MemberAccessExprSyntax.self), member.declName.baseName.text == "performFetch",
@@ -104,10 +112,28 @@ final class MainContextOffMainQueueRule: LintRule {
             report(walker, at: access.declName, doing: Self.extensionUse(use, on: context), on: context)
             return
         }
+        if let base = access.base, case .managedObject(let object) = walker.resolve(base) {
+            objectUse(access, base, object, walker)
+            return
+        }
         guard let base = access.base, CoreDataAPI.contextStateProperties.contains(access.declName.baseName.text),
             !Expressions.isAssignmentTarget(access), let context = walker.context(base), isOffMain(context, walker)
         else { return }
         report(walker, at: access.declName, doing: "\(access.declName.baseName.text) of \(context.described)", on: context)
+    }
+
+    /// A property of an object of a main-queue context, used straight in code that runs
+    /// off the main queue (an object a project function returned, read in a nonisolated
+    /// async function). In a closure that moved it there, object-across-queues reports it;
+    /// where the context itself is reported in the same code, that finding leads there.
+    private func objectUse(_ access: MemberAccessExprSyntax, _ base: ExprSyntax, _ object: ManagedObjectInfo, _ walker: SemanticWalker) {
+        let member = access.declName.baseName.text
+        guard !object.isCollection, !CoreDataAPI.queueFreeObjectMembers.contains(member), !CoreDataAPI.synchronousClosureMethods.contains(member),
+            let context = object.owner, isOffMain(context, walker),
+            walker.binding(named: base).map({ $0.queueDepth == walker.frame.queueDepth || ($0.queueDepth == 0 && !walker.frame.isClosure) }) ?? true,
+            !reported.contains("\(context.key)@\(walker.frame.start)"), reported.insert("object:\(Expressions.text(base))@\(walker.frame.start)").inserted
+        else { return }
+        report(walker, at: access.declName, doing: "using '\(member)' of an object of \(context.described)", on: context)
     }
 
     /// Only where the queue is certainly another: a background queue, or another
@@ -131,6 +157,7 @@ final class MainContextOffMainQueueRule: LintRule {
     }
 
     private func report(_ walker: SemanticWalker, at node: some SyntaxProtocol, doing what: String, on context: ContextRef, fact: String? = nil) {
+        reported.insert("\(context.key)@\(walker.frame.start)")
         report(
             walker, at: node,
             message: "\(what) runs on \(walker.queue.described), off the main queue the context belongs to\(walker.citations(for: context, adding: fact))",

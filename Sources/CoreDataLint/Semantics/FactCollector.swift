@@ -281,8 +281,44 @@ final class FactCollector: SyntaxVisitor {
     }
 
     override func visitPost(_ node: FunctionDeclSyntax) {
+        if let returned = node.signature.returnClause?.type, let body = node.body, let function = functions.last, function.initParameters.isEmpty,
+            !node.signature.parameterClause.parameters.contains(where: { TypeNames.base(of: $0.type) == CoreDataAPI.contextType })
+        {
+            recordPropertyObjectReturn(node.name.text, returned, body, locals: function.locals)
+        }
         functions.removeLast()
         letValues.removeLast()
+    }
+
+    /// A function with no context parameter returning objects of a type by name, whose
+    /// body fetches or looks up objects from one context: a property (`self.context`,
+    /// `stack.context`) or a `let` of the function set from one.
+    private func recordPropertyObjectReturn(_ name: String, _ returned: TypeSyntax, _ body: CodeBlockSyntax, locals: Set<String>) {
+        let element = TypeNames.element(of: returned)
+        guard let type = element ?? TypeNames.base(of: returned), type.first?.isUppercase == true,
+            type != CoreDataAPI.contextType, !type.hasPrefix("NSFetchRequest"), !CoreDataAPI.nonObjectResults.contains(type)
+        else { return }
+        let tokens = Array(body.tokens(viewMode: .sourceAccurate))
+        var sources: Set<String> = []
+        var index = 0
+        while index + 2 < tokens.count {
+            defer { index += 1 }
+            guard tokens[index + 1].tokenKind == .period, ["fetch", "object", "existingObject", "registeredObject"].contains(tokens[index + 2].text),
+                case .identifier = tokens[index].tokenKind
+            else { continue }
+            let receiver = tokens[index].text
+            if locals.contains(receiver) {
+                // A `let` declared once, set from a context property or function.
+                guard let local = letValues.last?[receiver], let value = local, case .name(let source) = Self.evidence(of: Syntax(Expressions.unwrapped(value))) else {
+                    return
+                }
+                sources.insert(source)
+            } else {
+                sources.insert(receiver)
+            }
+        }
+        guard sources.count == 1, let source = sources.first else { return }
+        facts.propertyObjectReturns.append(PropertyObjectReturn(function: name, context: source, type: type, isCollection: element != nil))
     }
 
     /// `nonisolated(nonsending)`, or an `isolated` parameter (`isolation: isolated

@@ -115,6 +115,18 @@ struct ObjectReturn: Sendable, Hashable {
     var isCollection: Bool
 }
 
+/// `func getBookmarks() -> [Bookmark] { let context = stack.context; … context.fetch(…) … }`:
+/// a function that fetches (or looks up) objects from a context property (straight, or
+/// through a `let` set from one) and returns a managed object type: what it returns
+/// belongs to that property's context, wherever the fetch ran.
+struct PropertyObjectReturn: Sendable, Hashable {
+    var function: String
+    /// The context property or context-returning function the objects come from.
+    var context: String
+    var type: String
+    var isCollection: Bool
+}
+
 /// Where a call runs relative to the function that makes it.
 enum CallPlacement: Sendable, Hashable {
     /// Straight in the function's body, or in a closure that runs right there.
@@ -216,6 +228,7 @@ struct FileFacts: Sendable {
     var functions: [FunctionFact] = []
     var contextParameterUses: [ContextParameterUse] = []
     var objectReturns: [ObjectReturn] = []
+    var propertyObjectReturns: [PropertyObjectReturn] = []
     var contextExtensionUses: [ContextExtensionUse] = []
     var closureParameterQueues: [ClosureParameterQueue] = []
     var calls: [CallFact] = []

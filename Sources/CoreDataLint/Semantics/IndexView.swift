@@ -16,6 +16,8 @@ enum IndexQuestion: Hashable, Sendable {
     case hasObjectReturns
     case extensionUse(String)
     case closureParameterQueue(String)
+    case propertyObjectReturn(String)
+    case hasPropertyObjectReturns
     case hasExtensionUses
     case mainActorType(String?)
     case viewController(String?)
@@ -36,6 +38,7 @@ enum IndexAnswer: Hashable, Sendable {
     case objects(ObjectReturn?)
     case extensionUse(ContextExtensionUse?)
     case closureQueue(ClosureParameterQueue?)
+    case propertyObjects(PropertyObjectContext?)
     case text(String?)
     case placement(ConcurrencyPlacement?)
     case session(SessionDelegateQueue?)
@@ -60,6 +63,8 @@ extension ProjectIndex {
         case .extensionUse(let name): .extensionUse(contextExtensionUses[name])
         case .hasExtensionUses: .flag(!contextExtensionUses.isEmpty)
         case .closureParameterQueue(let key): .closureQueue(closureParameterQueues[key])
+        case .propertyObjectReturn(let name): .propertyObjects(propertyObjectReturns[name])
+        case .hasPropertyObjectReturns: .flag(!propertyObjectReturns.isEmpty)
         case .mainActorType(let type): .flag(entryPoints.isMainActor(type))
         case .viewController(let type): .flag(entryPoints.isViewController(type))
         case .swiftUIView(let type): .flag(entryPoints.isSwiftUIView(type))
@@ -163,6 +168,14 @@ final class IndexView {
             if case .use(let use?) = ask(.parameterUse("\(name)(\(argument.label?.text ?? "_"):)")) { return (use, argument.expression) }
         }
         return nil
+    }
+
+    /// The project function a call calls, when it returns objects of a context property.
+    func propertyObjectReturn(of call: FunctionCallExprSyntax) -> PropertyObjectContext? {
+        guard flag(.hasPropertyObjectReturns), let name = Expressions.lastName(call.calledExpression),
+            case .propertyObjects(let returned?) = ask(.propertyObjectReturn(name))
+        else { return nil }
+        return returned
     }
 
     /// The queue a project function runs the closure `closure` is handed as (a trailing

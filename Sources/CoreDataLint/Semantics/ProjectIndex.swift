@@ -12,6 +12,12 @@ struct ContextFact: Sendable, Hashable {
     var makesNew = false
 }
 
+/// What a project function returns: objects of this context property, of known queue.
+struct PropertyObjectContext: Sendable, Hashable {
+    var returned: PropertyObjectReturn
+    var fact: ContextFact
+}
+
 /// Where a function runs, learned from the project.
 struct FunctionQueueFact: Sendable, Hashable {
     enum Queue: Sendable, Hashable {
@@ -69,6 +75,9 @@ struct ProjectIndex: Sendable {
     /// Methods and computed properties of `NSManagedObjectContext` extensions that use a
     /// confined member of `self` straight, by name.
     var contextExtensionUses: [String: ContextExtensionUse] = [:]
+    /// Functions declared once that return objects of a context property whose queue
+    /// the project tells, by name, with that property's fact.
+    var propertyObjectReturns: [String: PropertyObjectContext] = [:]
     /// Closure parameters of functions declared once that the function runs on one
     /// known queue, by "name(label:)", and "name(trailing)" for a function's only one.
     var closureParameterQueues: [String: ClosureParameterQueue] = [:]
@@ -126,6 +135,12 @@ struct ProjectIndex: Sendable {
             guard let first = facts.first else { continue }
             let agreed = facts.allSatisfy { $0 != nil && $0?.queue != .unknown && $0?.queue == first?.queue }
             typedContextProperties["\(protocolType).\(name)"] = agreed ? first : ContextFact(queue: .unknown, files: [])
+        }
+        for file in files {
+            for returned in file.propertyObjectReturns where declaredFunctions[returned.function] == 1 {
+                guard let fact = contextProperties[returned.context] ?? contextFunctions[returned.context], fact.queue != .unknown, !fact.makesNew else { continue }
+                propertyObjectReturns[returned.function] = PropertyObjectContext(returned: returned, fact: fact)
+            }
         }
         functionQueues = CallGraph(
             files: files, entryPoints: entryPoints, contexts: contextProperties, contextFunctions: contextFunctions, declaredElsewhere: declaredElsewhere)

@@ -343,6 +343,10 @@ final class SemanticWalker: SyntaxVisitor {
     /// `Note.recent(in: context)`: a project function that returns objects of the context
     /// it is handed (it fetches from it): they belong to that context.
     private func returnedObjects(_ call: FunctionCallExprSyntax) -> Value? {
+        if let returned = index.propertyObjectReturn(of: call), index.isManagedObjectClass(returned.returned.type) {
+            let owner = ContextRef.indexed(returned.returned.context, returned.fact, currentFile: fileName)
+            return .managedObject(ManagedObjectInfo(owner: owner, isCollection: returned.returned.isCollection))
+        }
         guard let (returned, argument) = index.objectReturn(of: call),
             returned.type == CoreDataAPI.managedObjectType || index.isManagedObjectClass(returned.type)
         else { return nil }
