@@ -146,9 +146,9 @@ final class ContextWithoutPerformRule: LintRule {
     private func report(_ walker: SemanticWalker, at node: some SyntaxProtocol, doing what: String, on context: ContextRef, fact: String? = nil) {
         let fix = context.origin == .backgroundTask
             ? "Do it inside the performBackgroundTask block, or hand back objectIDs (or plain values) to use on the caller's queue."
-            : "Wrap it in \(context.name).perform { } (or performAndWait { } when the result is needed right away)."
+            : "\(context.wrapInPerform) (or performAndWait { } when the result is needed right away)."
         report(
             walker, at: node,
-            message: "\(what) runs on \(walker.queue.described), outside \(context.name).perform { }\(walker.citations(for: context, adding: fact))", fix: fix)
+            message: "\(what) runs on \(walker.queue.described), outside \(context.performBlock)\(walker.citations(for: context, adding: fact))", fix: fix)
     }
 }

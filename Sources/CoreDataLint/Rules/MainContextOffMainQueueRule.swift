@@ -161,6 +161,6 @@ final class MainContextOffMainQueueRule: LintRule {
         report(
             walker, at: node,
             message: "\(what) runs on \(walker.queue.described), off the main queue the context belongs to\(walker.citations(for: context, adding: fact))",
-            fix: "Wrap it in \(context.name).perform { } (which runs it on the main queue), or do the work on a private context and save or merge into \(context.name) from its own queue.")
+            fix: "\(context.wrapInPerform) (which runs it on the main queue), or do the work on a private context and save or merge into \(context.isUnnamed ? "the main-queue context" : context.name) from its own queue.")
     }
 }

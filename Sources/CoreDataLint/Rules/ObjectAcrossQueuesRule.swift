@@ -68,7 +68,7 @@ final class ObjectAcrossQueuesRule: LintRule {
         let idExpression = object.isCollection ? "\(name).map(\\.objectID)" : "\(name).objectID"
         report(
             walker, at: node,
-            message: "\(what) \(owner), but it is used on \(queue.described)",
+            message: "\(what) \(owner), but it is used on \(queue.described)\(walker.citations(for: nil))",
             fix: Self.fix(queue: queue, idExpression: idExpression, name: name))
     }
 

@@ -638,7 +638,7 @@ final class FactCollector: SyntaxVisitor {
             let local = letValues.last?[name], let value = local
         else { return placement }
         switch Self.evidence(of: Syntax(Expressions.unwrapped(value))) {
-        case .queue(.private): return .privateQueue("the queue of the private-queue context '\(name)'")
+        case .queue(.private): return .privateQueue(queue: "the queue of the private-queue context '\(name)'", block: "\(name).perform { }")
         case .name(let made): return .performOnLocal(name, madeBy: made)
         case .queue, .unknown: return placement
         }
@@ -671,7 +671,7 @@ final class FactCollector: SyntaxVisitor {
                 case .main: return .main
                 case .background: return .background
                 case .perform(let base, _): return base.flatMap(Expressions.lastName).map(CallPlacement.perform) ?? .unknown
-                case .privateBlock: return .privateQueue("the queue of performBackgroundTask's context")
+                case .privateBlock: return .privateQueue(queue: "the queue of performBackgroundTask's context", block: "performBackgroundTask { }")
                 case .elsewhere: return .unknown
                 }
             }

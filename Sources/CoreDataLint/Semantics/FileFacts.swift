@@ -137,8 +137,9 @@ enum CallPlacement: Sendable, Hashable {
     case perform(String)
     /// On the queue of a private context no property names: `performBackgroundTask`'s
     /// block, or `perform { }` (not `performAndWait`, which runs on the caller's thread)
-    /// of a local made private right there (`newBackgroundContext()`). The text names it.
-    case privateQueue(String)
+    /// of a local made private right there (`newBackgroundContext()`): the queue's name,
+    /// and the block's, for messages.
+    case privateQueue(queue: String, block: String)
     /// Inside `perform { }` of a local set from a project function or property
     /// (`let derived = storage.newDerivedStorage()`): the local's name, and the name of
     /// what made it, whose queue the index tells.

@@ -614,12 +614,12 @@ private struct CallGraph {
         case .perform(let context):
             guard let fact = contexts[context], fact.queue != .unknown else { return nil }
             return FunctionQueueFact(queue: .context(context), reason: "called only inside \(context).perform { }, as at \(place)")
-        case .privateQueue(let name):
-            return FunctionQueueFact(queue: .privateContext(name), reason: "called only on \(name), as at \(place)")
+        case .privateQueue(let name, let block):
+            return FunctionQueueFact(queue: .privateContext(name), reason: "called only inside \(block), as at \(place)")
         case .performOnLocal(let local, let made):
             guard let fact = contexts[made] ?? contextFunctions[made], fact.queue == .private else { return nil }
             let name = "the queue of the private-queue context '\(local)'"
-            return FunctionQueueFact(queue: .privateContext(name), reason: "called only inside \(local).perform { }, and `\(made)` gives a private-queue context, as at \(place)")
+            return FunctionQueueFact(queue: .privateContext(name), reason: "called only inside \(local).perform { }, a private-queue context (`\(made)`), as at \(place)")
         case .background:
             return FunctionQueueFact(queue: .background, reason: "called only on a background queue, as at \(place)")
         case .direct:

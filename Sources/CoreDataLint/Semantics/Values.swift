@@ -67,14 +67,34 @@ struct ContextRef: Equatable {
     /// Made by an expression and not bound to a name yet.
     var isUnnamed: Bool { key.hasPrefix(Self.unnamedPrefix) }
 
-    /// "the main-queue context 'viewContext'".
+    /// "the main-queue context 'viewContext'"; a context no name holds is named by the
+    /// expression that makes it: "the private-queue context that
+    /// stack.newTaskContext() makes".
     var described: String {
         if origin == .backgroundTask { return "performBackgroundTask's context '\(name)'" }
+        if isUnnamed {
+            switch queue {
+            case .main: return "the main-queue context that \(name) makes"
+            case .private: return "the private-queue context that \(name) makes"
+            case .unknown: return "the context that \(name) makes"
+            }
+        }
         switch queue {
         case .main: return "the main-queue context '\(name)'"
         case .private: return "the private-queue context '\(name)'"
         case .unknown: return "the context '\(name)'"
         }
+    }
+
+    /// "context.perform { }", or "its perform { }" for a context no name holds (each
+    /// `stack.newTaskContext()` is another context: naming the call would be wrong).
+    var performBlock: String { isUnnamed ? "its perform { }" : "\(name).perform { }" }
+
+    /// The fix's start: "Wrap it in context.perform { }", or for a context no name holds,
+    /// "Keep the context in a let (let context = stack.newTaskContext()) and wrap it in
+    /// context.perform { }".
+    var wrapInPerform: String {
+        isUnnamed ? "Keep the context in a let (let context = \(name)) and wrap it in context.perform { }" : "Wrap it in \(name).perform { }"
     }
 
     /// The same context: the same key, and not the same property of two owners told apart.
