@@ -72,7 +72,7 @@ final class ContextWithoutPerformRule: LintRule {
             context.queue == .private, isOutside(context, walker)
         {
             let callee = "\(Expressions.text(call.calledExpression))(\(use.label == "_" ? "_" : use.label):)"
-            let what = "\(callee), which calls \(use.method)() on the context it is handed (\(use.place.described)), called with \(context.described),"
+            let what = "\(callee), which \(use.described) the context it is handed (\(use.place.described)), called with \(context.described),"
             report(walker, at: call, doing: what, on: context)
             return
         }

@@ -94,7 +94,7 @@ final class MainContextOffMainQueueRule: LintRule {
         }
         if let (use, argument) = walker.index.contextParameterUse(of: call), let context = walker.context(argument), isOffMain(context, walker) {
             let callee = "\(Expressions.text(call.calledExpression))(\(use.label == "_" ? "_" : use.label):)"
-            let what = "\(callee), which calls \(use.method)() on the context it is handed (\(use.place.described)), called with \(context.described),"
+            let what = "\(callee), which \(use.described) the context it is handed (\(use.place.described)), called with \(context.described),"
             report(walker, at: call, doing: what, on: context)
             return
         }

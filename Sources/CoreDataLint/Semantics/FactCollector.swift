@@ -137,7 +137,9 @@ final class FactCollector: SyntaxVisitor {
         }
         for binding in node.bindings {
             guard let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text else { continue }
-            if isInContextExtension, let accessors = binding.accessorBlock, let (confined, at) = Self.confinedUseOfSelf(in: Self.getter(of: accessors)) {
+            if isInContextExtension, !Self.isCoreDataMember(name), let accessors = binding.accessorBlock,
+                let (confined, at) = Self.confinedUseOfSelf(in: Self.getter(of: accessors))
+            {
                 facts.contextExtensionUses.append(ContextExtensionUse(member: name, isProperty: true, confined: confined, place: place(at)))
             }
             if name == "unownedExecutor", let type = types.last?.name { facts.customExecutorTypes.insert(type) }
@@ -155,6 +157,12 @@ final class FactCollector: SyntaxVisitor {
     /// Inside `extension NSManagedObjectContext { }`, outside any function.
     private var isInContextExtension: Bool {
         types.last?.name == CoreDataAPI.contextType && !facts.declaredTypes.contains(CoreDataAPI.contextType) && functions.isEmpty
+    }
+
+    /// A context extension member of this name is one of the rules' own: an overload of
+    /// Core Data's `save()` or `fetch(_:)` is already a use, and reported once.
+    private static func isCoreDataMember(_ name: String) -> Bool {
+        CoreDataAPI.contextMethods.contains(name) || CoreDataAPI.contextStateProperties.contains(name)
     }
 
     /// A computed property's getter: the whole block, or its `get { }`.
@@ -258,7 +266,7 @@ final class FactCollector: SyntaxVisitor {
         if let returned = node.signature.returnClause?.type {
             readReturnType(returned, of: node)
         }
-        if isInContextExtension, let body = node.body, let (confined, at) = Self.confinedUseOfSelf(in: Syntax(body)) {
+        if isInContextExtension, !Self.isCoreDataMember(name), let body = node.body, let (confined, at) = Self.confinedUseOfSelf(in: Syntax(body)) {
             facts.contextExtensionUses.append(ContextExtensionUse(member: name, isProperty: false, confined: confined, place: place(at)))
         }
         let parameters = node.signature.parameterClause.parameters
@@ -592,6 +600,19 @@ final class FactCollector: SyntaxVisitor {
         else { return }
         facts.contextParameterUses.append(
             ContextParameterUse(function: function.name, label: label, method: member.declName.baseName.text, place: place(member)))
+    }
+
+    /// `context.hasChanges` read straight in a function whose parameter `context` is a
+    /// context: a getter of its state, a use as a method is.
+    override func visit(_ node: MemberAccessExprSyntax) -> SyntaxVisitorContinueKind {
+        guard let function = functions.last, !function.initParameters.isEmpty, function.name != "init",
+            CoreDataAPI.contextStateProperties.contains(node.declName.baseName.text),
+            let base = node.base?.as(DeclReferenceExprSyntax.self), let label = function.initParameters[base.baseName.text],
+            !Expressions.isAssignmentTarget(node), Self.placement(of: node) == .direct
+        else { return .visitChildren }
+        facts.contextParameterUses.append(
+            ContextParameterUse(function: function.name, label: label, method: node.declName.baseName.text, place: place(node), isGetter: true))
+        return .visitChildren
     }
 
     private func recordInitArguments(_ call: FunctionCallExprSyntax, type: String) {

@@ -73,6 +73,11 @@ struct ContextParameterUse: Sendable, Hashable {
     var label: String
     var method: String
     var place: SourcePlace
+    /// A getter of the context's state (`context.hasChanges`), not a method.
+    var isGetter = false
+
+    /// "calls save() on", "reads hasChanges of".
+    var described: String { isGetter ? "reads \(method) of" : "calls \(method)() on" }
 }
 
 /// `extension NSManagedObjectContext { var uiContext: NSManagedObjectContext? { userInfo["ui"] as? … } }`:

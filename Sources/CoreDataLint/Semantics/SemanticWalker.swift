@@ -433,6 +433,11 @@ final class SemanticWalker: SyntaxVisitor {
                 context.madeInFrame = frame.start
             }
             value = .context(context)
+        } else if case .context(var context) = value, context.key.hasPrefix("function:"), context.name != name {
+            // `let context = db.makeContext(…)`: the code calls it `context`, and so do the
+            // messages and their fixes (`makeContext.perform { }` is no code).
+            context.name = name
+            value = .context(context)
         }
         scopes[scopes.count - 1][name] = Binding(value: value, queueDepth: frame.queueDepth, isParameter: isParameter)
     }
