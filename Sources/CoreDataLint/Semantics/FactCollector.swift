@@ -298,12 +298,20 @@ final class FactCollector: SyntaxVisitor {
         letValues.removeLast()
     }
 
+    /// Standard types no managed object class is named after: a function returning one
+    /// is not read for the objects it returns.
+    private static let plainTypes: Set<String> = [
+        "String", "Int", "Bool", "Double", "Float", "Date", "Data", "URL", "UUID", "Void", "Any", "AnyObject", "Self", "CGFloat",
+        "Int64", "Int32", "Int16", "UInt", "Character", "Substring", "Decimal", "Error", "Result", "Set", "Dictionary", "Array",
+        "Optional", "UIImage", "UIView", "UIViewController", "UIColor", "Color", "View", "Text", "Image", "AnyView", "Bundle",
+    ]
+
     /// A function with no context parameter returning objects of a type by name, whose
     /// body fetches or looks up objects from one context: a property (`self.context`,
     /// `stack.context`) or a `let` of the function set from one.
     private func recordPropertyObjectReturn(_ name: String, _ returned: TypeSyntax, _ body: CodeBlockSyntax, locals: Set<String>) {
         let element = TypeNames.element(of: returned)
-        guard let type = element ?? TypeNames.base(of: returned), type.first?.isUppercase == true,
+        guard let type = element ?? TypeNames.base(of: returned), type.first?.isUppercase == true, !Self.plainTypes.contains(type),
             type != CoreDataAPI.contextType, !type.hasPrefix("NSFetchRequest"), !CoreDataAPI.nonObjectResults.contains(type)
         else { return }
         let tokens = Array(body.tokens(viewMode: .sourceAccurate))
