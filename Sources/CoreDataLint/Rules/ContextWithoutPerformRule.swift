@@ -149,6 +149,7 @@ final class ContextWithoutPerformRule: LintRule {
             : "\(context.wrapInPerform) (or performAndWait { } when the result is needed right away)."
         report(
             walker, at: node,
-            message: "\(what) runs on \(walker.queue.described), outside \(context.performBlock)\(walker.citations(for: context, adding: fact))", fix: fix)
+            message: "\(what) runs on \(walker.queue.described), outside \(context.performBlock)\(walker.citations(for: context, adding: fact ?? walker.neverPerformedReason(context)))",
+            fix: fix)
     }
 }

@@ -143,6 +143,9 @@ final class FactCollector: SyntaxVisitor {
                 facts.contextExtensionUses.append(ContextExtensionUse(member: name, isProperty: true, confined: confined, place: place(at)))
             }
             if name == "unownedExecutor", let type = types.last?.name { facts.customExecutorTypes.insert(type) }
+            if node.modifiers.contains(where: { ["public", "open"].contains($0.name.text) }), name.contains("ontext") {
+                facts.contextNameReads[name] = false
+            }
             if var declaration = contextDeclaration(name, binding, in: node) {
                 declaration.type = types.last?.name
                 declaration.isRequirement = node.parent?.parent?.parent?.parent?.is(ProtocolDeclSyntax.self) == true
@@ -608,6 +611,39 @@ final class FactCollector: SyntaxVisitor {
         else { return }
         facts.contextParameterUses.append(
             ContextParameterUse(function: function.name, label: label, method: member.declName.baseName.text, place: place(member)))
+    }
+
+    /// A read of a name like a context's: whether it only uses a confined member, inserts
+    /// or is assigned (see `FileFacts.contextNameReads`).
+    override func visit(_ node: DeclReferenceExprSyntax) -> SyntaxVisitorContinueKind {
+        let name = node.baseName.text
+        guard name.utf8.count >= 7, name.contains("ontext"), name.first?.isLowercase == true else { return .visitChildren }
+        var read = Syntax(node)
+        if let member = node.parent?.as(MemberAccessExprSyntax.self), member.declName.id == node.id { read = Syntax(member) }
+        let safe = Self.isConfinedUse(read)
+        facts.contextNameReads[name] = (facts.contextNameReads[name] ?? true) && safe
+        return .visitChildren
+    }
+
+    /// `name.save()`, `name?.hasChanges`, `Entity(context: name)`,
+    /// `insertNewObject(forEntityName:into: name)`, `name = …`, `name.mergePolicy = …`.
+    private static func isConfinedUse(_ read: Syntax) -> Bool {
+        var expression = read
+        while let parent = expression.parent, parent.is(OptionalChainingExprSyntax.self) || parent.is(ForceUnwrapExprSyntax.self) {
+            expression = parent
+        }
+        if let member = expression.parent?.as(MemberAccessExprSyntax.self), member.base?.id == expression.id {
+            let used = member.declName.baseName.text
+            return CoreDataAPI.contextMethods.contains(used) || CoreDataAPI.contextStateProperties.contains(used)
+                || ["name", "parent", "persistentStoreCoordinator", "concurrencyType"].contains(used)
+        }
+        if Expressions.isAssignmentTarget(expression) { return true }
+        if let argument = expression.parent?.as(LabeledExprSyntax.self), let call = argument.parent?.parent?.as(FunctionCallExprSyntax.self),
+            let callee = Expressions.lastName(call.calledExpression)
+        {
+            return (argument.label?.text == "context" && callee.first?.isUppercase == true) || (argument.label?.text == "into" && callee == "insertNewObject")
+        }
+        return false
     }
 
     /// `context.hasChanges` read straight in a function whose parameter `context` is a

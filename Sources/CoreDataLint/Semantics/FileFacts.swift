@@ -228,6 +228,11 @@ struct FileFacts: Sendable {
     /// Properties named like a context that hold something else (`var context =
     /// RenderContext()`): a use of that name on a value of unknown type may be either.
     var otherContextNamedProperties: Set<String> = []
+    /// Names like a context's (they contain "ontext") read in this file, and whether
+    /// every read is a use of a confined member, an insert (`Entity(context: name)`) or an
+    /// assignment: false when one calls `perform` on it, hands it on, keeps it in a local,
+    /// or the property is `public`.
+    var contextNameReads: [String: Bool] = [:]
     var contextAssignments: [ContextAssignment] = []
     var initStores: [InitParameterStore] = []
     var initArguments: [InitArgument] = []

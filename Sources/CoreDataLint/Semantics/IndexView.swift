@@ -18,6 +18,7 @@ enum IndexQuestion: Hashable, Sendable {
     case closureParameterQueue(String)
     case propertyObjectReturn(String)
     case hasPropertyObjectReturns
+    case neverPerformed(String)
     case hasExtensionUses
     case mainActorType(String?)
     case viewController(String?)
@@ -65,6 +66,7 @@ extension ProjectIndex {
         case .closureParameterQueue(let key): .closureQueue(closureParameterQueues[key])
         case .propertyObjectReturn(let name): .propertyObjects(propertyObjectReturns[name])
         case .hasPropertyObjectReturns: .flag(!propertyObjectReturns.isEmpty)
+        case .neverPerformed(let name): .flag(neverPerformedContexts.contains(name))
         case .mainActorType(let type): .flag(entryPoints.isMainActor(type))
         case .viewController(let type): .flag(entryPoints.isViewController(type))
         case .swiftUIView(let type): .flag(entryPoints.isSwiftUIView(type))
@@ -169,6 +171,10 @@ final class IndexView {
         }
         return nil
     }
+
+    /// A private context property no code in the project performs on, hands on or keeps
+    /// in a local (and not `public`).
+    func isNeverPerformed(_ name: String) -> Bool { flag(.neverPerformed(name)) }
 
     /// The project function a call calls, when it returns objects of a context property.
     func propertyObjectReturn(of call: FunctionCallExprSyntax) -> PropertyObjectContext? {

@@ -78,6 +78,10 @@ struct ProjectIndex: Sendable {
     /// Functions declared once that return objects of a context property whose queue
     /// the project tells, by name, with that property's fact.
     var propertyObjectReturns: [String: PropertyObjectContext] = [:]
+    /// Private-queue context properties that no code in the project performs on, hands
+    /// on or keeps in a local, and that are not `public`: no caller can be inside their
+    /// `perform`, so a straight use is outside it whoever the caller is.
+    var neverPerformedContexts: Set<String> = []
     /// Closure parameters of functions declared once that the function runs on one
     /// known queue, by "name(label:)", and "name(trailing)" for a function's only one.
     var closureParameterQueues: [String: ClosureParameterQueue] = [:]
@@ -142,6 +146,11 @@ struct ProjectIndex: Sendable {
                 propertyObjectReturns[returned.function] = PropertyObjectContext(returned: returned, fact: fact)
             }
         }
+        var reads: [String: Bool] = [:]
+        for file in files {
+            for (name, safe) in file.contextNameReads { reads[name] = (reads[name] ?? true) && safe }
+        }
+        neverPerformedContexts = Set(reads.filter { $0.value && contextProperties[$0.key]?.queue == .private && contextProperties[$0.key]?.makesNew == false }.keys)
         functionQueues = CallGraph(
             files: files, entryPoints: entryPoints, contexts: contextProperties, contextFunctions: contextFunctions, declaredElsewhere: declaredElsewhere)
             .inferredQueues()

@@ -100,8 +100,19 @@ final class SemanticWalker: SyntaxVisitor {
         switch queue.runs(on: context) {
         case true?: return false
         case false?: return true
-        case nil: return context.isMadeHere && (queue == .caller || context.madeInFrame == frame.start)
+        case nil:
+            if context.isMadeHere { return queue == .caller || context.madeInFrame == frame.start }
+            return context.origin == .property && context.queue == .private && index.isNeverPerformed(context.key)
         }
+    }
+
+    /// Why code here is outside `context`'s queue when only the project tells: no code
+    /// performs on it. Nil otherwise.
+    func neverPerformedReason(_ context: ContextRef) -> String? {
+        guard queue.runs(on: context) == nil, !context.isMadeHere, context.origin == .property, context.queue == .private,
+            index.isNeverPerformed(context.key)
+        else { return nil }
+        return "no code in the project calls \(context.key).perform { } or performAndWait { }, keeps the context in a local or hands it on, so no caller can be inside it"
     }
 
     /// The binding a name refers to here: a local, a parameter or a member of the type.
