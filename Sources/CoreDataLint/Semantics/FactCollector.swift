@@ -697,6 +697,17 @@ final class FactCollector: SyntaxVisitor {
     /// property the index resolves: the call runs on that private context's queue.
     /// `performAndWait` runs its block on the caller's thread, and stays as it was.
     private func refined(_ placement: CallPlacement, _ node: FunctionCallExprSyntax) -> CallPlacement {
+        if case .perform(let name) = placement, let closure = Self.innermostPerform(around: node),
+            case .perform(let base?, let andWait) = ClosurePlacement.shape(of: closure), isSelfProperty(Expressions.unwrapped(base), name),
+            let receiver = node.calledExpression.as(MemberAccessExprSyntax.self)?.base?.as(DeclReferenceExprSyntax.self),
+            let local = letValues.last?[receiver.baseName.text], let value = local.map(Expressions.unwrapped),
+            let made = value.as(FunctionCallExprSyntax.self), made.calledExpression.as(DeclReferenceExprSyntax.self)?.baseName.text.first?.isUppercase == true,
+            !Expressions.mentions(made.arguments, anyOf: ["ontext"])
+        {
+            // `let target = Store(url: url)`: a new instance, whose `prop` this function's
+            // `prop.perform { }` is not (its initializer is handed no context).
+            return .performOnOtherInstance(name, andWait: andWait)
+        }
         guard case .perform(let name) = placement, let closure = Self.innermostPerform(around: node),
             case .perform(let base?, andWait: false) = ClosurePlacement.shape(of: closure),
             let reference = Expressions.unwrapped(base).as(DeclReferenceExprSyntax.self), reference.baseName.text == name,
@@ -707,6 +718,13 @@ final class FactCollector: SyntaxVisitor {
         case .name(let made): return .performOnLocal(name, madeBy: made)
         case .queue, .unknown: return placement
         }
+    }
+
+    /// `prop` or `self.prop`, where `prop` is no local of this function.
+    private func isSelfProperty(_ expression: ExprSyntax, _ name: String) -> Bool {
+        if let member = expression.as(MemberAccessExprSyntax.self) { return Expressions.isSelf(member.base) && member.declName.baseName.text == name }
+        guard let reference = expression.as(DeclReferenceExprSyntax.self), reference.baseName.text == name else { return false }
+        return functions.last?.locals.contains(name) != true
     }
 
     /// The closure a call is in that decides its placement: the innermost one that

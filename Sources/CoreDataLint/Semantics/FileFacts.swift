@@ -149,6 +149,10 @@ enum CallPlacement: Sendable, Hashable {
     /// (`let derived = storage.newDerivedStorage()`): the local's name, and the name of
     /// what made it, whose queue the index tells.
     case performOnLocal(String, madeBy: String)
+    /// `other.method()` inside `self.prop.perform { }` (or `performAndWait`), where `other`
+    /// is a new instance this function made (`let other = Store(url: url)`): the method
+    /// runs on this instance's `prop` queue, not on the new instance's own `prop`.
+    case performOnOtherInstance(String, andWait: Bool)
     /// In a closure handed to an API the linter does not know, or outside any function.
     case unknown
 }

@@ -29,6 +29,9 @@ struct FunctionQueueFact: Sendable, Hashable {
         /// The queue of a private context no property names (`performBackgroundTask`'s,
         /// a local's made private by the caller): off the main queue. The text names it.
         case privateContext(String)
+        /// The queue of the context property with this name of another instance than
+        /// the function's own (`andWait`: inside `performAndWait`, on the caller's thread).
+        case otherInstanceContext(String, andWait: Bool)
         /// A queue of the app's own, off the main queue and every context's:
         /// `DispatchQueue.global().async`, a queue made with `DispatchQueue(label:)`.
         case background
@@ -623,6 +626,11 @@ private struct CallGraph {
         case .perform(let context):
             guard let fact = contexts[context], fact.queue != .unknown else { return nil }
             return FunctionQueueFact(queue: .context(context), reason: "called only inside \(context).perform { }, as at \(place)")
+        case .performOnOtherInstance(let context, let andWait):
+            guard let fact = contexts[context], fact.queue == .private else { return nil }
+            return FunctionQueueFact(
+                queue: .otherInstanceContext(context, andWait: andWait),
+                reason: "called on a new instance, only inside the caller's own \(context).\(andWait ? "performAndWait" : "perform") { }, as at \(place)")
         case .privateQueue(let name, let block):
             return FunctionQueueFact(queue: .privateContext(name), reason: "called only inside \(block), as at \(place)")
         case .performOnLocal(let local, let made):
@@ -650,6 +658,7 @@ private struct CallGraph {
                 case .main: "on the main queue"
                 case .concurrencyExecutor: "on a Swift concurrency executor (an actor's method, a nonisolated async function, a test off the main thread)"
                 case .privateContext(let name): "on \(name)"
+                case .otherInstanceContext(let name, _): "on another instance's \(name) queue"
                 case .background: "on a background queue"
                 }
             return FunctionQueueFact(queue: callerQueue, reason: "called only from code \(on), as from `\(caller)()` at \(place)")

@@ -667,6 +667,16 @@ final class SemanticWalker: SyntaxVisitor {
             let context = ContextRef.indexed(property, fact, currentFile: fileName)
             function.queue = .context(context)
             function.reason = "`\(name)()` runs on \(property)'s queue (\(inferred.reason))"
+        case .otherInstanceContext(let property, let andWait):
+            guard let fact = index.contextProperty(named: property), fact.queue == .private else { return }
+            var context = ContextRef.indexed(property, fact, currentFile: fileName)
+            context.owner = .parameter("another instance")
+            context.name = "another instance's \(property)"
+            function.queue = .context(context)
+            // performAndWait runs its block on the caller's thread: a main-queue context
+            // there is not judged.
+            function.isPerformAndWait = andWait
+            function.reason = "`\(name)()` runs on the queue of another instance's \(property), not its own (\(inferred.reason))"
         case .privateContext(let queueName):
             function.queue = .privateContextQueue(queueName)
             function.reason = "`\(name)()` runs on \(queueName) (\(inferred.reason))"
