@@ -102,16 +102,24 @@ final class SemanticWalker: SyntaxVisitor {
         case false?: return true
         case nil:
             if context.isMadeHere { return queue == .caller || context.madeInFrame == frame.start }
-            return context.origin == .property && context.queue == .private && index.isNeverPerformed(context.key)
+            return isNeverPerformed(context)
         }
+    }
+
+    /// A private context property nothing in the project performs on, used in code Core
+    /// Data does not call on a context's queue itself (a managed object's own methods,
+    /// `willSave` or `awakeFromInsert`, and a fetched results controller's delegate
+    /// methods, `controller…`, run there).
+    private func isNeverPerformed(_ context: ContextRef) -> Bool {
+        guard context.origin == .property, context.queue == .private, !frame.functionName.hasPrefix("controller") else { return false }
+        if let type = typeName, index.isManagedObjectClass(type) { return false }
+        return index.isNeverPerformed(context.key)
     }
 
     /// Why code here is outside `context`'s queue when only the project tells: no code
     /// performs on it. Nil otherwise.
     func neverPerformedReason(_ context: ContextRef) -> String? {
-        guard queue.runs(on: context) == nil, !context.isMadeHere, context.origin == .property, context.queue == .private,
-            index.isNeverPerformed(context.key)
-        else { return nil }
+        guard queue.runs(on: context) == nil, !context.isMadeHere, isNeverPerformed(context) else { return nil }
         return "no code in the project calls \(context.key).perform { } or performAndWait { }, keeps the context in a local or hands it on, so no caller can be inside it"
     }
 
