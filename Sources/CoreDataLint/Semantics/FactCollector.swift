@@ -264,7 +264,8 @@ final class FactCollector: SyntaxVisitor {
                         || Attributes.has("Test", in: node.attributes),
                     isStatic: modifiers.contains("static") || modifiers.contains("class"),
                     isAsync: node.signature.effectSpecifiers?.asyncSpecifier != nil && !Self.runsOnCallersActor(node),
-                    isNonisolated: modifiers.contains("nonisolated"), isTest: Attributes.has("Test", in: node.attributes), place: place(node.name)))
+                    isNonisolated: modifiers.contains("nonisolated"), isTest: Attributes.has("Test", in: node.attributes), place: place(node.name),
+                    objectParameters: Self.objectParameters(node.signature.parameterClause.parameters)))
         }
         if let returned = node.signature.returnClause?.type {
             readReturnType(returned, of: node)
@@ -347,6 +348,39 @@ final class FactCollector: SyntaxVisitor {
             || node.signature.parameterClause.parameters.contains { parameter in
                 parameter.type.as(AttributedTypeSyntax.self)?.specifiers.contains { $0.trimmedDescription == "isolated" } == true
             }
+    }
+
+    /// Parameters typed `Entity` or `[Entity]` (an uppercase name that is no standard
+    /// type nor a context), by label.
+    private static func objectParameters(_ parameters: FunctionParameterListSyntax) -> [String: String] {
+        var result: [String: String] = [:]
+        for parameter in parameters {
+            guard let type = TypeNames.element(of: parameter.type) ?? TypeNames.base(of: parameter.type), type.first?.isUppercase == true,
+                !plainTypes.contains(type), type != CoreDataAPI.contextType
+            else { continue }
+            result[parameter.firstName.text] = (parameter.secondName ?? parameter.firstName).text
+        }
+        return result
+    }
+
+    /// `users` where the caller declared `let users = (try? context.fetch(request)) ?? []`
+    /// (or `try? …`, `try …`): what tells the fetched context's queue.
+    private func fetchedObjectsEvidence(_ argument: ExprSyntax) -> QueueEvidence? {
+        guard let reference = argument.as(DeclReferenceExprSyntax.self), let local = letValues.last?[reference.baseName.text], var value = local
+        else { return nil }
+        if let sequence = value.as(SequenceExprSyntax.self) {
+            // `(try? c.fetch(r)) ?? []`
+            let elements = Array(sequence.elements)
+            guard elements.count == 3, elements[1].as(BinaryOperatorExprSyntax.self)?.operator.text == "??", elements[2].is(ArrayExprSyntax.self) else { return nil }
+            value = elements[0]
+        }
+        value = Expressions.unwrapped(value)
+        if let tried = value.as(TryExprSyntax.self) { value = Expressions.unwrapped(tried.expression) }
+        guard let call = value.as(FunctionCallExprSyntax.self), let member = call.calledExpression.as(MemberAccessExprSyntax.self),
+            member.declName.baseName.text == "fetch", let base = member.base
+        else { return nil }
+        let evidence = Self.evidence(of: Syntax(Expressions.unwrapped(base)))
+        return evidence == .unknown ? nil : evidence
     }
 
     /// The closure parameters `body` calls only on the main queue or only off it
@@ -560,10 +594,14 @@ final class FactCollector: SyntaxVisitor {
         for argument in node.arguments {
             if let referenced = Self.functionValue(argument.expression) { facts.escapingNames.insert(referenced) }
         }
+        var objectArguments: [String: QueueEvidence] = [:]
+        for argument in node.arguments {
+            if let evidence = fetchedObjectsEvidence(argument.expression) { objectArguments[argument.label?.text ?? "_"] = evidence }
+        }
         facts.calls.append(
             CallFact(
                 callee: name, receiverType: receiverType, caller: functions.last?.name, callerType: types.last?.name,
-                placement: refined(Self.placement(of: node), node), place: place(node)))
+                placement: refined(Self.placement(of: node), node), place: place(node), objectArguments: objectArguments))
         return .visitChildren
     }
 

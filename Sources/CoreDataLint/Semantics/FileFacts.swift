@@ -168,6 +168,10 @@ struct CallFact: Sendable {
     var callerType: String?
     var placement: CallPlacement
     var place: SourcePlace
+    /// Arguments, by label, that are a `let` of the caller set to a fetch's result
+    /// (`let users = (try? container.viewContext.fetch(request)) ?? []`), with what tells
+    /// the fetched context's queue. Empty for most calls.
+    var objectArguments: [String: QueueEvidence] = [:]
 }
 
 /// A function or method declared in the project.
@@ -190,6 +194,9 @@ struct FunctionFact: Sendable {
     /// A Swift Testing `@Test`.
     var isTest = false
     var place: SourcePlace
+    /// Parameters whose type is a type name or an array of one (managed objects, maybe),
+    /// by argument label ("_" for none), with their names in the body.
+    var objectParameters: [String: String] = [:]
 }
 
 /// A method with no parameters that builds and returns a fetch request.

@@ -19,6 +19,7 @@ enum IndexQuestion: Hashable, Sendable {
     case propertyObjectReturn(String)
     case hasPropertyObjectReturns
     case neverPerformed(String)
+    case parameterObjects(String)
     case hasExtensionUses
     case mainActorType(String?)
     case viewController(String?)
@@ -40,6 +41,7 @@ enum IndexAnswer: Hashable, Sendable {
     case extensionUse(ContextExtensionUse?)
     case closureQueue(ClosureParameterQueue?)
     case propertyObjects(PropertyObjectContext?)
+    case parameters([ParameterObjects])
     case text(String?)
     case placement(ConcurrencyPlacement?)
     case session(SessionDelegateQueue?)
@@ -67,6 +69,7 @@ extension ProjectIndex {
         case .propertyObjectReturn(let name): .propertyObjects(propertyObjectReturns[name])
         case .hasPropertyObjectReturns: .flag(!propertyObjectReturns.isEmpty)
         case .neverPerformed(let name): .flag(neverPerformedContexts.contains(name))
+        case .parameterObjects(let name): .parameters(parameterObjects[name] ?? [])
         case .mainActorType(let type): .flag(entryPoints.isMainActor(type))
         case .viewController(let type): .flag(entryPoints.isViewController(type))
         case .swiftUIView(let type): .flag(entryPoints.isSwiftUIView(type))
@@ -170,6 +173,12 @@ final class IndexView {
             if case .use(let use?) = ask(.parameterUse("\(name)(\(argument.label?.text ?? "_"):)")) { return (use, argument.expression) }
         }
         return nil
+    }
+
+    /// The parameters of a function whose every call site hands objects of one context.
+    func parameterObjects(of function: String) -> [ParameterObjects] {
+        guard case .parameters(let parameters) = ask(.parameterObjects(function)) else { return [] }
+        return parameters
     }
 
     /// A private context property no code in the project performs on, hands on or keeps

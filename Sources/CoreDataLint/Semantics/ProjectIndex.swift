@@ -12,6 +12,17 @@ struct ContextFact: Sendable, Hashable {
     var makesNew = false
 }
 
+/// A parameter of a project function that every call site hands objects fetched from
+/// one context (`let users = (try? container.viewContext.fetch(r)) ?? []; f(with: users)`).
+struct ParameterObjects: Sendable, Hashable {
+    var parameter: String
+    /// The context's name: `viewContext`, or the property or function the caller fetched from.
+    var context: String
+    var fact: ContextFact
+    /// A call site, for messages.
+    var place: SourcePlace
+}
+
 /// What a project function returns: objects of this context property, of known queue.
 struct PropertyObjectContext: Sendable, Hashable {
     var returned: PropertyObjectReturn
@@ -85,6 +96,9 @@ struct ProjectIndex: Sendable {
     /// on or keeps in a local, and that are not `public`: no caller can be inside their
     /// `perform`, so a straight use is outside it whoever the caller is.
     var neverPerformedContexts: Set<String> = []
+    /// Parameters of functions declared once whose every call site hands objects of one
+    /// context, by function name.
+    var parameterObjects: [String: [ParameterObjects]] = [:]
     /// Closure parameters of functions declared once that the function runs on one
     /// known queue, by "name(label:)", and "name(trailing)" for a function's only one.
     var closureParameterQueues: [String: ClosureParameterQueue] = [:]
@@ -154,9 +168,10 @@ struct ProjectIndex: Sendable {
             for (name, safe) in file.contextNameReads { reads[name] = (reads[name] ?? true) && safe }
         }
         neverPerformedContexts = Set(reads.filter { $0.value && contextProperties[$0.key]?.queue == .private && contextProperties[$0.key]?.makesNew == false }.keys)
-        functionQueues = CallGraph(
+        let callGraph = CallGraph(
             files: files, entryPoints: entryPoints, contexts: contextProperties, contextFunctions: contextFunctions, declaredElsewhere: declaredElsewhere)
-            .inferredQueues()
+        functionQueues = callGraph.inferredQueues()
+        parameterObjects = callGraph.parameterObjects()
     }
 
     /// The function a call calls, when it uses the context handed to it straight on
@@ -563,6 +578,40 @@ private struct CallGraph {
         }
         addMainPaths(&inferred)
         return inferred
+    }
+
+    /// Parameters whose every call site hands objects fetched from one context of known
+    /// queue, for functions declared once that nothing else may call.
+    func parameterObjects() -> [String: [ParameterObjects]] {
+        var result: [String: [ParameterObjects]] = [:]
+        for (name, declared) in functions where declared.count == 1 && !declared[0].objectParameters.isEmpty {
+            let function = declared[0]
+            guard !function.isCalledFromOutside, !escaping.contains(name), let sites = calls[name], !sites.isEmpty else { continue }
+            for (label, parameter) in function.objectParameters {
+                var agreed: (String, ContextFact)?
+                for site in sites {
+                    guard let evidence = site.objectArguments[label], let known = resolve(evidence),
+                        agreed == nil || (agreed?.0 == known.0 && agreed?.1.queue == known.1.queue)
+                    else { agreed = nil; break }
+                    agreed = agreed ?? known
+                }
+                guard let (context, fact) = agreed else { continue }
+                result[name, default: []].append(ParameterObjects(parameter: parameter, context: context, fact: fact, place: sites[0].place))
+            }
+        }
+        return result
+    }
+
+    /// The context a fetch's receiver names: `viewContext`, or a property or function of
+    /// known queue that does not make a new context at each use.
+    private func resolve(_ evidence: QueueEvidence) -> (String, ContextFact)? {
+        switch evidence {
+        case .queue(.main): return ("viewContext", ContextFact(queue: .main, files: []))
+        case .name(let name):
+            guard let fact = contexts[name] ?? contextFunctions[name], fact.queue != .unknown, !fact.makesNew else { return nil }
+            return (name, fact)
+        case .queue, .unknown: return nil
+        }
     }
 
     /// An `async` function not marked `@MainActor`, or an actor's method: Swift

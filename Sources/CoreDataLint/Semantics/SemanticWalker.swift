@@ -582,7 +582,7 @@ final class SemanticWalker: SyntaxVisitor {
             queue: observes ? .postingThread : .caller, functionName: "\(name)()", isActionHandler: isAction,
             isDidSaveObserver: observes, queueDepth: frame.queueDepth + 1, start: node.position.utf8Offset)
         if !observes { placeFunction(&function, node, isIBAction: isIBAction) }
-        enterFunction(function, parameters: node.signature.parameterClause.parameters)
+        enterFunction(function, parameters: node.signature.parameterClause.parameters, function: name)
         return .visitChildren
     }
 
@@ -708,14 +708,19 @@ final class SemanticWalker: SyntaxVisitor {
 
     override func visitPost(_ node: InitializerDeclSyntax) { leaveFunction() }
 
-    private func enterFunction(_ frame: Frame, parameters: FunctionParameterListSyntax) {
+    private func enterFunction(_ frame: Frame, parameters: FunctionParameterListSyntax, function: String? = nil) {
         frames.append(frame)
         pushScope()
+        // Objects every call site hands from one context (a local function's are not).
+        let handed = function != nil && frames.count == 2 ? index.parameterObjects(of: function!) : []
         for parameter in parameters {
             let name = (parameter.secondName ?? parameter.firstName).text
-            bind(
-                name, declaredValue(parameter.type, key: "parameter:\(name)@\(parameter.position.utf8Offset)", name: name, origin: .parameter), at: parameter,
-                isParameter: true)
+            var value = declaredValue(parameter.type, key: "parameter:\(name)@\(parameter.position.utf8Offset)", name: name, origin: .parameter)
+            if case .managedObject(var object) = value, let objects = handed.first(where: { $0.parameter == name }) {
+                object.owner = ContextRef.property(objects.context, queue: objects.fact.queue, citation: "every call of `\(function!)()` hands `\(name)` objects fetched from \(objects.context), as at \(objects.place.described)")
+                value = .managedObject(object)
+            }
+            bind(name, value, at: parameter, isParameter: true)
         }
         for rule in rules { rule.enterFunction(self) }
     }
