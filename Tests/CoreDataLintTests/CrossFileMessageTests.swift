@@ -35,6 +35,46 @@ struct CrossFileMessageTests {
         #expect(finding.message.contains("SyncCoordinator.swift:33"), "\(finding.message)")
     }
 
+    @Test("A context no name holds is named by the call that makes it, and the fix keeps it in a let first")
+    func unnamedContext() {
+        let source = """
+            import CoreData
+            final class Stack {
+                let container = NSPersistentContainer(name: "Notes")
+                func newTaskContext() -> NSManagedObjectContext { container.newBackgroundContext() }
+            }
+            final class Cleaner {
+                let stack = Stack()
+                func clean() throws {
+                    try stack.newTaskContext().save()
+                }
+            }
+            """
+        let findings = Linter().lint(sources: [LintSource(path: "Cleaner.swift", text: source)]).findings
+        #expect(findings.count == 1, "\(findings)")
+        let finding = findings.first
+        // Each call makes another context: `stack.newTaskContext().perform { }` would not be
+        // the context the save used.
+        #expect(finding?.message.contains("the private-queue context that stack.newTaskContext() makes") == true, "\(finding?.message ?? "")")
+        #expect(finding?.message.contains("outside its perform { }") == true, "\(finding?.message ?? "")")
+        #expect(finding?.fix.hasPrefix("Keep the context in a let (let context = stack.newTaskContext()) and wrap it in context.perform { }") == true, "\(finding?.fix ?? "")")
+    }
+
+    @Test("Queues inherited from callers, extensions and closure callees: the message names where the queue comes from")
+    func inheritedQueues() throws {
+        let helper = try Self.finding(in: "InheritedQueues", file: "Ledger.swift", line: 106)
+        #expect(helper.message.contains("`clearShownEntries()` runs on the queue of the private-queue context 'importContext'"), "\(helper.message)")
+        #expect(helper.message.contains("called only from code on the queue of the private-queue context 'importContext', as from `rebuildEntries()`"), "\(helper.message)")
+        let append = try Self.finding(in: "InheritedQueues", file: "Ledger.swift", line: 57)
+        #expect(append.message.contains("called only inside performBackgroundTask { }, as at Ledger.swift:"), "\(append.message)")
+        let compact = try Self.finding(in: "InheritedQueues", file: "Ledger.swift", line: 34)
+        #expect(compact.message.contains("`compactJournal()` runs on a background queue"), "\(compact.message)")
+        let extensionUse = try Self.finding(in: "InheritedQueues", file: "Album.swift", line: 50)
+        #expect(extensionUse.message.contains("editedAlbumName, an NSManagedObjectContext extension that reads userInfo of its receiver (Album.swift:30)"), "\(extensionUse.message)")
+        let callback = try Self.finding(in: "InheritedQueues", file: "Album.swift", line: 95)
+        #expect(callback.message.contains("`send(completion:)` runs the closure on the main queue (Album.swift:79)"), "\(callback.message)")
+    }
+
     @Test("A stack's let property set in its initializer from a factory: the initializer's line cited")
     func stackKit() throws {
         let finding = try Self.finding(in: "StackKit", file: "CoreDataStackTests.swift", line: 22)

@@ -55,6 +55,12 @@ final class ContextWithoutPerformRule: LintRule {
     }
 
     func call(_ call: FunctionCallExprSyntax, _ walker: SemanticWalker) {
+        if let member = call.calledExpression.as(MemberAccessExprSyntax.self), member.declName.baseName.text == "performFetch",
+            let base = member.base, case .fetchedResultsController(let context) = walker.resolve(base), context.queue == .private, isOutside(context, walker)
+        {
+            report(walker, at: member.declName, doing: "performFetch() of \(Expressions.text(base)), a fetched results controller over \(context.described),", on: context)
+            return
+        }
         if let member = call.calledExpression.as(MemberAccessExprSyntax.self),
             CoreDataAPI.contextMethods.contains(member.declName.baseName.text),
             let context = walker.context(member.base), context.queue == .private, isOutside(context, walker)
@@ -66,18 +72,22 @@ final class ContextWithoutPerformRule: LintRule {
             context.queue == .private, isOutside(context, walker)
         {
             let callee = "\(Expressions.text(call.calledExpression))(\(use.label == "_" ? "_" : use.label):)"
-            let what = "\(callee), which calls \(use.method)() on the context it is handed (\(use.place.described)), called with \(context.described),"
+            let what = "\(callee), which \(use.described) the context it is handed (\(use.place.described)), called with \(context.described),"
             report(walker, at: call, doing: what, on: context)
             return
         }
         if Self.mayInsert(call, walker), case .managedObject(let object) = walker.resolve(ExprSyntax(call)), object.isInsertedHere,
             let context = object.owner, context.queue == .private, isOutside(context, walker)
         {
-            report(walker, at: call, doing: "inserting \(Expressions.text(call.calledExpression)) into \(context.described)", on: context)
+            report(walker, at: call, doing: "inserting \(Self.inserted(call, walker)) into \(context.described)", on: context)
         }
     }
 
     func memberAccess(_ access: MemberAccessExprSyntax, _ walker: SemanticWalker) {
+        if let use = walker.index.contextExtensionUse(access), let context = walker.context(access.base), context.queue == .private, !Expressions.isAssignmentTarget(access), isOutside(context, walker) {
+            report(walker, at: access.declName, doing: Self.extensionUse(use, on: context), on: context)
+            return
+        }
         guard let base = access.base else { return }
         let member = access.declName.baseName.text
         switch walker.resolve(base) {
@@ -106,6 +116,16 @@ final class ContextWithoutPerformRule: LintRule {
     private static func mayInsert(_ call: FunctionCallExprSyntax, _ walker: SemanticWalker) -> Bool {
         guard let name = Expressions.lastName(call.calledExpression) else { return false }
         return name == "insertNewObject" || walker.index.isManagedObjectClass(name)
+            || (name == "init" && Expressions.isSelf(call.calledExpression.as(MemberAccessExprSyntax.self)?.base))
+    }
+
+    /// What a call inserts, for messages: `Note`, or `Note (self.init(context:))` in a
+    /// convenience initializer.
+    static func inserted(_ call: FunctionCallExprSyntax, _ walker: SemanticWalker) -> String {
+        guard let member = call.calledExpression.as(MemberAccessExprSyntax.self), member.declName.baseName.text == "init" else {
+            return Expressions.text(call.calledExpression)
+        }
+        return "\(walker.typeName ?? "the object") (self.init(context:))"
     }
 
     /// Whether code here runs outside the context's queue: straight in the function or
@@ -116,12 +136,20 @@ final class ContextWithoutPerformRule: LintRule {
         walker.isOutside(context)
     }
 
+    /// "userInterfaceContext, an NSManagedObjectContext extension that reads userInfo (Context+UI.swift:7), on the main-queue context 'managedObjectContext',".
+    static func extensionUse(_ use: ContextExtensionUse, on context: ContextRef) -> String {
+        let member = use.isProperty ? use.member : "\(use.member)()"
+        let verb = CoreDataAPI.contextMethods.contains(use.confined) ? "calls \(use.confined)() on" : "reads \(use.confined) of"
+        return "\(member), an NSManagedObjectContext extension that \(verb) its receiver (\(use.place.described)), on \(context.described),"
+    }
+
     private func report(_ walker: SemanticWalker, at node: some SyntaxProtocol, doing what: String, on context: ContextRef, fact: String? = nil) {
         let fix = context.origin == .backgroundTask
             ? "Do it inside the performBackgroundTask block, or hand back objectIDs (or plain values) to use on the caller's queue."
-            : "Wrap it in \(context.name).perform { } (or performAndWait { } when the result is needed right away)."
+            : "\(context.wrapInPerform) (or performAndWait { } when the result is needed right away)."
         report(
             walker, at: node,
-            message: "\(what) runs on \(walker.queue.described), outside \(context.name).perform { }\(walker.citations(for: context, adding: fact))", fix: fix)
+            message: "\(what) runs on \(walker.queue.described), outside \(context.performBlock)\(walker.citations(for: context, adding: fact ?? walker.neverPerformedReason(context)))",
+            fix: fix)
     }
 }

@@ -68,9 +68,23 @@ final class MainContextOffMainQueueRule: LintRule {
             """,
         ])
 
+    /// Contexts already reported in a function or closure ("key@frame"), and objects
+    /// whose properties were: one finding leads to the bug.
+    private var reported: Set<String> = []
+
     init() {}
 
+    func leaveFunction(_ walker: SemanticWalker) {
+        reported.removeAll()
+    }
+
     func call(_ call: FunctionCallExprSyntax, _ walker: SemanticWalker) {
+        if let member = call.calledExpression.as(MemberAccessExprSyntax.self), member.declName.baseName.text == "performFetch",
+            let base = member.base, case .fetchedResultsController(let context) = walker.resolve(base), isOffMain(context, walker)
+        {
+            report(walker, at: member.declName, doing: "performFetch() of \(Expressions.text(base)), a fetched results controller over \(context.described),", on: context)
+            return
+        }
         if let member = call.calledExpression.as(MemberAccessExprSyntax.self),
             CoreDataAPI.contextMethods.contains(member.declName.baseName.text),
             let context = walker.context(member.base), isOffMain(context, walker)
@@ -80,23 +94,46 @@ final class MainContextOffMainQueueRule: LintRule {
         }
         if let (use, argument) = walker.index.contextParameterUse(of: call), let context = walker.context(argument), isOffMain(context, walker) {
             let callee = "\(Expressions.text(call.calledExpression))(\(use.label == "_" ? "_" : use.label):)"
-            let what = "\(callee), which calls \(use.method)() on the context it is handed (\(use.place.described)), called with \(context.described),"
+            let what = "\(callee), which \(use.described) the context it is handed (\(use.place.described)), called with \(context.described),"
             report(walker, at: call, doing: what, on: context)
             return
         }
         guard let name = Expressions.lastName(call.calledExpression),
-            name == "insertNewObject" || walker.index.isManagedObjectClass(name),
+            name == "insertNewObject" || walker.index.isManagedObjectClass(name)
+                || (name == "init" && Expressions.isSelf(call.calledExpression.as(MemberAccessExprSyntax.self)?.base)),
             case .managedObject(let object) = walker.resolve(ExprSyntax(call)), object.isInsertedHere,
             let context = object.owner, isOffMain(context, walker)
         else { return }
-        report(walker, at: call, doing: "inserting \(Expressions.text(call.calledExpression)) into \(context.described)", on: context)
+        report(walker, at: call, doing: "inserting \(ContextWithoutPerformRule.inserted(call, walker)) into \(context.described)", on: context)
     }
 
     func memberAccess(_ access: MemberAccessExprSyntax, _ walker: SemanticWalker) {
+        if let use = walker.index.contextExtensionUse(access), let context = walker.context(access.base), !Expressions.isAssignmentTarget(access), isOffMain(context, walker) {
+            report(walker, at: access.declName, doing: Self.extensionUse(use, on: context), on: context)
+            return
+        }
+        if let base = access.base, case .managedObject(let object) = walker.resolve(base) {
+            objectUse(access, base, object, walker)
+            return
+        }
         guard let base = access.base, CoreDataAPI.contextStateProperties.contains(access.declName.baseName.text),
             !Expressions.isAssignmentTarget(access), let context = walker.context(base), isOffMain(context, walker)
         else { return }
         report(walker, at: access.declName, doing: "\(access.declName.baseName.text) of \(context.described)", on: context)
+    }
+
+    /// A property of an object of a main-queue context, used straight in code that runs
+    /// off the main queue (an object a project function returned, read in a nonisolated
+    /// async function). In a closure that moved it there, object-across-queues reports it;
+    /// where the context itself is reported in the same code, that finding leads there.
+    private func objectUse(_ access: MemberAccessExprSyntax, _ base: ExprSyntax, _ object: ManagedObjectInfo, _ walker: SemanticWalker) {
+        let member = access.declName.baseName.text
+        guard !object.isCollection, !CoreDataAPI.queueFreeObjectMembers.contains(member), !CoreDataAPI.synchronousClosureMethods.contains(member),
+            let context = object.owner, isOffMain(context, walker),
+            walker.binding(named: base).map({ $0.queueDepth == walker.frame.queueDepth || ($0.queueDepth == 0 && !walker.frame.isClosure) }) ?? true,
+            !reported.contains("\(context.key)@\(walker.frame.start)"), reported.insert("object:\(Expressions.text(base))@\(walker.frame.start)").inserted
+        else { return }
+        report(walker, at: access.declName, doing: "using '\(member)' of an object of \(context.described)", on: context)
     }
 
     /// Only where the queue is certainly another: a background queue, or another
@@ -106,16 +143,24 @@ final class MainContextOffMainQueueRule: LintRule {
     private func isOffMain(_ context: ContextRef, _ walker: SemanticWalker) -> Bool {
         guard context.queue == .main else { return false }
         switch walker.queue {
-        case .background: return true
+        case .background, .privateContextQueue: return true
         case .context: return !walker.frame.isPerformAndWait && walker.queue.runs(on: context) == false
         case .main, .caller, .postingThread, .unknown: return false
         }
     }
 
+    /// "userInterfaceContext, an NSManagedObjectContext extension that reads userInfo (Context+UI.swift:7), on the main-queue context 'managedObjectContext',".
+    static func extensionUse(_ use: ContextExtensionUse, on context: ContextRef) -> String {
+        let member = use.isProperty ? use.member : "\(use.member)()"
+        let verb = CoreDataAPI.contextMethods.contains(use.confined) ? "calls \(use.confined)() on" : "reads \(use.confined) of"
+        return "\(member), an NSManagedObjectContext extension that \(verb) its receiver (\(use.place.described)), on \(context.described),"
+    }
+
     private func report(_ walker: SemanticWalker, at node: some SyntaxProtocol, doing what: String, on context: ContextRef, fact: String? = nil) {
+        reported.insert("\(context.key)@\(walker.frame.start)")
         report(
             walker, at: node,
             message: "\(what) runs on \(walker.queue.described), off the main queue the context belongs to\(walker.citations(for: context, adding: fact))",
-            fix: "Wrap it in \(context.name).perform { } (which runs it on the main queue), or do the work on a private context and save or merge into \(context.name) from its own queue.")
+            fix: "\(context.wrapInPerform) (which runs it on the main queue), or do the work on a private context and save or merge into \(context.isUnnamed ? "the main-queue context" : context.name) from its own queue.")
     }
 }

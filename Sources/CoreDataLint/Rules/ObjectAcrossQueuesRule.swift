@@ -68,7 +68,7 @@ final class ObjectAcrossQueuesRule: LintRule {
         let idExpression = object.isCollection ? "\(name).map(\\.objectID)" : "\(name).objectID"
         report(
             walker, at: node,
-            message: "\(what) \(owner), but it is used on \(queue.described)",
+            message: "\(what) \(owner), but it is used on \(queue.described)\(walker.citations(for: nil))",
             fix: Self.fix(queue: queue, idExpression: idExpression, name: name))
     }
 
@@ -93,6 +93,8 @@ final class ObjectAcrossQueuesRule: LintRule {
         case .context(let context):
             guard let owner = object.owner else { return context.origin == .backgroundTask }
             return queue.runs(on: owner) == false
+        case .privateContextQueue:
+            return object.owner?.queue == .main
         case .caller, .postingThread, .unknown:
             return false
         }

@@ -43,7 +43,10 @@ struct ClosurePlacement {
             }
             return
         }
-        guard let member = call.calledExpression.as(MemberAccessExprSyntax.self) else { return }
+        guard let member = call.calledExpression.as(MemberAccessExprSyntax.self) else {
+            placeByCallee(call, closure, label, walker)
+            return
+        }
         let method = member.declName.baseName.text
         let base = member.base.map(Expressions.unwrapped)
         if method == "loadPersistentStores", !Self.addsStoresAsynchronously(around: call) {
@@ -122,7 +125,22 @@ struct ClosurePlacement {
             frame.isDidSaveObserver = true
             frame.queue = Self.observerQueue(queue)
         default:
-            return
+            placeByCallee(call, closure, label, walker)
+        }
+    }
+
+    /// A closure handed to a project function that runs that closure parameter only on
+    /// one queue (`DispatchQueue.main.async { success(data) }` in its body).
+    private mutating func placeByCallee(_ call: FunctionCallExprSyntax, _ closure: ClosureExprSyntax, _ label: String?, _ walker: SemanticWalker) {
+        guard let known = walker.index.closureParameterQueue(of: call, closure: closure, label: label) else { return }
+        let callee = "`\(known.function)(\(known.label == "_" ? "_" : known.label):)`"
+        switch known.queue {
+        case .main:
+            frame.queue = .main
+            frame.reason = "\(callee) runs the closure on the main queue (\(known.place.described))"
+        case .background:
+            frame.queue = .background("the queue \(callee) runs the closure on")
+            frame.reason = "\(callee) runs the closure off the main queue and every context's (\(known.place.described))"
         }
     }
 
@@ -134,7 +152,9 @@ struct ClosurePlacement {
         case main
         case background
         /// `x.perform { }`, `x.performAndWait { }`.
-        case perform(ExprSyntax?)
+        case perform(ExprSyntax?, andWait: Bool)
+        /// `performBackgroundTask { }`: a new private context's queue.
+        case privateBlock
         case elsewhere
     }
 
@@ -155,7 +175,9 @@ struct ClosurePlacement {
         default: break
         }
         if method == "detached", base.flatMap(Expressions.lastName) == "Task" { return .background }
-        if method == "perform" || method == "performAndWait" { return .perform(base) }
+        if method == "perform" || method == "performAndWait" { return .perform(base, andWait: method == "performAndWait") }
+        if method == "performBackgroundTask" { return .privateBlock }
+        if method == "async" || method == "asyncAfter", let base, isOwnQueue(base, around: closure) { return .background }
         return .elsewhere
     }
 
@@ -192,6 +214,43 @@ struct ClosurePlacement {
         default:
             return nil
         }
+    }
+
+    /// `queue` or `self.queue` where the code around declares `let queue =
+    /// DispatchQueue(label: …)`: a local of an enclosing block, or a `let` property of
+    /// the enclosing type. Read from the syntax alone, for the first pass.
+    static func isOwnQueue(_ base: ExprSyntax, around closure: ClosureExprSyntax) -> Bool {
+        let name: String
+        if let reference = base.as(DeclReferenceExprSyntax.self) {
+            name = reference.baseName.text
+        } else if let member = base.as(MemberAccessExprSyntax.self), Expressions.isSelf(member.base) {
+            name = member.declName.baseName.text
+        } else {
+            return false
+        }
+        var current = Syntax(closure).parent
+        while let node = current {
+            let declarations: [VariableDeclSyntax]
+            if let block = node.as(CodeBlockItemListSyntax.self) {
+                declarations = block.compactMap { $0.item.as(VariableDeclSyntax.self) }
+            } else if let members = node.as(MemberBlockItemListSyntax.self) {
+                declarations = members.compactMap { $0.decl.as(VariableDeclSyntax.self) }
+            } else {
+                current = node.parent
+                continue
+            }
+            for variable in declarations where variable.bindingSpecifier.tokenKind == .keyword(.let) {
+                for binding in variable.bindings where binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text == name {
+                    guard let call = binding.initializer?.value.as(FunctionCallExprSyntax.self) else { return false }
+                    return call.calledExpression.as(DeclReferenceExprSyntax.self)?.baseName.text == "DispatchQueue"
+                        && Expressions.argument("label", of: call) != nil
+                }
+            }
+            // The type's members end the search: an outer type's property is not `self`'s.
+            if node.is(MemberBlockItemListSyntax.self) { return false }
+            current = node.parent
+        }
+        return false
     }
 
     /// `OperationQueue()`: a queue of the app's own, off the main queue.

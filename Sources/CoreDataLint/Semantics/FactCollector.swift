@@ -137,7 +137,15 @@ final class FactCollector: SyntaxVisitor {
         }
         for binding in node.bindings {
             guard let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text else { continue }
+            if isInContextExtension, !Self.isCoreDataMember(name), let accessors = binding.accessorBlock,
+                let (confined, at) = Self.confinedUseOfSelf(in: Self.getter(of: accessors))
+            {
+                facts.contextExtensionUses.append(ContextExtensionUse(member: name, isProperty: true, confined: confined, place: place(at)))
+            }
             if name == "unownedExecutor", let type = types.last?.name { facts.customExecutorTypes.insert(type) }
+            if node.modifiers.contains(where: { ["public", "open"].contains($0.name.text) }), name.contains("ontext") {
+                facts.contextNameReads[name] = false
+            }
             if var declaration = contextDeclaration(name, binding, in: node) {
                 declaration.type = types.last?.name
                 declaration.isRequirement = node.parent?.parent?.parent?.parent?.is(ProtocolDeclSyntax.self) == true
@@ -147,6 +155,62 @@ final class FactCollector: SyntaxVisitor {
             }
         }
         return .visitChildren
+    }
+
+    /// Inside `extension NSManagedObjectContext { }`, outside any function.
+    private var isInContextExtension: Bool {
+        types.last?.name == CoreDataAPI.contextType && !facts.declaredTypes.contains(CoreDataAPI.contextType) && functions.isEmpty
+    }
+
+    /// A context extension member of this name is one of the rules' own: an overload of
+    /// Core Data's `save()` or `fetch(_:)` is already a use, and reported once.
+    private static func isCoreDataMember(_ name: String) -> Bool {
+        CoreDataAPI.contextMethods.contains(name) || CoreDataAPI.contextStateProperties.contains(name)
+    }
+
+    /// A computed property's getter: the whole block, or its `get { }`.
+    private static func getter(of accessors: AccessorBlockSyntax) -> Syntax {
+        if case .accessors(let list) = accessors.accessors, let get = list.first(where: { $0.accessorSpecifier.tokenKind == .keyword(.get) })?.body {
+            return Syntax(get)
+        }
+        return Syntax(accessors)
+    }
+
+    /// The first member Core Data confines to a context's queue that `body` uses on
+    /// `self` (`userInfo`, `self.hasChanges`, `fetch(request)`, `try save()`), straight
+    /// in the body: not inside a closure that runs elsewhere (a `perform { }` block).
+    static func confinedUseOfSelf(in body: Syntax) -> (String, Syntax)? {
+        for token in body.tokens(viewMode: .sourceAccurate) {
+            guard case .identifier = token.tokenKind else { continue }
+            let name = token.text
+            let isMethod = CoreDataAPI.contextMethods.contains(name), isState = CoreDataAPI.contextStateProperties.contains(name)
+            guard isMethod || isState, let reference = token.parent?.as(DeclReferenceExprSyntax.self) else { continue }
+            var expression = ExprSyntax(reference)
+            if let member = reference.parent?.as(MemberAccessExprSyntax.self) {
+                // `self.userInfo`; `other.userInfo` is another context's.
+                guard member.declName.id == reference.id, Expressions.isSelf(member.base) else { continue }
+                expression = ExprSyntax(member)
+            }
+            let isCalled = expression.parent?.as(FunctionCallExprSyntax.self)?.calledExpression.id == expression.id
+            // A method is a use when called; a state property when read (its setter is thread-safe).
+            guard isMethod ? isCalled : (!isCalled && !Expressions.isAssignmentTarget(expression)) else { continue }
+            guard runsStraight(expression, in: body) else { continue }
+            return (name, Syntax(expression))
+        }
+        return nil
+    }
+
+    /// Whether `node` runs where `body` does: no closure between them runs elsewhere.
+    private static func runsStraight(_ node: some SyntaxProtocol, in body: Syntax) -> Bool {
+        var current = Syntax(node).parent
+        while let syntax = current, syntax.id != body.id {
+            if syntax.is(FunctionDeclSyntax.self) { return false }
+            if let closure = syntax.as(ClosureExprSyntax.self), case .here = ClosurePlacement.shape(of: closure) {} else if syntax.is(ClosureExprSyntax.self) {
+                return false
+            }
+            current = syntax.parent
+        }
+        return true
     }
 
     private func contextDeclaration(_ name: String, _ binding: PatternBindingSyntax, in variable: VariableDeclSyntax) -> ContextDeclaration? {
@@ -200,10 +264,14 @@ final class FactCollector: SyntaxVisitor {
                         || Attributes.has("Test", in: node.attributes),
                     isStatic: modifiers.contains("static") || modifiers.contains("class"),
                     isAsync: node.signature.effectSpecifiers?.asyncSpecifier != nil && !Self.runsOnCallersActor(node),
-                    isNonisolated: modifiers.contains("nonisolated"), isTest: Attributes.has("Test", in: node.attributes), place: place(node.name)))
+                    isNonisolated: modifiers.contains("nonisolated"), isTest: Attributes.has("Test", in: node.attributes), place: place(node.name),
+                    objectParameters: Self.objectParameters(node.signature.parameterClause.parameters)))
         }
         if let returned = node.signature.returnClause?.type {
             readReturnType(returned, of: node)
+        }
+        if isInContextExtension, !Self.isCoreDataMember(name), let body = node.body, let (confined, at) = Self.confinedUseOfSelf(in: Syntax(body)) {
+            facts.contextExtensionUses.append(ContextExtensionUse(member: name, isProperty: false, confined: confined, place: place(at)))
         }
         let parameters = node.signature.parameterClause.parameters
         var contextParameters: [String: String] = [:]
@@ -213,14 +281,64 @@ final class FactCollector: SyntaxVisitor {
         if !contextParameters.isEmpty, let returned = node.signature.returnClause?.type, let body = node.body {
             recordObjectReturn(name, returned, contextParameters, body)
         }
+        if let body = node.body { recordClosureParameterQueues(name, parameters, body) }
+        // A @MainActor or async function does not run on its caller's queue: its use of a
+        // context parameter is not the caller's.
+        if Attributes.has("MainActor", in: node.attributes) || type?.isMainActor == true || node.signature.effectSpecifiers?.asyncSpecifier != nil {
+            contextParameters = [:]
+        }
         functions.append((name, Set(parameters.map { ($0.secondName ?? $0.firstName).text }), contextParameters))
         letValues.append([:])
         return .visitChildren
     }
 
     override func visitPost(_ node: FunctionDeclSyntax) {
+        if let returned = node.signature.returnClause?.type, let body = node.body, let function = functions.last, function.initParameters.isEmpty,
+            !node.signature.parameterClause.parameters.contains(where: { TypeNames.base(of: $0.type) == CoreDataAPI.contextType })
+        {
+            recordPropertyObjectReturn(node.name.text, returned, body, locals: function.locals)
+        }
         functions.removeLast()
         letValues.removeLast()
+    }
+
+    /// Standard types no managed object class is named after: a function returning one
+    /// is not read for the objects it returns.
+    private static let plainTypes: Set<String> = [
+        "String", "Int", "Bool", "Double", "Float", "Date", "Data", "URL", "UUID", "Void", "Any", "AnyObject", "Self", "CGFloat",
+        "Int64", "Int32", "Int16", "UInt", "Character", "Substring", "Decimal", "Error", "Result", "Set", "Dictionary", "Array",
+        "Optional", "UIImage", "UIView", "UIViewController", "UIColor", "Color", "View", "Text", "Image", "AnyView", "Bundle",
+    ]
+
+    /// A function with no context parameter returning objects of a type by name, whose
+    /// body fetches or looks up objects from one context: a property (`self.context`,
+    /// `stack.context`) or a `let` of the function set from one.
+    private func recordPropertyObjectReturn(_ name: String, _ returned: TypeSyntax, _ body: CodeBlockSyntax, locals: Set<String>) {
+        let element = TypeNames.element(of: returned)
+        guard let type = element ?? TypeNames.base(of: returned), type.first?.isUppercase == true, !Self.plainTypes.contains(type),
+            type != CoreDataAPI.contextType, !type.hasPrefix("NSFetchRequest"), !CoreDataAPI.nonObjectResults.contains(type)
+        else { return }
+        let tokens = Array(body.tokens(viewMode: .sourceAccurate))
+        var sources: Set<String> = []
+        var index = 0
+        while index + 2 < tokens.count {
+            defer { index += 1 }
+            guard tokens[index + 1].tokenKind == .period, ["fetch", "object", "existingObject", "registeredObject"].contains(tokens[index + 2].text),
+                case .identifier = tokens[index].tokenKind
+            else { continue }
+            let receiver = tokens[index].text
+            if locals.contains(receiver) {
+                // A `let` declared once, set from a context property or function.
+                guard let local = letValues.last?[receiver], let value = local, case .name(let source) = Self.evidence(of: Syntax(Expressions.unwrapped(value))) else {
+                    return
+                }
+                sources.insert(source)
+            } else {
+                sources.insert(receiver)
+            }
+        }
+        guard sources.count == 1, let source = sources.first else { return }
+        facts.propertyObjectReturns.append(PropertyObjectReturn(function: name, context: source, type: type, isCollection: element != nil))
     }
 
     /// `nonisolated(nonsending)`, or an `isolated` parameter (`isolation: isolated
@@ -230,6 +348,99 @@ final class FactCollector: SyntaxVisitor {
             || node.signature.parameterClause.parameters.contains { parameter in
                 parameter.type.as(AttributedTypeSyntax.self)?.specifiers.contains { $0.trimmedDescription == "isolated" } == true
             }
+    }
+
+    /// Parameters typed `Entity` or `[Entity]` (an uppercase name that is no standard
+    /// type nor a context), by label.
+    private static func objectParameters(_ parameters: FunctionParameterListSyntax) -> [String: String] {
+        var result: [String: String] = [:]
+        for parameter in parameters {
+            guard let type = TypeNames.element(of: parameter.type) ?? TypeNames.base(of: parameter.type), type.first?.isUppercase == true,
+                !plainTypes.contains(type), type != CoreDataAPI.contextType
+            else { continue }
+            result[parameter.firstName.text] = (parameter.secondName ?? parameter.firstName).text
+        }
+        return result
+    }
+
+    /// `users` where the caller declared `let users = (try? context.fetch(request)) ?? []`
+    /// (or `try? …`, `try …`): what tells the fetched context's queue.
+    private func fetchedObjectsEvidence(_ argument: ExprSyntax) -> QueueEvidence? {
+        guard let reference = argument.as(DeclReferenceExprSyntax.self), let local = letValues.last?[reference.baseName.text], var value = local
+        else { return nil }
+        if let sequence = value.as(SequenceExprSyntax.self) {
+            // `(try? c.fetch(r)) ?? []`
+            let elements = Array(sequence.elements)
+            guard elements.count == 3, elements[1].as(BinaryOperatorExprSyntax.self)?.operator.text == "??", elements[2].is(ArrayExprSyntax.self) else { return nil }
+            value = elements[0]
+        }
+        value = Expressions.unwrapped(value)
+        if let tried = value.as(TryExprSyntax.self) { value = Expressions.unwrapped(tried.expression) }
+        guard let call = value.as(FunctionCallExprSyntax.self), let member = call.calledExpression.as(MemberAccessExprSyntax.self),
+            member.declName.baseName.text == "fetch", let base = member.base
+        else { return nil }
+        let evidence = Self.evidence(of: Syntax(Expressions.unwrapped(base)))
+        return evidence == .unknown ? nil : evidence
+    }
+
+    /// The closure parameters `body` calls only on the main queue or only off it
+    /// (`DispatchQueue.main.async { success(data) }`, `Task.detached(operation: body)`),
+    /// and uses in no other way.
+    private func recordClosureParameterQueues(_ function: String, _ parameters: FunctionParameterListSyntax, _ body: CodeBlockSyntax) {
+        let closures = parameters.filter { Self.isFunctionType($0.type) }
+        guard !closures.isEmpty else { return }
+        var tokens: [TokenSyntax]?
+        for parameter in closures {
+            let name = (parameter.secondName ?? parameter.firstName).text
+            tokens = tokens ?? Array(body.tokens(viewMode: .sourceAccurate))
+            var agreed: ClosureParameterQueue.Queue?
+            var at: Syntax?
+            var known = true
+            for token in tokens! where token.text == name {
+                guard let reference = token.parent?.as(DeclReferenceExprSyntax.self), reference.parent?.as(MemberAccessExprSyntax.self)?.declName.id != reference.id else {
+                    continue
+                }
+                guard let queue = Self.queueOfUse(reference) else { known = false; break }
+                if let agreed, agreed != queue { known = false; break }
+                agreed = queue
+                at = at ?? Syntax(reference)
+            }
+            guard known, let agreed, let at else { continue }
+            facts.closureParameterQueues.append(
+                ClosureParameterQueue(
+                    function: function, label: parameter.firstName.text, isOnlyClosureParameter: closures.count == 1, queue: agreed, place: place(at)))
+        }
+    }
+
+    /// Where a use of a closure parameter runs it: called (`success(data)`,
+    /// `handler?(x)`) in a closure on the main queue or off it, or handed to
+    /// `Task.detached(operation:)` or `DispatchQueue.main.async(execute:)`. Nil for any
+    /// other use (stored, handed on, called straight: the caller's queue).
+    private static func queueOfUse(_ reference: DeclReferenceExprSyntax) -> ClosureParameterQueue.Queue? {
+        var callee = Syntax(reference)
+        if let optional = callee.parent?.as(OptionalChainingExprSyntax.self) { callee = Syntax(optional) }
+        if let call = callee.parent?.as(FunctionCallExprSyntax.self), call.calledExpression.id == callee.id {
+            switch placement(of: call) {
+            case .main: return .main
+            case .background: return .background
+            default: return nil
+            }
+        }
+        guard let argument = reference.parent?.as(LabeledExprSyntax.self), let call = argument.parent?.parent?.as(FunctionCallExprSyntax.self),
+            let member = call.calledExpression.as(MemberAccessExprSyntax.self), let base = member.base.map(Expressions.unwrapped)
+        else { return nil }
+        let method = member.declName.baseName.text
+        if method == "detached", Expressions.lastName(base) == "Task", argument.label?.text == "operation" { return .background }
+        if method == "async", argument.label?.text == "execute", ClosurePlacement.isMainQueue(base), placement(of: call) == .direct { return .main }
+        return nil
+    }
+
+    /// `@escaping (Data) -> Void`, `(() -> Void)?`, `@Sendable () async -> Void`.
+    private static func isFunctionType(_ type: TypeSyntax) -> Bool {
+        if let attributed = type.as(AttributedTypeSyntax.self) { return isFunctionType(attributed.baseType) }
+        if let optional = type.as(OptionalTypeSyntax.self) { return isFunctionType(optional.wrappedType) }
+        if let tuple = type.as(TupleTypeSyntax.self), tuple.elements.count == 1, let only = tuple.elements.first { return isFunctionType(only.type) }
+        return type.is(FunctionTypeSyntax.self)
     }
 
     /// A function returning objects of a type by name, whose body fetches or looks up
@@ -383,10 +594,14 @@ final class FactCollector: SyntaxVisitor {
         for argument in node.arguments {
             if let referenced = Self.functionValue(argument.expression) { facts.escapingNames.insert(referenced) }
         }
+        var objectArguments: [String: QueueEvidence] = [:]
+        for argument in node.arguments {
+            if let evidence = fetchedObjectsEvidence(argument.expression) { objectArguments[argument.label?.text ?? "_"] = evidence }
+        }
         facts.calls.append(
             CallFact(
                 callee: name, receiverType: receiverType, caller: functions.last?.name, callerType: types.last?.name,
-                placement: Self.placement(of: node), place: place(node)))
+                placement: refined(Self.placement(of: node), node), place: place(node), objectArguments: objectArguments))
         return .visitChildren
     }
 
@@ -436,6 +651,52 @@ final class FactCollector: SyntaxVisitor {
             ContextParameterUse(function: function.name, label: label, method: member.declName.baseName.text, place: place(member)))
     }
 
+    /// A read of a name like a context's: whether it only uses a confined member, inserts
+    /// or is assigned (see `FileFacts.contextNameReads`).
+    override func visit(_ node: DeclReferenceExprSyntax) -> SyntaxVisitorContinueKind {
+        let name = node.baseName.text
+        guard name.utf8.count >= 7, name.contains("ontext"), name.first?.isLowercase == true else { return .visitChildren }
+        var read = Syntax(node)
+        if let member = node.parent?.as(MemberAccessExprSyntax.self), member.declName.id == node.id { read = Syntax(member) }
+        let safe = Self.isConfinedUse(read)
+        facts.contextNameReads[name] = (facts.contextNameReads[name] ?? true) && safe
+        return .visitChildren
+    }
+
+    /// `name.save()`, `name?.hasChanges`, `Entity(context: name)`,
+    /// `insertNewObject(forEntityName:into: name)`, `name = …`, `name.mergePolicy = …`.
+    private static func isConfinedUse(_ read: Syntax) -> Bool {
+        var expression = read
+        while let parent = expression.parent, parent.is(OptionalChainingExprSyntax.self) || parent.is(ForceUnwrapExprSyntax.self) {
+            expression = parent
+        }
+        if let member = expression.parent?.as(MemberAccessExprSyntax.self), member.base?.id == expression.id {
+            let used = member.declName.baseName.text
+            return CoreDataAPI.contextMethods.contains(used) || CoreDataAPI.contextStateProperties.contains(used)
+                || ["name", "parent", "persistentStoreCoordinator", "concurrencyType"].contains(used)
+        }
+        if Expressions.isAssignmentTarget(expression) { return true }
+        if let argument = expression.parent?.as(LabeledExprSyntax.self), let call = argument.parent?.parent?.as(FunctionCallExprSyntax.self),
+            let callee = Expressions.lastName(call.calledExpression)
+        {
+            return (argument.label?.text == "context" && callee.first?.isUppercase == true) || (argument.label?.text == "into" && callee == "insertNewObject")
+        }
+        return false
+    }
+
+    /// `context.hasChanges` read straight in a function whose parameter `context` is a
+    /// context: a getter of its state, a use as a method is.
+    override func visit(_ node: MemberAccessExprSyntax) -> SyntaxVisitorContinueKind {
+        guard let function = functions.last, !function.initParameters.isEmpty, function.name != "init",
+            CoreDataAPI.contextStateProperties.contains(node.declName.baseName.text),
+            let base = node.base?.as(DeclReferenceExprSyntax.self), let label = function.initParameters[base.baseName.text],
+            !Expressions.isAssignmentTarget(node), Self.placement(of: node) == .direct
+        else { return .visitChildren }
+        facts.contextParameterUses.append(
+            ContextParameterUse(function: function.name, label: label, method: node.declName.baseName.text, place: place(node), isGetter: true))
+        return .visitChildren
+    }
+
     private func recordInitArguments(_ call: FunctionCallExprSyntax, type: String) {
         for argument in call.arguments {
             guard let label = argument.label?.text, Expressions.mentions(argument.expression, anyOf: ["ontext", "ConcurrencyType"]) else { continue }
@@ -469,6 +730,55 @@ final class FactCollector: SyntaxVisitor {
         return expression.as(DeclReferenceExprSyntax.self)?.baseName.text
     }
 
+    /// `local.perform { call() }` where `local` is a `let` of this function made
+    /// private right there (`newBackgroundContext()`), or set from a project function or
+    /// property the index resolves: the call runs on that private context's queue.
+    /// `performAndWait` runs its block on the caller's thread, and stays as it was.
+    private func refined(_ placement: CallPlacement, _ node: FunctionCallExprSyntax) -> CallPlacement {
+        if case .perform(let name) = placement, let closure = Self.innermostPerform(around: node),
+            case .perform(let base?, let andWait) = ClosurePlacement.shape(of: closure), isSelfProperty(Expressions.unwrapped(base), name),
+            let receiver = node.calledExpression.as(MemberAccessExprSyntax.self)?.base?.as(DeclReferenceExprSyntax.self),
+            let local = letValues.last?[receiver.baseName.text], let value = local.map(Expressions.unwrapped),
+            let made = value.as(FunctionCallExprSyntax.self), made.calledExpression.as(DeclReferenceExprSyntax.self)?.baseName.text.first?.isUppercase == true,
+            !Expressions.mentions(made.arguments, anyOf: ["ontext"])
+        {
+            // `let target = Store(url: url)`: a new instance, whose `prop` this function's
+            // `prop.perform { }` is not (its initializer is handed no context).
+            return .performOnOtherInstance(name, andWait: andWait)
+        }
+        guard case .perform(let name) = placement, let closure = Self.innermostPerform(around: node),
+            case .perform(let base?, andWait: false) = ClosurePlacement.shape(of: closure),
+            let reference = Expressions.unwrapped(base).as(DeclReferenceExprSyntax.self), reference.baseName.text == name,
+            let local = letValues.last?[name], let value = local
+        else { return placement }
+        switch Self.evidence(of: Syntax(Expressions.unwrapped(value))) {
+        case .queue(.private): return .privateQueue(queue: "the queue of the private-queue context '\(name)'", block: "\(name).perform { }")
+        case .name(let made): return .performOnLocal(name, madeBy: made)
+        case .queue, .unknown: return placement
+        }
+    }
+
+    /// `prop` or `self.prop`, where `prop` is no local of this function.
+    private func isSelfProperty(_ expression: ExprSyntax, _ name: String) -> Bool {
+        if let member = expression.as(MemberAccessExprSyntax.self) { return Expressions.isSelf(member.base) && member.declName.baseName.text == name }
+        guard let reference = expression.as(DeclReferenceExprSyntax.self), reference.baseName.text == name else { return false }
+        return functions.last?.locals.contains(name) != true
+    }
+
+    /// The closure a call is in that decides its placement: the innermost one that
+    /// does not run right there.
+    private static func innermostPerform(around node: some SyntaxProtocol) -> ClosureExprSyntax? {
+        var current = Syntax(node).parent
+        while let syntax = current {
+            if syntax.is(FunctionDeclSyntax.self) || syntax.is(InitializerDeclSyntax.self) { return nil }
+            if let closure = syntax.as(ClosureExprSyntax.self) {
+                if case .here = ClosurePlacement.shape(of: closure) {} else { return closure }
+            }
+            current = syntax.parent
+        }
+        return nil
+    }
+
     /// Where a call runs relative to its function: walks out through the closures
     /// around it.
     private static func placement(of node: some SyntaxProtocol) -> CallPlacement {
@@ -481,7 +791,8 @@ final class FactCollector: SyntaxVisitor {
                 case .here: break
                 case .main: return .main
                 case .background: return .background
-                case .perform(let base): return base.flatMap(Expressions.lastName).map(CallPlacement.perform) ?? .unknown
+                case .perform(let base, _): return base.flatMap(Expressions.lastName).map(CallPlacement.perform) ?? .unknown
+                case .privateBlock: return .privateQueue(queue: "the queue of performBackgroundTask's context", block: "performBackgroundTask { }")
                 case .elsewhere: return .unknown
                 }
             }

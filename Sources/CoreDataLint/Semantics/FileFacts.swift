@@ -73,6 +73,39 @@ struct ContextParameterUse: Sendable, Hashable {
     var label: String
     var method: String
     var place: SourcePlace
+    /// A getter of the context's state (`context.hasChanges`), not a method.
+    var isGetter = false
+
+    /// "calls save() on", "reads hasChanges of".
+    var described: String { isGetter ? "reads \(method) of" : "calls \(method)() on" }
+}
+
+/// `extension NSManagedObjectContext { var uiContext: NSManagedObjectContext? { userInfo["ui"] as? … } }`:
+/// a method or computed property of a context extension that uses a member Core Data
+/// confines to the context's queue on `self`, straight in its body (not in a `perform`
+/// block), so that `context.uiContext` uses `context` on the caller's queue.
+struct ContextExtensionUse: Sendable, Hashable {
+    /// The method's or property's name.
+    var member: String
+    var isProperty: Bool
+    /// The confined member it uses: `userInfo`, `fetch`...
+    var confined: String
+    var place: SourcePlace
+}
+
+/// `func fetchUser(id: String, success: @escaping (Data) -> Void) { … DispatchQueue.main.async
+/// { success(data) } }`: a function that calls (or hands to `Task.detached`) its closure
+/// parameter only on one known queue, so a closure passed there runs on that queue.
+struct ClosureParameterQueue: Sendable, Hashable {
+    enum Queue: Sendable, Hashable { case main, background }
+    var function: String
+    /// The parameter's argument label, "_" for none; a trailing closure matches a
+    /// function's only closure parameter.
+    var label: String
+    var isOnlyClosureParameter: Bool
+    var queue: Queue
+    /// Where the function calls it, for messages.
+    var place: SourcePlace
 }
 
 /// `static func recent(in context: NSManagedObjectContext) -> [Note] { try context.fetch(…) }`:
@@ -87,6 +120,18 @@ struct ObjectReturn: Sendable, Hashable {
     var isCollection: Bool
 }
 
+/// `func getBookmarks() -> [Bookmark] { let context = stack.context; … context.fetch(…) … }`:
+/// a function that fetches (or looks up) objects from a context property (straight, or
+/// through a `let` set from one) and returns a managed object type: what it returns
+/// belongs to that property's context, wherever the fetch ran.
+struct PropertyObjectReturn: Sendable, Hashable {
+    var function: String
+    /// The context property or context-returning function the objects come from.
+    var context: String
+    var type: String
+    var isCollection: Bool
+}
+
 /// Where a call runs relative to the function that makes it.
 enum CallPlacement: Sendable, Hashable {
     /// Straight in the function's body, or in a closure that runs right there.
@@ -95,6 +140,19 @@ enum CallPlacement: Sendable, Hashable {
     case background
     /// Inside `x.perform { }` or `x.performAndWait { }`, with the last name of `x`.
     case perform(String)
+    /// On the queue of a private context no property names: `performBackgroundTask`'s
+    /// block, or `perform { }` (not `performAndWait`, which runs on the caller's thread)
+    /// of a local made private right there (`newBackgroundContext()`): the queue's name,
+    /// and the block's, for messages.
+    case privateQueue(queue: String, block: String)
+    /// Inside `perform { }` of a local set from a project function or property
+    /// (`let derived = storage.newDerivedStorage()`): the local's name, and the name of
+    /// what made it, whose queue the index tells.
+    case performOnLocal(String, madeBy: String)
+    /// `other.method()` inside `self.prop.perform { }` (or `performAndWait`), where `other`
+    /// is a new instance this function made (`let other = Store(url: url)`): the method
+    /// runs on this instance's `prop` queue, not on the new instance's own `prop`.
+    case performOnOtherInstance(String, andWait: Bool)
     /// In a closure handed to an API the linter does not know, or outside any function.
     case unknown
 }
@@ -110,6 +168,10 @@ struct CallFact: Sendable {
     var callerType: String?
     var placement: CallPlacement
     var place: SourcePlace
+    /// Arguments, by label, that are a `let` of the caller set to a fetch's result
+    /// (`let users = (try? container.viewContext.fetch(request)) ?? []`), with what tells
+    /// the fetched context's queue. Empty for most calls.
+    var objectArguments: [String: QueueEvidence] = [:]
 }
 
 /// A function or method declared in the project.
@@ -132,6 +194,9 @@ struct FunctionFact: Sendable {
     /// A Swift Testing `@Test`.
     var isTest = false
     var place: SourcePlace
+    /// Parameters whose type is a type name or an array of one (managed objects, maybe),
+    /// by argument label ("_" for none), with their names in the body.
+    var objectParameters: [String: String] = [:]
 }
 
 /// A method with no parameters that builds and returns a fetch request.
@@ -174,12 +239,20 @@ struct FileFacts: Sendable {
     /// Properties named like a context that hold something else (`var context =
     /// RenderContext()`): a use of that name on a value of unknown type may be either.
     var otherContextNamedProperties: Set<String> = []
+    /// Names like a context's (they contain "ontext") read in this file, and whether
+    /// every read is a use of a confined member, an insert (`Entity(context: name)`) or an
+    /// assignment: false when one calls `perform` on it, hands it on, keeps it in a local,
+    /// or the property is `public`.
+    var contextNameReads: [String: Bool] = [:]
     var contextAssignments: [ContextAssignment] = []
     var initStores: [InitParameterStore] = []
     var initArguments: [InitArgument] = []
     var functions: [FunctionFact] = []
     var contextParameterUses: [ContextParameterUse] = []
     var objectReturns: [ObjectReturn] = []
+    var propertyObjectReturns: [PropertyObjectReturn] = []
+    var contextExtensionUses: [ContextExtensionUse] = []
+    var closureParameterQueues: [ClosureParameterQueue] = []
     var calls: [CallFact] = []
     /// Functions named in `#selector(…)` or handed on as values: they have callers the
     /// project cannot see.

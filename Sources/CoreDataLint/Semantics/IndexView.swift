@@ -14,6 +14,13 @@ enum IndexQuestion: Hashable, Sendable {
     case hasParameterUses
     case objectReturn(String)
     case hasObjectReturns
+    case extensionUse(String)
+    case closureParameterQueue(String)
+    case propertyObjectReturn(String)
+    case hasPropertyObjectReturns
+    case neverPerformed(String)
+    case parameterObjects(String)
+    case hasExtensionUses
     case mainActorType(String?)
     case viewController(String?)
     case swiftUIView(String?)
@@ -31,6 +38,10 @@ enum IndexAnswer: Hashable, Sendable {
     case queue(FunctionQueueFact?)
     case use(ContextParameterUse?)
     case objects(ObjectReturn?)
+    case extensionUse(ContextExtensionUse?)
+    case closureQueue(ClosureParameterQueue?)
+    case propertyObjects(PropertyObjectContext?)
+    case parameters([ParameterObjects])
     case text(String?)
     case placement(ConcurrencyPlacement?)
     case session(SessionDelegateQueue?)
@@ -52,6 +63,13 @@ extension ProjectIndex {
         case .hasParameterUses: .flag(!contextParameterUses.isEmpty)
         case .objectReturn(let key): .objects(objectReturns[key])
         case .hasObjectReturns: .flag(!objectReturns.isEmpty)
+        case .extensionUse(let name): .extensionUse(contextExtensionUses[name])
+        case .hasExtensionUses: .flag(!contextExtensionUses.isEmpty)
+        case .closureParameterQueue(let key): .closureQueue(closureParameterQueues[key])
+        case .propertyObjectReturn(let name): .propertyObjects(propertyObjectReturns[name])
+        case .hasPropertyObjectReturns: .flag(!propertyObjectReturns.isEmpty)
+        case .neverPerformed(let name): .flag(neverPerformedContexts.contains(name))
+        case .parameterObjects(let name): .parameters(parameterObjects[name] ?? [])
         case .mainActorType(let type): .flag(entryPoints.isMainActor(type))
         case .viewController(let type): .flag(entryPoints.isViewController(type))
         case .swiftUIView(let type): .flag(entryPoints.isSwiftUIView(type))
@@ -155,6 +173,41 @@ final class IndexView {
             if case .use(let use?) = ask(.parameterUse("\(name)(\(argument.label?.text ?? "_"):)")) { return (use, argument.expression) }
         }
         return nil
+    }
+
+    /// The parameters of a function whose every call site hands objects of one context.
+    func parameterObjects(of function: String) -> [ParameterObjects] {
+        guard case .parameters(let parameters) = ask(.parameterObjects(function)) else { return [] }
+        return parameters
+    }
+
+    /// A private context property no code in the project performs on, hands on or keeps
+    /// in a local (and not `public`).
+    func isNeverPerformed(_ name: String) -> Bool { flag(.neverPerformed(name)) }
+
+    /// The project function a call calls, when it returns objects of a context property.
+    func propertyObjectReturn(of call: FunctionCallExprSyntax) -> PropertyObjectContext? {
+        guard flag(.hasPropertyObjectReturns), let name = Expressions.lastName(call.calledExpression),
+            case .propertyObjects(let returned?) = ask(.propertyObjectReturn(name))
+        else { return nil }
+        return returned
+    }
+
+    /// The queue a project function runs the closure `closure` is handed as (a trailing
+    /// closure, or the argument labelled `label`), when it runs it only on one.
+    func closureParameterQueue(of call: FunctionCallExprSyntax, closure: ClosureExprSyntax, label: String?) -> ClosureParameterQueue? {
+        guard let name = Expressions.lastName(call.calledExpression) else { return nil }
+        let key = call.trailingClosure?.id == closure.id ? "\(name)(trailing)" : "\(name)(\(label ?? "_"):)"
+        guard case .closureQueue(let queue?) = ask(.closureParameterQueue(key)) else { return nil }
+        return queue
+    }
+
+    /// `context.member` or `context.member(…)`: a method or computed property of a context
+    /// extension that uses a confined member of its receiver straight in its body.
+    func contextExtensionUse(_ access: MemberAccessExprSyntax) -> ContextExtensionUse? {
+        guard access.base != nil, flag(.hasExtensionUses), case .extensionUse(let use?) = ask(.extensionUse(access.declName.baseName.text)) else { return nil }
+        let isCalled = access.parent?.as(FunctionCallExprSyntax.self)?.calledExpression.id == access.id
+        return use.isProperty != isCalled ? use : nil
     }
 
     /// The project function a call calls, when it returns objects of the context it is

@@ -12,6 +12,23 @@ struct ContextFact: Sendable, Hashable {
     var makesNew = false
 }
 
+/// A parameter of a project function that every call site hands objects fetched from
+/// one context (`let users = (try? container.viewContext.fetch(r)) ?? []; f(with: users)`).
+struct ParameterObjects: Sendable, Hashable {
+    var parameter: String
+    /// The context's name: `viewContext`, or the property or function the caller fetched from.
+    var context: String
+    var fact: ContextFact
+    /// A call site, for messages.
+    var place: SourcePlace
+}
+
+/// What a project function returns: objects of this context property, of known queue.
+struct PropertyObjectContext: Sendable, Hashable {
+    var returned: PropertyObjectReturn
+    var fact: ContextFact
+}
+
 /// Where a function runs, learned from the project.
 struct FunctionQueueFact: Sendable, Hashable {
     enum Queue: Sendable, Hashable {
@@ -20,6 +37,15 @@ struct FunctionQueueFact: Sendable, Hashable {
         case concurrencyExecutor
         /// The queue of the context property with this name.
         case context(String)
+        /// The queue of a private context no property names (`performBackgroundTask`'s,
+        /// a local's made private by the caller): off the main queue. The text names it.
+        case privateContext(String)
+        /// The queue of the context property with this name of another instance than
+        /// the function's own (`andWait`: inside `performAndWait`, on the caller's thread).
+        case otherInstanceContext(String, andWait: Bool)
+        /// A queue of the app's own, off the main queue and every context's:
+        /// `DispatchQueue.global().async`, a queue made with `DispatchQueue(label:)`.
+        case background
     }
 
     var queue: Queue
@@ -60,6 +86,22 @@ struct ProjectIndex: Sendable {
     /// Functions declared once that return objects of the context they are given, by
     /// "name(label:)".
     var objectReturns: [String: ObjectReturn] = [:]
+    /// Methods and computed properties of `NSManagedObjectContext` extensions that use a
+    /// confined member of `self` straight, by name.
+    var contextExtensionUses: [String: ContextExtensionUse] = [:]
+    /// Functions declared once that return objects of a context property whose queue
+    /// the project tells, by name, with that property's fact.
+    var propertyObjectReturns: [String: PropertyObjectContext] = [:]
+    /// Private-queue context properties that no code in the project performs on, hands
+    /// on or keeps in a local, and that are not `public`: no caller can be inside their
+    /// `perform`, so a straight use is outside it whoever the caller is.
+    var neverPerformedContexts: Set<String> = []
+    /// Parameters of functions declared once whose every call site hands objects of one
+    /// context, by function name.
+    var parameterObjects: [String: [ParameterObjects]] = [:]
+    /// Closure parameters of functions declared once that the function runs on one
+    /// known queue, by "name(label:)", and "name(trailing)" for a function's only one.
+    var closureParameterQueues: [String: ClosureParameterQueue] = [:]
 
     /// `declaredElsewhere`: function names other files declare too, for an index of a
     /// few files that stands in for the project's (a name declared twice is no one
@@ -83,6 +125,13 @@ struct ProjectIndex: Sendable {
         for file in files {
             for use in file.contextParameterUses where declaredFunctions[use.function] == 1 {
                 contextParameterUses["\(use.function)(\(use.label):)"] = use
+            }
+            for parameter in file.closureParameterQueues where declaredFunctions[parameter.function] == 1 {
+                closureParameterQueues["\(parameter.function)(\(parameter.label):)"] = parameter
+                if parameter.isOnlyClosureParameter { closureParameterQueues["\(parameter.function)(trailing)"] = parameter }
+            }
+            for use in file.contextExtensionUses where contextExtensionUses[use.member] == nil {
+                contextExtensionUses[use.member] = use
             }
             for returned in file.objectReturns where declaredFunctions[returned.function] == 1 {
                 objectReturns["\(returned.function)(\(returned.label):)"] = returned
@@ -108,8 +157,21 @@ struct ProjectIndex: Sendable {
             let agreed = facts.allSatisfy { $0 != nil && $0?.queue != .unknown && $0?.queue == first?.queue }
             typedContextProperties["\(protocolType).\(name)"] = agreed ? first : ContextFact(queue: .unknown, files: [])
         }
-        functionQueues = CallGraph(files: files, entryPoints: entryPoints, contexts: contextProperties, declaredElsewhere: declaredElsewhere)
-            .inferredQueues()
+        for file in files {
+            for returned in file.propertyObjectReturns where declaredFunctions[returned.function] == 1 {
+                guard let fact = contextProperties[returned.context] ?? contextFunctions[returned.context], fact.queue != .unknown, !fact.makesNew else { continue }
+                propertyObjectReturns[returned.function] = PropertyObjectContext(returned: returned, fact: fact)
+            }
+        }
+        var reads: [String: Bool] = [:]
+        for file in files {
+            for (name, safe) in file.contextNameReads { reads[name] = (reads[name] ?? true) && safe }
+        }
+        neverPerformedContexts = Set(reads.filter { $0.value && contextProperties[$0.key]?.queue == .private && contextProperties[$0.key]?.makesNew == false }.keys)
+        let callGraph = CallGraph(
+            files: files, entryPoints: entryPoints, contexts: contextProperties, contextFunctions: contextFunctions, declaredElsewhere: declaredElsewhere)
+        functionQueues = callGraph.inferredQueues()
+        parameterObjects = callGraph.parameterObjects()
     }
 
     /// The function a call calls, when it uses the context handed to it straight on
@@ -466,10 +528,15 @@ private struct CallGraph {
     private var escaping: Set<String> = []
     private let entryPoints: EntryPoints
     private let contexts: [String: ContextFact]
+    private let contextFunctions: [String: ContextFact]
 
-    init(files: [FileFacts], entryPoints: EntryPoints, contexts: [String: ContextFact], declaredElsewhere: Set<String>) {
+    init(
+        files: [FileFacts], entryPoints: EntryPoints, contexts: [String: ContextFact], contextFunctions: [String: ContextFact],
+        declaredElsewhere: Set<String>
+    ) {
         self.entryPoints = entryPoints
         self.contexts = contexts
+        self.contextFunctions = contextFunctions
         for file in files {
             for function in file.functions { functions[function.name, default: []].append(function) }
             escaping.formUnion(file.escapingNames)
@@ -511,6 +578,40 @@ private struct CallGraph {
         }
         addMainPaths(&inferred)
         return inferred
+    }
+
+    /// Parameters whose every call site hands objects fetched from one context of known
+    /// queue, for functions declared once that nothing else may call.
+    func parameterObjects() -> [String: [ParameterObjects]] {
+        var result: [String: [ParameterObjects]] = [:]
+        for (name, declared) in functions where declared.count == 1 && !declared[0].objectParameters.isEmpty {
+            let function = declared[0]
+            guard !function.isCalledFromOutside, !escaping.contains(name), let sites = calls[name], !sites.isEmpty else { continue }
+            for (label, parameter) in function.objectParameters {
+                var agreed: (String, ContextFact)?
+                for site in sites {
+                    guard let evidence = site.objectArguments[label], let known = resolve(evidence),
+                        agreed == nil || (agreed?.0 == known.0 && agreed?.1.queue == known.1.queue)
+                    else { agreed = nil; break }
+                    agreed = agreed ?? known
+                }
+                guard let (context, fact) = agreed else { continue }
+                result[name, default: []].append(ParameterObjects(parameter: parameter, context: context, fact: fact, place: sites[0].place))
+            }
+        }
+        return result
+    }
+
+    /// The context a fetch's receiver names: `viewContext`, or a property or function of
+    /// known queue that does not make a new context at each use.
+    private func resolve(_ evidence: QueueEvidence) -> (String, ContextFact)? {
+        switch evidence {
+        case .queue(.main): return ("viewContext", ContextFact(queue: .main, files: []))
+        case .name(let name):
+            guard let fact = contexts[name] ?? contextFunctions[name], fact.queue != .unknown, !fact.makesNew else { return nil }
+            return (name, fact)
+        case .queue, .unknown: return nil
+        }
     }
 
     /// An `async` function not marked `@MainActor`, or an actor's method: Swift
@@ -574,6 +675,19 @@ private struct CallGraph {
         case .perform(let context):
             guard let fact = contexts[context], fact.queue != .unknown else { return nil }
             return FunctionQueueFact(queue: .context(context), reason: "called only inside \(context).perform { }, as at \(place)")
+        case .performOnOtherInstance(let context, let andWait):
+            guard let fact = contexts[context], fact.queue == .private else { return nil }
+            return FunctionQueueFact(
+                queue: .otherInstanceContext(context, andWait: andWait),
+                reason: "called on a new instance, only inside the caller's own \(context).\(andWait ? "performAndWait" : "perform") { }, as at \(place)")
+        case .privateQueue(let name, let block):
+            return FunctionQueueFact(queue: .privateContext(name), reason: "called only inside \(block), as at \(place)")
+        case .performOnLocal(let local, let made):
+            guard let fact = contexts[made] ?? contextFunctions[made], fact.queue == .private else { return nil }
+            let name = "the queue of the private-queue context '\(local)'"
+            return FunctionQueueFact(queue: .privateContext(name), reason: "called only inside \(local).perform { }, a private-queue context (`\(made)`), as at \(place)")
+        case .background:
+            return FunctionQueueFact(queue: .background, reason: "called only on a background queue, as at \(place)")
         case .direct:
             guard let caller = site.caller else { return nil }
             let callerQueue: FunctionQueueFact.Queue?
@@ -592,9 +706,12 @@ private struct CallGraph {
                 case .context(let context): "on \(context)'s queue"
                 case .main: "on the main queue"
                 case .concurrencyExecutor: "on a Swift concurrency executor (an actor's method, a nonisolated async function, a test off the main thread)"
+                case .privateContext(let name): "on \(name)"
+                case .otherInstanceContext(let name, _): "on another instance's \(name) queue"
+                case .background: "on a background queue"
                 }
             return FunctionQueueFact(queue: callerQueue, reason: "called only from code \(on), as from `\(caller)()` at \(place)")
-        case .background, .unknown:
+        case .unknown:
             return nil
         }
     }

@@ -77,6 +77,8 @@ final class SemanticWalker: SyntaxVisitor {
     // MARK: What rules ask
 
     var frame: Frame { frames[frames.count - 1] }
+    /// The innermost type (or extended type) being read.
+    var typeName: String? { typeNames.last }
     var queue: ExecutionQueue { frame.queue }
 
     func report(_ rule: RuleDescription, at node: some SyntaxProtocol, message: String, fix: String) {
@@ -98,8 +100,27 @@ final class SemanticWalker: SyntaxVisitor {
         switch queue.runs(on: context) {
         case true?: return false
         case false?: return true
-        case nil: return context.isMadeHere && (queue == .caller || context.madeInFrame == frame.start)
+        case nil:
+            if context.isMadeHere { return queue == .caller || context.madeInFrame == frame.start }
+            return isNeverPerformed(context)
         }
+    }
+
+    /// A private context property nothing in the project performs on, used in code Core
+    /// Data does not call on a context's queue itself (a managed object's own methods,
+    /// `willSave` or `awakeFromInsert`, and a fetched results controller's delegate
+    /// methods, `controller…`, run there).
+    private func isNeverPerformed(_ context: ContextRef) -> Bool {
+        guard context.origin == .property, context.queue == .private, !frame.functionName.hasPrefix("controller") else { return false }
+        if let type = typeName, index.isManagedObjectClass(type) { return false }
+        return index.isNeverPerformed(context.key)
+    }
+
+    /// Why code here is outside `context`'s queue when only the project tells: no code
+    /// performs on it. Nil otherwise.
+    func neverPerformedReason(_ context: ContextRef) -> String? {
+        guard queue.runs(on: context) == nil, !context.isMadeHere, isNeverPerformed(context) else { return nil }
+        return "no code in the project calls \(context.key).perform { } or performAndWait { }, keeps the context in a local or hands it on, so no caller can be inside it"
     }
 
     /// The binding a name refers to here: a local, a parameter or a member of the type.
@@ -236,11 +257,15 @@ final class SemanticWalker: SyntaxVisitor {
                 return .operationQueue(Expressions.text(call))
             }
             if name == "URLSession" { return Self.session(made: call) }
+            if name == "NSFetchedResultsController" { return fetchedResultsController(call) }
             if let factory = index.requestFactory(named: name), call.arguments.isEmpty {
                 return .fetchRequest(factory.request)
             }
             if let objects = returnedObjects(call) { return objects }
             return resolveContextFunction(name, call)
+        }
+        if let generic = callee.as(GenericSpecializationExprSyntax.self), Expressions.lastName(generic.expression) == "NSFetchedResultsController" {
+            return fetchedResultsController(call)
         }
         if let generic = callee.as(GenericSpecializationExprSyntax.self),
             Expressions.lastName(generic.expression) == "NSFetchRequest"
@@ -263,6 +288,13 @@ final class SemanticWalker: SyntaxVisitor {
             // `Entity.fetchRequest()`, as Xcode generates it for every entity.
             guard let base = member.base?.as(DeclReferenceExprSyntax.self), base.baseName.text.first?.isUppercase == true else { return nil }
             return .fetchRequest(FetchRequestInfo(entity: base.baseName.text))
+        case "init":
+            // `self.init(context: context)` in a managed object class's convenience
+            // initializer inserts the new object into that context, as `Entity(context:)` does.
+            guard Expressions.isSelf(member.base), let type = typeNames.last, index.isManagedObjectClass(type),
+                let owner = Expressions.argument("context", of: call)
+            else { return nil }
+            return .managedObject(ManagedObjectInfo(owner: context(owner), isInsertedHere: true))
         default:
             break
         }
@@ -308,9 +340,32 @@ final class SemanticWalker: SyntaxVisitor {
         return nil
     }
 
+    /// `NSFetchedResultsController(fetchRequest: …, managedObjectContext: context, …)`.
+    private func fetchedResultsController(_ call: FunctionCallExprSyntax) -> Value? {
+        context(Expressions.argument("managedObjectContext", of: call)).map(Value.fetchedResultsController)
+    }
+
+    /// A fetched results controller property's initializer, `{ …; return
+    /// NSFetchedResultsController(…) }()` or the call itself: the controller it makes.
+    private func fetchedResultsController(initializedBy value: ExprSyntax) -> Value? {
+        let calls = value.tokens(viewMode: .sourceAccurate).filter { $0.text == "NSFetchedResultsController" }.compactMap { token -> FunctionCallExprSyntax? in
+            guard let reference = token.parent?.as(DeclReferenceExprSyntax.self) else { return nil }
+            let callee = reference.parent?.as(GenericSpecializationExprSyntax.self).map(Syntax.init) ?? Syntax(reference)
+            guard let call = callee.parent?.as(FunctionCallExprSyntax.self), call.calledExpression.id == callee.id else { return nil }
+            return call
+        }
+        // One controller made, over a context told here.
+        guard calls.count == 1, let call = calls.first else { return nil }
+        return fetchedResultsController(call)
+    }
+
     /// `Note.recent(in: context)`: a project function that returns objects of the context
     /// it is handed (it fetches from it): they belong to that context.
     private func returnedObjects(_ call: FunctionCallExprSyntax) -> Value? {
+        if let returned = index.propertyObjectReturn(of: call), index.isManagedObjectClass(returned.returned.type) {
+            let owner = ContextRef.indexed(returned.returned.context, returned.fact, currentFile: fileName)
+            return .managedObject(ManagedObjectInfo(owner: owner, isCollection: returned.returned.isCollection))
+        }
         guard let (returned, argument) = index.objectReturn(of: call),
             returned.type == CoreDataAPI.managedObjectType || index.isManagedObjectClass(returned.type)
         else { return nil }
@@ -397,6 +452,11 @@ final class SemanticWalker: SyntaxVisitor {
                 context.madeInFrame = frame.start
             }
             value = .context(context)
+        } else if case .context(var context) = value, context.key.hasPrefix("function:"), context.name != name {
+            // `let context = db.makeContext(…)`: the code calls it `context`, and so do the
+            // messages and their fixes (`makeContext.perform { }` is no code).
+            context.name = name
+            value = .context(context)
         }
         scopes[scopes.count - 1][name] = Binding(value: value, queueDepth: frame.queueDepth, isParameter: isParameter)
     }
@@ -426,7 +486,13 @@ final class SemanticWalker: SyntaxVisitor {
                 if variable.bindingSpecifier.tokenKind == .keyword(.let), let value = binding.initializer?.value, let queue = resolveOwnQueue(value) {
                     table[name] = queue
                 } else if let type = binding.typeAnnotation?.type {
-                    if let value = declaredValue(type, key: name, name: name, origin: .property) { table[name] = value }
+                    if let value = declaredValue(type, key: name, name: name, origin: .property) {
+                        table[name] = value
+                    } else if TypeNames.base(of: type) == "NSFetchedResultsController", let initial = binding.initializer?.value,
+                        let controller = fetchedResultsController(initializedBy: initial)
+                    {
+                        table[name] = controller
+                    }
                 } else if let fact = index.contextProperty(name, in: typeNames.last), mayHoldContext(binding.initializer?.value) {
                     table[name] = .context(ContextRef.indexed(name, fact, currentFile: fileName))
                 }
@@ -516,7 +582,7 @@ final class SemanticWalker: SyntaxVisitor {
             queue: observes ? .postingThread : .caller, functionName: "\(name)()", isActionHandler: isAction,
             isDidSaveObserver: observes, queueDepth: frame.queueDepth + 1, start: node.position.utf8Offset)
         if !observes { placeFunction(&function, node, isIBAction: isIBAction) }
-        enterFunction(function, parameters: node.signature.parameterClause.parameters)
+        enterFunction(function, parameters: node.signature.parameterClause.parameters, function: name)
         return .visitChildren
     }
 
@@ -609,6 +675,22 @@ final class SemanticWalker: SyntaxVisitor {
             let context = ContextRef.indexed(property, fact, currentFile: fileName)
             function.queue = .context(context)
             function.reason = "`\(name)()` runs on \(property)'s queue (\(inferred.reason))"
+        case .otherInstanceContext(let property, let andWait):
+            guard let fact = index.contextProperty(named: property), fact.queue == .private else { return }
+            var context = ContextRef.indexed(property, fact, currentFile: fileName)
+            context.owner = .parameter("another instance")
+            context.name = "another instance's \(property)"
+            function.queue = .context(context)
+            // performAndWait runs its block on the caller's thread: a main-queue context
+            // there is not judged.
+            function.isPerformAndWait = andWait
+            function.reason = "`\(name)()` runs on the queue of another instance's \(property), not its own (\(inferred.reason))"
+        case .privateContext(let queueName):
+            function.queue = .privateContextQueue(queueName)
+            function.reason = "`\(name)()` runs on \(queueName) (\(inferred.reason))"
+        case .background:
+            function.queue = .background("a background queue")
+            function.reason = "`\(name)()` runs on a background queue, off the main queue and every context's (\(inferred.reason))"
         case .concurrencyExecutor:
             function.queue = .background("a Swift concurrency executor")
             function.reason = "`\(name)()` runs on a Swift concurrency executor, off the main queue and every context's (\(inferred.reason))"
@@ -626,14 +708,19 @@ final class SemanticWalker: SyntaxVisitor {
 
     override func visitPost(_ node: InitializerDeclSyntax) { leaveFunction() }
 
-    private func enterFunction(_ frame: Frame, parameters: FunctionParameterListSyntax) {
+    private func enterFunction(_ frame: Frame, parameters: FunctionParameterListSyntax, function: String? = nil) {
         frames.append(frame)
         pushScope()
+        // Objects every call site hands from one context (a local function's are not).
+        let handed = function != nil && frames.count == 2 ? index.parameterObjects(of: function!) : []
         for parameter in parameters {
             let name = (parameter.secondName ?? parameter.firstName).text
-            bind(
-                name, declaredValue(parameter.type, key: "parameter:\(name)@\(parameter.position.utf8Offset)", name: name, origin: .parameter), at: parameter,
-                isParameter: true)
+            var value = declaredValue(parameter.type, key: "parameter:\(name)@\(parameter.position.utf8Offset)", name: name, origin: .parameter)
+            if case .managedObject(var object) = value, let objects = handed.first(where: { $0.parameter == name }) {
+                object.owner = ContextRef.property(objects.context, queue: objects.fact.queue, citation: "every call of `\(function!)()` hands `\(name)` objects fetched from \(objects.context), as at \(objects.place.described)")
+                value = .managedObject(object)
+            }
+            bind(name, value, at: parameter, isParameter: true)
         }
         for rule in rules { rule.enterFunction(self) }
     }

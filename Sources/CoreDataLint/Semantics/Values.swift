@@ -67,14 +67,34 @@ struct ContextRef: Equatable {
     /// Made by an expression and not bound to a name yet.
     var isUnnamed: Bool { key.hasPrefix(Self.unnamedPrefix) }
 
-    /// "the main-queue context 'viewContext'".
+    /// "the main-queue context 'viewContext'"; a context no name holds is named by the
+    /// expression that makes it: "the private-queue context that
+    /// stack.newTaskContext() makes".
     var described: String {
         if origin == .backgroundTask { return "performBackgroundTask's context '\(name)'" }
+        if isUnnamed {
+            switch queue {
+            case .main: return "the main-queue context that \(name) makes"
+            case .private: return "the private-queue context that \(name) makes"
+            case .unknown: return "the context that \(name) makes"
+            }
+        }
         switch queue {
         case .main: return "the main-queue context '\(name)'"
         case .private: return "the private-queue context '\(name)'"
         case .unknown: return "the context '\(name)'"
         }
+    }
+
+    /// "context.perform { }", or "its perform { }" for a context no name holds (each
+    /// `stack.newTaskContext()` is another context: naming the call would be wrong).
+    var performBlock: String { isUnnamed ? "its perform { }" : "\(name).perform { }" }
+
+    /// The fix's start: "Wrap it in context.perform { }", or for a context no name holds,
+    /// "Keep the context in a let (let context = stack.newTaskContext()) and wrap it in
+    /// context.perform { }".
+    var wrapInPerform: String {
+        isUnnamed ? "Keep the context in a let (let context = \(name)) and wrap it in context.perform { }" : "Wrap it in \(name).perform { }"
     }
 
     /// The same context: the same key, and not the same property of two owners told apart.
@@ -105,6 +125,11 @@ enum ExecutionQueue: Equatable {
     case background(String)
     /// Inside `context.perform { }`, `performAndWait { }` or `performBackgroundTask { }`.
     case context(ContextRef)
+    /// The queue of a private context the function cannot name: a function called only
+    /// inside `performBackgroundTask { }`'s block, or inside `perform { }` of a private
+    /// context made by its caller. Off the main queue; which private context's, unknown.
+    /// The text names it.
+    case privateContextQueue(String)
     /// A did-save observer registered with `queue: nil`: the saving context's thread.
     case postingThread
     /// A closure handed to an API the linter does not know: it may run anywhere.
@@ -116,6 +141,7 @@ enum ExecutionQueue: Equatable {
         case .main: "the main queue"
         case .background(let name): name
         case .context(let context): "the queue of \(context.described)"
+        case .privateContextQueue(let name): name
         case .postingThread: "the thread that posted the did-save notification"
         case .unknown: "an unknown queue"
         }
@@ -138,6 +164,9 @@ enum ExecutionQueue: Equatable {
             case .private: return false
             case .unknown: return nil
             }
+        case .privateContextQueue:
+            // Some private context's queue: not the main one; which private one, unknown.
+            return context.queue == .main ? false : nil
         case .background, .postingThread: return false
         case .caller, .unknown: return nil
         }
@@ -178,4 +207,7 @@ enum Value: Equatable {
     case operationQueue(String)
     /// A `URLSession` the code made, with the queue its completion handlers run on.
     case urlSession(ExecutionQueue)
+    /// An `NSFetchedResultsController` over this context: its `performFetch()` fetches
+    /// from the context, on the caller's queue.
+    case fetchedResultsController(ContextRef)
 }
