@@ -65,6 +65,22 @@ final class HoldTimer {
         }
     }
 
+    // Silent: a timer scheduled inside the booking context's perform is on that queue's
+    // thread's run loop, which a dispatch queue does not run: its block's queue is
+    // unknown, and `countHolds()` is not placed on the booking context's queue.
+    func scheduleCount() {
+        bookingContext.perform {
+            Timer.scheduledTimer(withTimeInterval: 60, repeats: true) { _ in
+                self.countHolds()
+            }
+        }
+    }
+
+    private func countHolds() {
+        let request = NSFetchRequest<Reservation>(entityName: "Reservation")
+        print((try? container.viewContext.count(for: request)) ?? 0)
+    }
+
     // Silent: `remember(_:)` is also handed a view context's reservation, so its
     // parameter holds objects of either context, and what `log(_:)` is handed is unknown.
     func showLatest(_ id: NSManagedObjectID) {
