@@ -23,11 +23,12 @@ struct LintCommand: ParsableCommand {
             MainActor.run, nonisolated async functions, actors, Task.detached, \
             TaskGroup.addTask), tests are code (XCTest, Swift Testing), and callbacks whose \
             queue Apple documents are placed (URLSession, NotificationCenter, \
-            OperationQueue, loadPersistentStores); a function called only on a private \
-            context's queue, a background queue, or inside a closure a project function \
-            runs on a known queue is placed there; NSManagedObjectContext extensions, \
-            fetched results controllers and a private context nothing performs on are \
-            followed. It reads the project.pbxproj files under PATH for a default \
+            OperationQueue, loadPersistentStores, a Timer scheduled from the main queue); \
+            a function called only on a private context's queue, a background queue, or \
+            inside a closure a project function runs on a known queue is placed there; \
+            NSManagedObjectContext extensions, fetched results controllers, a private \
+            context nothing performs on, and objects every call hands a parameter (also \
+            through another function's parameter) are followed. It reads the project.pbxproj files under PATH for a default \
             actor isolation. One bug gets one finding. A rule that cannot tell stays silent.
 
             Configuration: .ctxdebug-lint.yml at the linted root (the one PATH given when \

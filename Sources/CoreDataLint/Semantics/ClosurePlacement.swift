@@ -155,6 +155,9 @@ struct ClosurePlacement {
         case perform(ExprSyntax?, andWait: Bool)
         /// `performBackgroundTask { }`: a new private context's queue.
         case privateBlock
+        /// `Timer.scheduledTimer(withTimeInterval:repeats:) { }`: on the run loop of the
+        /// thread that schedules it.
+        case timer
         case elsewhere
     }
 
@@ -177,6 +180,7 @@ struct ClosurePlacement {
         if method == "detached", base.flatMap(Expressions.lastName) == "Task" { return .background }
         if method == "perform" || method == "performAndWait" { return .perform(base, andWait: method == "performAndWait") }
         if method == "performBackgroundTask" { return .privateBlock }
+        if method == "scheduledTimer", base.flatMap(Expressions.lastName) == "Timer" { return .timer }
         if method == "async" || method == "asyncAfter", let base, isOwnQueue(base, around: closure) { return .background }
         return .elsewhere
     }

@@ -52,6 +52,11 @@ final class FactCollector: SyntaxVisitor {
     /// The value of each `let` of the innermost function declared once with one
     /// (`let child = stack.makeEditingContext()`); nil for a name declared again.
     private var letValues: [[String: ExprSyntax?]] = []
+    /// The value of each `if let` or `guard let` binding of the innermost function, kept
+    /// apart from its `let`s (nil for a name bound again), and the names of its object
+    /// parameters (`Entity` or `[Entity]`; none for an initializer).
+    private var bindingValues: [[String: ExprSyntax?]] = []
+    private var objectParameterNames: [Set<String>] = []
 
     init(lines: LineTable, fileName: String) {
         self.lines = lines
@@ -289,6 +294,8 @@ final class FactCollector: SyntaxVisitor {
         }
         functions.append((name, Set(parameters.map { ($0.secondName ?? $0.firstName).text }), contextParameters))
         letValues.append([:])
+        bindingValues.append([:])
+        objectParameterNames.append(Set(Self.objectParameters(parameters).values))
         return .visitChildren
     }
 
@@ -300,6 +307,8 @@ final class FactCollector: SyntaxVisitor {
         }
         functions.removeLast()
         letValues.removeLast()
+        bindingValues.removeLast()
+        objectParameterNames.removeLast()
     }
 
     /// Standard types no managed object class is named after: a function returning one
@@ -366,21 +375,53 @@ final class FactCollector: SyntaxVisitor {
     /// `users` where the caller declared `let users = (try? context.fetch(request)) ?? []`
     /// (or `try? …`, `try …`): what tells the fetched context's queue.
     private func fetchedObjectsEvidence(_ argument: ExprSyntax) -> QueueEvidence? {
-        guard let reference = argument.as(DeclReferenceExprSyntax.self), let local = letValues.last?[reference.baseName.text], var value = local
-        else { return nil }
-        if let sequence = value.as(SequenceExprSyntax.self) {
-            // `(try? c.fetch(r)) ?? []`
+        guard let reference = argument.as(DeclReferenceExprSyntax.self) else { return nil }
+        let name = reference.baseName.text
+        let asLet = letValues.last?[name], asBinding = bindingValues.last?[name]
+        // A name both a `let` and a binding of this function may be either: no evidence.
+        guard (asLet == nil) != (asBinding == nil), let local = asLet ?? asBinding, var value = local else { return nil }
+        // `(try? c.fetch(r)) ?? []`, `try? c.existingObject(with: id) as? Conversation`
+        // (the cast keeps the object): down to the call.
+        while true {
+            value = Expressions.unwrapped(value)
+            if let cast = value.as(AsExprSyntax.self) { value = cast.expression; continue }
+            guard let sequence = value.as(SequenceExprSyntax.self) else { break }
             let elements = Array(sequence.elements)
-            guard elements.count == 3, elements[1].as(BinaryOperatorExprSyntax.self)?.operator.text == "??", elements[2].is(ArrayExprSyntax.self) else { return nil }
+            guard elements.count == 3 else { return nil }
+            let isDefaultEmpty = elements[1].as(BinaryOperatorExprSyntax.self)?.operator.text == "??" && elements[2].is(ArrayExprSyntax.self)
+            guard isDefaultEmpty || elements[1].is(UnresolvedAsExprSyntax.self) else { return nil }
             value = elements[0]
         }
-        value = Expressions.unwrapped(value)
-        if let tried = value.as(TryExprSyntax.self) { value = Expressions.unwrapped(tried.expression) }
         guard let call = value.as(FunctionCallExprSyntax.self), let member = call.calledExpression.as(MemberAccessExprSyntax.self),
-            member.declName.baseName.text == "fetch", let base = member.base
+            Self.returnsObjectsOfReceiver(member.declName.baseName.text, call), let base = member.base
         else { return nil }
         let evidence = Self.evidence(of: Syntax(Expressions.unwrapped(base)))
         return evidence == .unknown ? nil : evidence
+    }
+
+    /// `fetch(_:)`, `existingObject(with:)` and `object(with:)` return objects of the
+    /// context they are called on.
+    private static func returnsObjectsOfReceiver(_ method: String, _ call: FunctionCallExprSyntax) -> Bool {
+        switch method {
+        case "fetch": return true
+        case "existingObject", "object": return call.arguments.count == 1 && call.arguments.first?.label?.text == "with"
+        default: return false
+        }
+    }
+
+    /// `conversation` where it names an object parameter of the function making the call,
+    /// not a local, a binding or a closure parameter of the same name.
+    private func objectParameterArgument(_ argument: ExprSyntax) -> String? {
+        guard let reference = argument.as(DeclReferenceExprSyntax.self), reference.argumentNames == nil else { return nil }
+        let name = reference.baseName.text
+        guard objectParameterNames.last?.contains(name) == true, letValues.last?[name] == nil, bindingValues.last?[name] == nil else { return nil }
+        var current = Syntax(argument).parent
+        while let syntax = current {
+            if syntax.is(FunctionDeclSyntax.self) { return name }
+            if let closure = syntax.as(ClosureExprSyntax.self), ClosurePlacement.parameters(of: closure).contains(where: { $0.text == name }) { return nil }
+            current = syntax.parent
+        }
+        return nil
     }
 
     /// The closure parameters `body` calls only on the main queue or only off it
@@ -494,12 +535,26 @@ final class FactCollector: SyntaxVisitor {
         }
         functions.append(("init", locals, parameters))
         letValues.append([:])
+        bindingValues.append([:])
+        objectParameterNames.append([])
         return .visitChildren
     }
 
     override func visitPost(_ node: InitializerDeclSyntax) {
         functions.removeLast()
         letValues.removeLast()
+        bindingValues.removeLast()
+        objectParameterNames.removeLast()
+    }
+
+    /// `guard let conversation = try? context.existingObject(with: id) as? Conversation`:
+    /// kept apart from the `let`s, for the objects a call hands on.
+    override func visit(_ node: OptionalBindingConditionSyntax) -> SyntaxVisitorContinueKind {
+        guard !bindingValues.isEmpty, let name = node.pattern.as(IdentifierPatternSyntax.self)?.identifier.text else { return .visitChildren }
+        let isNew = bindingValues[bindingValues.count - 1][name] == nil
+        let value = node.bindingSpecifier.tokenKind == .keyword(.let) && isNew ? node.initializer?.value : nil
+        bindingValues[bindingValues.count - 1][name] = .some(value)
+        return .visitChildren
     }
 
     // MARK: Assignments
@@ -595,13 +650,16 @@ final class FactCollector: SyntaxVisitor {
             if let referenced = Self.functionValue(argument.expression) { facts.escapingNames.insert(referenced) }
         }
         var objectArguments: [String: QueueEvidence] = [:]
+        var parameterArguments: [String: String] = [:]
         for argument in node.arguments {
             if let evidence = fetchedObjectsEvidence(argument.expression) { objectArguments[argument.label?.text ?? "_"] = evidence }
+            if let parameter = objectParameterArgument(argument.expression) { parameterArguments[argument.label?.text ?? "_"] = parameter }
         }
         facts.calls.append(
             CallFact(
                 callee: name, receiverType: receiverType, caller: functions.last?.name, callerType: types.last?.name,
-                placement: refined(Self.placement(of: node), node), place: place(node), objectArguments: objectArguments))
+                placement: refined(Self.placement(of: node), node), place: place(node), objectArguments: objectArguments,
+                parameterArguments: parameterArguments))
         return .visitChildren
     }
 
@@ -793,6 +851,13 @@ final class FactCollector: SyntaxVisitor {
                 case .background: return .background
                 case .perform(let base, _): return base.flatMap(Expressions.lastName).map(CallPlacement.perform) ?? .unknown
                 case .privateBlock: return .privateQueue(queue: "the queue of performBackgroundTask's context", block: "performBackgroundTask { }")
+                case .timer:
+                    // Apple's `Timer.scheduledTimer(withTimeInterval:repeats:block:)`:
+                    // "Creates a timer and schedules it on the current run loop in the
+                    // default mode", so its block runs on the thread that scheduled it:
+                    // the main thread when scheduled from the main queue. A dispatch
+                    // queue's thread runs no run loop: anywhere else, unknown.
+                    return placement(of: closure) == .main ? .main : .unknown
                 case .elsewhere: return .unknown
                 }
             }

@@ -172,6 +172,10 @@ struct CallFact: Sendable {
     /// (`let users = (try? container.viewContext.fetch(request)) ?? []`), with what tells
     /// the fetched context's queue. Empty for most calls.
     var objectArguments: [String: QueueEvidence] = [:]
+    /// Arguments, by label, that are an object parameter of the caller itself, by its
+    /// name there (`func start(for c: Conversation) { … self.fire(for: c) }`): what that
+    /// parameter holds, when every call of the caller agrees, this one holds too.
+    var parameterArguments: [String: String] = [:]
 }
 
 /// A function or method declared in the project.

@@ -581,25 +581,41 @@ private struct CallGraph {
     }
 
     /// Parameters whose every call site hands objects fetched from one context of known
-    /// queue, for functions declared once that nothing else may call.
+    /// queue, for functions declared once that nothing else may call. A call site may
+    /// also hand on an object parameter of its own caller that this finds (`start(for:)`
+    /// hands its `conversation` to `fire(for:)`): repeated until nothing more is found.
     func parameterObjects() -> [String: [ParameterObjects]] {
         var result: [String: [ParameterObjects]] = [:]
-        for (name, declared) in functions where declared.count == 1 && !declared[0].objectParameters.isEmpty {
-            let function = declared[0]
-            guard !function.isCalledFromOutside, !escaping.contains(name), let sites = calls[name], !sites.isEmpty else { continue }
-            for (label, parameter) in function.objectParameters {
-                var agreed: (String, ContextFact)?
-                for site in sites {
-                    guard let evidence = site.objectArguments[label], let known = resolve(evidence),
-                        agreed == nil || (agreed?.0 == known.0 && agreed?.1.queue == known.1.queue)
-                    else { agreed = nil; break }
-                    agreed = agreed ?? known
+        var grew = true
+        while grew {
+            grew = false
+            for (name, declared) in functions where declared.count == 1 && !declared[0].objectParameters.isEmpty {
+                let function = declared[0]
+                guard !function.isCalledFromOutside, !escaping.contains(name), let sites = calls[name], !sites.isEmpty else { continue }
+                for (label, parameter) in function.objectParameters where result[name]?.contains(where: { $0.parameter == parameter }) != true {
+                    var agreed: (String, ContextFact)?
+                    for site in sites {
+                        guard let known = objects(handedAs: label, at: site, result), agreed == nil || (agreed?.0 == known.0 && agreed?.1.queue == known.1.queue)
+                        else { agreed = nil; break }
+                        agreed = agreed ?? known
+                    }
+                    guard let (context, fact) = agreed else { continue }
+                    result[name, default: []].append(ParameterObjects(parameter: parameter, context: context, fact: fact, place: sites[0].place))
+                    grew = true
                 }
-                guard let (context, fact) = agreed else { continue }
-                result[name, default: []].append(ParameterObjects(parameter: parameter, context: context, fact: fact, place: sites[0].place))
             }
         }
         return result
+    }
+
+    /// The context of the objects a call site hands as `label`: fetched by the caller, or
+    /// an object parameter of the caller (declared once) that every call of it fills.
+    private func objects(handedAs label: String, at site: CallFact, _ found: [String: [ParameterObjects]]) -> (String, ContextFact)? {
+        if let evidence = site.objectArguments[label] { return resolve(evidence) }
+        guard let parameter = site.parameterArguments[label], let caller = site.caller, functions[caller]?.count == 1,
+            let objects = found[caller]?.first(where: { $0.parameter == parameter })
+        else { return nil }
+        return (objects.context, objects.fact)
     }
 
     /// The context a fetch's receiver names: `viewContext`, or a property or function of
