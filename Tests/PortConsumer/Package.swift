@@ -16,6 +16,14 @@ let package = Package(
             dependencies: [.product(name: "CoreData", package: "ctxdebug")],
             exclude: ["coredata-port.json"],
             swiftSettings: [.swiftLanguageMode(.v6)],
-            plugins: [.plugin(name: "CoreDataPort", package: "ctxdebug")])
+            plugins: [.plugin(name: "CoreDataPort", package: "ctxdebug")]),
+        // The SurfJournal flows on App/SurfJournal (Xcode-era style) over the chapter's
+        // model and seed from ../shared/real-apps/surfjournal.
+        .executableTarget(
+            name: "JournalCheck",
+            dependencies: [.product(name: "CoreData", package: "ctxdebug")],
+            exclude: ["coredata-port.json"],
+            swiftSettings: [.swiftLanguageMode(.v5)],
+            plugins: [.plugin(name: "CoreDataPort", package: "ctxdebug")]),
     ]
 )
