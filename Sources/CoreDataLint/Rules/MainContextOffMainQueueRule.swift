@@ -79,6 +79,7 @@ final class MainContextOffMainQueueRule: LintRule {
     }
 
     func call(_ call: FunctionCallExprSyntax, _ walker: SemanticWalker) {
+        guard mayRunOffMain(walker) else { return }
         if let member = call.calledExpression.as(MemberAccessExprSyntax.self), member.declName.baseName.text == "performFetch",
             let base = member.base, case .fetchedResultsController(let context) = walker.resolve(base), isOffMain(context, walker)
         {
@@ -108,6 +109,7 @@ final class MainContextOffMainQueueRule: LintRule {
     }
 
     func memberAccess(_ access: MemberAccessExprSyntax, _ walker: SemanticWalker) {
+        guard mayRunOffMain(walker) else { return }
         if let use = walker.index.contextExtensionUse(access), let context = walker.context(access.base), !Expressions.isAssignmentTarget(access), isOffMain(context, walker) {
             report(walker, at: access.declName, doing: Self.extensionUse(use, on: context), on: context)
             return
@@ -140,6 +142,15 @@ final class MainContextOffMainQueueRule: LintRule {
     /// context's `perform`. A did-save observer's posting thread may be the main one,
     /// and a `performAndWait` block runs on its caller's thread, which may be the main
     /// thread with the main queue still held.
+    /// Whether the code being walked may be off the main queue at all: where it is not,
+    /// nothing below can report, so the receivers are not resolved (most code is there).
+    private func mayRunOffMain(_ walker: SemanticWalker) -> Bool {
+        switch walker.queue {
+        case .background, .privateContextQueue, .context: return true
+        case .main, .caller, .postingThread, .unknown: return false
+        }
+    }
+
     private func isOffMain(_ context: ContextRef, _ walker: SemanticWalker) -> Bool {
         guard context.queue == .main else { return false }
         switch walker.queue {
