@@ -111,6 +111,11 @@ enum RuntimeFrames {
         while name.hasPrefix("closure #") || name.hasPrefix("implicit closure #"), let owner = name.range(of: " in ") {
             name = String(name[owner.upperBound...])
         }
+        // A closure stored in a static property (the dispatch-control hooks' table).
+        if name.hasPrefix("variable initialization expression of ") {
+            name.removeFirst("variable initialization expression of ".count)
+            if name.hasPrefix("static ") { name.removeFirst("static ".count) }
+        }
         return name
     }
 }

@@ -210,40 +210,41 @@ extension ControlledScheduler {
     /// can run, or not controlled).
     func runLoopIdle() -> Bool {
         guard let unit = dispatchUnit(), state.withLock({ $0.mainThreadUnit == unit.id }) else { return false }
-        enum Next { case real, poll, decided(Handoff), park }
+        enum Next { case real, decided(Handoff), park }
         let next = state.withLock { s -> Next in
             guard s.mode != .released else { return .real }
-            if s.units[unit.id]?.hosted == true {
-                // Back from running a main-queue block: wait to be chosen again.
-                if s.units[unit.id]?.status == .hosting { return .poll }
-                s.units[unit.id]?.hosted = false
-                return .park
-            }
             switch s.units[unit.id]?.status {
             case .running?:
                 s.units[unit.id]?.status = .spinning
-                let others = enabledCandidates(s).filter { $0.key != unit.actor }
+                var others = enabledCandidates(s).filter { $0.key != unit.actor }
+                if others.isEmpty, let timer = s.timers.min(by: { ($0.deadline, $0.id) < ($1.deadline, $1.id) }) {
+                    // Only time can pass, and the main thread waits for it (XCTest's wait
+                    // loop, whose watchdog is a long timer): virtual time passes to the
+                    // next deadline now, rather than the wall clock's.
+                    s.fireTimer(timer.id)
+                    others = enabledCandidates(s).filter { $0.key != unit.actor }
+                }
                 if others.isEmpty {
-                    // Only time can pass: the run loop's own wait, for real.
+                    // Nothing of the run can run or fire: the run loop's own wait, for real.
                     s.units[unit.id]?.status = .running
                     return .real
                 }
                 return .decided(decide(&s, from: unit, point: .runLoop, addresses: []))
-            case .hosting?: return .poll
+            case .hosting?: return .decided(.none)
             default: return .park  // woken by a host's block start or chosen again
             }
         }
         switch next {
         case .real: return false
-        case .poll: return true
         case .decided(let action):
             action.perform(self, caller: unit)
             if action.parksCaller(unit) { unit.park() }
-            return true
         case .park:
             unit.park()
-            return true
         }
+        // The main-queue blocks the schedule started on this thread run here, now.
+        runHostedBlocks(unit)
+        return true
     }
 }
 

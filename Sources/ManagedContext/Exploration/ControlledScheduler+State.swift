@@ -75,8 +75,10 @@ extension ControlledScheduler {
         /// so a loop that waits with a timeout or polls with a sleep cannot livelock a
         /// strategy that keeps choosing it (PCT's fixed priorities).
         var earlyTime = 0
-        /// The main thread's unit woke in its run loop to run a main-queue block.
-        var hosted = false
+        /// The main-queue block the main thread's unit, waiting in its run loop, runs next
+        /// (on its own thread, before it goes back into the app's code): XCTest's wait
+        /// loop must not see its run loop return before the block the schedule started.
+        var hosted: (block: @Sendable () -> Void, unit: ThreadUnit)?
         /// Whether its wait's timeout passed (it was chosen as a timeout).
         var timedOut = false
         /// Where it waits to go on: what the step that resumes it says it did.
@@ -264,7 +266,8 @@ extension ControlledScheduler {
         case start(QueueTarget, @Sendable () -> Void, ThreadUnit, String)
         /// A main-queue block starts on the main thread, which waits in its run loop (the
         /// host): the host wakes to run it, unless the host is the caller itself.
-        case startHosted(@Sendable () -> Void, ThreadUnit, DispatchSemaphore, hostID: Int)
+        /// (The block waits in the host's `hosted`; `runHostedBlocks` runs it.)
+        case startHosted(DispatchSemaphore, hostID: Int)
         /// After control was given up: plain dispatch and wake-ups; the caller goes on.
         case dispatch(QueueTarget, @Sendable () -> Void)
         case signal(DispatchSemaphore)
@@ -284,8 +287,7 @@ extension ControlledScheduler {
             case .resumeTask(let resume): resume()
             case .start(let queue, let block, let unit, let key):
                 queue.submit { scheduler.runBlock(block, as: unit, queue: key) }
-            case .startHosted(let block, let unit, let host, let hostID):
-                DispatchQueue.main.async { scheduler.runBlock(block, as: unit, queue: "main") }
+            case .startHosted(let host, let hostID):
                 if caller?.id != hostID { host.signal() }
             case .dispatch(let queue, let block): queue.submit(block)
             case .all(let handoffs): for handoff in handoffs { handoff.performBypassed(scheduler, caller: caller) }
@@ -296,7 +298,7 @@ extension ControlledScheduler {
         func parksCaller(_ unit: ThreadUnit) -> Bool {
             switch self {
             case .resume, .start, .resumeTask: true
-            case .startHosted(_, _, _, let hostID): hostID != unit.id
+            case .startHosted(_, let hostID): hostID != unit.id
             default: false
             }
         }
@@ -484,8 +486,8 @@ extension ControlledScheduler {
             if key == "main", let host = s.mainThreadUnit, s.units[host]?.status == .spinning {
                 // The main thread waits in its run loop: it wakes there to run the block.
                 s.units[host]?.status = .hosting
-                s.units[host]?.hosted = true
-                return .startHosted(block, unit, s.units[host]!.semaphore, hostID: host)
+                s.units[host]?.hosted = (block, unit)
+                return .startHosted(s.units[host]!.semaphore, hostID: host)
             }
             return .start(s.queues[key]!.real, block, unit, key)
         case .grant(let key):
@@ -700,3 +702,4 @@ struct FIFO<Element>: Sequence {
 
     func makeIterator() -> ArraySlice<Element>.Iterator { storage[head...].makeIterator() }
 }
+

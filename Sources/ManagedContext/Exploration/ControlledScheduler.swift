@@ -402,7 +402,6 @@ package final class ControlledScheduler: Sendable {
             s.queues[key]?.touch(&s.sequence)
             if key == "main", let id = s.mainThreadUnit, s.units[id]?.status == .hosting {
                 s.units[id]?.status = .spinning
-                s.units[id]?.hosted = false
                 s.sequence += 1
                 s.units[id]?.since = s.sequence
             }
@@ -412,11 +411,23 @@ package final class ControlledScheduler: Sendable {
         action.perform(self, caller: host)
         // The main thread ran this block in its run loop for its own unit, which waits
         // there: it goes on (back into the app's code) only once the schedule chooses it,
-        // unless the schedule starts the next main-queue block, which it runs in its run
-        // loop first.
-        if case .startHosted(_, _, _, let hostID) = action, hostID == host?.id { return }
+        // unless the schedule starts the next main-queue block, which `runHostedBlocks`
+        // runs first.
+        if case .startHosted(_, let hostID) = action, hostID == host?.id { return }
         if let host, host.scheduler === self, state.withLock({ $0.mainThreadUnit == host.id && $0.mode != .released }) {
             host.park()
+        }
+    }
+
+    /// The main thread's unit, waiting in its run loop, was woken or chose: it runs the
+    /// main-queue blocks the schedule started on it, one after the other, on this thread,
+    /// and returns once the schedule lets it go on (back into its run loop's caller).
+    func runHostedBlocks(_ host: ThreadUnit) {
+        while let (block, unit) = state.withLock({ s -> (@Sendable () -> Void, ThreadUnit)? in
+            defer { s.units[host.id]?.hosted = nil }
+            return s.units[host.id]?.hosted
+        }) {
+            runBlock(block, as: unit, queue: "main")
         }
     }
 }
