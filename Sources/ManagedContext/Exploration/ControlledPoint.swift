@@ -43,6 +43,9 @@ package enum ControlledPoint: String, Sendable, Hashable, CaseIterable {
     case runLoop = "run-loop"
     /// The main thread parks in `dispatchMain()`.
     case dispatchMain = "dispatch-main"
+    /// A unit blocked in the kernel while it held the turn (a lock of the app's, a pipe):
+    /// the turn passed on; the unit rejoins the schedule at its next point.
+    case uncontrolledWait = "uncontrolled-wait"
     /// Fine granularity only: a fault fires.
     case fault
     /// Fine granularity only: an object is refreshed.
@@ -95,6 +98,9 @@ package struct ControlledRunFailure: Sendable, Error {
     /// uncontrolled call's).
     package var step: Int
     package var addresses: [UInt] = []
+    /// Already symbolicated text that replaces the stack of `addresses` in a report
+    /// (a hang's stacks of every unit's thread).
+    package var detail: String?
 }
 
 /// What a strategy is asked at each decision: the actors that may run next, in

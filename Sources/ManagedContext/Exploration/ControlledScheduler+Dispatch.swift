@@ -212,6 +212,7 @@ extension ControlledScheduler {
         guard let unit = dispatchUnit(), state.withLock({ $0.mainThreadUnit == unit.id }) else { return false }
         enum Next { case real, decided(Handoff), park }
         let next = state.withLock { s -> Next in
+            s.units[unit.id]?.realWait = false
             guard s.mode != .released else { return .real }
             switch s.units[unit.id]?.status {
             case .running?:
@@ -227,6 +228,7 @@ extension ControlledScheduler {
                 if others.isEmpty {
                     // Nothing of the run can run or fire: the run loop's own wait, for real.
                     s.units[unit.id]?.status = .running
+                    s.units[unit.id]?.realWait = true
                     return .real
                 }
                 return .decided(decide(&s, from: unit, point: .runLoop, addresses: []))
@@ -242,8 +244,9 @@ extension ControlledScheduler {
         case .park:
             unit.park()
         }
-        // The main-queue blocks the schedule started on this thread run here, now.
-        runHostedBlocks(unit)
+        // The main-queue blocks the schedule started on this thread run here, now (the
+        // app's work, not the control's cost).
+        ControlCost.exclude { runHostedBlocks(unit) }
         return true
     }
 }

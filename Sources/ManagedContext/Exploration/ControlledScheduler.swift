@@ -140,7 +140,10 @@ package final class ControlledScheduler: Sendable {
         state.withLock { s in
             let waiting = s.mode != .released
                 && (s.queues.values.contains { !$0.items.isEmpty }
-                    || s.units.values.contains { $0.status == .ready || $0.status == .draining || { if case .waiting = $0 { true } else { false } }($0.status) })
+                    || s.units.values.contains {
+                        $0.status == .ready || $0.status == .draining || $0.status == .outside
+                            || { if case .waiting = $0 { true } else { false } }($0.status)
+                    })
             return (s.progress, waiting)
         }
     }
@@ -149,6 +152,7 @@ package final class ControlledScheduler: Sendable {
 
     private func recordHang(after seconds: Double) {
         StackSampler.install()
+        if recordOutsideHang(after: seconds) { return }
         let (actor, thread, step) = state.withLock { s in
             let unit = s.running.flatMap { s.units[$0] }
             return (unit?.actor ?? "no unit", unit?.thread ?? 0, s.steps.count)
@@ -176,6 +180,7 @@ package final class ControlledScheduler: Sendable {
             // thread by an await: this thread goes on as the driver.
             s.vacantDriver = false
             s.units[driver]?.thread = StackSampler.currentThread
+            s.units[driver]?.tid = UncontrolledWaits.currentTID
             s.units[driver]?.task = task
             if Thread.isMainThread { s.mainThreadUnit = driver } else if s.mainThreadUnit == driver { s.mainThreadUnit = nil }
             return ThreadUnit(id: driver, actor: unit.actor, semaphore: unit.semaphore, scheduler: self, task: task)
@@ -197,6 +202,7 @@ package final class ControlledScheduler: Sendable {
         if Thread.isMainThread { s.mainThreadUnit = unit.id }
         s.units[unit.id]?.status = .running
         s.units[unit.id]?.thread = StackSampler.currentThread
+        s.units[unit.id]?.tid = UncontrolledWaits.currentTID
         s.running = unit.id
         s.driver = unit.id
         return unit
@@ -388,7 +394,10 @@ package final class ControlledScheduler: Sendable {
 
     /// Runs one block of a logical queue on its real queue, as the unit `unit`.
     func runBlock(_ block: @Sendable () -> Void, as unit: ThreadUnit, queue key: String) {
-        state.withLock { $0.units[unit.id]?.thread = StackSampler.currentThread }
+        state.withLock { s in
+            s.units[unit.id]?.thread = StackSampler.currentThread
+            s.units[unit.id]?.tid = UncontrolledWaits.currentTID
+        }
         // A main-queue block run by the main thread in its run loop is nested in the
         // main thread's own unit, which goes on after it.
         let host = Thread.isMainThread ? ThreadUnit.slot : nil
@@ -396,6 +405,7 @@ package final class ControlledScheduler: Sendable {
         block()
         ThreadUnit.setCurrent(host)
         let action = state.withLock { s -> Handoff in
+            let wasOutside = s.units[unit.id]?.outside == true
             s.units[unit.id] = nil  // done: out of every later decision
             if s.running == unit.id { s.running = nil }
             s.queues[key]?.busy = false
@@ -406,6 +416,8 @@ package final class ControlledScheduler: Sendable {
                 s.units[id]?.since = s.sequence
             }
             guard s.mode != .released else { return .none }
+            // Back from an uncontrolled wait to end: the turn is another unit's.
+            if wasOutside, let running = s.running, s.units[running] != nil { return .none }
             return decide(&s, from: unit, point: .blockEnd, context: s.queues[key]?.name, addresses: [])
         }
         action.perform(self, caller: host)
