@@ -5,13 +5,13 @@ import Glibc
 #endif
 
 /// The dispatch control's own cost per scheduling point, for docs/benchmarks.md: with
-/// `CTXDEBUG_EXPLORE_COST=FILE` in a process run by `ctxdebug explore`, each hook call
+/// `CTXDEBUG_DISPATCH_COST=FILE` in a process run by `ctxdebug explore`, each hook call
 /// the scheduler took is timed, less the time its thread waited for the turn (parked)
 /// and the time the parent took to answer (the socket round trip); the durations, in
 /// nanoseconds, one a line, are appended to FILE at exit. Off (the default), a hook
 /// pays one load of a constant.
 enum ControlCost {
-    static let path: String? = ProcessInfo.processInfo.environment["CTXDEBUG_EXPLORE_COST"].flatMap { $0.isEmpty ? nil : $0 }
+    static let path: String? = ProcessInfo.processInfo.environment["CTXDEBUG_DISPATCH_COST"].flatMap { $0.isEmpty ? nil : $0 }
     static let isOn = path != nil
     private static let durations = LockedValue<[UInt64]>([])
     private static let installed: Void = {
