@@ -122,4 +122,29 @@ struct ExploreAppCorpusTests {
         #expect(detail.contains("driver (waiting for its turn)"), "\(detail)")
         #expect(detail.contains("pipeNeverWritten"), "\(detail)")
     }
+
+    /// The opt-in long run of the targets (docs/benchmarks.md, "Explore (issue 37)"):
+    /// `RELIABILITY_EXPLORE_APP_TWINS=10000` explores every fixed twin of the corpus and
+    /// the XCTest sample's fixed method for that many schedules each (`-j 2`), and
+    /// expects no failure. Off by default: 10,000 schedules a twin take 15 to 20 minutes.
+    static let twinSchedules = Int(ProcessInfo.processInfo.environment["RELIABILITY_EXPLORE_APP_TWINS"] ?? "") ?? 0
+
+    @Test("every fixed twin passes RELIABILITY_EXPLORE_APP_TWINS schedules (opt-in)", .enabled(if: twinSchedules > 0))
+    func everyTwinPassesTheLongRun() throws {
+        let listing = try CLI.run(try Self.corpus(), ["list"])
+        let twins = listing.stdout.split(separator: "\n").compactMap { $0.split(separator: "\t").first.map(String.init) }
+            .filter { $0.hasSuffix("-fixed") }
+        #expect(twins.count >= 12, "\(listing.stdout)")
+        var commands = twins.map { [try! Self.corpus(), $0] }
+        commands.append([try CLI.product("ctxdebug-explore-xctest-sample"), "ctxdebug_explore_xctest_sample.NoteListTests/testListShowsImportedNotesFixed"])
+        for command in commands {
+            let directory = TempDirectory("explore-app-long-\(command.last!.suffix(24))")
+            try Self.requireLibrary()
+            let run = try CLI.ctxdebug(
+                ["explore", "--seed", "1", "--schedule-dir", "schedules", "--iterations", String(Self.twinSchedules), "-j", "2", "--"] + command,
+                in: directory.url, timeout: nil)
+            #expect(run.status == 0, "\(command.last!): \(run)")
+            #expect(run.stdout.contains("no failure in \(Self.twinSchedules) schedules"), "\(run.stdout)")
+        }
+    }
 }
