@@ -106,6 +106,25 @@ struct ExploreAppCorpusTests {
         #expect(run.stdout.contains("no failure in 20 schedules"), "\(run.stdout)")
     }
 
+    /// A schedule that touched an uncontrolled wait replays only as long as the wait ends
+    /// the same way: `--replay` says so.
+    @Test("--replay says when a schedule touched an uncontrolled wait")
+    func replayNamesTheUncontrolledWait() throws {
+        let directory = TempDirectory("explore-app-replay-outside")
+        let log = [
+            #"{"format":"ctxdebug-schedule-log","version":1,"strategy":"random","seed":5,"iteration":0,"granularity":"coarse","reproducible":true}"#,
+            #"{"step":0,"actor":"driver","point":"dispatch-async","enabled":["driver","q1"],"defaultIndex":0,"chosen":0}"#,
+            #"{"step":1,"actor":"q2","point":"uncontrolled-wait","enabled":["q2"],"defaultIndex":0,"chosen":0}"#,
+            #"{"end":true}"#,
+        ].joined(separator: "\n") + "\n"
+        try Data(log.utf8).write(to: directory.file("outside.log"))
+        try Self.requireLibrary()
+        let replay = try CLI.ctxdebug(
+            ["explore", "--replay", directory.file("outside.log").path, "--", try Self.corpus(), "probe-lock-across-point"], in: directory.url)
+        #expect(replay.stderr.contains("the schedule touched an uncontrolled wait"), "\(replay)")
+        #expect(replay.stderr.contains("at step 1"), "\(replay)")
+    }
+
     /// A read of a pipe nobody writes (`probe-pipe-never-written`): nothing can run and
     /// nothing comes back, so the run is a hang, with every unit's stack.
     @Test("a unit blocked for good outside the scheduler is a hang with every unit's stack")
