@@ -23,8 +23,9 @@ extension ControlledScheduler {
     /// goes on.
     func dispatchAsync(_ work: DispatchWork, on queue: RawDispatchObject, barrier: Bool) -> Bool {
         guard let unit = dispatchUnit() else { return false }
-        let concurrent = DispatchControl.isConcurrent(queue)
         let label = DispatchControl.label(queue)
+        if DispatchControl.isTestHarness(label) { return false }
+        let concurrent = DispatchControl.isConcurrent(queue)
         let addresses = sites()
         let action = state.withLock { s -> Handoff? in
             guard s.mode != .released else { return nil }
@@ -45,8 +46,9 @@ extension ControlledScheduler {
     /// point only (barriers on concurrent queues are not modelled: docs/explore.md).
     func dispatchSyncBegin(_ queue: RawDispatchObject, barrier: Bool) -> Bool {
         guard let unit = dispatchUnit() else { return false }
-        let concurrent = DispatchControl.isConcurrent(queue)
         let label = DispatchControl.label(queue)
+        if DispatchControl.isTestHarness(label) { return false }
+        let concurrent = DispatchControl.isConcurrent(queue)
         let addresses = sites()
         let action = state.withLock { s -> Handoff? in
             guard s.mode != .released else { return nil }
@@ -69,7 +71,7 @@ extension ControlledScheduler {
     }
 
     func dispatchSyncEnd(_ queue: RawDispatchObject) {
-        guard !DispatchControl.isConcurrent(queue) else { return }
+        guard !DispatchControl.isConcurrent(queue), !DispatchControl.isTestHarness(DispatchControl.label(queue)) else { return }
         state.withLock { s in
             let key = queue.address == DispatchControl.mainQueueAddress ? "main" : s.keysByDispatchQueue[queue.address]
             guard let key, s.queues[key]?.busy == true else { return }

@@ -120,6 +120,14 @@ enum DispatchControl {
         services.is_concurrent.map { $0(queue.pointer) != 0 } ?? false
     }
 
+    /// XCTest's own serial queues (its waiter's state, its delegate calls): their
+    /// `sync` and `async` run for real, as no points of the schedule. They hold no state
+    /// of the app's, and XCTest's wait loop reads them once per slice of the wall clock
+    /// (`RunLoop.run(mode:before:)` for at most 0.1 s), so as points they would make a
+    /// schedule depend on the machine's speed. `asyncAfter` on them (the wait's watchdog)
+    /// stays a timer of virtual time.
+    static func isTestHarness(_ label: String) -> Bool { label.hasPrefix("org.swift.XCTest") }
+
     static func label(_ queue: RawDispatchObject) -> String {
         guard let text = services.label?(queue.pointer) else { return "queue" }
         let label = String(cString: text)
