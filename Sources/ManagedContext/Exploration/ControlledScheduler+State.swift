@@ -300,7 +300,7 @@ extension ControlledScheduler {
             case .resume(let semaphore), .signal(let semaphore): semaphore.signal()
             case .resumeTask(let resume): resume()
             case .start(let queue, let block, let unit, let key):
-                queue.submit { scheduler.runBlock(block, as: unit, queue: key) }
+                ControlCost.submitting { queue.submit { scheduler.runBlock(block, as: unit, queue: key) } }
             case .startHosted(let host, let hostID):
                 if caller?.id != hostID { host.signal() }
             case .dispatch(let queue, let block): queue.submit(block)
