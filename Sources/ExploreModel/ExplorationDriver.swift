@@ -311,6 +311,13 @@ public struct ExplorationDriver: Sendable {
         if !file.reproducible {
             outcome.notes.append("note: \(path) was recorded with uncontrolled work allowed: a replay may not follow it exactly")
         }
+        let outside = file.steps.filter { $0.point == .uncontrolledWait }.map { String($0.step) }
+        if !outside.isEmpty {
+            outcome.notes.append(
+                "note: the schedule touched an uncontrolled wait (a unit blocked in the kernel holding the turn: a lock of the app's, "
+                    + "a pipe) at step \(outside.joined(separator: ", ")): the turn passed on there, and a replay follows it only "
+                    + "as long as the wait ends the same way")
+        }
         let failing = runs.filter { $0.failure != nil }
         guard let first = failing.first(where: { $0.failure?.kind == .diverged }) ?? failing.first, let failure = first.failure else {
             outcome.notes.append(

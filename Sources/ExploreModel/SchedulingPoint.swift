@@ -60,6 +60,9 @@ public struct SchedulingPoint: RawRepresentable, Codable, Sendable, Hashable, Ex
     @inlinable public static var runLoop: SchedulingPoint { "run-loop" }
     /// The main thread parks in `dispatchMain()`.
     @inlinable public static var dispatchMain: SchedulingPoint { "dispatch-main" }
+    /// A unit blocked in the kernel while it held the turn (a lock of the app's, a pipe):
+    /// the turn passed on; the unit rejoins the schedule at its next point.
+    @inlinable public static var uncontrolledWait: SchedulingPoint { "uncontrolled-wait" }
 
     // Fine granularity only.
     /// A fault fires.
@@ -71,7 +74,7 @@ public struct SchedulingPoint: RawRepresentable, Codable, Sendable, Hashable, Ex
     public static let known: [SchedulingPoint] = [
         .blockStart, .blockEnd, .performEnqueue, .performAndWait, .storeWrite, .didSave, .merge, .fetch, .drain,
         .dispatchAsync, .dispatchSync, .dispatchAfter, .timerFire, .semaphoreWait, .groupWait, .signal, .timeout, .sleep,
-        .runLoop, .dispatchMain, .fault, .refresh,
+        .runLoop, .dispatchMain, .uncontrolledWait, .fault, .refresh,
     ]
 
     /// Points taken only with `--granularity fine`.

@@ -21,7 +21,37 @@ enum TaskCases {
             name: "task-lost-update-fixed",
             summary: "both Tasks increment through one context, whose queue runs them one after the other",
             run: { taskIncrements(oneContext: true) }),
+        AppCase(
+            name: "mainactor-reload-before-import",
+            summary: "a Task starts an import with await perform and a @MainActor reload of the list without awaiting the import",
+            run: { mainActorReload(awaitsImport: false) }),
+        AppCase(
+            name: "mainactor-reload-before-import-fixed",
+            summary: "the reload awaits the import's task first",
+            run: { mainActorReload(awaitsImport: true) }),
     ]
+
+    static func mainActorReload(awaitsImport: Bool) -> Never {
+        let stack = AppStack()
+        stack.seedHistory()
+        let importer = stack.newBackgroundContext("importer")
+        let view = stack.viewContext
+        Task {
+            let importing = Task {
+                try await importer.perform {
+                    HopCases.insertNotes(2, in: importer)
+                    try importer.save()
+                }
+            }
+            if awaitsImport { try await importing.value }
+            await MainActor.run {
+                AppStack.browse(view, times: 12)  // the list's sections load first
+                let shown = try! view.fetch(FetchRequest<Note>()).filter { $0.title?.hasPrefix("note ") == true }.count
+                finish(shown == 2, "the reloaded list showed \(shown) notes of the 2 imported", stack: stack)
+            }
+        }
+        dispatchMain()
+    }
 
     static func unawaitedImport(awaits: Bool) -> Never {
         let stack = AppStack()

@@ -30,7 +30,105 @@ enum WaitCases {
             name: "sync-check-then-insert-fixed",
             summary: "the check and the claim are one sync",
             run: { checkThenInsert(oneSync: true) }),
+        AppCase(
+            name: "lock-check-then-insert",
+            summary: "two workers check an NSLock-guarded set of imported keys, import outside the lock, then mark the key",
+            run: { lockedImport(holdsLockAcrossImport: false) }),
+        AppCase(
+            name: "lock-check-then-insert-fixed",
+            summary: "the lock is held across the check, the import and the mark (the other worker blocks on it: an uncontrolled wait)",
+            run: { lockedImport(holdsLockAcrossImport: true) }),
+        AppCase(
+            name: "probe-pipe-never-written",
+            summary: "not a bug of the corpus: a worker reads a pipe nobody writes, while the main thread waits for it (a hang with every unit's stack)",
+            run: { pipeNeverWritten() }),
+        AppCase(
+            name: "probe-lock-across-point",
+            summary: "not a bug of the corpus: one worker holds an NSLock across a save, the other takes it (an uncontrolled wait that explore goes through)",
+            run: { lockAcrossPoint() }),
     ]
+
+    static func lockAcrossPoint() -> Never {
+        let stack = AppStack()
+        let lock = NSLock()
+        let group = DispatchGroup()
+        for name in ["a", "b"] {
+            DispatchQueue.global().async(group: group) {
+                let importer = stack.newBackgroundContext(name)
+                lock.lock()
+                importer.performAndWait {
+                    Note(context: importer).title = "note \(name)"
+                    try! importer.save()
+                }
+                lock.unlock()
+            }
+        }
+        group.wait()
+        let count = stack.noteCount()
+        finish(count == 2, "\(count) notes saved of 2", stack: stack)
+    }
+
+    /// Keys already imported, guarded by a lock of the app's (a wait explore does not model).
+    final class LockedKeys: @unchecked Sendable {  // `keys` is touched under `lock` only
+        let lock = NSLock()
+        var keys: Set<String> = []
+    }
+
+    static func lockedImport(holdsLockAcrossImport: Bool) -> Never {
+        let stack = AppStack()
+        stack.seedHistory()
+        let imported = LockedKeys()
+        let group = DispatchGroup()
+        for name in ["a", "b"] {
+            DispatchQueue.global().async(group: group) {
+                let importer = stack.newBackgroundContext(name)
+                if name == "b" { importer.performAndWait { AppStack.browse(importer, times: 12) } }  // b's screen refreshes first
+                func importKey() {
+                    importer.performAndWait {
+                        Note(context: importer).title = "remote-1"
+                        try! importer.save()
+                    }
+                }
+                if holdsLockAcrossImport {
+                    imported.lock.lock()
+                    if !imported.keys.contains("remote-1") {
+                        importKey()
+                        imported.keys.insert("remote-1")
+                    }
+                    imported.lock.unlock()
+                } else {
+                    imported.lock.lock()
+                    let seen = imported.keys.contains("remote-1")
+                    imported.lock.unlock()
+                    guard !seen else { return }
+                    importKey()
+                    imported.lock.lock()
+                    imported.keys.insert("remote-1")
+                    imported.lock.unlock()
+                }
+            }
+        }
+        group.notify(queue: .main) {
+            let count = stack.stored { context in try context.fetch(FetchRequest<Note>()).filter { $0.title == "remote-1" }.count }
+            finish(count == 1, "remote-1 was imported \(count) times", stack: stack)
+        }
+        dispatchMain()
+    }
+
+    static func pipeNeverWritten() -> Never {
+        let stack = AppStack()
+        var ends: [Int32] = [0, 0]
+        _ = pipe(&ends)
+        let reader = ends[0]
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            var byte: UInt8 = 0
+            _ = read(reader, &byte, 1)  // nobody writes: blocked in the kernel for good
+            done.signal()
+        }
+        done.wait()
+        finish(true, "", stack: stack)
+    }
 
     static func semaphoreTimeout(retries: Bool) -> Never {
         let stack = AppStack()

@@ -63,4 +63,107 @@ struct ExploreAppCorpusTests {
         #expect(run.status == 0, "\(run)")
         #expect(run.stdout.contains("no failure in 20 schedules"), "\(run.stdout)")
     }
+
+    /// An XCTest run, unchanged (Tests/ExploreXCTestSample, run through `XCTMain` as
+    /// `swift test` runs one): a method that waits with `wait(for:timeout:)` on
+    /// expectations fulfilled from the main queue. XCTest's wait spins the main run loop;
+    /// under explore it is a modelled wait, so the ordering bug is found, minimized and
+    /// replayed, and the fixed method passes its budget (docs/explore.md, "An XCTest,
+    /// unchanged").
+    @Test("an XCTest method waiting on expectations is explored unchanged: its bug found and replayed, its fix passes")
+    func xctestWaitIsExplored() throws {
+        let sample = try CLI.product("ctxdebug-explore-xctest-sample")
+        let tests = "ctxdebug_explore_xctest_sample.NoteListTests"
+        let directory = TempDirectory("explore-xctest-sample")
+        let run = try Self.explore(["--iterations", "100"], [sample, "\(tests)/testListShowsImportedNotes"], in: directory)
+        #expect(run.status == 1, "\(run)")
+        let failure = try #require(try Self.report(directory)["failure"] as? [String: Any], "\(run)")
+        #expect(failure["kind"] as? String == "assertion", "\(run.stdout)")
+        #expect((failure["detail"] as? String)?.contains("XCTAssertEqual failed") == true, "\(failure)")
+        #expect(failure["replaysConfirmed"] as? Int == 3, "\(run.stdout)")
+        #expect(run.stdout.contains("minimized:"), "\(run.stdout)")
+        let path = try #require(failure["schedulePath"] as? String)
+        let replay = try CLI.ctxdebug(["explore", "--replay", path, "--", sample, "\(tests)/testListShowsImportedNotes"], in: directory.url)
+        #expect(replay.status == 1, "the schedule fails again: \(replay)")
+        #expect(replay.stdout.contains("3 of 3"), "\(replay.stdout)")
+
+        let fixed = TempDirectory("explore-xctest-sample-fixed")
+        let twin = try Self.explore(["--iterations", "30", "-j", "2"], [sample, "\(tests)/testListShowsImportedNotesFixed"], in: fixed)
+        #expect(twin.status == 0, "\(twin)")
+        #expect(twin.stdout.contains("no failure in 30 schedules"), "\(twin.stdout)")
+    }
+
+    /// A wait explore does not model (Tests/ExploreAppCorpus, `probe-lock-across-point`):
+    /// one worker holds an NSLock across a save, the other blocks on it in the kernel
+    /// while it holds the turn. The turn passes on, so every schedule ends; before, each
+    /// such schedule was a hang after the hang timeout.
+    @Test("a unit blocked on a lock of the app's while it holds the turn: the turn passes on, no false hang")
+    func uncontrolledWaitPassesTheTurn() throws {
+        let directory = TempDirectory("explore-app-lock")
+        let run = try Self.explore(
+            ["--iterations", "20", "--strategy", "random"], [try Self.corpus(), "probe-lock-across-point"], in: directory)
+        #expect(run.status == 0, "\(run)")
+        #expect(run.stdout.contains("no failure in 20 schedules"), "\(run.stdout)")
+    }
+
+    /// A schedule that touched an uncontrolled wait replays only as long as the wait ends
+    /// the same way: `--replay` says so.
+    @Test("--replay says when a schedule touched an uncontrolled wait")
+    func replayNamesTheUncontrolledWait() throws {
+        let directory = TempDirectory("explore-app-replay-outside")
+        let log = [
+            #"{"format":"ctxdebug-schedule-log","version":1,"strategy":"random","seed":5,"iteration":0,"granularity":"coarse","reproducible":true}"#,
+            #"{"step":0,"actor":"driver","point":"dispatch-async","enabled":["driver","q1"],"defaultIndex":0,"chosen":0}"#,
+            #"{"step":1,"actor":"q2","point":"uncontrolled-wait","enabled":["q2"],"defaultIndex":0,"chosen":0}"#,
+            #"{"end":true}"#,
+        ].joined(separator: "\n") + "\n"
+        try Data(log.utf8).write(to: directory.file("outside.log"))
+        try Self.requireLibrary()
+        let replay = try CLI.ctxdebug(
+            ["explore", "--replay", directory.file("outside.log").path, "--", try Self.corpus(), "probe-lock-across-point"], in: directory.url)
+        #expect(replay.stderr.contains("the schedule touched an uncontrolled wait"), "\(replay)")
+        #expect(replay.stderr.contains("at step 1"), "\(replay)")
+    }
+
+    /// A read of a pipe nobody writes (`probe-pipe-never-written`): nothing can run and
+    /// nothing comes back, so the run is a hang, with every unit's stack.
+    @Test("a unit blocked for good outside the scheduler is a hang with every unit's stack")
+    func blockedForGoodIsAHangWithEveryStack() throws {
+        let directory = TempDirectory("explore-app-pipe")
+        let run = try Self.explore(
+            ["--iterations", "1", "--no-minimize", "--hang-timeout", "0.5"], [try Self.corpus(), "probe-pipe-never-written"], in: directory)
+        #expect(run.status == 1, "\(run)")
+        let failure = try #require(try Self.report(directory)["failure"] as? [String: Any], "\(run)")
+        #expect(failure["kind"] as? String == "hang", "\(run.stdout)")
+        #expect((failure["message"] as? String)?.contains("blocked in the kernel outside the scheduler") == true, "\(failure)")
+        let detail = try #require(failure["detail"] as? String, "\(failure)")
+        #expect(detail.contains("(blocked in the kernel, outside the scheduler)"), "\(detail)")
+        #expect(detail.contains("driver (waiting for its turn)"), "\(detail)")
+        #expect(detail.contains("pipeNeverWritten"), "\(detail)")
+    }
+
+    /// The opt-in long run of the targets (docs/benchmarks.md, "Explore (issue 37)"):
+    /// `RELIABILITY_EXPLORE_APP_TWINS=10000` explores every fixed twin of the corpus and
+    /// the XCTest sample's fixed method for that many schedules each (`-j 2`), and
+    /// expects no failure. Off by default: 10,000 schedules a twin take 15 to 20 minutes.
+    static let twinSchedules = Int(ProcessInfo.processInfo.environment["RELIABILITY_EXPLORE_APP_TWINS"] ?? "") ?? 0
+
+    @Test("every fixed twin passes RELIABILITY_EXPLORE_APP_TWINS schedules (opt-in)", .enabled(if: twinSchedules > 0))
+    func everyTwinPassesTheLongRun() throws {
+        let listing = try CLI.run(try Self.corpus(), ["list"])
+        let twins = listing.stdout.split(separator: "\n").compactMap { $0.split(separator: "\t").first.map(String.init) }
+            .filter { $0.hasSuffix("-fixed") }
+        #expect(twins.count >= 12, "\(listing.stdout)")
+        var commands = twins.map { [try! Self.corpus(), $0] }
+        commands.append([try CLI.product("ctxdebug-explore-xctest-sample"), "ctxdebug_explore_xctest_sample.NoteListTests/testListShowsImportedNotesFixed"])
+        for command in commands {
+            let directory = TempDirectory("explore-app-long-\(command.last!.suffix(24))")
+            try Self.requireLibrary()
+            let run = try CLI.ctxdebug(
+                ["explore", "--seed", "1", "--schedule-dir", "schedules", "--iterations", String(Self.twinSchedules), "-j", "2", "--"] + command,
+                in: directory.url, timeout: nil)
+            #expect(run.status == 0, "\(command.last!): \(run)")
+            #expect(run.stdout.contains("no failure in \(Self.twinSchedules) schedules"), "\(run.stdout)")
+        }
+    }
 }

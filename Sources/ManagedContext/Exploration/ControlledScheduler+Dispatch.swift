@@ -23,8 +23,9 @@ extension ControlledScheduler {
     /// goes on.
     func dispatchAsync(_ work: DispatchWork, on queue: RawDispatchObject, barrier: Bool) -> Bool {
         guard let unit = dispatchUnit() else { return false }
-        let concurrent = DispatchControl.isConcurrent(queue)
         let label = DispatchControl.label(queue)
+        if DispatchControl.isTestHarness(label) { return false }
+        let concurrent = DispatchControl.isConcurrent(queue)
         let addresses = sites()
         let action = state.withLock { s -> Handoff? in
             guard s.mode != .released else { return nil }
@@ -45,8 +46,9 @@ extension ControlledScheduler {
     /// point only (barriers on concurrent queues are not modelled: docs/explore.md).
     func dispatchSyncBegin(_ queue: RawDispatchObject, barrier: Bool) -> Bool {
         guard let unit = dispatchUnit() else { return false }
-        let concurrent = DispatchControl.isConcurrent(queue)
         let label = DispatchControl.label(queue)
+        if DispatchControl.isTestHarness(label) { return false }
+        let concurrent = DispatchControl.isConcurrent(queue)
         let addresses = sites()
         let action = state.withLock { s -> Handoff? in
             guard s.mode != .released else { return nil }
@@ -69,7 +71,7 @@ extension ControlledScheduler {
     }
 
     func dispatchSyncEnd(_ queue: RawDispatchObject) {
-        guard !DispatchControl.isConcurrent(queue) else { return }
+        guard !DispatchControl.isConcurrent(queue), !DispatchControl.isTestHarness(DispatchControl.label(queue)) else { return }
         state.withLock { s in
             let key = queue.address == DispatchControl.mainQueueAddress ? "main" : s.keysByDispatchQueue[queue.address]
             guard let key, s.queues[key]?.busy == true else { return }
@@ -210,40 +212,44 @@ extension ControlledScheduler {
     /// can run, or not controlled).
     func runLoopIdle() -> Bool {
         guard let unit = dispatchUnit(), state.withLock({ $0.mainThreadUnit == unit.id }) else { return false }
-        enum Next { case real, poll, decided(Handoff), park }
+        enum Next { case real, decided(Handoff), park }
         let next = state.withLock { s -> Next in
+            s.units[unit.id]?.realWait = false
             guard s.mode != .released else { return .real }
-            if s.units[unit.id]?.hosted == true {
-                // Back from running a main-queue block: wait to be chosen again.
-                if s.units[unit.id]?.status == .hosting { return .poll }
-                s.units[unit.id]?.hosted = false
-                return .park
-            }
             switch s.units[unit.id]?.status {
             case .running?:
                 s.units[unit.id]?.status = .spinning
-                let others = enabledCandidates(s).filter { $0.key != unit.actor }
+                var others = enabledCandidates(s).filter { $0.key != unit.actor }
+                if others.isEmpty, let timer = s.timers.min(by: { ($0.deadline, $0.id) < ($1.deadline, $1.id) }) {
+                    // Only time can pass, and the main thread waits for it (XCTest's wait
+                    // loop, whose watchdog is a long timer): virtual time passes to the
+                    // next deadline now, rather than the wall clock's.
+                    s.fireTimer(timer.id)
+                    others = enabledCandidates(s).filter { $0.key != unit.actor }
+                }
                 if others.isEmpty {
-                    // Only time can pass: the run loop's own wait, for real.
+                    // Nothing of the run can run or fire: the run loop's own wait, for real.
                     s.units[unit.id]?.status = .running
+                    s.units[unit.id]?.realWait = true
                     return .real
                 }
                 return .decided(decide(&s, from: unit, point: .runLoop, addresses: []))
-            case .hosting?: return .poll
+            case .hosting?: return .decided(.none)
             default: return .park  // woken by a host's block start or chosen again
             }
         }
         switch next {
         case .real: return false
-        case .poll: return true
         case .decided(let action):
             action.perform(self, caller: unit)
             if action.parksCaller(unit) { unit.park() }
-            return true
         case .park:
             unit.park()
-            return true
         }
+        // The main-queue blocks the schedule started on this thread run here, now (the
+        // app's work, not the control's cost).
+        ControlCost.exclude { runHostedBlocks(unit) }
+        return true
     }
 }
 

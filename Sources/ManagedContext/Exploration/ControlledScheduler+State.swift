@@ -22,6 +22,9 @@ extension ControlledScheduler {
         case spinning
         /// The main thread, spinning its run loop, runs a main-queue block nested in it.
         case hosting
+        /// Blocked in the kernel while it held the turn (UncontrolledWaits.swift): out of
+        /// the schedule until it reaches its next point.
+        case outside
     }
 
     /// A modelled wait's timeout: none; a short one (a second or less), whose passing is
@@ -71,13 +74,23 @@ extension ControlledScheduler {
         var forced = false
         /// The thread it runs on, for a hang's stack (StackSampler's handle).
         var thread: UInt = 0
+        /// Its kernel thread id, whose state tells a wait in the kernel (0: not known yet).
+        var tid: Int32 = 0
+        /// Noticed blocked in the kernel with the turn: it waits for its turn again at
+        /// its next point, without deciding (another unit holds the turn meanwhile).
+        var outside = false
+        /// The main thread waits in its run loop for real (nothing of the run can run):
+        /// a wait in the kernel that is the scheduler's own, not an uncontrolled one.
+        var realWait = false
         /// How often virtual time passed for it (a timeout, a sleep, a run loop's wait)
         /// while other work could run: after `earlyTimeLimit`, only when nothing else can,
         /// so a loop that waits with a timeout or polls with a sleep cannot livelock a
         /// strategy that keeps choosing it (PCT's fixed priorities).
         var earlyTime = 0
-        /// The main thread's unit woke in its run loop to run a main-queue block.
-        var hosted = false
+        /// The main-queue block the main thread's unit, waiting in its run loop, runs next
+        /// (on its own thread, before it goes back into the app's code): XCTest's wait
+        /// loop must not see its run loop return before the block the schedule started.
+        var hosted: (block: @Sendable () -> Void, unit: ThreadUnit)?
         /// Whether its wait's timeout passed (it was chosen as a timeout).
         var timedOut = false
         /// Where it waits to go on: what the step that resumes it says it did.
@@ -265,12 +278,16 @@ extension ControlledScheduler {
         case start(QueueTarget, @Sendable () -> Void, ThreadUnit, String)
         /// A main-queue block starts on the main thread, which waits in its run loop (the
         /// host): the host wakes to run it, unless the host is the caller itself.
-        case startHosted(@Sendable () -> Void, ThreadUnit, DispatchSemaphore, hostID: Int)
+        /// (The block waits in the host's `hosted`; `runHostedBlocks` runs it.)
+        case startHosted(DispatchSemaphore, hostID: Int)
         /// After control was given up: plain dispatch and wake-ups; the caller goes on.
         case dispatch(QueueTarget, @Sendable () -> Void)
         case signal(DispatchSemaphore)
         /// The driver's awaited block ran: its task resumes (on some thread); the caller parks.
         case resumeTask(@Sendable () -> Void)
+        /// The caller came back from an uncontrolled wait while another unit holds the
+        /// turn: it parks until a decision chooses it.
+        case awaitTurn
         case all([Handoff])
 
         /// Done with the app's dispatch calls bypassing control: these are the scheduler's.
@@ -280,13 +297,12 @@ extension ControlledScheduler {
 
         private func performBypassed(_ scheduler: ControlledScheduler, caller: ThreadUnit?) {
             switch self {
-            case .none, .continueCaller: break
+            case .none, .continueCaller, .awaitTurn: break
             case .resume(let semaphore), .signal(let semaphore): semaphore.signal()
             case .resumeTask(let resume): resume()
             case .start(let queue, let block, let unit, let key):
-                queue.submit { scheduler.runBlock(block, as: unit, queue: key) }
-            case .startHosted(let block, let unit, let host, let hostID):
-                DispatchQueue.main.async { scheduler.runBlock(block, as: unit, queue: "main") }
+                ControlCost.submitting { queue.submit { scheduler.runBlock(block, as: unit, queue: key) } }
+            case .startHosted(let host, let hostID):
                 if caller?.id != hostID { host.signal() }
             case .dispatch(let queue, let block): queue.submit(block)
             case .all(let handoffs): for handoff in handoffs { handoff.performBypassed(scheduler, caller: caller) }
@@ -296,8 +312,8 @@ extension ControlledScheduler {
         /// Whether the unit that decided must wait for its turn.
         func parksCaller(_ unit: ThreadUnit) -> Bool {
             switch self {
-            case .resume, .start, .resumeTask: true
-            case .startHosted(_, _, _, let hostID): hostID != unit.id
+            case .resume, .start, .resumeTask, .awaitTurn: true
+            case .startHosted(_, let hostID): hostID != unit.id
             default: false
             }
         }
@@ -311,6 +327,14 @@ extension ControlledScheduler {
         _ s: inout State, from unit: ThreadUnit, point: SchedulingPoint, context: String? = nil, addresses: [UInt]
     ) -> Handoff {
         s.progress += 1
+        s.units[unit.id]?.realWait = false
+        if s.units[unit.id]?.outside == true {
+            // Back from an uncontrolled wait: the turn is another unit's; wait to be chosen.
+            s.units[unit.id]?.outside = false
+            s.sequence += 1
+            s.units[unit.id]?.since = s.sequence
+            if let running = s.running, running != unit.id, s.units[running] != nil { return .awaitTurn }
+        }
         if unit.scheduler === self, s.units[unit.id]?.status != .done {
             s.units[unit.id]?.pendingPoint = point
             s.units[unit.id]?.pendingAddresses = addresses
@@ -332,7 +356,7 @@ extension ControlledScheduler {
             if describesCandidates {
                 question.candidates = candidates.map { .init(point: $0.point, context: $0.key == "driver" ? nil : s.queues[$0.key]?.name) }
             }
-            switch chooser(question) {
+            switch ControlCost.exclude({ chooser(question) }) {
             case .run(let index):
                 chosen = keys.indices.contains(index) ? index : defaultIndex
             case .diverged(let why):
@@ -482,8 +506,8 @@ extension ControlledScheduler {
             if key == "main", let host = s.mainThreadUnit, s.units[host]?.status == .spinning {
                 // The main thread waits in its run loop: it wakes there to run the block.
                 s.units[host]?.status = .hosting
-                s.units[host]?.hosted = true
-                return .startHosted(block, unit, s.units[host]!.semaphore, hostID: host)
+                s.units[host]?.hosted = (block, unit)
+                return .startHosted(s.units[host]!.semaphore, hostID: host)
             }
             return .start(s.queues[key]!.real, block, unit, key)
         case .grant(let key):
@@ -505,6 +529,12 @@ extension ControlledScheduler {
 
     /// Nothing can run: the run drained (wake the drain), or it deadlocked.
     func quiesce(_ s: inout State) -> Handoff {
+        // A unit blocked outside the scheduler may still come back and wake the others:
+        // not a deadlock yet (the watchdog reports a hang if nothing moves).
+        if s.units.values.contains(where: { $0.status == .outside }) {
+            s.running = nil
+            return .awaitTurn
+        }
         let live = s.units.filter { $0.value.status != .done }
         let drainers = live.filter { $0.value.status == .draining }
         let idle = s.queues.values.allSatisfy { !$0.busy && $0.items.isEmpty }
@@ -602,7 +632,7 @@ package final class ThreadUnit: @unchecked Sendable {
     static var currentTask: Int? { withUnsafeCurrentTask { $0?.hashValue } }
 
     /// Waits for the baton (the scheduler's own wait: never a point of the schedule).
-    func park() { DispatchBypass.run { semaphore.wait() } }
+    func park() { ControlCost.exclude { DispatchBypass.run { semaphore.wait() } } }
 
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
@@ -698,3 +728,4 @@ struct FIFO<Element>: Sequence {
 
     func makeIterator() -> ArraySlice<Element>.Iterator { storage[head...].makeIterator() }
 }
+

@@ -141,7 +141,10 @@ package final class ControlledScheduler: Sendable {
         state.withLock { s in
             let waiting = s.mode != .released
                 && (s.queues.values.contains { !$0.items.isEmpty }
-                    || s.units.values.contains { $0.status == .ready || $0.status == .draining || { if case .waiting = $0 { true } else { false } }($0.status) })
+                    || s.units.values.contains {
+                        $0.status == .ready || $0.status == .draining || $0.status == .outside
+                            || { if case .waiting = $0 { true } else { false } }($0.status)
+                    })
             return (s.progress, waiting)
         }
     }
@@ -150,6 +153,7 @@ package final class ControlledScheduler: Sendable {
 
     private func recordHang(after seconds: Double) {
         StackSampler.install()
+        if recordOutsideHang(after: seconds) { return }
         let (actor, thread, step) = state.withLock { s in
             let unit = s.running.flatMap { s.units[$0] }
             return (unit?.actor ?? "no unit", unit?.thread ?? 0, s.steps.count)
@@ -177,6 +181,7 @@ package final class ControlledScheduler: Sendable {
             // thread by an await: this thread goes on as the driver.
             s.vacantDriver = false
             s.units[driver]?.thread = StackSampler.currentThread
+            s.units[driver]?.tid = UncontrolledWaits.currentTID
             s.units[driver]?.task = task
             if Thread.isMainThread { s.mainThreadUnit = driver } else if s.mainThreadUnit == driver { s.mainThreadUnit = nil }
             return ThreadUnit(id: driver, actor: unit.actor, semaphore: unit.semaphore, scheduler: self, task: task)
@@ -198,6 +203,7 @@ package final class ControlledScheduler: Sendable {
         if Thread.isMainThread { s.mainThreadUnit = unit.id }
         s.units[unit.id]?.status = .running
         s.units[unit.id]?.thread = StackSampler.currentThread
+        s.units[unit.id]?.tid = UncontrolledWaits.currentTID
         s.running = unit.id
         s.driver = unit.id
         return unit
@@ -389,7 +395,10 @@ package final class ControlledScheduler: Sendable {
 
     /// Runs one block of a logical queue on its real queue, as the unit `unit`.
     func runBlock(_ block: @Sendable () -> Void, as unit: ThreadUnit, queue key: String) {
-        state.withLock { $0.units[unit.id]?.thread = StackSampler.currentThread }
+        state.withLock { s in
+            s.units[unit.id]?.thread = StackSampler.currentThread
+            s.units[unit.id]?.tid = UncontrolledWaits.currentTID
+        }
         // A main-queue block run by the main thread in its run loop is nested in the
         // main thread's own unit, which goes on after it.
         let host = Thread.isMainThread ? ThreadUnit.slot : nil
@@ -397,27 +406,41 @@ package final class ControlledScheduler: Sendable {
         block()
         ThreadUnit.setCurrent(host)
         let action = state.withLock { s -> Handoff in
+            let wasOutside = s.units[unit.id]?.outside == true
             s.units[unit.id] = nil  // done: out of every later decision
             if s.running == unit.id { s.running = nil }
             s.queues[key]?.busy = false
             s.queues[key]?.touch(&s.sequence)
             if key == "main", let id = s.mainThreadUnit, s.units[id]?.status == .hosting {
                 s.units[id]?.status = .spinning
-                s.units[id]?.hosted = false
                 s.sequence += 1
                 s.units[id]?.since = s.sequence
             }
             guard s.mode != .released else { return .none }
+            // Back from an uncontrolled wait to end: the turn is another unit's.
+            if wasOutside, let running = s.running, s.units[running] != nil { return .none }
             return decide(&s, from: unit, point: .blockEnd, context: s.queues[key]?.name, addresses: [])
         }
         action.perform(self, caller: host)
         // The main thread ran this block in its run loop for its own unit, which waits
         // there: it goes on (back into the app's code) only once the schedule chooses it,
-        // unless the schedule starts the next main-queue block, which it runs in its run
-        // loop first.
-        if case .startHosted(_, _, _, let hostID) = action, hostID == host?.id { return }
+        // unless the schedule starts the next main-queue block, which `runHostedBlocks`
+        // runs first.
+        if case .startHosted(_, let hostID) = action, hostID == host?.id { return }
         if let host, host.scheduler === self, state.withLock({ $0.mainThreadUnit == host.id && $0.mode != .released }) {
             host.park()
+        }
+    }
+
+    /// The main thread's unit, waiting in its run loop, was woken or chose: it runs the
+    /// main-queue blocks the schedule started on it, one after the other, on this thread,
+    /// and returns once the schedule lets it go on (back into its run loop's caller).
+    func runHostedBlocks(_ host: ThreadUnit) {
+        while let (block, unit) = state.withLock({ s -> (@Sendable () -> Void, ThreadUnit)? in
+            defer { s.units[host.id]?.hosted = nil }
+            return s.units[host.id]?.hosted
+        }) {
+            runBlock(block, as: unit, queue: "main")
         }
     }
 }

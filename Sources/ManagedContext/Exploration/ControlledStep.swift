@@ -37,6 +37,9 @@ package struct ControlledRunFailure: Sendable, Error {
     /// uncontrolled call's).
     package var step: Int
     package var addresses: [UInt] = []
+    /// Already symbolicated text that replaces the stack of `addresses` in a report
+    /// (a hang's stacks of every unit's thread).
+    package var detail: String?
 }
 
 extension ControlledStep {

@@ -47,6 +47,8 @@ enum DispatchControl {
         services = given
         mainQueueAddress = UInt(bitPattern: given.main_queue)
         overcommitQueue = given.overcommit_queue.map { RawDispatchObject(pointer: $0) }
+        // Waits it cannot model are noticed by their threads' state (UncontrolledWaits.swift).
+        UncontrolledWaits.start(scheduler)
         return true
     }
 
@@ -54,11 +56,13 @@ enum DispatchControl {
     nonisolated(unsafe) private static var hooks = ctxdebug_dc_hooks(
         async: { queue, context, function, barrier in
             guard let queue, let function, let scheduler = active() else { return 0 }
-            return scheduler.dispatchAsync(DispatchWork(context: context, function: function), on: object(queue), barrier: barrier != 0) ? 1 : 0
+            return ControlCost.measure {
+                scheduler.dispatchAsync(DispatchWork(context: context, function: function), on: object(queue), barrier: barrier != 0) ? 1 : 0
+            }
         },
         sync_begin: { queue, barrier in
             guard let queue, let scheduler = active() else { return 0 }
-            return scheduler.dispatchSyncBegin(object(queue), barrier: barrier != 0) ? 1 : 0
+            return ControlCost.measure { scheduler.dispatchSyncBegin(object(queue), barrier: barrier != 0) ? 1 : 0 }
         },
         sync_end: { queue in
             guard let queue, let scheduler = Self.scheduler else { return }
@@ -66,7 +70,9 @@ enum DispatchControl {
         },
         after: { when, isLong, queue, context, function in
             guard let queue, let function, let scheduler = active() else { return 0 }
-            return scheduler.dispatchAfter(when, long: isLong != 0, DispatchWork(context: context, function: function), on: object(queue)) ? 1 : 0
+            return ControlCost.measure {
+                scheduler.dispatchAfter(when, long: isLong != 0, DispatchWork(context: context, function: function), on: object(queue)) ? 1 : 0
+            }
         },
         notify: { group, empty, queue, context, function in
             guard let group, let queue, let function, let scheduler = active() else { return 0 }
@@ -75,7 +81,9 @@ enum DispatchControl {
         },
         wait: { kind, object, timed in
             guard let object, let scheduler = active() else { return 0 }
-            return scheduler.modelledWait(waitKey(kind, object), group: kind == CTXDEBUG_DC_WAIT_GROUP, timeout: timed == 0 ? .none : timed == 2 ? .long : .short)
+            return ControlCost.measure {
+                scheduler.modelledWait(waitKey(kind, object), group: kind == CTXDEBUG_DC_WAIT_GROUP, timeout: timed == 0 ? .none : timed == 2 ? .long : .short)
+            }
         },
         wake: { kind, object in
             // From any thread: an uncontrolled thread's signal still ends a modelled wait.
@@ -88,11 +96,11 @@ enum DispatchControl {
         },
         sleep: {
             guard let scheduler = active() else { return 0 }
-            return scheduler.sleepYield() ? 1 : 0
+            return ControlCost.measure { scheduler.sleepYield() ? 1 : 0 }
         },
         run_loop_idle: {
             guard let scheduler = active() else { return 0 }
-            return scheduler.runLoopIdle() ? 1 : 0
+            return ControlCost.measure { scheduler.runLoopIdle() ? 1 : 0 }
         })
 
     /// The scheduler, for a call that is the app's (not the scheduler's own, nor the store's).
@@ -111,6 +119,14 @@ enum DispatchControl {
     static func isConcurrent(_ queue: RawDispatchObject) -> Bool {
         services.is_concurrent.map { $0(queue.pointer) != 0 } ?? false
     }
+
+    /// XCTest's own serial queues (its waiter's state, its delegate calls): their
+    /// `sync` and `async` run for real, as no points of the schedule. They hold no state
+    /// of the app's, and XCTest's wait loop reads them once per slice of the wall clock
+    /// (`RunLoop.run(mode:before:)` for at most 0.1 s), so as points they would make a
+    /// schedule depend on the machine's speed. `asyncAfter` on them (the wait's watchdog)
+    /// stays a timer of virtual time.
+    static func isTestHarness(_ label: String) -> Bool { label.hasPrefix("org.swift.XCTest") }
 
     static func label(_ queue: RawDispatchObject) -> String {
         guard let text = services.label?(queue.pointer) else { return "queue" }

@@ -116,6 +116,6 @@ package enum ExplorationSite {
 extension ControlledRunFailure {
     /// The stack that goes with it, symbolicated, or nil.
     var detailText: String? {
-        addresses.isEmpty ? nil : StackTrace.symbolicate(addresses).joined(separator: "\n")
+        detail ?? (addresses.isEmpty ? nil : StackTrace.symbolicate(addresses).joined(separator: "\n"))
     }
 }

@@ -1,0 +1,89 @@
+import CtxdebugHelpers
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The dispatch control's own cost per scheduling point, for docs/benchmarks.md: with
+/// `CTXDEBUG_DISPATCH_COST=FILE` in a process run by `ctxdebug explore`, each hook call
+/// the scheduler took is timed, less the time its thread waited for the turn (parked)
+/// and the time the parent took to answer (the socket round trip). Each line of FILE
+/// (appended at exit) is one hook call: that duration, then the part of it spent in the
+/// real `dispatch_async_f` that starts a block the schedule chose (work libdispatch does
+/// for the app's `async` in a plain run too, deferred to the block's turn), in
+/// nanoseconds. Off (the default), a hook pays one load of a constant.
+enum ControlCost {
+    static let path: String? = ProcessInfo.processInfo.environment["CTXDEBUG_DISPATCH_COST"].flatMap { $0.isEmpty ? nil : $0 }
+    static let isOn = path != nil
+    private static let durations = LockedValue<[(UInt64, UInt64)]>([])
+    private static let installed: Void = {
+        atexit {
+            guard let path = ControlCost.path else { return }
+            let text = ControlCost.durations.withLock { $0.map { "\($0.0) \($0.1)" }.joined(separator: "\n") }
+            guard !text.isEmpty, let handle = FileHandle(forWritingAtPath: path) ?? {
+                FileManager.default.createFile(atPath: path, contents: nil)
+                return FileHandle(forWritingAtPath: path)
+            }() else { return }
+            handle.seekToEndOfFile()
+            handle.write(Data((text + "\n").utf8))
+        }
+    }()
+
+    /// What this thread spent waiting (parked, or for the parent's answer) so far.
+    private static let excludedKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    private static var excluded: UInt64 {
+        get { UInt64(UInt(bitPattern: pthread_getspecific(excludedKey))) }
+        set { pthread_setspecific(excludedKey, UnsafeRawPointer(bitPattern: UInt(newValue))) }
+    }
+
+    /// What this thread spent in real `dispatch_async_f` calls starting chosen blocks.
+    private static let submittedKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    private static var submitted: UInt64 {
+        get { UInt64(UInt(bitPattern: pthread_getspecific(submittedKey))) }
+        set { pthread_setspecific(submittedKey, UnsafeRawPointer(bitPattern: UInt(newValue))) }
+    }
+
+    /// Runs a hook, and records its duration when the scheduler took the call.
+    @inline(__always)
+    static func measure(_ hook: () -> Int32) -> Int32 {
+        guard isOn else { return hook() }
+        _ = installed
+        let before = excluded
+        let submittedBefore = submitted
+        let start = MonotonicClock.now()
+        let taken = hook()
+        let total = MonotonicClock.now() - start
+        let waited = excluded - before
+        let real = submitted - submittedBefore
+        if taken != 0 { durations.withLock { $0.append((total > waited ? total - waited : 0, real)) } }
+        return taken
+    }
+
+    /// Runs a wait that is not the control's own cost (the baton, the parent's answer).
+    @inline(__always)
+    static func exclude<T>(_ wait: () -> T) -> T {
+        guard isOn else { return wait() }
+        let start = MonotonicClock.now()
+        defer { excluded += MonotonicClock.now() - start }
+        return wait()
+    }
+
+    /// Runs the real `dispatch_async_f` that starts a chosen block, timed apart.
+    @inline(__always)
+    static func submitting(_ submit: () -> Void) {
+        guard isOn else { return submit() }
+        let start = MonotonicClock.now()
+        submit()
+        submitted += MonotonicClock.now() - start
+    }
+}
