@@ -56,7 +56,7 @@ let package = Package(
         .target(name: "ConcurrencyDebug", dependencies: ["CConcurrencyDebug", "CtxdebugHelpers", "ViolationModel"]),
         .target(
             name: "ManagedContext",
-            dependencies: ["ConcurrencyDebug", "CtxdebugHelpers", "CCtxdebugHelpers", "ExploreModel", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")]
+            dependencies: ["ConcurrencyDebug", "CConcurrencyDebug", "CtxdebugHelpers", "CCtxdebugHelpers", "ExploreModel", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")]
         ),
         // Core Data's API with its NS names over ManagedContext (Linux); nothing below imports it.
         .target(name: "CoreData", dependencies: ["ManagedContext", "ConcurrencyDebug", "CtxdebugHelpers"]),
