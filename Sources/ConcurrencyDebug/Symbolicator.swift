@@ -174,15 +174,27 @@ final class Symbolicator: Sendable {
         ]
         arguments += addresses.map { "0x" + String($0, radix: 16) }
         guard let output = Subprocess.run(arguments), !output.isEmpty else { return [] }
-        guard let results = try? JSONDecoder().decode([SymbolizerResult].self, from: Data(output)) else { return [] }
+        return frames(fromSymbolizerJSON: Data(output))
+    }
+
+    /// llvm-symbolizer's `--output-style=JSON` answer as frames, one list per address.
+    static func frames(fromSymbolizerJSON output: Data) -> [[StackFrame]] {
+        guard let results = try? JSONDecoder().decode([SymbolizerResult].self, from: output) else { return [] }
         return results.map { result in
             let symbols = result.Symbol ?? []
             return symbols.enumerated().map { index, symbol in
                 let rawName = symbol.FunctionName.flatMap { $0.isEmpty || $0 == "??" ? nil : $0 }
-                let file = symbol.FileName.flatMap { $0.isEmpty || $0 == "??" ? nil : $0 }
+                let line = symbol.Line.flatMap { $0 > 0 ? $0 : nil }
+                // At line 0 the file is only the compile unit the address fell in (a
+                // library's crtstuff.c), not where the function is, except a Swift
+                // thunk's "<compiler-generated>", which says whose frame it is.
+                let file = symbol.FileName.flatMap { name -> String? in
+                    if name.isEmpty || name == "??" { return nil }
+                    return line != nil || name.hasSuffix("<compiler-generated>") ? name : nil
+                }
                 return StackFrame(
                     address: 0, function: rawName.map(Demangler.demangle), file: file,
-                    line: symbol.Line.flatMap { $0 > 0 ? $0 : nil }, column: symbol.Column.flatMap { $0 > 0 ? $0 : nil },
+                    line: line, column: symbol.Column.flatMap { $0 > 0 ? $0 : nil },
                     isInlined: index < symbols.count - 1)
             }
         }

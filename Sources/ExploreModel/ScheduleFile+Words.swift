@@ -44,7 +44,7 @@ extension ScheduleFile {
         var text = step.point.rawValue
         if let queue = step.queue, !queue.isEmpty, queue != queueName(of: step.actor) { text += " on \(queue)" }
         guard let site = step.site else { return text }
-        guard var parsed = SourceSite(site) else { return text + " at \(site)" }
+        guard var parsed = SourceSite(site) else { return text + (site.hasPrefix("in ") ? " " : " at ") + site }
         if fileNameOnly, let name = parsed.file.split(separator: "/").last { parsed.file = String(name) }
         return text + " at \(parsed.shortText)"
     }

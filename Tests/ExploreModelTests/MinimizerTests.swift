@@ -79,6 +79,13 @@ struct MinimizerTests {
         #expect(SourceSite(":3") == nil)
         #expect(SourceSite("Bug.swift:0") == nil)
     }
+
+    @Test("A site with no source position (a library without debug info) reads \"in FUNCTION\", not \"at ?:0\"")
+    func siteWithoutFile() {
+        var schedule = Self.schedule
+        schedule.steps[0].site = "in XCTest.WaiterManager.startManaging(_:timeout:)"
+        #expect(schedule.action(schedule.steps[0]) == "perform-enqueue on background in XCTest.WaiterManager.startManaging(_:timeout:)")
+    }
 }
 
 @Suite("The exploration report model")

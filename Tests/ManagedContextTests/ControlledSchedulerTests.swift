@@ -348,3 +348,12 @@ import ExploreModel
 private func enqueue(on context: ManagedObjectContext, _ block: @escaping @Sendable () -> Void) {
     context.perform(block)
 }
+
+@Suite struct ExplorationSiteTests {
+    @Test("A step's site: the file's name and line and the function; a frame with no file names its function alone")
+    func siteText() {
+        #expect(ExplorationSite.text(StackFrame(address: 0, function: "App.export()", file: "/app/Sources/App/Export.swift", line: 41)) == "Export.swift:41 in App.export()")
+        #expect(ExplorationSite.text(StackFrame(address: 0, function: "XCTest.WaiterManager.startManaging(_:timeout:)", file: nil, line: nil)) == "in XCTest.WaiterManager.startManaging(_:timeout:)")
+        #expect(ExplorationSite.text(StackFrame(address: 0, function: nil, file: nil, line: nil)) == "?")
+    }
+}

@@ -106,9 +106,13 @@ enum ProcessExploration {
 
 /// Where a scheduling point was reached, as the schedule file writes it.
 package enum ExplorationSite {
+    /// "Export.swift:41 in App.export()", or "in XCTest.WaiterManager…" for a frame
+    /// with no source position (a library without debug info).
     package static func text(_ frame: StackFrame) -> String {
-        let file = frame.file.map { ($0 as NSString).lastPathComponent } ?? "?"
         let function = frame.function.map { " in \($0)" } ?? ""
+        guard let file = frame.file.map({ ($0 as NSString).lastPathComponent }) else {
+            return function.isEmpty ? "?" : String(function.dropFirst())
+        }
         return "\(file):\(frame.line ?? 0)\(function)"
     }
 }
