@@ -7,7 +7,7 @@ import Reports
 import Glibc
 #endif
 
-/// Runs COMMAND once per schedule for one worker: a socket of its own for each run,
+/// Runs COMMAND once per schedule for one worker: the worker's socket, the same for each run,
 /// COMMAND in its own process group, every decision answered by the strategy, and the
 /// verdict read from what the children said and how COMMAND ended.
 final class ExploreRunner: ScheduleRunner {
@@ -19,7 +19,6 @@ final class ExploreRunner: ScheduleRunner {
     /// The worker's own directory: sockets, COMMAND's output, violation reports.
     let directory: String
     let groups: ExploreProcessGroups
-    private var runs = 0
 
     init(settings: ExploreSettings, granularity: ExploreGranularity, directory: String, groups: ExploreProcessGroups) throws {
         command = settings.command
@@ -44,8 +43,10 @@ final class ExploreRunner: ScheduleRunner {
     /// step log, which `--replay` reads): if `ctxdebug explore` itself dies, the schedule
     /// under way is left behind. The log is removed once the run is over.
     func run(_ strategy: inout any ExplorationStrategy, sites: Bool, log header: ScheduleHeader?) throws -> ScheduleRun {
-        runs += 1
-        let listener = try ExploreListener(path: "\(directory)/s\(runs).sock")
+        // One path for every run of the worker: COMMAND's environment must not change
+        // between schedules (SwiftPM keys its manifest cache on all of it). The last
+        // run's group is dead by now, so nothing of it can connect here.
+        let listener = try ExploreListener(path: directory + "/explore.sock")
         try prepareFiles()
         let spawned = CommandProcess.spawn(
             command, environment: environment(socket: listener.path, sites: sites), ownProcessGroup: true,

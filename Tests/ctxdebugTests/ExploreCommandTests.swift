@@ -216,6 +216,25 @@ struct ExploreCommandTests {
         #expect(!lines.contains { $0.hasPrefix("CTXDEBUG_EXPLORE_SITES=") }, "sites only for the runs of a failure")
     }
 
+    /// SwiftPM keys its manifest cache on the whole environment: a variable that changed
+    /// from one schedule to the next made every `swift test --skip-build` under explore
+    /// evaluate the package's manifests again (about 6 s of a 7 s schedule, measured on a
+    /// package with one dependency).
+    @Test("Every schedule of a worker runs COMMAND with the same environment (SwiftPM's manifest cache stays warm)")
+    func sameEnvironmentEverySchedule() throws {
+        let directory = TempDirectory("explore-env-stable")
+        let envFile = directory.file("env").path
+        let run = try Self.explore(
+            ["--strategy", "random", "--iterations", "3", "-j", "1"],
+            mode: "pass", in: directory, environment: ["CTXDEBUG_FAKE_ENV": envFile, "CTXDEBUG_EXITCODE": "0"])
+        #expect(run.status == 0, "\(run)")
+        let lines = try String(contentsOfFile: envFile, encoding: .utf8).split(separator: "\n").map(String.init)
+        let sockets = lines.filter { $0.hasPrefix("CTXDEBUG_EXPLORE_SOCKET=") }
+        #expect(sockets.count == 3, "one line per schedule: \(lines)")
+        #expect(Set(sockets).count == 1, "the socket's path changed between schedules: \(sockets)")
+        #expect(Set(lines).count * 3 == lines.count, "every variable the same in each of the 3 runs: \(lines)")
+    }
+
     /// The choices each run got, one line per run, from the `long` program (8 steps of
     /// three actors: with a random strategy no two iterations' lines are equal).
     static func choiceLines(_ arguments: [String], in directory: TempDirectory, log: String) throws -> [String] {
