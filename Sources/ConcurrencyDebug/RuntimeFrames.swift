@@ -63,6 +63,17 @@ enum RuntimeFrames {
         return end == marked.count ? frames : marked
     }
 
+    /// Where a marked stack was reached in the app: its innermost frame with a source
+    /// file that is no runtime library's (a library's frame deeper down, as when XCTest
+    /// calls `asyncAfter` inside the dispatch control's `dispatch_sync`, is skipped too);
+    /// else, for a stack wholly inside libraries without debug info, the first frame
+    /// below the runtime's that names a function.
+    static func siteFrame(_ frames: [StackFrame]) -> StackFrame? {
+        let libraries = self.libraries.withLock { $0 }
+        return frames.first { !$0.isRuntime && $0.file != nil && !isLibraryFrame($0, libraries) }
+            ?? frames.first { !$0.isRuntime && $0.function != nil && !isLibraryFrame($0, libraries) }
+    }
+
     /// A thunk, the standard library, or the package's lock box: what a runtime's
     /// frames call each other through (ManagedContext runs an operation's body under
     /// its context's lock as a closure).

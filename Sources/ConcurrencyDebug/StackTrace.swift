@@ -39,8 +39,6 @@ extension StackTrace {
     /// `ctxdebug explore` says a scheduling point was reached. Slow, as `symbolicate`.
     @_spi(Runtime) public static func userFrames(_ stacks: [[UInt]]) -> [StackFrame?] {
         Symbolicator.shared.prepare(stacks)
-        return stacks.map { stack in
-            Symbolicator.shared.frames(for: stack).first { !$0.isRuntime && $0.file != nil }
-        }
+        return stacks.map { RuntimeFrames.siteFrame(Symbolicator.shared.frames(for: $0)) }
     }
 }

@@ -52,3 +52,45 @@ import Testing
         #expect(RuntimeFrames.marking(frames).map(\.isRuntime) == [true, false, false])
     }
 }
+
+/// Which frame `ctxdebug explore` names as a scheduling point's site.
+@Suite struct SiteFrameTests {
+    static let library = "/src/ManagedContext/"
+    static let control = "/src/CtxdebugDispatchControl/"
+
+    init() {
+        ConcurrencyDebug.registerRuntimeLibrary(sourceDirectory: Self.library, module: "ManagedContext")
+        ConcurrencyDebug.registerRuntimeLibrary(sourceDirectory: Self.control, module: "CtxdebugDispatchControl")
+    }
+
+    func frame(_ function: String, _ file: String? = nil, _ line: Int? = nil) -> StackFrame {
+        StackFrame(address: 0, function: function, file: file, line: line ?? (file == nil ? nil : 1))
+    }
+
+    @Test("XCTest's asyncAfter inside the control's dispatch_sync: the test's own line, not dispatch_control.c")
+    func libraryFramesDeeperDownAreSkipped() {
+        let frames = RuntimeFrames.marking([
+            frame("closure #1 in ManagedContext.DispatchControl.hooks", Self.library + "DispatchControl.swift"),
+            frame("dispatch_after", Self.control + "dispatch_control.c", 341),
+            frame("Dispatch.DispatchQueue.asyncAfter(deadline: Dispatch.DispatchTime, execute: () -> ()) -> ()"),
+            frame("XCTest.WaiterManager.startManaging(_: Swift.Double) -> ()"),
+            frame("dispatch_sync", Self.control + "dispatch_control.c", 308),
+            frame("XCTest.XCTestCase.wait(for: [XCTest.XCTestExpectation], timeout: Swift.Double) -> ()"),
+            frame("AppTests.ExportTests.testExport() -> ()", "/app/Tests/AppTests/ExportTests.swift", 75),
+        ])
+        #expect(RuntimeFrames.siteFrame(frames)?.file == "/app/Tests/AppTests/ExportTests.swift")
+        #expect(RuntimeFrames.siteFrame(frames)?.line == 75)
+    }
+
+    @Test("A stack wholly inside libraries without debug info: the first function below the runtime's")
+    func noAppFrameNamesTheFunction() {
+        let frames = RuntimeFrames.marking([
+            frame("closure #1 in ManagedContext.DispatchControl.hooks", Self.library + "DispatchControl.swift"),
+            frame("dispatch_async_f", Self.control + "dispatch_control.c", 295),
+            frame("swift_task_enqueueGlobal"),
+            frame("start_thread"),
+        ])
+        #expect(RuntimeFrames.siteFrame(frames)?.function == "swift_task_enqueueGlobal")
+        #expect(RuntimeFrames.siteFrame(frames)?.file == nil)
+    }
+}
