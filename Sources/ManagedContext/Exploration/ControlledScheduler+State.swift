@@ -356,7 +356,7 @@ extension ControlledScheduler {
             if describesCandidates {
                 question.candidates = candidates.map { .init(point: $0.point, context: $0.key == "driver" ? nil : s.queues[$0.key]?.name) }
             }
-            switch ControlCost.exclude({ chooser(question) }) {
+            switch chooser(question) {
             case .run(let index):
                 chosen = keys.indices.contains(index) ? index : defaultIndex
             case .diverged(let why):
