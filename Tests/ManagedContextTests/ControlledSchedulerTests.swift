@@ -156,6 +156,7 @@ import ExploreModel
             if let failure = run.failure {
                 #expect(failure.kind == .deadlock)
                 #expect(failure.message.contains("waits in performAndWait"), "\(failure.message)")
+                #expect(Self.reportLine(failure).hasPrefix("deadlock: no unit can run."), "\"deadlock:\" once: \(failure.message)")
                 found += 1
             }
         }

@@ -560,7 +560,7 @@ extension ControlledScheduler {
                     lines.append("main-queue blocks wait for the main thread, which \(holder) keeps busy (it never returns to its run loop or dispatchMain())")
                 }
                 s.fail(ControlledRunFailure(
-                    kind: .hang, message: "hang: no unit can run: " + lines.joined(separator: "; "), step: s.steps.count))
+                    kind: .hang, message: "no unit can run: " + lines.joined(separator: "; "), step: s.steps.count))
             }
             return .all(s.release())
         }
@@ -593,7 +593,7 @@ extension ControlledScheduler {
         let blocked = s.units.values.compactMap { unit -> String? in
             if case .blocked(let key, _) = unit.status { "\(unit.actor) waits on \(Self.describeWaitKey(key))" } else { nil }
         }.sorted()
-        return "deadlock: no unit can run. " + (lines + blocked).joined(separator: "; ")
+        return "no unit can run. " + (lines + blocked).joined(separator: "; ")
     }
 }
 
