@@ -241,6 +241,13 @@ import ExploreModel
         #expect(line.components(separatedBy: "hang:").count == 2, "\"hang:\" once: \(line)")
     }
 
+    @Test("a wait's key is the object's address in hex, as String(_:radix: 16) writes it")
+    func waitKeysAreHex() {
+        for value: UInt in [0, 1, 9, 10, 0xF, 0x10, 0xFF, 0x100, 0xDEAD_BEEF, 0x7F12_3456_7890, UInt.max] {
+            #expect(DispatchControl.hexKey("group:0x", value) == "group:0x" + String(value, radix: 16))
+        }
+    }
+
     @Test("contexts made outside the run are not controlled")
     func outsideContextsAreLeftAlone() throws {
         let stack = try TestStack()

@@ -110,7 +110,7 @@ extension ControlledScheduler {
         }
     }
 
-    static func groupKey(_ group: RawDispatchObject) -> String { "group:0x" + String(group.address, radix: 16) }
+    static func groupKey(_ group: RawDispatchObject) -> String { DispatchControl.hexKey("group:0x", group.address) }
 
     /// A semaphore or group wait that would block: the caller is disabled until a signal
     /// (or, for a timed wait, until the schedule lets its timeout pass), and others run.

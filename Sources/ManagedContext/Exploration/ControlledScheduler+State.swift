@@ -465,7 +465,8 @@ extension ControlledScheduler {
         }
         // A watchdog's deadline or a long timeout passes only when nothing else can run.
         if candidates.isEmpty { candidates = late }
-        return candidates.sorted { Self.canonicalRank($0.key) < Self.canonicalRank($1.key) }
+        // Each key's rank once, not at every comparison (the same comparisons, the same order).
+        return candidates.map { (Self.canonicalRank($0.key), $0) }.sorted { $0.0 < $1.0 }.map { $0.1 }
     }
 
     func isLongWait(_ status: UnitStatus) -> Bool {

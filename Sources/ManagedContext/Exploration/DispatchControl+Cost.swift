@@ -15,7 +15,9 @@ import Glibc
 /// protocol's encoding, this process's work), in nanoseconds. Off (the default), a hook
 /// pays one load of a constant.
 enum ControlCost {
-    static let path: String? = ProcessInfo.processInfo.environment["CTXDEBUG_DISPATCH_COST"].flatMap { $0.isEmpty ? nil : $0 }
+    /// Read with getenv: `ProcessInfo.environment` copies the whole environment, tens of
+    /// microseconds at a process's first hook.
+    static let path: String? = getenv("CTXDEBUG_DISPATCH_COST").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
     static let isOn = path != nil
     private static let durations = LockedValue<[(UInt64, UInt64, UInt64)]>([])
     private static let installed: Void = {
