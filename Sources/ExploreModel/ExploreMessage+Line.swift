@@ -49,18 +49,22 @@ enum DecisionLine {
 
     /// N of an answer that is exactly `{"run":N}` (N a decimal, no sign), else nil.
     static func decodeRun(_ line: Data) -> Int? {
-        let prefix: [UInt8] = Array(#"{"run":"#.utf8)
-        guard line.count > prefix.count + 1, line.count <= prefix.count + 10, line.starts(with: prefix), line.last == UInt8(ascii: "}") else {
-            return nil
+        line.withUnsafeBytes { raw -> Int? in
+            let prefix: StaticString = #"{"run":"#
+            let head = UnsafeRawBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
+            let count = raw.count
+            guard count > head.count + 1, count <= head.count + 10, raw[count - 1] == UInt8(ascii: "}"),
+                raw.prefix(head.count).elementsEqual(head)
+            else { return nil }
+            let digits = raw[head.count..<(count - 1)]
+            if digits.count > 1 && digits.first == UInt8(ascii: "0") { return nil }  // not JSON: the decoder says so
+            var value = 0
+            for byte in digits {
+                guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { return nil }
+                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+            }
+            return value
         }
-        let digits = line.dropFirst(prefix.count).dropLast()
-        if digits.count > 1 && digits.first == UInt8(ascii: "0") { return nil }  // not JSON: the decoder says so
-        var value = 0
-        for byte in digits {
-            guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { return nil }
-            value = value * 10 + Int(byte - UInt8(ascii: "0"))
-        }
-        return value
     }
 
     private static func append(_ text: String, to bytes: inout [UInt8]) {

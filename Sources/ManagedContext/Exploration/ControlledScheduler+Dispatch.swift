@@ -13,7 +13,7 @@ extension ControlledScheduler {
         if let unit = ThreadUnit.current { return unit.scheduler === self ? unit : nil }
         // The main thread of a process run by `ctxdebug explore` is its driver from its
         // first dispatch call on, as from its first runtime call.
-        guard adoptsDriver, Thread.isMainThread, let unit = state.withLock({ s in adoptMainDriver(&s) }) else { return nil }
+        guard adoptsDriver, MainThread.isCurrent, let unit = state.withLock({ s in adoptMainDriver(&s) }) else { return nil }
         ThreadUnit.setCurrent(unit)
         return unit
     }

@@ -406,6 +406,7 @@ extension ControlledScheduler {
     /// The actors that may run now, in canonical order: "driver", "main", "q1", "q2"...
     func enabledCandidates(_ s: State) -> [Candidate] {
         var candidates: [Candidate] = []
+        candidates.reserveCapacity(8)
         var late: [Candidate] = []
         for (id, unit) in s.units {
             let waitsForTime: Bool

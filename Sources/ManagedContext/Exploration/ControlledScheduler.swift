@@ -401,7 +401,7 @@ package final class ControlledScheduler: Sendable {
         }
         // A main-queue block run by the main thread in its run loop is nested in the
         // main thread's own unit, which goes on after it.
-        let host = Thread.isMainThread ? ThreadUnit.slot : nil
+        let host = MainThread.isCurrent ? ThreadUnit.slot : nil
         ThreadUnit.setCurrent(unit)
         block()
         ThreadUnit.setCurrent(host)
