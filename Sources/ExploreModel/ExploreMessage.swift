@@ -29,7 +29,10 @@ public enum ExploreMessage: Sendable, Equatable {
 
     /// The message as one line: its JSON (keys sorted) and a '\n'.
     public func line() throws -> Data {
-        try ExploreMessage.line(self)
+        // A decision is the child's one message per scheduling point: written directly,
+        // the same bytes as the encoder's (ExploreMessage+Line.swift).
+        if case .decision(let decision) = self, let line = DecisionLine.encode(decision) { return line }
+        return try ExploreMessage.line(self)
     }
 
     /// The message of one line (without its '\n').
@@ -52,6 +55,10 @@ extension SchedulingAnswer {
 
     /// The answer of one line (without its '\n').
     public init(line: Data) throws {
+        if let index = DecisionLine.decodeRun(line) {
+            self = .run(index)
+            return
+        }
         self = try JSONDecoder().decode(SchedulingAnswer.self, from: line)
     }
 }

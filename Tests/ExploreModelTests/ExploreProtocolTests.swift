@@ -46,6 +46,46 @@ struct ExploreProtocolTests {
         #expect(try ExploreMessage(line: Data(handWritten.utf8)) == .decision(SchedulingDecision(step: 0, enabled: ["driver"], defaultIndex: 0, point: .performEnqueue)))
     }
 
+    /// The decision's line is written without JSONEncoder on the child's hot path
+    /// (ExploreMessage+Line.swift): byte for byte the encoder's, and the encoder's own
+    /// where a string would need escaping.
+    @Test("a decision's line is the JSON encoder's, byte for byte, whatever its strings")
+    func decisionLineIsTheEncoders() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let names = ["background", "main queue", "com.apple.root.default-qos", "a/b", "", "quote\"d", "back\\slash", "new\nline", "tab\t", "café", "🧵", "\u{7F}"]
+        var decisions = [
+            Self.decision,
+            SchedulingDecision(step: 0, enabled: ["driver"], defaultIndex: 0),
+            SchedulingDecision(step: 1234567, enabled: ["driver", "main", "q12", "t3"], defaultIndex: 3, actor: "q12", point: .dispatchAsync, context: "main queue",
+                candidates: [.init(point: .drain), .init(point: .blockStart, context: "main queue"), .init(point: .performAndWait, context: nil), .init(point: .timerFire)]),
+        ]
+        for name in names {
+            decisions.append(SchedulingDecision(step: 2, enabled: ["driver", "q1"], defaultIndex: 1, actor: "q1", point: .semaphoreWait, context: name,
+                candidates: [.init(point: .blockStart, context: name), .init(point: SchedulingPoint(name))]))
+            decisions.append(SchedulingDecision(step: 3, enabled: [name], defaultIndex: 0, actor: name, point: SchedulingPoint(name)))
+        }
+        for decision in decisions {
+            var expected = try encoder.encode(decision)
+            expected.append(0x0A)
+            let line = try ExploreMessage.decision(decision).line()
+            #expect(line == expected, "\(String(decoding: line, as: UTF8.self)) vs \(String(decoding: expected, as: UTF8.self))")
+            #expect(try ExploreMessage(line: line.dropLast()) == .decision(decision))
+        }
+    }
+
+    @Test("an answer reads the same through the short path and the decoder")
+    func answerFastPath() throws {
+        for index in [0, 1, 9, 10, 42, 123456789] {
+            #expect(try SchedulingAnswer(line: Data("{\"run\":\(index)}".utf8)) == .run(index))
+        }
+        #expect(try SchedulingAnswer(line: Data(#"{ "run" : 2 }"#.utf8)) == .run(2), "other spacing: the decoder")
+        #expect(try SchedulingAnswer(line: Data(#"{"diverged":"q3 is not enabled"}"#.utf8)) == .diverged("q3 is not enabled"))
+        for bad in [#"{"run":}"#, #"{"run":07}"#, #"{"run":1x}"#, #"{"run":"1"}"#, #"{"run":-1"#] {
+            #expect(throws: (any Error).self, "\(bad)") { try SchedulingAnswer(line: Data(bad.utf8)) }
+        }
+    }
+
     @Test("a line that is no message is refused, saying what a message has")
     func refusesOtherLines() {
         #expect(throws: DecodingError.self) { try ExploreMessage(line: Data(#"{"hi":1}"#.utf8)) }

@@ -156,6 +156,7 @@ import ExploreModel
             if let failure = run.failure {
                 #expect(failure.kind == .deadlock)
                 #expect(failure.message.contains("waits in performAndWait"), "\(failure.message)")
+                #expect(Self.reportLine(failure).hasPrefix("deadlock: no unit can run."), "\"deadlock:\" once: \(failure.message)")
                 found += 1
             }
         }
@@ -191,6 +192,60 @@ import ExploreModel
         let failure = try #require(run.failure)
         #expect(failure.kind == .diverged)
         #expect(failure.message.hasPrefix("diverged at step 0"), "\(failure.message)")
+    }
+
+    /// A report writes a failure as "KIND: MESSAGE" (ExploreReports.swift,
+    /// `ExplorationReport.Failure.text()`), so a message must not start with its kind
+    /// again: it read "failure: hang: hang: …".
+    static func reportLine(_ failure: ControlledRunFailure) -> String { "\(failure.kind.rawValue): \(failure.message)" }
+
+    @Test("a modelled wait nothing can end is a hang whose report line says \"hang:\" once")
+    func modelledWaitHangSaysItsKindOnce() throws {
+        let scheduler = ControlledScheduler(chooser: Self.fifo)
+        let thread = Thread {
+            scheduler.runDriver {
+                // A semaphore wait the preload library would hand over (DispatchControl's
+                // `wait` hook): no other unit exists to signal it.
+                _ = scheduler.modelledWait("semaphore:0x10", group: false, timeout: .none)
+            }
+        }
+        thread.start()
+        #expect(scheduler.finished.wait(timeout: .now() + 60) == .success, "the controlled run ended")
+        let failure = try #require(scheduler.failure)
+        #expect(failure.kind == .hang)
+        let line = Self.reportLine(failure)
+        #expect(line.hasPrefix("hang: no unit can run: driver waits on a semaphore (0x10)"), "\(line)")
+        #expect(line.components(separatedBy: "hang:").count == 2, "\"hang:\" once: \(line)")
+    }
+
+    @Test("a unit stuck outside the scheduler is a hang whose report line says \"hang:\" once")
+    func watchdogHangSaysItsKindOnce() throws {
+        let scheduler = ControlledScheduler(chooser: Self.fifo)
+        let entered = DispatchSemaphore(value: 0), gate = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            scheduler.runDriver {
+                entered.signal()
+                gate.wait()  // not a point of the run: the watchdog's case
+            }
+        }
+        thread.start()
+        entered.wait()
+        // What `waitForEnd`'s watchdog calls once no decision was taken for the hang timeout.
+        scheduler.declareHang(after: 2)
+        gate.signal()
+        #expect(scheduler.finished.wait(timeout: .now() + 60) == .success, "the controlled run ended")
+        let failure = try #require(scheduler.failure)
+        #expect(failure.kind == .hang)
+        let line = Self.reportLine(failure)
+        #expect(line.hasPrefix("hang: driver ran for 2.0 s without reaching a scheduling point"), "\(line)")
+        #expect(line.components(separatedBy: "hang:").count == 2, "\"hang:\" once: \(line)")
+    }
+
+    @Test("a wait's key is the object's address in hex, as String(_:radix: 16) writes it")
+    func waitKeysAreHex() {
+        for value: UInt in [0, 1, 9, 10, 0xF, 0x10, 0xFF, 0x100, 0xDEAD_BEEF, 0x7F12_3456_7890, UInt.max] {
+            #expect(DispatchControl.hexKey("group:0x", value) == "group:0x" + String(value, radix: 16))
+        }
     }
 
     @Test("contexts made outside the run are not controlled")

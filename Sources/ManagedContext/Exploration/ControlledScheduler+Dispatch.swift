@@ -13,7 +13,7 @@ extension ControlledScheduler {
         if let unit = ThreadUnit.current { return unit.scheduler === self ? unit : nil }
         // The main thread of a process run by `ctxdebug explore` is its driver from its
         // first dispatch call on, as from its first runtime call.
-        guard adoptsDriver, Thread.isMainThread, let unit = state.withLock({ s in adoptMainDriver(&s) }) else { return nil }
+        guard adoptsDriver, MainThread.isCurrent, let unit = state.withLock({ s in adoptMainDriver(&s) }) else { return nil }
         ThreadUnit.setCurrent(unit)
         return unit
     }
@@ -110,7 +110,7 @@ extension ControlledScheduler {
         }
     }
 
-    static func groupKey(_ group: RawDispatchObject) -> String { "group:0x" + String(group.address, radix: 16) }
+    static func groupKey(_ group: RawDispatchObject) -> String { DispatchControl.hexKey("group:0x", group.address) }
 
     /// A semaphore or group wait that would block: the caller is disabled until a signal
     /// (or, for a timed wait, until the schedule lets its timeout pass), and others run.

@@ -356,7 +356,7 @@ extension ControlledScheduler {
             if describesCandidates {
                 question.candidates = candidates.map { .init(point: $0.point, context: $0.key == "driver" ? nil : s.queues[$0.key]?.name) }
             }
-            switch ControlCost.exclude({ chooser(question) }) {
+            switch chooser(question) {
             case .run(let index):
                 chosen = keys.indices.contains(index) ? index : defaultIndex
             case .diverged(let why):
@@ -406,6 +406,7 @@ extension ControlledScheduler {
     /// The actors that may run now, in canonical order: "driver", "main", "q1", "q2"...
     func enabledCandidates(_ s: State) -> [Candidate] {
         var candidates: [Candidate] = []
+        candidates.reserveCapacity(8)
         var late: [Candidate] = []
         for (id, unit) in s.units {
             let waitsForTime: Bool
@@ -465,7 +466,8 @@ extension ControlledScheduler {
         }
         // A watchdog's deadline or a long timeout passes only when nothing else can run.
         if candidates.isEmpty { candidates = late }
-        return candidates.sorted { Self.canonicalRank($0.key) < Self.canonicalRank($1.key) }
+        // Each key's rank once, not at every comparison (the same comparisons, the same order).
+        return candidates.map { (Self.canonicalRank($0.key), $0) }.sorted { $0.0 < $1.0 }.map { $0.1 }
     }
 
     func isLongWait(_ status: UnitStatus) -> Bool {
@@ -560,7 +562,7 @@ extension ControlledScheduler {
                     lines.append("main-queue blocks wait for the main thread, which \(holder) keeps busy (it never returns to its run loop or dispatchMain())")
                 }
                 s.fail(ControlledRunFailure(
-                    kind: .hang, message: "hang: no unit can run: " + lines.joined(separator: "; "), step: s.steps.count))
+                    kind: .hang, message: "no unit can run: " + lines.joined(separator: "; "), step: s.steps.count))
             }
             return .all(s.release())
         }
@@ -593,7 +595,7 @@ extension ControlledScheduler {
         let blocked = s.units.values.compactMap { unit -> String? in
             if case .blocked(let key, _) = unit.status { "\(unit.actor) waits on \(Self.describeWaitKey(key))" } else { nil }
         }.sorted()
-        return "deadlock: no unit can run. " + (lines + blocked).joined(separator: "; ")
+        return "no unit can run. " + (lines + blocked).joined(separator: "; ")
     }
 }
 

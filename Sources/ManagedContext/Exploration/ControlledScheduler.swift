@@ -162,7 +162,7 @@ package final class ControlledScheduler: Sendable {
         let handoffs = state.withLock { s -> [Handoff] in
             s.fail(ControlledRunFailure(
                 kind: .hang,
-                message: "hang: \(actor) ran for \(seconds) s without reaching a scheduling point: it waits outside "
+                message: "\(actor) ran for \(seconds) s without reaching a scheduling point: it waits outside "
                     + "the runtime (a semaphore, a sleep, a lock of the app's, an await the scheduler cannot see). "
                     + "Under explore, wait with performAndWait or drain(); raise --hang-timeout for long computations.",
                 step: step, addresses: addresses))
@@ -401,7 +401,7 @@ package final class ControlledScheduler: Sendable {
         }
         // A main-queue block run by the main thread in its run loop is nested in the
         // main thread's own unit, which goes on after it.
-        let host = Thread.isMainThread ? ThreadUnit.slot : nil
+        let host = MainThread.isCurrent ? ThreadUnit.slot : nil
         ThreadUnit.setCurrent(unit)
         block()
         ThreadUnit.setCurrent(host)

@@ -7,19 +7,23 @@ import Glibc
 /// The dispatch control's own cost per scheduling point, for docs/benchmarks.md: with
 /// `CTXDEBUG_DISPATCH_COST=FILE` in a process run by `ctxdebug explore`, each hook call
 /// the scheduler took is timed, less the time its thread waited for the turn (parked)
-/// and the time the parent took to answer (the socket round trip). Each line of FILE
-/// (appended at exit) is one hook call: that duration, then the part of it spent in the
-/// real `dispatch_async_f` that starts a block the schedule chose (work libdispatch does
-/// for the app's `async` in a plain run too, deferred to the block's turn), in
-/// nanoseconds. Off (the default), a hook pays one load of a constant.
+/// and the socket round trip to the parent (sending the question, waiting for the
+/// answer). Each line of FILE (appended at exit) is one hook call: that duration; the
+/// part of it spent in the real `dispatch_async_f` that starts a block the schedule
+/// chose (work libdispatch does for the app's `async` in a plain run too, deferred to the
+/// block's turn); and the part spent writing the question and reading the answer (the
+/// protocol's encoding, this process's work), in nanoseconds. Off (the default), a hook
+/// pays one load of a constant.
 enum ControlCost {
-    static let path: String? = ProcessInfo.processInfo.environment["CTXDEBUG_DISPATCH_COST"].flatMap { $0.isEmpty ? nil : $0 }
+    /// Read with getenv: `ProcessInfo.environment` copies the whole environment, tens of
+    /// microseconds at a process's first hook.
+    static let path: String? = getenv("CTXDEBUG_DISPATCH_COST").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
     static let isOn = path != nil
-    private static let durations = LockedValue<[(UInt64, UInt64)]>([])
+    private static let durations = LockedValue<[(UInt64, UInt64, UInt64)]>([])
     private static let installed: Void = {
         atexit {
             guard let path = ControlCost.path else { return }
-            let text = ControlCost.durations.withLock { $0.map { "\($0.0) \($0.1)" }.joined(separator: "\n") }
+            let text = ControlCost.durations.withLock { $0.map { "\($0.0) \($0.1) \($0.2)" }.joined(separator: "\n") }
             guard !text.isEmpty, let handle = FileHandle(forWritingAtPath: path) ?? {
                 FileManager.default.createFile(atPath: path, contents: nil)
                 return FileHandle(forWritingAtPath: path)
@@ -53,6 +57,18 @@ enum ControlCost {
         set { pthread_setspecific(submittedKey, UnsafeRawPointer(bitPattern: UInt(newValue))) }
     }
 
+    /// What this thread spent encoding questions and decoding answers, round trips aside.
+    private static let codingKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    private static var coding: UInt64 {
+        get { UInt64(UInt(bitPattern: pthread_getspecific(codingKey))) }
+        set { pthread_setspecific(codingKey, UnsafeRawPointer(bitPattern: UInt(newValue))) }
+    }
+
     /// Runs a hook, and records its duration when the scheduler took the call.
     @inline(__always)
     static func measure(_ hook: () -> Int32) -> Int32 {
@@ -60,12 +76,14 @@ enum ControlCost {
         _ = installed
         let before = excluded
         let submittedBefore = submitted
+        let codingBefore = coding
         let start = MonotonicClock.now()
         let taken = hook()
         let total = MonotonicClock.now() - start
         let waited = excluded - before
         let real = submitted - submittedBefore
-        if taken != 0 { durations.withLock { $0.append((total > waited ? total - waited : 0, real)) } }
+        let coded = coding - codingBefore
+        if taken != 0 { durations.withLock { $0.append((total > waited ? total - waited : 0, real, coded)) } }
         return taken
     }
 
@@ -76,6 +94,21 @@ enum ControlCost {
         let start = MonotonicClock.now()
         defer { excluded += MonotonicClock.now() - start }
         return wait()
+    }
+
+    /// Runs a question to the parent: its time, less the round trip (`exclude`d inside),
+    /// is the protocol's encoding, timed apart.
+    @inline(__always)
+    static func asking<T>(_ ask: () -> T) -> T {
+        guard isOn else { return ask() }
+        let before = excluded
+        let start = MonotonicClock.now()
+        defer {
+            let total = MonotonicClock.now() - start
+            let waited = excluded - before
+            coding += total > waited ? total - waited : 0
+        }
+        return ask()
     }
 
     /// Runs the real `dispatch_async_f` that starts a chosen block, timed apart.

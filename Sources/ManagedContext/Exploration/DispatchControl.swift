@@ -112,7 +112,24 @@ enum DispatchControl {
     private static func object(_ pointer: UnsafeMutableRawPointer) -> RawDispatchObject { RawDispatchObject(pointer: pointer) }
 
     private static func waitKey(_ kind: Int32, _ object: UnsafeMutableRawPointer) -> String {
-        (kind == CTXDEBUG_DC_WAIT_GROUP ? "group:0x" : "semaphore:0x") + String(UInt(bitPattern: object), radix: 16)
+        hexKey(kind == CTXDEBUG_DC_WAIT_GROUP ? "group:0x" : "semaphore:0x", UInt(bitPattern: object))
+    }
+
+    /// `prefix + String(value, radix: 16)`, without the generic integer formatting (a wait
+    /// or signal of the app's formats one at every call).
+    static func hexKey(_ prefix: StaticString, _ value: UInt) -> String {
+        let digits = value == 0 ? 1 : (UInt.bitWidth - value.leadingZeroBitCount + 3) / 4
+        return String(unsafeUninitializedCapacity: prefix.utf8CodeUnitCount + digits) { buffer in
+            let head = UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
+            _ = buffer.initialize(from: head)
+            var rest = value
+            for index in stride(from: head.count + digits - 1, through: head.count, by: -1) {
+                let nibble = UInt8(truncatingIfNeeded: rest & 0xF)
+                buffer[index] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+                rest >>= 4
+            }
+            return head.count + digits
+        }
     }
 
     /// Whether `queue` may start any of its blocks (a global queue, or a concurrent one).

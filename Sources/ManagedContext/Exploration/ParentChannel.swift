@@ -53,13 +53,18 @@ final class ParentChannel: @unchecked Sendable {
     /// Sends a decision and waits for the parent's answer (FIFO's when there is none:
     /// the parent went away).
     func ask(_ decision: SchedulingDecision) -> SchedulingAnswer {
-        guard let request = try? ExploreMessage.decision(decision).line() else { return .run(decision.defaultIndex) }
-        let reply = lock.withLock { buffered -> Data? in
-            write(request)
-            return readLine(&buffered)
+        ControlCost.asking {
+            guard let request = try? ExploreMessage.decision(decision).line() else { return .run(decision.defaultIndex) }
+            // The round trip is the parent's time, not the control's own cost.
+            let reply = ControlCost.exclude {
+                lock.withLock { buffered -> Data? in
+                    write(request)
+                    return readLine(&buffered)
+                }
+            }
+            guard let reply, let answer = try? SchedulingAnswer(line: reply) else { return .run(decision.defaultIndex) }
+            return answer
         }
-        guard let reply, let answer = try? SchedulingAnswer(line: reply) else { return .run(decision.defaultIndex) }
-        return answer
     }
 
     private func write(_ data: Data) {

@@ -1,0 +1,85 @@
+import Foundation
+
+/// The two lines a child of `ctxdebug explore` writes and reads at every scheduling
+/// point, without `JSONEncoder` and `JSONDecoder`: a decision, and its answer
+/// `{"run":N}`. They cost tens of microseconds a point through Foundation's coders, on
+/// the explored program's hot path (docs/benchmarks.md, "the control's cost"). The bytes
+/// are the encoder's own (keys sorted, slashes unescaped: `ExploreMessage.line`); any
+/// string this writer would have to escape, and any other answer, goes through the coders.
+enum DecisionLine {
+    /// The decision's line, '\n' included; nil when a string needs escaping.
+    static func encode(_ decision: SchedulingDecision) -> Data? {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(128 + 24 * decision.enabled.count + 48 * decision.candidates.count)
+        // Keys in sorted order: actor, candidates, context, defaultIndex, enabled, point, step.
+        append(#"{"actor":"#, to: &bytes)
+        guard string(decision.actor, to: &bytes) else { return nil }
+        append(#","candidates":["#, to: &bytes)
+        for (index, candidate) in decision.candidates.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(UInt8(ascii: "{"))
+            if let context = candidate.context {
+                append(#""context":"#, to: &bytes)
+                guard string(context, to: &bytes) else { return nil }
+                bytes.append(UInt8(ascii: ","))
+            }
+            append(#""point":"#, to: &bytes)
+            guard string(candidate.point.rawValue, to: &bytes) else { return nil }
+            bytes.append(UInt8(ascii: "}"))
+        }
+        bytes.append(UInt8(ascii: "]"))
+        if let context = decision.context {
+            append(#","context":"#, to: &bytes)
+            guard string(context, to: &bytes) else { return nil }
+        }
+        append(#","defaultIndex":"#, to: &bytes)
+        append(String(decision.defaultIndex), to: &bytes)
+        append(#","enabled":["#, to: &bytes)
+        for (index, key) in decision.enabled.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            guard string(key, to: &bytes) else { return nil }
+        }
+        append(#"],"point":"#, to: &bytes)
+        guard string(decision.point.rawValue, to: &bytes) else { return nil }
+        append(#","step":"#, to: &bytes)
+        append(String(decision.step), to: &bytes)
+        append("}\n", to: &bytes)
+        return Data(bytes)
+    }
+
+    /// N of an answer that is exactly `{"run":N}` (N a decimal, no sign), else nil.
+    static func decodeRun(_ line: Data) -> Int? {
+        line.withUnsafeBytes { raw -> Int? in
+            let prefix: StaticString = #"{"run":"#
+            let head = UnsafeRawBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
+            let count = raw.count
+            guard count > head.count + 1, count <= head.count + 10, raw[count - 1] == UInt8(ascii: "}"),
+                raw.prefix(head.count).elementsEqual(head)
+            else { return nil }
+            let digits = raw[head.count..<(count - 1)]
+            if digits.count > 1 && digits.first == UInt8(ascii: "0") { return nil }  // not JSON: the decoder says so
+            var value = 0
+            for byte in digits {
+                guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { return nil }
+                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+            }
+            return value
+        }
+    }
+
+    private static func append(_ text: String, to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: text.utf8)
+    }
+
+    /// A JSON string, when nothing in it needs escaping (printable ASCII, no quote or
+    /// backslash); false otherwise.
+    private static func string(_ text: String, to bytes: inout [UInt8]) -> Bool {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            guard byte >= 0x20 && byte < 0x7F && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") else { return false }
+            bytes.append(byte)
+        }
+        bytes.append(UInt8(ascii: "\""))
+        return true
+    }
+}
