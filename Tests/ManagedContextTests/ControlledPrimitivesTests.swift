@@ -1,0 +1,104 @@
+@testable import ManagedContext
+import Synchronization
+import Testing
+
+/// The models of libdispatch's barriers and timer sources in the controlled scheduler
+/// (ControlledScheduler+Primitives.swift, docs/explore.md "What is controlled"), on the
+/// scheduler's state alone: the queues and sources are addresses the model only compares
+/// (no preload library is loaded here). Their app-style cases, explored through the
+/// library, are in Tests/ExploreAppCorpus (`barrier-cache-dirty-read`,
+/// `timer-debounce-before-save`, ExploreAppCorpusTests).
+@Suite struct ControlledPrimitivesTests {
+    static func object(_ address: UInt) -> RawDispatchObject { RawDispatchObject(pointer: UnsafeMutableRawPointer(bitPattern: address)!) }
+
+    /// Submits one block to the concurrent queue `queue` (a barrier when asked); returns its logical queue.
+    static func submit(_ s: inout ControlledScheduler.State, to queue: RawDispatchObject, label: String, barrier: Bool = false) -> String {
+        let key = s.queueKey(for: queue, concurrent: true, label: label)
+        s.append(.block({}, []), to: key)
+        if barrier { s.markBarrier(key) }
+        return key
+    }
+
+    // libdispatch's rule (dispatch_barrier_async(3)): "the barrier block will not run until
+    // all blocks submitted to the queue earlier have completed, and any blocks submitted
+    // to the queue after a barrier block will not run until the barrier block has completed";
+    // on a global concurrent queue, a barrier block behaves like one submitted with dispatch_async.
+    @Test("a barrier on a concurrent queue waits for every earlier block, and holds back every later one until it ended")
+    func barrierWaitsAndHoldsBack() {
+        let scheduler = ControlledScheduler(chooser: ControlledSchedulerTests.fifo)
+        var s = ControlledScheduler.State()
+        let cache = Self.object(0x1000)
+        let earlier = Self.submit(&s, to: cache, label: "cache")
+        let barrier = Self.submit(&s, to: cache, label: "cache", barrier: true)
+        let later = Self.submit(&s, to: cache, label: "cache")
+        #expect(scheduler.enabledCandidates(s).map(\.key) == [earlier])
+
+        s.queues[earlier]?.busy = true  // the earlier block runs ...
+        s.queues[earlier]?.items = .init()
+        #expect(scheduler.enabledCandidates(s).isEmpty)
+        s.queues[earlier]?.busy = false  // ... and ends
+        s.blockEnded(earlier)
+        #expect(scheduler.enabledCandidates(s).map(\.key) == [barrier])
+
+        s.queues[barrier]?.busy = true
+        s.queues[barrier]?.items = .init()
+        #expect(scheduler.enabledCandidates(s).isEmpty, "nothing starts beside the barrier")
+        s.queues[barrier]?.busy = false
+        s.blockEnded(barrier)
+        #expect(scheduler.enabledCandidates(s).map(\.key) == [later])
+    }
+
+    @Test("blocks of a concurrent queue with no barrier may start in any order, and a global queue's barrier is a plain block")
+    func withoutBarriersAnyBlockMayStart() {
+        let scheduler = ControlledScheduler(chooser: ControlledSchedulerTests.fifo)
+        var s = ControlledScheduler.State()
+        let mine = Self.object(0x1000)
+        let global = Self.object(0x2000)
+        let a = Self.submit(&s, to: mine, label: "cache")
+        let b = Self.submit(&s, to: mine, label: "cache")
+        let c = Self.submit(&s, to: global, label: "com.apple.root.default-qos")
+        let d = Self.submit(&s, to: global, label: "com.apple.root.default-qos", barrier: true)
+        let e = Self.submit(&s, to: global, label: "com.apple.root.default-qos")
+        #expect(Set(scheduler.enabledCandidates(s).map(\.key)) == [a, b, c, d, e])
+    }
+
+    static let fires = Atomic<Int>(0)
+
+    @Test("a timer source is a timer of virtual time while it is active: resumed, suspended, fired, repeated, cancelled")
+    func timerSourceLivesOnVirtualTime() {
+        let scheduler = ControlledScheduler(chooser: ControlledSchedulerTests.fifo)
+        let source = Self.object(0x3000)
+        let queue = Self.object(0x4000)
+        func deadlines() -> [UInt64] { scheduler.state.withLock { $0.timers.map(\.deadline) } }
+        /// The timer's deadline passes: its block goes on the queue; returns that block.
+        func fire() -> @Sendable () -> Void {
+            scheduler.state.withLock { s in
+                s.fireTimer(s.timers[0].id)
+                let key = s.queueKey(for: queue, concurrent: false, label: "queue")
+                guard case .block(let block, _)? = s.queues[key]?.items.removeFirst() else { fatalError("no block") }
+                return block
+            }
+        }
+        #expect(scheduler.timerHandler(source, queue: queue, DispatchWork(context: nil, function: { _ in Self.fires.add(1, ordering: .relaxed) })))
+        #expect(scheduler.timerSet(source, queue: queue, start: 1_000, interval: 500, long: false))
+        #expect(deadlines() == [], "a source is made inactive")
+        scheduler.timerResume(source, queue: queue, change: 1)
+        #expect(deadlines() == [1_000])
+        scheduler.timerResume(source, queue: queue, change: 0)
+        #expect(deadlines() == [], "suspended")
+        scheduler.timerResume(source, queue: queue, change: 1)
+        #expect(deadlines() == [1_000])
+
+        let first = fire()
+        #expect(deadlines() == [], "the next fire is set once the handler ran")
+        first()
+        #expect(Self.fires.load(ordering: .relaxed) == 1)
+        #expect(deadlines() == [1_500], "repeating: one interval after the last deadline")
+
+        let second = fire()
+        scheduler.timerCancel(source, queue: queue)
+        second()
+        #expect(Self.fires.load(ordering: .relaxed) == 1, "a fire whose handler had not started when cancelled is dropped")
+        #expect(deadlines() == [])
+    }
+}
