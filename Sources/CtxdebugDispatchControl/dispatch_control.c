@@ -678,9 +678,18 @@ REAL(dispatch_activate, object_t)
 REAL(dispatch_suspend, object_t)
 REAL(dispatch_get_context, get_context_t)
 
+/// Whether `address` (a caller's) is in libdispatch itself: its own timers (the workqueue
+/// monitor's, on its manager queue) are its machinery, not the app's.
+static int is_in_libdispatch(void *address) {
+    Dl_info caller, dispatch;
+    if (!dladdr(address, &caller) || !dladdr((void *)real_dispatch_source_create(), &dispatch)) return 0;
+    return caller.dli_fbase == dispatch.dli_fbase;
+}
+
 void *dispatch_source_create(void *type, uintptr_t handle, uintptr_t mask, queue_t queue) {
+    void *caller = __builtin_return_address(0);
     void *source = real_dispatch_source_create()(type, handle, mask, queue);
-    if (source && is_active() && type == lookup("_dispatch_source_type_timer")) {
+    if (source && is_active() && type == lookup("_dispatch_source_type_timer") && !is_in_libdispatch(caller)) {
         if (!queue) {
             typedef void *(*global_t)(long, unsigned long);
             global_t global = (global_t)lookup("dispatch_get_global_queue");
