@@ -102,3 +102,57 @@ import Testing
         #expect(deadlines() == [])
     }
 }
+
+/// Target queues: the one-at-a-time order a serial target gives every queue that targets it.
+@Suite struct ControlledTargetQueueTests {
+    static let ledger = ControlledPrimitivesTests.object(0x1000)  // serial
+    static let engineA = ControlledPrimitivesTests.object(0x2000)  // serial, targets ledger
+    static let engineB = ControlledPrimitivesTests.object(0x3000)  // serial, targets a queue that targets ledger
+    static let middle = ControlledPrimitivesTests.object(0x4000)  // concurrent, targets ledger
+    static let alone = ControlledPrimitivesTests.object(0x5000)  // serial, targets a global queue
+    static let global = ControlledPrimitivesTests.object(0x6000)  // concurrent root queue
+
+    static func target(_ queue: RawDispatchObject) -> RawDispatchObject? {
+        [engineA.address: ledger, engineB.address: middle, middle.address: ledger, alone.address: global][queue.address]
+    }
+
+    static func domain(_ queue: RawDispatchObject, concurrent: Bool = false) -> UInt? {
+        DispatchControl.serialDomain(
+            of: queue, concurrent: concurrent, target: target, isConcurrent: { $0 == middle || $0 == global })
+    }
+
+    // dispatch_set_target_queue(3): "blocks submitted to a serial queue whose target queue
+    // is another serial queue will not be invoked concurrently with blocks submitted to the
+    // target queue or to any other queue with that same target queue".
+    @Test("queues whose target chains reach one serial queue share it as their order; others keep their own")
+    func theOutermostSerialTargetIsTheOrder() {
+        #expect(Self.domain(Self.ledger) == Self.ledger.address)
+        #expect(Self.domain(Self.engineA) == Self.ledger.address)
+        #expect(Self.domain(Self.engineB) == Self.ledger.address, "through a concurrent queue that targets it")
+        #expect(Self.domain(Self.middle, concurrent: true) == Self.ledger.address, "a concurrent queue that targets a serial one")
+        #expect(Self.domain(Self.alone) == Self.alone.address)
+        #expect(Self.domain(Self.global, concurrent: true) == nil)
+    }
+
+    @Test("no block of a queue starts while a block of another queue of the same serial order runs")
+    func sharedOrderHoldsBack() {
+        let scheduler = ControlledScheduler(chooser: ControlledSchedulerTests.fifo)
+        var s = ControlledScheduler.State()
+        let a = s.queueKey(for: Self.engineA, concurrent: false, label: "sync-a")
+        let b = s.queueKey(for: Self.engineB, concurrent: false, label: "sync-b")
+        let other = s.queueKey(for: Self.alone, concurrent: false, label: "alone")
+        for key in [a, b, other] { s.append(.block({}, []), to: key) }
+        // What enterPrimitives finds through the library's target table, which is not loaded here.
+        for (key, queue) in [(a, Self.engineA), (b, Self.engineB), (other, Self.alone)] {
+            let domain = Self.domain(queue)!
+            s.primitives.domainOfKey[key] = domain
+            s.primitives.domainMembers[domain, default: []].insert(key)
+        }
+        #expect(Set(scheduler.enabledCandidates(s).map(\.key)) == [a, b, other])
+        s.queues[a]?.busy = true
+        s.queues[a]?.items = .init()
+        #expect(scheduler.enabledCandidates(s).map(\.key) == [other], "b waits for a: they share the ledger's order")
+        s.queues[a]?.busy = false
+        #expect(Set(scheduler.enabledCandidates(s).map(\.key)) == [b, other])
+    }
+}

@@ -41,12 +41,20 @@ extension DispatchControl {
     /// none; nil for a concurrent queue with no serial queue in its chain. The main queue
     /// ends a chain (a queue that targets it is not modelled beyond its own order).
     static func serialDomain(of queue: RawDispatchObject, concurrent: Bool) -> UInt? {
+        serialDomain(of: queue, concurrent: concurrent, target: target(of:), isConcurrent: isConcurrent)
+    }
+
+    /// `serialDomain(of:concurrent:)` over given target and concurrency lookups.
+    static func serialDomain(
+        of queue: RawDispatchObject, concurrent: Bool, target: (RawDispatchObject) -> RawDispatchObject?,
+        isConcurrent: (RawDispatchObject) -> Bool
+    ) -> UInt? {
         var domain: UInt? = concurrent ? nil : queue.address
         var current = queue
         for _ in 0..<16 {  // a chain longer than this is not an app's
-            guard let target = target(of: current), target.address != mainQueueAddress else { break }
-            if !isConcurrent(target) { domain = target.address }
-            current = target
+            guard let next = target(current), next.address != mainQueueAddress else { break }
+            if !isConcurrent(next) { domain = next.address }
+            current = next
         }
         return domain
     }
