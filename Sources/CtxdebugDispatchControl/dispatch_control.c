@@ -150,6 +150,35 @@ static void run_block(void *copied) {
     if (block_release) block_release(copied);
 }
 
+// A block made by dispatch_block_create (a DispatchWorkItem's, as Swift's
+// `async(group:flags: .barrier)` submits one) carries libdispatch's private data right
+// after its layout: a magic number, then its flags (libdispatch's block.cpp,
+// _dispatch_block_get_data). Its barrier flag makes it a barrier wherever it is submitted.
+#define BLOCK_PRIVATE_DATA_MAGIC 0xD159B10Cul
+#define BLOCK_FLAG_BARRIER 0x1ul  // DISPATCH_BLOCK_BARRIER
+
+struct block_descriptor {
+    unsigned long reserved;
+    unsigned long size;
+};
+
+struct block_with_descriptor {
+    struct block_layout layout;
+    struct block_descriptor *descriptor;
+};
+
+/// Whether `block` was made with DISPATCH_BLOCK_BARRIER: its invoke is libdispatch's
+/// (`_dispatch_block_special_invoke` holds it), and it is read within the block's size only.
+static int block_is_barrier(void *block) {
+    static void (**special_invoke)(void *);
+    if (!special_invoke) special_invoke = lookup("_dispatch_block_special_invoke");
+    struct block_with_descriptor *b = block;
+    if (!b || !special_invoke || b->layout.invoke != *special_invoke) return 0;
+    if (!b->descriptor || b->descriptor->size < sizeof *b + 2 * sizeof(unsigned long)) return 0;
+    unsigned long *data = (unsigned long *)(b + 1);
+    return data[0] == BLOCK_PRIVATE_DATA_MAGIC && (data[1] & BLOCK_FLAG_BARRIER) != 0;
+}
+
 static void drop_block(void *copied) {
     if (!block_release) block_release = (block_release_t)lookup("_Block_release");
     if (block_release) block_release(copied);
@@ -245,10 +274,72 @@ queue_t dispatch_queue_create(const char *label, void *attr) {
     return queue;
 }
 
+static void remember_target(void *queue, void *target);
+
 queue_t dispatch_queue_create_with_target(const char *label, void *attr, queue_t target) {
     queue_t queue = real_dispatch_queue_create_with_target()(label, attr, target);
     if (is_active() && attr_is_concurrent(attr)) remember_queue(queue);
+    if (is_active() && target) remember_target(queue, target);
     return queue;
+}
+
+// MARK: Target queues, timer sources (the tables of dispatch_control_prims)
+
+// A map from one libdispatch object to another (open addressing, under table_lock; a
+// full map refuses new entries: such a queue's target, or such a timer, is not known).
+#define MAP_SLOTS 1024
+struct object_map {
+    void *keys[MAP_SLOTS];
+    void *values[MAP_SLOTS];
+};
+
+static size_t map_slot(void *key) { return ((uintptr_t)key >> 4) * 2654435761u % MAP_SLOTS; }
+
+static void map_set(struct object_map *map, void *key, void *value) {
+    pthread_mutex_lock(&table_lock);
+    size_t slot = map_slot(key);
+    for (size_t i = 0; i < MAP_SLOTS; i++, slot = (slot + 1) % MAP_SLOTS) {
+        if (map->keys[slot] == NULL || map->keys[slot] == key) {
+            map->keys[slot] = key;
+            map->values[slot] = value;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&table_lock);
+}
+
+/// The value for `key`, or NULL; `found` says whether the key is in the map at all.
+static void *map_get(struct object_map *map, void *key, int *found) {
+    void *value = NULL;
+    int present = 0;
+    pthread_mutex_lock(&table_lock);
+    size_t slot = map_slot(key);
+    for (size_t i = 0; i < MAP_SLOTS && map->keys[slot]; i++, slot = (slot + 1) % MAP_SLOTS) {
+        if (map->keys[slot] == key) {
+            value = map->values[slot];
+            present = 1;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&table_lock);
+    if (found) *found = present;
+    return value;
+}
+
+/// Each queue's target, when the app set one.
+static struct object_map target_queues;
+/// Each timer source made in an explored process, and the queue of its handler.
+static struct object_map timer_sources;
+
+static void remember_target(void *queue, void *target) { map_set(&target_queues, queue, target); }
+static void *target_of(void *queue) { return map_get(&target_queues, queue, NULL); }
+
+typedef void (*set_target_t)(void *, queue_t);
+REAL(dispatch_set_target_queue, set_target_t)
+
+void dispatch_set_target_queue(void *object, queue_t target) {
+    real_dispatch_set_target_queue()(object, target);
+    if (is_active() && target) remember_target(object, target);
 }
 
 // MARK: The door
@@ -267,6 +358,7 @@ int ctxdebug_dispatch_control_install(const ctxdebug_dc_hooks *given, ctxdebug_d
     typedef void *(*global_t)(long, unsigned long);
     global_t global = (global_t)lookup("dispatch_get_global_queue");
     services->overcommit_queue = global ? global(0x15 /* QOS_CLASS_DEFAULT */, 0x2 /* DISPATCH_QUEUE_OVERCOMMIT */) : NULL;
+    services->target_of = target_of;
     const ctxdebug_dc_hooks *expected = NULL;
     return __atomic_compare_exchange_n(&hooks, &expected, given, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED) ? 1 : 0;
 }
@@ -278,7 +370,7 @@ static void submit_block(queue_t queue, block_t block, int barrier) {
     if (h) {
         void *copied = copy_block(block);
         if (copied) {
-            if (h->async(queue, copied, run_block, barrier)) return;
+            if (h->async(queue, copied, run_block, barrier || block_is_barrier(block))) return;
             drop_block(copied);
         }
     }
@@ -300,7 +392,7 @@ void dispatch_barrier_async_f(queue_t queue, void *context, ctxdebug_dc_function
 
 void dispatch_sync(queue_t queue, block_t block) {
     const ctxdebug_dc_hooks *h = installed();
-    if (h && h->sync_begin(queue, 0)) {
+    if (h && h->sync_begin(queue, block_is_barrier(block))) {
         real_dispatch_sync()(queue, block);
         h->sync_end(queue);
         return;
@@ -374,14 +466,14 @@ static void run_group_work(void *raw) {
     dispatch_group_leave(group);  // the interposed one: waiters may go on
 }
 
-static int group_submit(void *group, queue_t queue, void *context, ctxdebug_dc_function_t function) {
+static int group_submit(void *group, queue_t queue, void *context, ctxdebug_dc_function_t function, int barrier) {
     const ctxdebug_dc_hooks *h = installed();
     if (!h) return 0;
     struct group_work *work = malloc(sizeof *work);
     if (!work) return 0;
     *work = (struct group_work){group, context, function};
     real_dispatch_group_enter()(group);
-    if (!h->async(queue, work, run_group_work, 0)) real_dispatch_async_f()(queue, work, run_group_work);
+    if (!h->async(queue, work, run_group_work, barrier)) real_dispatch_async_f()(queue, work, run_group_work);
     return 1;
 }
 
@@ -389,7 +481,7 @@ void dispatch_group_async(void *group, queue_t queue, block_t block) {
     if (installed()) {
         void *copied = copy_block(block);
         if (copied) {
-            if (group_submit(group, queue, copied, run_block)) return;
+            if (group_submit(group, queue, copied, run_block, block_is_barrier(block))) return;
             drop_block(copied);
         }
     }
@@ -397,7 +489,7 @@ void dispatch_group_async(void *group, queue_t queue, block_t block) {
 }
 
 void dispatch_group_async_f(void *group, queue_t queue, void *context, ctxdebug_dc_function_t function) {
-    if (group_submit(group, queue, context, function)) return;
+    if (group_submit(group, queue, context, function, 0)) return;
     real_dispatch_group_async_f()(group, queue, context, function);
 }
 
@@ -517,4 +609,173 @@ unsigned sleep(unsigned seconds) {
     const ctxdebug_dc_hooks *h = installed();
     if (h && h->sleep()) return 0;
     return real_sleep()(seconds);
+}
+
+// MARK: dispatch_apply
+
+typedef void (*apply_t)(size_t, queue_t, block_t);
+typedef void (*apply_f_t)(size_t, queue_t, void *, ctxdebug_dc_apply_function_t);
+REAL(dispatch_apply, apply_t)
+REAL(dispatch_apply_f, apply_f_t)
+
+/// Calls a block that takes the iteration's index (the caller of dispatch_apply keeps it
+/// alive until every iteration ran: no copy).
+static void invoke_apply_block(void *block, size_t index) {
+    ((void (*)(void *, size_t))((struct block_layout *)block)->invoke)(block, index);
+}
+
+/// `dispatch_apply`: on a concurrent queue (or libdispatch's choice, NULL) each iteration
+/// is a block of the schedule and the caller waits for them all; on a serial queue the
+/// iterations run on the caller's thread once the queue is its (a `dispatch_sync`).
+static int controlled_apply(size_t iterations, queue_t queue, void *context, ctxdebug_dc_apply_function_t function) {
+    const ctxdebug_dc_hooks *h = installed();
+    if (!h || !h->apply) return 0;
+    return h->apply(iterations, queue, context, function);
+}
+
+void dispatch_apply(size_t iterations, queue_t queue, block_t block) {
+    const ctxdebug_dc_hooks *h = installed();
+    if (controlled_apply(iterations, queue, block, invoke_apply_block)) return;
+    if (h && queue && h->sync_begin(queue, 0)) {
+        real_dispatch_apply()(iterations, queue, block);
+        h->sync_end(queue);
+        return;
+    }
+    real_dispatch_apply()(iterations, queue, block);
+}
+
+void dispatch_apply_f(size_t iterations, queue_t queue, void *context, ctxdebug_dc_apply_function_t function) {
+    const ctxdebug_dc_hooks *h = installed();
+    if (controlled_apply(iterations, queue, context, function)) return;
+    if (h && queue && h->sync_begin(queue, 0)) {
+        real_dispatch_apply_f()(iterations, queue, context, function);
+        h->sync_end(queue);
+        return;
+    }
+    real_dispatch_apply_f()(iterations, queue, context, function);
+}
+
+// MARK: Timer sources
+
+// A timer source of an explored process lives on virtual time, as dispatch_after does:
+// its schedule and handler are the scheduler's, and the real source, created, resumed
+// and cancelled as the app says, never has a timer set, so it never fires by itself.
+// Other sources (signals, descriptors) are not controlled.
+
+typedef void *(*source_create_t)(void *, uintptr_t, uintptr_t, queue_t);
+typedef void (*set_timer_t)(void *, dtime_t, uint64_t, uint64_t);
+typedef void (*set_handler_t)(void *, block_t);
+typedef void (*set_handler_f_t)(void *, ctxdebug_dc_function_t);
+typedef void (*object_t)(void *);
+typedef void *(*get_context_t)(void *);
+REAL(dispatch_source_create, source_create_t)
+REAL(dispatch_source_set_timer, set_timer_t)
+REAL(dispatch_source_set_event_handler, set_handler_t)
+REAL(dispatch_source_set_event_handler_f, set_handler_f_t)
+REAL(dispatch_source_cancel, object_t)
+REAL(dispatch_resume, object_t)
+REAL(dispatch_activate, object_t)
+REAL(dispatch_suspend, object_t)
+REAL(dispatch_get_context, get_context_t)
+
+/// Whether `address` (a caller's) is in libdispatch itself: its own timers (the workqueue
+/// monitor's, on its manager queue) are its machinery, not the app's.
+static int is_in_libdispatch(void *address) {
+    Dl_info caller, dispatch;
+    if (!dladdr(address, &caller) || !dladdr((void *)real_dispatch_source_create(), &dispatch)) return 0;
+    return caller.dli_fbase == dispatch.dli_fbase;
+}
+
+void *dispatch_source_create(void *type, uintptr_t handle, uintptr_t mask, queue_t queue) {
+    void *caller = __builtin_return_address(0);
+    void *source = real_dispatch_source_create()(type, handle, mask, queue);
+    if (source && is_active() && type == lookup("_dispatch_source_type_timer") && !is_in_libdispatch(caller)) {
+        if (!queue) {
+            typedef void *(*global_t)(long, unsigned long);
+            global_t global = (global_t)lookup("dispatch_get_global_queue");
+            queue = global ? global(0, 0) : NULL;
+        }
+        if (queue) map_set(&timer_sources, source, queue);
+    }
+    return source;
+}
+
+/// The queue of `source`'s handler when it is a timer source of this process, else NULL.
+static void *timer_queue(void *source) {
+    if (!source || !installed()) return NULL;
+    return map_get(&timer_sources, source, NULL);
+}
+
+void dispatch_source_set_timer(void *source, dtime_t start, uint64_t interval, uint64_t leeway) {
+    const ctxdebug_dc_hooks *h = installed();
+    void *queue = timer_queue(source);
+    if (queue && h->timer_set && h->timer_set(source, queue, start, interval, is_long_deadline(start))) return;
+    real_dispatch_source_set_timer()(source, start, interval, leeway);
+}
+
+void dispatch_source_set_event_handler(void *source, block_t handler) {
+    const ctxdebug_dc_hooks *h = installed();
+    void *queue = timer_queue(source);
+    if (queue && handler && h->timer_handler) {
+        // Kept for the source's life: a repeating timer runs it again and again.
+        void *copied = copy_block(handler);
+        if (copied) {
+            if (h->timer_handler(source, queue, copied, ((struct block_layout *)copied)->invoke)) return;
+            drop_block(copied);
+        }
+    }
+    real_dispatch_source_set_event_handler()(source, handler);
+}
+
+/// A handler set with `dispatch_source_set_event_handler_f`: it is given the source's context.
+struct source_function {
+    void *source;
+    ctxdebug_dc_function_t function;
+};
+
+static void run_source_function(void *raw) {
+    struct source_function *handler = raw;
+    handler->function(real_dispatch_get_context()(handler->source));
+}
+
+void dispatch_source_set_event_handler_f(void *source, ctxdebug_dc_function_t function) {
+    const ctxdebug_dc_hooks *h = installed();
+    void *queue = timer_queue(source);
+    if (queue && function && h->timer_handler) {
+        struct source_function *handler = malloc(sizeof *handler);  // kept for the source's life
+        if (handler) {
+            *handler = (struct source_function){source, function};
+            if (h->timer_handler(source, queue, handler, run_source_function)) return;
+            free(handler);
+        }
+    }
+    real_dispatch_source_set_event_handler_f()(source, function);
+}
+
+void dispatch_source_cancel(void *source) {
+    const ctxdebug_dc_hooks *h = installed();
+    void *queue = timer_queue(source);
+    if (queue && h->timer_cancel) h->timer_cancel(source, queue);
+    real_dispatch_source_cancel()(source);  // the real source is cancelled too (its cancel handler runs for real)
+}
+
+void dispatch_resume(void *object) {
+    const ctxdebug_dc_hooks *h = installed();
+    void *queue = timer_queue(object);
+    if (queue && h->timer_resume) h->timer_resume(object, queue, 1);
+    real_dispatch_resume()(object);  // kept balanced: libdispatch refuses to release a suspended source
+}
+
+void dispatch_activate(void *object) {
+    const ctxdebug_dc_hooks *h = installed();
+    void *queue = timer_queue(object);
+    if (queue && h->timer_resume) h->timer_resume(object, queue, 2);
+    real_dispatch_activate()(object);
+}
+
+void dispatch_suspend(void *object) {
+    const ctxdebug_dc_hooks *h = installed();
+    void *queue = timer_queue(object);
+    if (queue && h->timer_resume) h->timer_resume(object, queue, 0);
+    real_dispatch_suspend()(object);
 }

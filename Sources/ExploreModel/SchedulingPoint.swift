@@ -46,6 +46,9 @@ public struct SchedulingPoint: RawRepresentable, Codable, Sendable, Hashable, Ex
     @inlinable public static var dispatchAfter: SchedulingPoint { "dispatch-after" }
     /// A timer's deadline passed (virtual time): its block goes on its queue.
     @inlinable public static var timerFire: SchedulingPoint { "timer-fire" }
+    /// `dispatch_apply` (`concurrentPerform`) has put its iterations on a queue, and its
+    /// caller waits until every one ran.
+    @inlinable public static var dispatchApply: SchedulingPoint { "dispatch-apply" }
     /// A semaphore wait that would block.
     @inlinable public static var semaphoreWait: SchedulingPoint { "semaphore-wait" }
     /// A group wait that would block.
@@ -73,7 +76,7 @@ public struct SchedulingPoint: RawRepresentable, Codable, Sendable, Hashable, Ex
     /// Every point this version knows, coarse ones first.
     public static let known: [SchedulingPoint] = [
         .blockStart, .blockEnd, .performEnqueue, .performAndWait, .storeWrite, .didSave, .merge, .fetch, .drain,
-        .dispatchAsync, .dispatchSync, .dispatchAfter, .timerFire, .semaphoreWait, .groupWait, .signal, .timeout, .sleep,
+        .dispatchAsync, .dispatchSync, .dispatchAfter, .dispatchApply, .timerFire, .semaphoreWait, .groupWait, .signal, .timeout, .sleep,
         .runLoop, .dispatchMain, .uncontrolledWait, .fault, .refresh,
     ]
 

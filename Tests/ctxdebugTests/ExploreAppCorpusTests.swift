@@ -35,6 +35,8 @@ struct ExploreAppCorpusTests {
         arguments: [
             "group-lost-update", "main-hop-before-save", "semaphore-handoff", "debounce-before-save", "task-unawaited-import",
             "semaphore-timeout-ignored",
+            // Barriers, target queues, concurrentPerform, timer sources (ControlledScheduler+Primitives.swift).
+            "barrier-cache-dirty-read", "target-queue-lost-update", "apply-check-then-insert", "timer-debounce-before-save",
         ])
     func bugIsFound(name: String) throws {
         let directory = TempDirectory("explore-app-\(name)")
@@ -56,6 +58,8 @@ struct ExploreAppCorpusTests {
         arguments: [
             "group-lost-update-fixed", "main-hop-before-save-fixed", "semaphore-handoff-fixed", "debounce-before-save-fixed",
             "semaphore-timeout-ignored-fixed",
+            "barrier-cache-dirty-read-fixed", "target-queue-lost-update-fixed", "apply-check-then-insert-fixed",
+            "timer-debounce-before-save-fixed",
         ])
     func twinPasses(name: String) throws {
         let directory = TempDirectory("explore-app-\(name)")

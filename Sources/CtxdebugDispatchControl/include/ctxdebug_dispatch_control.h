@@ -10,9 +10,11 @@
 // is no unit of the run, or the run gave up control): the library then calls the real
 // function. Included by CCtxdebugHelpers too, so both sides read one declaration.
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef void (*ctxdebug_dc_function_t)(void *);
+typedef void (*ctxdebug_dc_apply_function_t)(void *, size_t);
 
 enum {
     CTXDEBUG_DC_WAIT_SEMAPHORE = 1,
@@ -52,6 +54,19 @@ typedef struct ctxdebug_dc_hooks {
     int (*sleep)(void);
     /// The main thread's run loop is about to wait (XCTest's `wait(for:timeout:)`).
     int (*run_loop_idle)(void);
+
+    // dispatch_apply and timer sources (ControlledScheduler+Primitives.swift).
+    /// `dispatch_apply`: each iteration a block of `queue` (NULL: a concurrent queue of
+    /// libdispatch's choice); returns 1 once every iteration ran, the caller having waited.
+    int (*apply)(uint64_t iterations, void *queue, void *context, ctxdebug_dc_apply_function_t function);
+    /// `dispatch_source_set_timer` on a timer source whose handler runs on `queue`.
+    int (*timer_set)(void *source, void *queue, uint64_t start, uint64_t interval, int is_long);
+    /// `dispatch_source_set_event_handler`: `function(context)` is the handler.
+    int (*timer_handler)(void *source, void *queue, void *context, ctxdebug_dc_function_t function);
+    /// `dispatch_resume` (`change` 1), `dispatch_suspend` (0), `dispatch_activate` (2) of a timer source.
+    int (*timer_resume)(void *source, void *queue, int change);
+    /// `dispatch_source_cancel` of a timer source.
+    int (*timer_cancel)(void *source, void *queue);
 } ctxdebug_dc_hooks;
 
 typedef struct ctxdebug_dc_services {
@@ -66,6 +81,9 @@ typedef struct ctxdebug_dc_services {
     /// their units wait for the baton on their threads, and a width-limited pool (two
     /// threads on two cores) would never start the block the schedule chose.
     void *overcommit_queue;
+    /// The queue `queue` targets, as set by `dispatch_queue_create_with_target` or
+    /// `dispatch_set_target_queue` (NULL: none was set, its target is a global queue).
+    void *(*target_of)(void *queue);
 } ctxdebug_dc_services;
 
 /// Installs the runtime's hooks (once; later calls are ignored) and fills `services`.

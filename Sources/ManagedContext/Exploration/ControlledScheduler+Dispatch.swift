@@ -9,7 +9,7 @@ import Foundation
 /// CTXDEBUG_DC_NOT_CONTROLLED) and the library does the real thing.
 extension ControlledScheduler {
     /// The unit the calling thread is, when the call is the run's to control.
-    private func dispatchUnit() -> ThreadUnit? {
+    func dispatchUnit() -> ThreadUnit? {
         if let unit = ThreadUnit.current { return unit.scheduler === self ? unit : nil }
         // The main thread of a process run by `ctxdebug explore` is its driver from its
         // first dispatch call on, as from its first runtime call.
@@ -31,6 +31,7 @@ extension ControlledScheduler {
             guard s.mode != .released else { return nil }
             let key = s.queueKey(for: queue, concurrent: concurrent, label: label)
             s.append(.block(work.run, addresses), to: key)
+            if barrier { s.markBarrier(key) }
             s.units[unit.id]?.status = .ready
             return decide(&s, from: unit, point: .dispatchAsync, context: s.queues[key]?.name, addresses: addresses)
         }
@@ -43,7 +44,8 @@ extension ControlledScheduler {
     /// `dispatch_sync` on a serial queue: the caller waits its turn behind the blocks
     /// already queued (as `performAndWait` does); then the real `dispatch_sync` finds the
     /// queue idle and runs the block on the caller's thread. On a concurrent queue it is a
-    /// point only (barriers on concurrent queues are not modelled: docs/explore.md).
+    /// point only on a global queue; on a concurrent queue the app made, it keeps the
+    /// queue's barriers (`concurrentSyncBegin`).
     func dispatchSyncBegin(_ queue: RawDispatchObject, barrier: Bool) -> Bool {
         guard let unit = dispatchUnit() else { return false }
         let label = DispatchControl.label(queue)
@@ -52,10 +54,11 @@ extension ControlledScheduler {
         let addresses = sites()
         let action = state.withLock { s -> Handoff? in
             guard s.mode != .released else { return nil }
-            if concurrent {
+            if concurrent && !s.keepsBarriers(queue, label: label) {
                 s.units[unit.id]?.status = .ready
                 return decide(&s, from: unit, point: .dispatchSync, context: label, addresses: addresses)
             }
+            if concurrent { return concurrentSyncBegin(&s, unit, queue, barrier: barrier, label: label, addresses: addresses) }
             let key = s.queueKey(for: queue, concurrent: false, label: label)
             if key == "main" && s.mainThreadUnit == unit.id { return nil }  // libdispatch traps: leave it to it
             s.append(.waiter(unit.id), to: key)
@@ -71,7 +74,11 @@ extension ControlledScheduler {
     }
 
     func dispatchSyncEnd(_ queue: RawDispatchObject) {
-        guard !DispatchControl.isConcurrent(queue), !DispatchControl.isTestHarness(DispatchControl.label(queue)) else { return }
+        if DispatchControl.isConcurrent(queue) {
+            concurrentSyncEnded(queue)  // a concurrent queue the app made keeps its syncs (barriers)
+            return
+        }
+        guard !DispatchControl.isTestHarness(DispatchControl.label(queue)) else { return }
         state.withLock { s in
             let key = queue.address == DispatchControl.mainQueueAddress ? "main" : s.keysByDispatchQueue[queue.address]
             guard let key, s.queues[key]?.busy == true else { return }

@@ -162,6 +162,8 @@ extension ControlledScheduler {
         var mainThreadUnit: Int?
         /// Whether some wait of the run touched a wait the scheduler does not model.
         var touchedUncontrolledWait = false
+        /// Barriers, target queues, dispatch_apply, timer sources (ControlledScheduler+Primitives.swift).
+        var primitives = ControlledScheduler.PrimitiveState()
 
         mutating func makeUnit(actor: String, scheduler: ControlledScheduler) -> ThreadUnit {
             let unit = ThreadUnit(id: nextUnit, actor: actor, scheduler: scheduler)
@@ -203,6 +205,7 @@ extension ControlledScheduler {
             let real = concurrent ? DispatchControl.overcommitQueue ?? queue : queue
             queues[key] = QueueState(key: key, name: label, real: .dispatch(real))
             queueOrder.append(key)
+            enterPrimitives(key, queue: queue, concurrent: concurrent, label: label)
             return key
         }
 
@@ -452,6 +455,7 @@ extension ControlledScheduler {
         let mainServed = s.mainQueueServed
         for key in s.queueOrder {
             guard let queue = s.queues[key], !queue.busy, let head = queue.items.first else { continue }
+            if s.holdsBack(key) { continue }  // a barrier's rule, a serial target's order
             switch head {
             case .block(_, let addresses):
                 // A main-queue block needs the main thread free to run it.
@@ -582,6 +586,7 @@ extension ControlledScheduler {
     static func describeWaitKey(_ key: String) -> String {
         if key.hasPrefix("semaphore:") { return "a semaphore (\(key.dropFirst("semaphore:".count)))" }
         if key.hasPrefix("group:") { return "a dispatch group (\(key.dropFirst("group:".count)))" }
+        if key.hasPrefix("apply:") { return "the iterations of a dispatch_apply" }
         return key
     }
 

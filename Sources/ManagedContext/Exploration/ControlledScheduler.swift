@@ -411,6 +411,7 @@ package final class ControlledScheduler: Sendable {
             if s.running == unit.id { s.running = nil }
             s.queues[key]?.busy = false
             s.queues[key]?.touch(&s.sequence)
+            s.blockEnded(key)
             if key == "main", let id = s.mainThreadUnit, s.units[id]?.status == .hosting {
                 s.units[id]?.status = .spinning
                 s.sequence += 1

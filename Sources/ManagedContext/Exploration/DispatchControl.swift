@@ -39,6 +39,7 @@ enum DispatchControl {
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "ctxdebug_dispatch_control_install") else { return false }
         let install = unsafeBitCast(symbol, to: ctxdebug_dc_install_t.self)
         Self.scheduler = scheduler
+        addPrimitiveHooks(to: &hooks)
         var given = ctxdebug_dc_services()
         guard install(&hooks, &given) == 1 else {
             Self.scheduler = nil
@@ -101,7 +102,9 @@ enum DispatchControl {
         run_loop_idle: {
             guard let scheduler = active() else { return 0 }
             return ControlCost.measure { scheduler.runLoopIdle() ? 1 : 0 }
-        })
+        },
+        // Set by `addPrimitiveHooks` (DispatchControl+Primitives.swift).
+        apply: nil, timer_set: nil, timer_handler: nil, timer_resume: nil, timer_cancel: nil)
 
     /// The scheduler, for a call that is the app's (not the scheduler's own, nor the store's).
     @inline(__always)
@@ -130,6 +133,14 @@ enum DispatchControl {
             }
             return head.count + digits
         }
+    }
+
+    /// The scheduler, for a hook of DispatchControl+Primitives.swift.
+    static var activeScheduler: ControlledScheduler? { active() }
+
+    /// The queue `queue` targets, when the app set one.
+    static func target(of queue: RawDispatchObject) -> RawDispatchObject? {
+        services.target_of?(queue.pointer).map { RawDispatchObject(pointer: $0) }
     }
 
     /// Whether `queue` may start any of its blocks (a global queue, or a concurrent one).
