@@ -43,6 +43,10 @@ struct ClosurePlacement {
             }
             return
         }
+        if Self.isResultCatching(call, label: label) || Self.isNonEscapingArgument(closure, of: call, walker: walker) {
+            frame = outer
+            return
+        }
         guard let member = call.calledExpression.as(MemberAccessExprSyntax.self) else {
             placeByCallee(call, closure, label, walker)
             return
@@ -144,6 +148,48 @@ struct ClosurePlacement {
         }
     }
 
+    /// `Result { try … }`, `Result(catching: { … })`: the standard library's
+    /// `Result(catching:)` evaluates its closure right away, before it returns.
+    static func isResultCatching(_ call: FunctionCallExprSyntax, label: String?) -> Bool {
+        call.calledExpression.as(DeclReferenceExprSyntax.self)?.baseName.text == "Result" && (label == "catching" || label == nil && call.arguments.isEmpty)
+    }
+
+    /// `try operation(context) { … }` where `operation` is a parameter of the function
+    /// around, of a function type whose parameter there is not `@escaping`
+    /// (`(NSManagedObjectContext, () -> Void) throws -> T`): Swift lets a non-escaping
+    /// closure run only during the call it is handed to, so it runs there, inside
+    /// whatever `perform { }` or `performAndWait { }` the call is in. An optional or
+    /// `@escaping` parameter, or a type the code names by an alias, may keep the closure
+    /// for later: unknown.
+    static func isNonEscapingArgument(_ closure: ClosureExprSyntax, of call: FunctionCallExprSyntax, walker: SemanticWalker) -> Bool {
+        guard let callee = call.calledExpression.as(DeclReferenceExprSyntax.self), walker.lookup(callee.baseName.text)?.isParameter == true else {
+            return false
+        }
+        let position: Int
+        if call.trailingClosure?.id == closure.id {
+            position = call.arguments.count
+        } else if let index = call.arguments.firstIndex(where: { $0.expression.id == closure.id }) {
+            position = call.arguments.distance(from: call.arguments.startIndex, to: index)
+        } else {
+            return false
+        }
+        var current = Syntax(call).parent
+        while let node = current {
+            let parameters = node.as(FunctionDeclSyntax.self)?.signature.parameterClause.parameters
+                ?? node.as(InitializerDeclSyntax.self)?.signature.parameterClause.parameters
+            if let parameter = parameters?.first(where: { ($0.secondName ?? $0.firstName).text == callee.baseName.text }) {
+                var type = parameter.type
+                if let attributed = type.as(AttributedTypeSyntax.self) { type = attributed.baseType }
+                guard let function = type.as(FunctionTypeSyntax.self), position < function.parameters.count else { return false }
+                let argument = function.parameters[function.parameters.index(function.parameters.startIndex, offsetBy: position)].type
+                // `@escaping () -> Void` is attributed; a plain function type is not.
+                return argument.is(FunctionTypeSyntax.self)
+            }
+            current = node.parent
+        }
+        return false
+    }
+
     /// Where a closure runs, by the shape of the call it is handed to alone (the first
     /// pass has no names to resolve).
     enum Shape {
@@ -166,6 +212,7 @@ struct ClosurePlacement {
         if isMainActorClosure(closure) { return .main }
         guard let (call, label) = call(receiving: closure) else { return .elsewhere }
         if isButtonAction(call, label: label) { return .main }
+        if isResultCatching(call, label: label) { return .here }
         guard let member = call.calledExpression.as(MemberAccessExprSyntax.self) else { return .elsewhere }
         let method = member.declName.baseName.text
         let base = member.base.map(Expressions.unwrapped)

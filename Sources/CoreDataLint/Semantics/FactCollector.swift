@@ -57,6 +57,8 @@ final class FactCollector: SyntaxVisitor {
     /// parameters (`Entity` or `[Entity]`; none for an initializer).
     private var bindingValues: [[String: ExprSyntax?]] = []
     private var objectParameterNames: [Set<String>] = []
+    /// The full name (`getDefaultPrinter(context:)`) of each function being read.
+    private var functionFullNames: [String] = []
 
     init(lines: LineTable, fileName: String) {
         self.lines = lines
@@ -270,7 +272,9 @@ final class FactCollector: SyntaxVisitor {
                     isStatic: modifiers.contains("static") || modifiers.contains("class"),
                     isAsync: node.signature.effectSpecifiers?.asyncSpecifier != nil && !Self.runsOnCallersActor(node),
                     isNonisolated: modifiers.contains("nonisolated"), isTest: Attributes.has("Test", in: node.attributes), place: place(node.name),
-                    objectParameters: Self.objectParameters(node.signature.parameterClause.parameters)))
+                    objectParameters: Self.objectParameters(node.signature.parameterClause.parameters),
+                    signature: ParameterLabels(node.signature.parameterClause.parameters),
+                    firstParameterType: node.signature.parameterClause.parameters.first.flatMap { TypeNames.base(of: $0.type) }))
         }
         if let returned = node.signature.returnClause?.type {
             readReturnType(returned, of: node)
@@ -293,6 +297,7 @@ final class FactCollector: SyntaxVisitor {
             contextParameters = [:]
         }
         functions.append((name, Set(parameters.map { ($0.secondName ?? $0.firstName).text }), contextParameters))
+        functionFullNames.append(ParameterLabels(parameters).fullName(name))
         letValues.append([:])
         bindingValues.append([:])
         objectParameterNames.append(Set(Self.objectParameters(parameters).values))
@@ -306,6 +311,7 @@ final class FactCollector: SyntaxVisitor {
             recordPropertyObjectReturn(node.name.text, returned, body, locals: function.locals)
         }
         functions.removeLast()
+        functionFullNames.removeLast()
         letValues.removeLast()
         bindingValues.removeLast()
         objectParameterNames.removeLast()
@@ -534,6 +540,7 @@ final class FactCollector: SyntaxVisitor {
             }
         }
         functions.append(("init", locals, parameters))
+        functionFullNames.append("init")
         letValues.append([:])
         bindingValues.append([:])
         objectParameterNames.append([])
@@ -542,6 +549,7 @@ final class FactCollector: SyntaxVisitor {
 
     override func visitPost(_ node: InitializerDeclSyntax) {
         functions.removeLast()
+        functionFullNames.removeLast()
         letValues.removeLast()
         bindingValues.removeLast()
         objectParameterNames.removeLast()
@@ -659,7 +667,8 @@ final class FactCollector: SyntaxVisitor {
             CallFact(
                 callee: name, receiverType: receiverType, caller: functions.last?.name, callerType: types.last?.name,
                 placement: refined(Self.placement(of: node), node), place: place(node), objectArguments: objectArguments,
-                parameterArguments: parameterArguments))
+                parameterArguments: parameterArguments, labels: node.arguments.map { $0.label?.text ?? "_" },
+                trailingClosures: (node.trailingClosure == nil ? 0 : 1) + node.additionalTrailingClosures.count, callerFullName: functionFullNames.last))
         return .visitChildren
     }
 

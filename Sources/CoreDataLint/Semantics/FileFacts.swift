@@ -1,3 +1,5 @@
+import SwiftSyntax
+
 /// A place in the project, for messages: "CoreDataStack.swift:48".
 struct SourcePlace: Sendable, Hashable {
     /// The file's name, without its folders.
@@ -157,6 +159,54 @@ enum CallPlacement: Sendable, Hashable {
     case unknown
 }
 
+/// A function's argument labels, to tell overloads apart: `getDefaultPrinter()` and
+/// `getDefaultPrinter(context:)` are two functions, and a call's labels tell which one
+/// it calls.
+struct ParameterLabels: Sendable, Hashable {
+    /// Each parameter's argument label, "_" for none.
+    var labels: [String]
+    /// Whether each parameter has a default value: a call may leave it out.
+    var defaulted: [Bool]
+    /// A variadic parameter takes any number of arguments: any call may reach it.
+    var isVariadic = false
+
+    init(labels: [String], defaulted: [Bool], isVariadic: Bool = false) {
+        self.labels = labels
+        self.defaulted = defaulted
+        self.isVariadic = isVariadic
+    }
+
+    init(_ parameters: FunctionParameterListSyntax) {
+        labels = parameters.map(\.firstName.text)
+        defaulted = parameters.map { $0.defaultValue != nil }
+        isVariadic = parameters.contains { $0.ellipsis != nil }
+    }
+
+    /// "getDefaultPrinter(context:)", "reload()".
+    func fullName(_ base: String) -> String {
+        "\(base)(\(labels.map { "\($0):" }.joined()))"
+    }
+
+    /// Whether a call with these argument labels ("_" for none) and this many trailing
+    /// closures may call this function: its labels in order, the parameters it skips
+    /// having defaults. Errs towards yes (a trailing closure may fill any parameter left),
+    /// so that a call that may reach two overloads counts as a call of both.
+    func accepts(_ arguments: [String], trailingClosures: Int) -> Bool {
+        if isVariadic { return true }
+        var next = 0
+        for label in arguments {
+            while next < labels.count, labels[next] != label {
+                guard defaulted[next] else { return false }
+                next += 1
+            }
+            guard next < labels.count else { return false }
+            next += 1
+        }
+        if trailingClosures > 0 { return labels.count - next >= 1 }
+        return defaulted[next...].allSatisfy { $0 }
+    }
+}
+
 /// A call of a function by its base name.
 struct CallFact: Sendable {
     var callee: String
@@ -176,6 +226,13 @@ struct CallFact: Sendable {
     /// name there (`func start(for c: Conversation) { … self.fire(for: c) }`): what that
     /// parameter holds, when every call of the caller agrees, this one holds too.
     var parameterArguments: [String: String] = [:]
+    /// The call's argument labels ("_" for none) and its trailing closures: which of a
+    /// name's overloads it may call.
+    var labels: [String] = []
+    var trailingClosures = 0
+    /// The calling function's full name (`getDefaultPrinter()`), to tell it from its
+    /// overloads.
+    var callerFullName: String? = nil
 }
 
 /// A function or method declared in the project.
@@ -201,6 +258,11 @@ struct FunctionFact: Sendable {
     /// Parameters whose type is a type name or an array of one (managed objects, maybe),
     /// by argument label ("_" for none), with their names in the body.
     var objectParameters: [String: String] = [:]
+    /// Its argument labels: its overloads' are others.
+    var signature = ParameterLabels(labels: [], defaulted: [])
+    /// The base name of its first parameter's type (`WCSession`), for the framework
+    /// callbacks known by it.
+    var firstParameterType: String? = nil
 }
 
 /// A method with no parameters that builds and returns a fetch request.
