@@ -74,6 +74,11 @@ struct ClosurePlacement {
             }
             return
         }
+        if Self.isCloudKitSaveCompletion(method: method, base: base, call: call, label: label, closure: closure) {
+            frame.queue = .background("a CloudKit completion handler, which may run on any thread")
+            frame.reason = "CKDatabase.save(_:completionHandler:) calls its completion handler on a thread of its choosing (Apple: \"Your block must be capable of running on any thread of the app\")"
+            return
+        }
         if let queue = Self.callbackQueue(method: method, base: base, call: call)
             ?? (Self.receiverQueueMethods.contains(method) ? Self.callbackQueue(method: method, resolved: base.flatMap(walker.resolve)) : nil)
         {
@@ -229,7 +234,60 @@ struct ClosurePlacement {
         if method == "performBackgroundTask" { return .privateBlock }
         if method == "scheduledTimer", base.flatMap(Expressions.lastName) == "Timer" { return .timer }
         if method == "async" || method == "asyncAfter", let base, isOwnQueue(base, around: closure) { return .background }
+        if isCloudKitSaveCompletion(method: method, base: base, call: call, label: label, closure: closure) { return .background }
         return .elsewhere
+    }
+
+    /// `database.save(record) { record, error in … }` on a `CKDatabase`: Apple's reference
+    /// for `saveRecord:completionHandler:` (and `saveRecordZone:completionHandler:`)
+    /// says of the completion handler, "Your block must be capable of running on any
+    /// thread of the app": CloudKit picks the thread, so code there is on no context's
+    /// queue and not certainly on the main one. The database is told by its name
+    /// (`publicCloudDatabase`, `privateCloudDatabase`, `sharedCloudDatabase`, or a `let`
+    /// or property set from one or declared `CKDatabase`). CloudKit's other methods stay
+    /// unknown.
+    static func isCloudKitSaveCompletion(method: String, base: ExprSyntax?, call: FunctionCallExprSyntax, label: String?, closure: ClosureExprSyntax) -> Bool {
+        guard method == "save", label == "completionHandler" || (label == nil && call.arguments.count == 1), let base else { return false }
+        return isCloudDatabase(base, around: closure)
+    }
+
+    private static let cloudDatabases: Set<String> = ["publicCloudDatabase", "privateCloudDatabase", "sharedCloudDatabase"]
+
+    /// `container.privateCloudDatabase`, or `database` / `self.database` where the code
+    /// around declares it `CKDatabase` or sets it from one of a container's databases.
+    private static func isCloudDatabase(_ base: ExprSyntax, around closure: ClosureExprSyntax) -> Bool {
+        let name: String
+        if let member = base.as(MemberAccessExprSyntax.self), !Expressions.isSelf(member.base) {
+            return cloudDatabases.contains(member.declName.baseName.text)
+        } else if let member = base.as(MemberAccessExprSyntax.self) {
+            name = member.declName.baseName.text
+        } else if let reference = base.as(DeclReferenceExprSyntax.self) {
+            name = reference.baseName.text
+        } else {
+            return false
+        }
+        var current = Syntax(closure).parent
+        while let node = current {
+            let declarations: [VariableDeclSyntax]
+            if let block = node.as(CodeBlockItemListSyntax.self) {
+                declarations = block.compactMap { $0.item.as(VariableDeclSyntax.self) }
+            } else if let members = node.as(MemberBlockItemListSyntax.self) {
+                declarations = members.compactMap { $0.decl.as(VariableDeclSyntax.self) }
+            } else {
+                current = node.parent
+                continue
+            }
+            for variable in declarations {
+                for binding in variable.bindings where binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text == name {
+                    if let type = binding.typeAnnotation?.type { return TypeNames.base(of: type) == "CKDatabase" }
+                    guard let value = binding.initializer?.value else { return false }
+                    return Expressions.lastName(Expressions.unwrapped(value)).map(cloudDatabases.contains) ?? false
+                }
+            }
+            if node.is(MemberBlockItemListSyntax.self) { return false }
+            current = node.parent
+        }
+        return false
     }
 
     /// A URLSession completion handler of `URLSession.shared` (the shared session's
