@@ -24,7 +24,8 @@ struct LintCommand: ParsableCommand {
             TaskGroup.addTask), tests are code (XCTest, Swift Testing), and callbacks whose \
             queue Apple documents are placed (URLSession, NotificationCenter, \
             OperationQueue, loadPersistentStores, a Timer scheduled from the main queue, \
-            WCSessionDelegate methods); overloads are told apart by their argument labels; \
+            WCSessionDelegate methods, CKDatabase.save's completion); overloads are told \
+            apart by their argument labels; \
             a function called only on a private context's queue, a background queue, or \
             inside a closure a project function runs on a known queue is placed there; \
             NSManagedObjectContext extensions, fetched results controllers, a private \
