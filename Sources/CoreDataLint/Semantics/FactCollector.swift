@@ -57,8 +57,8 @@ final class FactCollector: SyntaxVisitor {
     /// parameters (`Entity` or `[Entity]`; none for an initializer).
     private var bindingValues: [[String: ExprSyntax?]] = []
     private var objectParameterNames: [Set<String>] = []
-    /// The full name (`getDefaultPrinter(context:)`) of each function being read.
-    private var functionFullNames: [String] = []
+    /// Where each function being read is in `facts.functions` (-1: none).
+    private var functionIndexes: [Int32] = []
 
     init(lines: LineTable, fileName: String) {
         self.lines = lines
@@ -274,7 +274,7 @@ final class FactCollector: SyntaxVisitor {
                     isNonisolated: modifiers.contains("nonisolated"), isTest: Attributes.has("Test", in: node.attributes), place: place(node.name),
                     objectParameters: Self.objectParameters(node.signature.parameterClause.parameters),
                     signature: ParameterLabels(node.signature.parameterClause.parameters),
-                    firstParameterType: node.signature.parameterClause.parameters.first.flatMap { TypeNames.base(of: $0.type) }))
+                    takesWatchSession: node.signature.parameterClause.parameters.first.flatMap { TypeNames.base(of: $0.type) } == "WCSession"))
         }
         if let returned = node.signature.returnClause?.type {
             readReturnType(returned, of: node)
@@ -297,7 +297,7 @@ final class FactCollector: SyntaxVisitor {
             contextParameters = [:]
         }
         functions.append((name, Set(parameters.map { ($0.secondName ?? $0.firstName).text }), contextParameters))
-        functionFullNames.append(ParameterLabels(parameters).fullName(name))
+        functionIndexes.append(node.body != nil ? Int32(facts.functions.count - 1) : -1)
         letValues.append([:])
         bindingValues.append([:])
         objectParameterNames.append(Set(Self.objectParameters(parameters).values))
@@ -311,7 +311,7 @@ final class FactCollector: SyntaxVisitor {
             recordPropertyObjectReturn(node.name.text, returned, body, locals: function.locals)
         }
         functions.removeLast()
-        functionFullNames.removeLast()
+        functionIndexes.removeLast()
         letValues.removeLast()
         bindingValues.removeLast()
         objectParameterNames.removeLast()
@@ -540,7 +540,7 @@ final class FactCollector: SyntaxVisitor {
             }
         }
         functions.append(("init", locals, parameters))
-        functionFullNames.append("init")
+        functionIndexes.append(-1)
         letValues.append([:])
         bindingValues.append([:])
         objectParameterNames.append([])
@@ -549,7 +549,7 @@ final class FactCollector: SyntaxVisitor {
 
     override func visitPost(_ node: InitializerDeclSyntax) {
         functions.removeLast()
-        functionFullNames.removeLast()
+        functionIndexes.removeLast()
         letValues.removeLast()
         bindingValues.removeLast()
         objectParameterNames.removeLast()
@@ -667,8 +667,8 @@ final class FactCollector: SyntaxVisitor {
             CallFact(
                 callee: name, receiverType: receiverType, caller: functions.last?.name, callerType: types.last?.name,
                 placement: refined(Self.placement(of: node), node), place: place(node), objectArguments: objectArguments,
-                parameterArguments: parameterArguments, labels: node.arguments.map { $0.label?.text ?? "_" },
-                trailingClosures: (node.trailingClosure == nil ? 0 : 1) + node.additionalTrailingClosures.count, callerFullName: functionFullNames.last))
+                parameterArguments: parameterArguments, labels: ParameterLabels.joined(node.arguments),
+                trailingClosures: (node.trailingClosure == nil ? 0 : 1) + node.additionalTrailingClosures.count, callerFunction: functionIndexes.last ?? -1))
         return .visitChildren
     }
 

@@ -28,6 +28,7 @@ enum IndexQuestion: Hashable, Sendable {
     case concurrencyPlacement(name: String, type: String?, isAsync: Bool, isNonisolated: Bool, isStatic: Bool, isTest: Bool)
     case sessionDelegateQueue(String?)
     case watchSessionDelegate(String?)
+    case overloaded(String)
     case actorType(String?)
 }
 
@@ -81,6 +82,7 @@ extension ProjectIndex {
                 entryPoints.concurrencyPlacement(name, type: type, isAsync: isAsync, isNonisolated: isNonisolated, isStatic: isStatic, isTest: isTest))
         case .sessionDelegateQueue(let type): .session(entryPoints.sessionDelegateQueue(type))
         case .watchSessionDelegate(let type): .flag(entryPoints.isWatchSessionDelegate(type))
+        case .overloaded(let name): .flag(overloads[name] != nil)
         case .actorType(let type): .flag(entryPoints.isActor(type))
         }
     }
@@ -139,8 +141,8 @@ final class IndexView {
 
     func isDidSaveSelector(_ name: String) -> Bool { flag(.didSaveSelector(name)) }
 
-    /// Where a function runs, by its full name (`getDefaultPrinter(context:)`): an
-    /// overload is another function.
+    /// Where a function runs, by its name, or its full name (`getDefaultPrinter(context:)`)
+    /// when it is overloaded: an overload is another function.
     func functionQueue(of name: String) -> FunctionQueueFact? {
         guard case .queue(let queue) = ask(.functionQueue(name)) else { return nil }
         return queue
@@ -164,6 +166,10 @@ final class IndexView {
     /// An actor the project declares (one that names no executor of its own).
     func isActor(_ type: String?) -> Bool { type != nil && flag(.actorType(type)) }
 
+    /// A name declared twice with other argument labels: its functions are known by
+    /// their full names.
+    func isOverloaded(_ name: String) -> Bool { flag(.overloaded(name)) }
+
     /// A type that conforms to `WCSessionDelegate`.
     func isWatchSessionDelegate(_ type: String?) -> Bool { type != nil && flag(.watchSessionDelegate(type)) }
 
@@ -183,7 +189,7 @@ final class IndexView {
     }
 
     /// The parameters of a function whose every call site hands objects of one context,
-    /// by its full name.
+    /// by its name (its full name when it is overloaded).
     func parameterObjects(of function: String) -> [ParameterObjects] {
         guard case .parameters(let parameters) = ask(.parameterObjects(function)) else { return [] }
         return parameters

@@ -388,7 +388,7 @@ struct EntryPoints: Sendable {
     /// first parameter, the `WCSession`, in a type that conforms (not `@MainActor`:
     /// that one is placed on the main queue, as the code says).
     func isWatchSessionDelegateMethod(_ function: FunctionFact) -> Bool {
-        function.firstParameterType == "WCSession" && !function.isStatic && reason(function) == nil && isWatchSessionDelegate(function.type)
+        function.takesWatchSession && !function.isStatic && reason(function) == nil && isWatchSessionDelegate(function.type)
     }
 
     /// Why a function runs on the main queue, when a framework calls it there.
@@ -593,7 +593,9 @@ private struct CallGraph {
         }
         for file in files {
             for var call in file.calls {
-                if let caller = call.caller, overloads[caller] != nil { call.caller = call.callerFullName }
+                if let caller = call.caller, overloads[caller] != nil {
+                    call.caller = call.callerFunction >= 0 ? file.functions[Int(call.callerFunction)].signature.fullName(caller) : nil
+                }
                 // A call of an overloaded name reaches the overloads its labels fit; one
                 // they fit none of, any of them.
                 var keys = [call.callee]

@@ -582,7 +582,7 @@ final class SemanticWalker: SyntaxVisitor {
             queue: observes ? .postingThread : .caller, functionName: "\(name)()", isActionHandler: isAction,
             isDidSaveObserver: observes, queueDepth: frame.queueDepth + 1, start: node.position.utf8Offset)
         if !observes { placeFunction(&function, node, isIBAction: isIBAction) }
-        enterFunction(function, parameters: node.signature.parameterClause.parameters, function: ParameterLabels(node.signature.parameterClause.parameters).fullName(name))
+        enterFunction(function, parameters: node.signature.parameterClause.parameters, function: functionKey(node))
         return .visitChildren
     }
 
@@ -671,7 +671,7 @@ final class SemanticWalker: SyntaxVisitor {
             function.reason = "`\(name)()` is a WCSessionDelegate method, which WCSession calls on its delegate queue, a non-main serial queue (WCSession.h)"
             return
         }
-        guard let inferred = index.functionQueue(of: ParameterLabels(node.signature.parameterClause.parameters).fullName(name)) else { return }
+        guard let inferred = index.functionQueue(of: functionKey(node)) else { return }
         switch inferred.queue {
         case .main where inferred.onSomePaths:
             function.queue = .main
@@ -704,6 +704,13 @@ final class SemanticWalker: SyntaxVisitor {
             function.queue = .background("a Swift concurrency executor")
             function.reason = "`\(name)()` runs on a Swift concurrency executor, off the main queue and every context's (\(inferred.reason))"
         }
+    }
+
+    /// The name the index knows a function by: its full name (`getDefaultPrinter(context:)`)
+    /// when the name is overloaded, else its name.
+    private func functionKey(_ node: FunctionDeclSyntax) -> String {
+        let name = node.name.text
+        return index.isOverloaded(name) ? ParameterLabels(node.signature.parameterClause.parameters).fullName(name) : name
     }
 
     override func visitPost(_ node: FunctionDeclSyntax) { leaveFunction() }
