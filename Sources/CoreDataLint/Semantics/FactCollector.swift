@@ -296,6 +296,14 @@ final class FactCollector: SyntaxVisitor {
         if Attributes.has("MainActor", in: node.attributes) || type?.isMainActor == true || node.signature.effectSpecifiers?.asyncSpecifier != nil {
             contextParameters = [:]
         }
+        // Nor is the use of one that asks which kind of context it was handed or which
+        // thread it runs on (`switch context.concurrencyType`, `Thread.isMainThread`): it
+        // may use the context straight only where that is right, and perform elsewhere.
+        if !contextParameters.isEmpty, let body = node.body,
+            body.tokens(viewMode: .sourceAccurate).contains(where: { $0.text == "concurrencyType" || $0.text == "isMainThread" })
+        {
+            contextParameters = [:]
+        }
         functions.append((name, Set(parameters.map { ($0.secondName ?? $0.firstName).text }), contextParameters))
         functionIndexes.append(node.body != nil ? Int32(facts.functions.count - 1) : -1)
         letValues.append([:])
