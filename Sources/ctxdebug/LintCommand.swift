@@ -23,7 +23,9 @@ struct LintCommand: ParsableCommand {
             MainActor.run, nonisolated async functions, actors, Task.detached, \
             TaskGroup.addTask), tests are code (XCTest, Swift Testing), and callbacks whose \
             queue Apple documents are placed (URLSession, NotificationCenter, \
-            OperationQueue, loadPersistentStores, a Timer scheduled from the main queue); \
+            OperationQueue, loadPersistentStores, a Timer scheduled from the main queue, \
+            WCSessionDelegate methods, CKDatabase.save's completion); overloads are told \
+            apart by their argument labels; \
             a function called only on a private context's queue, a background queue, or \
             inside a closure a project function runs on a known queue is placed there; \
             NSManagedObjectContext extensions, fetched results controllers, a private \

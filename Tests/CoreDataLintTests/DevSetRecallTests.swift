@@ -23,7 +23,7 @@ struct DevSetRecallTests {
 
     /// How many of the bugs the linter finds today (docs/lint.md, "Development set").
     /// Raise it when the linter finds more; a change that finds fewer fails here.
-    static let minimumFound = 20
+    static let minimumFound = 23
 
     /// One bug: its buggy version and the fixed twin, each linted on its own.
     struct Case: CustomStringConvertible, Sendable {

@@ -7,7 +7,7 @@ final class MainContextOffMainQueueRule: LintRule {
         id: "main-context-off-main-queue",
         name: "MainContextOffMainQueue",
         summary: "A main-queue context is used off the main queue.",
-        rationale: "A main-queue context (viewContext, or one made with .mainQueueConcurrencyType) belongs to the main queue: its fetches, saves, inserts, deletes, object(with:) and state getters must run there. DispatchQueue.global(), Task.detached, a task group's child task, a nonisolated async function, an actor's method, a private context's perform, performBackgroundTask's block, and a URLSession's completion handlers all run elsewhere: the access races with the UI's own use of the context, and Core Data's -com.apple.CoreData.ConcurrencyDebug 1 stops there.",
+        rationale: "A main-queue context (viewContext, or one made with .mainQueueConcurrencyType) belongs to the main queue: its fetches, saves, inserts, deletes, object(with:) and state getters must run there. DispatchQueue.global(), Task.detached, a task group's child task, a nonisolated async function, an actor's method, a private context's perform, performBackgroundTask's block, a URLSession's completion handlers and a WCSessionDelegate's methods all run elsewhere: the access races with the UI's own use of the context, and Core Data's -com.apple.CoreData.ConcurrencyDebug 1 stops there.",
         fix: "Wrap the access in viewContext.perform { } (it runs on the main queue), or do the work on a private context of its own and merge or save into the main context from its queue.",
         triggeringExamples: [
             """

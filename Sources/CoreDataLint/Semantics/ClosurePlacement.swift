@@ -43,6 +43,10 @@ struct ClosurePlacement {
             }
             return
         }
+        if Self.isResultCatching(call, label: label) || Self.isNonEscapingArgument(closure, of: call, walker: walker) {
+            frame = outer
+            return
+        }
         guard let member = call.calledExpression.as(MemberAccessExprSyntax.self) else {
             placeByCallee(call, closure, label, walker)
             return
@@ -68,6 +72,11 @@ struct ClosurePlacement {
                 object.isCollection = false
                 firstParameter = .managedObject(object)
             }
+            return
+        }
+        if Self.isCloudKitSaveCompletion(method: method, base: base, call: call, label: label, closure: closure) {
+            frame.queue = .background("a CloudKit completion handler, which may run on any thread")
+            frame.reason = "CKDatabase.save(_:completionHandler:) calls its completion handler on a thread of its choosing (Apple: \"Your block must be capable of running on any thread of the app\")"
             return
         }
         if let queue = Self.callbackQueue(method: method, base: base, call: call)
@@ -144,6 +153,48 @@ struct ClosurePlacement {
         }
     }
 
+    /// `Result { try … }`, `Result(catching: { … })`: the standard library's
+    /// `Result(catching:)` evaluates its closure right away, before it returns.
+    static func isResultCatching(_ call: FunctionCallExprSyntax, label: String?) -> Bool {
+        call.calledExpression.as(DeclReferenceExprSyntax.self)?.baseName.text == "Result" && (label == "catching" || label == nil && call.arguments.isEmpty)
+    }
+
+    /// `try operation(context) { … }` where `operation` is a parameter of the function
+    /// around, of a function type whose parameter there is not `@escaping`
+    /// (`(NSManagedObjectContext, () -> Void) throws -> T`): Swift lets a non-escaping
+    /// closure run only during the call it is handed to, so it runs there, inside
+    /// whatever `perform { }` or `performAndWait { }` the call is in. An optional or
+    /// `@escaping` parameter, or a type the code names by an alias, may keep the closure
+    /// for later: unknown.
+    static func isNonEscapingArgument(_ closure: ClosureExprSyntax, of call: FunctionCallExprSyntax, walker: SemanticWalker) -> Bool {
+        guard let callee = call.calledExpression.as(DeclReferenceExprSyntax.self), walker.lookup(callee.baseName.text)?.isParameter == true else {
+            return false
+        }
+        let position: Int
+        if call.trailingClosure?.id == closure.id {
+            position = call.arguments.count
+        } else if let index = call.arguments.firstIndex(where: { $0.expression.id == closure.id }) {
+            position = call.arguments.distance(from: call.arguments.startIndex, to: index)
+        } else {
+            return false
+        }
+        var current = Syntax(call).parent
+        while let node = current {
+            let parameters = node.as(FunctionDeclSyntax.self)?.signature.parameterClause.parameters
+                ?? node.as(InitializerDeclSyntax.self)?.signature.parameterClause.parameters
+            if let parameter = parameters?.first(where: { ($0.secondName ?? $0.firstName).text == callee.baseName.text }) {
+                var type = parameter.type
+                if let attributed = type.as(AttributedTypeSyntax.self) { type = attributed.baseType }
+                guard let function = type.as(FunctionTypeSyntax.self), position < function.parameters.count else { return false }
+                let argument = function.parameters[function.parameters.index(function.parameters.startIndex, offsetBy: position)].type
+                // `@escaping () -> Void` is attributed; a plain function type is not.
+                return argument.is(FunctionTypeSyntax.self)
+            }
+            current = node.parent
+        }
+        return false
+    }
+
     /// Where a closure runs, by the shape of the call it is handed to alone (the first
     /// pass has no names to resolve).
     enum Shape {
@@ -166,6 +217,7 @@ struct ClosurePlacement {
         if isMainActorClosure(closure) { return .main }
         guard let (call, label) = call(receiving: closure) else { return .elsewhere }
         if isButtonAction(call, label: label) { return .main }
+        if isResultCatching(call, label: label) { return .here }
         guard let member = call.calledExpression.as(MemberAccessExprSyntax.self) else { return .elsewhere }
         let method = member.declName.baseName.text
         let base = member.base.map(Expressions.unwrapped)
@@ -182,7 +234,60 @@ struct ClosurePlacement {
         if method == "performBackgroundTask" { return .privateBlock }
         if method == "scheduledTimer", base.flatMap(Expressions.lastName) == "Timer" { return .timer }
         if method == "async" || method == "asyncAfter", let base, isOwnQueue(base, around: closure) { return .background }
+        if isCloudKitSaveCompletion(method: method, base: base, call: call, label: label, closure: closure) { return .background }
         return .elsewhere
+    }
+
+    /// `database.save(record) { record, error in … }` on a `CKDatabase`: Apple's reference
+    /// for `saveRecord:completionHandler:` (and `saveRecordZone:completionHandler:`)
+    /// says of the completion handler, "Your block must be capable of running on any
+    /// thread of the app": CloudKit picks the thread, so code there is on no context's
+    /// queue and not certainly on the main one. The database is told by its name
+    /// (`publicCloudDatabase`, `privateCloudDatabase`, `sharedCloudDatabase`, or a `let`
+    /// or property set from one or declared `CKDatabase`). CloudKit's other methods stay
+    /// unknown.
+    static func isCloudKitSaveCompletion(method: String, base: ExprSyntax?, call: FunctionCallExprSyntax, label: String?, closure: ClosureExprSyntax) -> Bool {
+        guard method == "save", label == "completionHandler" || (label == nil && call.arguments.count == 1), let base else { return false }
+        return isCloudDatabase(base, around: closure)
+    }
+
+    private static let cloudDatabases: Set<String> = ["publicCloudDatabase", "privateCloudDatabase", "sharedCloudDatabase"]
+
+    /// `container.privateCloudDatabase`, or `database` / `self.database` where the code
+    /// around declares it `CKDatabase` or sets it from one of a container's databases.
+    private static func isCloudDatabase(_ base: ExprSyntax, around closure: ClosureExprSyntax) -> Bool {
+        let name: String
+        if let member = base.as(MemberAccessExprSyntax.self), !Expressions.isSelf(member.base) {
+            return cloudDatabases.contains(member.declName.baseName.text)
+        } else if let member = base.as(MemberAccessExprSyntax.self) {
+            name = member.declName.baseName.text
+        } else if let reference = base.as(DeclReferenceExprSyntax.self) {
+            name = reference.baseName.text
+        } else {
+            return false
+        }
+        var current = Syntax(closure).parent
+        while let node = current {
+            let declarations: [VariableDeclSyntax]
+            if let block = node.as(CodeBlockItemListSyntax.self) {
+                declarations = block.compactMap { $0.item.as(VariableDeclSyntax.self) }
+            } else if let members = node.as(MemberBlockItemListSyntax.self) {
+                declarations = members.compactMap { $0.decl.as(VariableDeclSyntax.self) }
+            } else {
+                current = node.parent
+                continue
+            }
+            for variable in declarations {
+                for binding in variable.bindings where binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text == name {
+                    if let type = binding.typeAnnotation?.type { return TypeNames.base(of: type) == "CKDatabase" }
+                    guard let value = binding.initializer?.value else { return false }
+                    return Expressions.lastName(Expressions.unwrapped(value)).map(cloudDatabases.contains) ?? false
+                }
+            }
+            if node.is(MemberBlockItemListSyntax.self) { return false }
+            current = node.parent
+        }
+        return false
     }
 
     /// A URLSession completion handler of `URLSession.shared` (the shared session's

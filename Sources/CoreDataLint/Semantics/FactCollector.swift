@@ -57,6 +57,8 @@ final class FactCollector: SyntaxVisitor {
     /// parameters (`Entity` or `[Entity]`; none for an initializer).
     private var bindingValues: [[String: ExprSyntax?]] = []
     private var objectParameterNames: [Set<String>] = []
+    /// Where each function being read is in `facts.functions` (-1: none).
+    private var functionIndexes: [Int32] = []
 
     init(lines: LineTable, fileName: String) {
         self.lines = lines
@@ -270,7 +272,9 @@ final class FactCollector: SyntaxVisitor {
                     isStatic: modifiers.contains("static") || modifiers.contains("class"),
                     isAsync: node.signature.effectSpecifiers?.asyncSpecifier != nil && !Self.runsOnCallersActor(node),
                     isNonisolated: modifiers.contains("nonisolated"), isTest: Attributes.has("Test", in: node.attributes), place: place(node.name),
-                    objectParameters: Self.objectParameters(node.signature.parameterClause.parameters)))
+                    objectParameters: Self.objectParameters(node.signature.parameterClause.parameters),
+                    signature: ParameterLabels(node.signature.parameterClause.parameters),
+                    takesWatchSession: node.signature.parameterClause.parameters.first.flatMap { TypeNames.base(of: $0.type) } == "WCSession"))
         }
         if let returned = node.signature.returnClause?.type {
             readReturnType(returned, of: node)
@@ -292,7 +296,16 @@ final class FactCollector: SyntaxVisitor {
         if Attributes.has("MainActor", in: node.attributes) || type?.isMainActor == true || node.signature.effectSpecifiers?.asyncSpecifier != nil {
             contextParameters = [:]
         }
+        // Nor is the use of one that asks which kind of context it was handed or which
+        // thread it runs on (`switch context.concurrencyType`, `Thread.isMainThread`): it
+        // may use the context straight only where that is right, and perform elsewhere.
+        if !contextParameters.isEmpty, let body = node.body,
+            body.tokens(viewMode: .sourceAccurate).contains(where: { $0.text == "concurrencyType" || $0.text == "isMainThread" })
+        {
+            contextParameters = [:]
+        }
         functions.append((name, Set(parameters.map { ($0.secondName ?? $0.firstName).text }), contextParameters))
+        functionIndexes.append(node.body != nil ? Int32(facts.functions.count - 1) : -1)
         letValues.append([:])
         bindingValues.append([:])
         objectParameterNames.append(Set(Self.objectParameters(parameters).values))
@@ -306,6 +319,7 @@ final class FactCollector: SyntaxVisitor {
             recordPropertyObjectReturn(node.name.text, returned, body, locals: function.locals)
         }
         functions.removeLast()
+        functionIndexes.removeLast()
         letValues.removeLast()
         bindingValues.removeLast()
         objectParameterNames.removeLast()
@@ -534,6 +548,7 @@ final class FactCollector: SyntaxVisitor {
             }
         }
         functions.append(("init", locals, parameters))
+        functionIndexes.append(-1)
         letValues.append([:])
         bindingValues.append([:])
         objectParameterNames.append([])
@@ -542,6 +557,7 @@ final class FactCollector: SyntaxVisitor {
 
     override func visitPost(_ node: InitializerDeclSyntax) {
         functions.removeLast()
+        functionIndexes.removeLast()
         letValues.removeLast()
         bindingValues.removeLast()
         objectParameterNames.removeLast()
@@ -659,7 +675,8 @@ final class FactCollector: SyntaxVisitor {
             CallFact(
                 callee: name, receiverType: receiverType, caller: functions.last?.name, callerType: types.last?.name,
                 placement: refined(Self.placement(of: node), node), place: place(node), objectArguments: objectArguments,
-                parameterArguments: parameterArguments))
+                parameterArguments: parameterArguments, labels: ParameterLabels.joined(node.arguments),
+                trailingClosures: (node.trailingClosure == nil ? 0 : 1) + node.additionalTrailingClosures.count, callerFunction: functionIndexes.last ?? -1))
         return .visitChildren
     }
 

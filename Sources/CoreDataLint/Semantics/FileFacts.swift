@@ -1,3 +1,5 @@
+import SwiftSyntax
+
 /// A place in the project, for messages: "CoreDataStack.swift:48".
 struct SourcePlace: Sendable, Hashable {
     /// The file's name, without its folders.
@@ -157,6 +159,72 @@ enum CallPlacement: Sendable, Hashable {
     case unknown
 }
 
+/// A function's argument labels, to tell overloads apart: `getDefaultPrinter()` and
+/// `getDefaultPrinter(context:)` are two functions, and a call's labels tell which one
+/// it calls. Kept as one string ("_:context:", inline for most functions), since every
+/// function and call of the project keeps one.
+struct ParameterLabels: Sendable, Hashable {
+    /// Each parameter's argument label and a colon, "_" for none: "_:context:".
+    var joined: String
+    /// Bit `i` set when parameter `i` has a default value: a call may leave it out.
+    var defaulted: UInt64
+    /// A variadic parameter takes any number of arguments: any call may reach it.
+    var isVariadic = false
+
+    init(joined: String = "", defaulted: UInt64 = 0, isVariadic: Bool = false) {
+        self.joined = joined
+        self.defaulted = defaulted
+        self.isVariadic = isVariadic
+    }
+
+    init(_ parameters: FunctionParameterListSyntax) {
+        var joined = "", defaulted: UInt64 = 0, isVariadic = false
+        for (offset, parameter) in parameters.enumerated() {
+            joined += parameter.firstName.text + ":"
+            if parameter.defaultValue != nil, offset < 64 { defaulted |= 1 << UInt64(offset) }
+            if parameter.ellipsis != nil { isVariadic = true }
+        }
+        self.init(joined: joined, defaulted: defaulted, isVariadic: isVariadic)
+    }
+
+    /// A call's argument labels, in the same form.
+    static func joined(_ arguments: LabeledExprListSyntax) -> String {
+        arguments.isEmpty ? "" : arguments.map { "\($0.label?.text ?? "_"):" }.joined()
+    }
+
+    static func split(_ joined: String) -> [String] {
+        joined.split(separator: ":", omittingEmptySubsequences: false).dropLast().map(String.init)
+    }
+
+    var labels: [String] { Self.split(joined) }
+
+    /// "getDefaultPrinter(context:)", "reload()".
+    func fullName(_ base: String) -> String { "\(base)(\(joined))" }
+
+    /// Past 64 parameters every one may be left out: the question errs towards yes.
+    private func isDefaulted(_ offset: Int) -> Bool { offset >= 64 || defaulted & (1 << UInt64(offset)) != 0 }
+
+    /// Whether a call with these argument labels (`joined`'s form) and this many trailing
+    /// closures may call this function: its labels in order, the parameters it skips
+    /// having defaults. Errs towards yes (a trailing closure may fill any parameter left),
+    /// so that a call that may reach two overloads counts as a call of both.
+    func accepts(_ arguments: String, trailingClosures: Int) -> Bool {
+        if isVariadic { return true }
+        let labels = self.labels
+        var next = 0
+        for label in Self.split(arguments) {
+            while next < labels.count, labels[next] != label {
+                guard isDefaulted(next) else { return false }
+                next += 1
+            }
+            guard next < labels.count else { return false }
+            next += 1
+        }
+        if trailingClosures > 0 { return labels.count - next >= 1 }
+        return (next..<labels.count).allSatisfy(isDefaulted)
+    }
+}
+
 /// A call of a function by its base name.
 struct CallFact: Sendable {
     var callee: String
@@ -176,6 +244,13 @@ struct CallFact: Sendable {
     /// name there (`func start(for c: Conversation) { … self.fire(for: c) }`): what that
     /// parameter holds, when every call of the caller agrees, this one holds too.
     var parameterArguments: [String: String] = [:]
+    /// The call's argument labels ("_:context:", as `ParameterLabels.joined`) and its
+    /// trailing closures: which of a name's overloads it may call.
+    var labels = ""
+    var trailingClosures = 0
+    /// The calling function, by its place in its file's `functions` (-1: none, an
+    /// initializer): its labels tell it from its overloads.
+    var callerFunction: Int32 = -1
 }
 
 /// A function or method declared in the project.
@@ -201,6 +276,11 @@ struct FunctionFact: Sendable {
     /// Parameters whose type is a type name or an array of one (managed objects, maybe),
     /// by argument label ("_" for none), with their names in the body.
     var objectParameters: [String: String] = [:]
+    /// Its argument labels: its overloads' are others.
+    var signature = ParameterLabels()
+    /// Its first parameter is a `WCSession`: a WatchConnectivity delegate method, in a
+    /// type that conforms.
+    var takesWatchSession = false
 }
 
 /// A method with no parameters that builds and returns a fetch request.

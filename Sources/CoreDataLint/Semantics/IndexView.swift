@@ -27,6 +27,8 @@ enum IndexQuestion: Hashable, Sendable {
     case entryReason(name: String, firstLabel: String?, type: String?, isAsync: Bool)
     case concurrencyPlacement(name: String, type: String?, isAsync: Bool, isNonisolated: Bool, isStatic: Bool, isTest: Bool)
     case sessionDelegateQueue(String?)
+    case watchSessionDelegate(String?)
+    case overloaded(String)
     case actorType(String?)
 }
 
@@ -58,7 +60,7 @@ extension ProjectIndex {
         case .managedObjectClass(let name): .flag(managedObjectClasses.contains(name))
         case .requestFactory(let name): .factory(requestFactories[name])
         case .didSaveSelector(let name): .flag(didSaveSelectors.contains(name))
-        case .functionQueue(let name): .queue(functionQueues[name])
+        case .functionQueue(let name): .queue(functionQueues[functionKey(name)])
         case .parameterUse(let key): .use(contextParameterUses[key])
         case .hasParameterUses: .flag(!contextParameterUses.isEmpty)
         case .objectReturn(let key): .objects(objectReturns[key])
@@ -69,7 +71,7 @@ extension ProjectIndex {
         case .propertyObjectReturn(let name): .propertyObjects(propertyObjectReturns[name])
         case .hasPropertyObjectReturns: .flag(!propertyObjectReturns.isEmpty)
         case .neverPerformed(let name): .flag(neverPerformedContexts.contains(name))
-        case .parameterObjects(let name): .parameters(parameterObjects[name] ?? [])
+        case .parameterObjects(let name): .parameters(parameterObjects[functionKey(name)] ?? [])
         case .mainActorType(let type): .flag(entryPoints.isMainActor(type))
         case .viewController(let type): .flag(entryPoints.isViewController(type))
         case .swiftUIView(let type): .flag(entryPoints.isSwiftUIView(type))
@@ -79,6 +81,8 @@ extension ProjectIndex {
             .placement(
                 entryPoints.concurrencyPlacement(name, type: type, isAsync: isAsync, isNonisolated: isNonisolated, isStatic: isStatic, isTest: isTest))
         case .sessionDelegateQueue(let type): .session(entryPoints.sessionDelegateQueue(type))
+        case .watchSessionDelegate(let type): .flag(entryPoints.isWatchSessionDelegate(type))
+        case .overloaded(let name): .flag(overloads[name] != nil)
         case .actorType(let type): .flag(entryPoints.isActor(type))
         }
     }
@@ -137,6 +141,8 @@ final class IndexView {
 
     func isDidSaveSelector(_ name: String) -> Bool { flag(.didSaveSelector(name)) }
 
+    /// Where a function runs, by its name, or its full name (`getDefaultPrinter(context:)`)
+    /// when it is overloaded: an overload is another function.
     func functionQueue(of name: String) -> FunctionQueueFact? {
         guard case .queue(let queue) = ask(.functionQueue(name)) else { return nil }
         return queue
@@ -160,6 +166,13 @@ final class IndexView {
     /// An actor the project declares (one that names no executor of its own).
     func isActor(_ type: String?) -> Bool { type != nil && flag(.actorType(type)) }
 
+    /// A name declared twice with other argument labels: its functions are known by
+    /// their full names.
+    func isOverloaded(_ name: String) -> Bool { flag(.overloaded(name)) }
+
+    /// A type that conforms to `WCSessionDelegate`.
+    func isWatchSessionDelegate(_ type: String?) -> Bool { type != nil && flag(.watchSessionDelegate(type)) }
+
     func sessionDelegateQueue(_ type: String?) -> SessionDelegateQueue? {
         guard case .session(let queue) = ask(.sessionDelegateQueue(type)) else { return nil }
         return queue
@@ -175,7 +188,8 @@ final class IndexView {
         return nil
     }
 
-    /// The parameters of a function whose every call site hands objects of one context.
+    /// The parameters of a function whose every call site hands objects of one context,
+    /// by its name (its full name when it is overloaded).
     func parameterObjects(of function: String) -> [ParameterObjects] {
         guard case .parameters(let parameters) = ask(.parameterObjects(function)) else { return [] }
         return parameters

@@ -102,6 +102,10 @@ struct ProjectIndex: Sendable {
     /// Closure parameters of functions declared once that the function runs on one
     /// known queue, by "name(label:)", and "name(trailing)" for a function's only one.
     var closureParameterQueues: [String: ClosureParameterQueue] = [:]
+    /// Names declared more than once in the project with different argument labels, with
+    /// each declaration's labels: `getDefaultPrinter()` and `getDefaultPrinter(context:)`
+    /// are two functions, each known by its full name, and a call by its labels.
+    var overloads: [String: [ParameterLabels]] = [:]
 
     /// `declaredElsewhere`: function names other files declare too, for an index of a
     /// few files that stands in for the project's (a name declared twice is no one
@@ -122,18 +126,31 @@ struct ProjectIndex: Sendable {
             didSaveSelectors.formUnion(file.didSaveSelectors)
             for (name, factory) in file.requestFactories { factories[name, default: []].append(factory) }
         }
+        // A name declared twice with other labels is two functions (another file's
+        // declaration, in an index of a few files, is no one function); a label only one
+        // of them has tells the call.
+        var labelled: [String: Int] = [:]
         for file in files {
-            for use in file.contextParameterUses where declaredFunctions[use.function] == 1 {
+            for function in file.functions where declaredFunctions[function.name, default: 0] > 1 && !declaredElsewhere.contains(function.name) {
+                overloads[function.name, default: []].append(function.signature)
+                for label in Set(function.signature.labels) { labelled["\(function.name)(\(label):)", default: 0] += 1 }
+            }
+        }
+        let isOneFunction = { (name: String, label: String) in declaredFunctions[name] == 1 || labelled["\(name)(\(label):)"] == 1 }
+        for file in files {
+            for use in file.contextParameterUses where isOneFunction(use.function, use.label) {
                 contextParameterUses["\(use.function)(\(use.label):)"] = use
             }
-            for parameter in file.closureParameterQueues where declaredFunctions[parameter.function] == 1 {
+            for parameter in file.closureParameterQueues where isOneFunction(parameter.function, parameter.label) {
                 closureParameterQueues["\(parameter.function)(\(parameter.label):)"] = parameter
-                if parameter.isOnlyClosureParameter { closureParameterQueues["\(parameter.function)(trailing)"] = parameter }
+                if parameter.isOnlyClosureParameter, declaredFunctions[parameter.function] == 1 {
+                    closureParameterQueues["\(parameter.function)(trailing)"] = parameter
+                }
             }
             for use in file.contextExtensionUses where contextExtensionUses[use.member] == nil {
                 contextExtensionUses[use.member] = use
             }
-            for returned in file.objectReturns where declaredFunctions[returned.function] == 1 {
+            for returned in file.objectReturns where isOneFunction(returned.function, returned.label) {
                 objectReturns["\(returned.function)(\(returned.label):)"] = returned
             }
         }
@@ -169,7 +186,8 @@ struct ProjectIndex: Sendable {
         }
         neverPerformedContexts = Set(reads.filter { $0.value && contextProperties[$0.key]?.queue == .private && contextProperties[$0.key]?.makesNew == false }.keys)
         let callGraph = CallGraph(
-            files: files, entryPoints: entryPoints, contexts: contextProperties, contextFunctions: contextFunctions, declaredElsewhere: declaredElsewhere)
+            files: files, entryPoints: entryPoints, contexts: contextProperties, contextFunctions: contextFunctions, declaredElsewhere: declaredElsewhere,
+            overloads: overloads)
         functionQueues = callGraph.inferredQueues()
         parameterObjects = callGraph.parameterObjects()
     }
@@ -194,6 +212,14 @@ struct ProjectIndex: Sendable {
     /// The fact of a context property or function, by name.
     func context(named name: String) -> ContextFact? {
         contextProperties[name] ?? contextFunctions[name]
+    }
+
+    /// The key of a function's facts, from its full name (`getDefaultPrinter(context:)`):
+    /// the base name when it is declared once, the full name for one of its overloads.
+    func functionKey(_ fullName: String) -> String {
+        guard let open = fullName.firstIndex(of: "(") else { return fullName }
+        let base = String(fullName[..<open])
+        return overloads[base] == nil ? base : fullName
     }
 }
 
@@ -348,6 +374,21 @@ struct EntryPoints: Sendable {
             first != .unknown, conformances[type]?.contains(where: { $0.hasPrefix("URLSession") && $0.hasSuffix("Delegate") }) == true
         else { return nil }
         return first
+    }
+
+    /// A type that conforms to WatchConnectivity's `WCSessionDelegate`.
+    func isWatchSessionDelegate(_ type: String?) -> Bool {
+        guard let type else { return false }
+        return conformances[type]?.contains("WCSessionDelegate") == true
+    }
+
+    /// A `WCSessionDelegate` method, which WatchConnectivity calls off the main queue:
+    /// Apple's WCSession.h, above the protocol, "All delegate methods will be called on
+    /// the same queue. The delegate queue is a non-main serial queue." Known by its
+    /// first parameter, the `WCSession`, in a type that conforms (not `@MainActor`:
+    /// that one is placed on the main queue, as the code says).
+    func isWatchSessionDelegateMethod(_ function: FunctionFact) -> Bool {
+        function.takesWatchSession && !function.isStatic && reason(function) == nil && isWatchSessionDelegate(function.type)
     }
 
     /// Why a function runs on the main queue, when a framework calls it there.
@@ -532,13 +573,16 @@ private struct CallGraph {
 
     init(
         files: [FileFacts], entryPoints: EntryPoints, contexts: [String: ContextFact], contextFunctions: [String: ContextFact],
-        declaredElsewhere: Set<String>
+        declaredElsewhere: Set<String>, overloads: [String: [ParameterLabels]] = [:]
     ) {
         self.entryPoints = entryPoints
         self.contexts = contexts
         self.contextFunctions = contextFunctions
+        // An overloaded name's functions are known by their full names.
         for file in files {
-            for function in file.functions { functions[function.name, default: []].append(function) }
+            for function in file.functions {
+                functions[overloads[function.name] == nil ? function.name : function.signature.fullName(function.name), default: []].append(function)
+            }
             escaping.formUnion(file.escapingNames)
         }
         // Another file's function of the same name: no one function, as in the project.
@@ -548,16 +592,38 @@ private struct CallGraph {
                 FunctionFact(name: name, firstLabel: nil, type: nil, isIBAction: false, isMainActor: false, isCalledFromOutside: true, place: first.place))
         }
         for file in files {
-            for call in file.calls {
-                guard let declared = functions[call.callee] else { continue }
-                // `Type.method()` calls the project's method only when that type declares it.
-                if let receiver = call.receiverType {
-                    let type = receiver == "Self" ? call.callerType : receiver
-                    guard declared.contains(where: { $0.type == type && $0.isStatic }) else { continue }
+            for var call in file.calls {
+                if let caller = call.caller, overloads[caller] != nil {
+                    call.caller = call.callerFunction >= 0 ? file.functions[Int(call.callerFunction)].signature.fullName(caller) : nil
                 }
-                calls[call.callee, default: []].append(call)
+                // A call of an overloaded name reaches the overloads its labels fit; one
+                // they fit none of, any of them.
+                var keys = [call.callee]
+                if let signatures = overloads[call.callee] {
+                    let fitting = signatures.filter { $0.accepts(call.labels, trailingClosures: call.trailingClosures) }
+                    keys = Array(Set((fitting.isEmpty ? signatures : fitting).map { $0.fullName(call.callee) }))
+                }
+                for key in keys {
+                    guard let declared = functions[key] else { continue }
+                    // `Type.method()` calls the project's method only when that type declares it.
+                    if let receiver = call.receiverType {
+                        let type = receiver == "Self" ? call.callerType : receiver
+                        guard declared.contains(where: { $0.type == type && $0.isStatic }) else { continue }
+                    }
+                    calls[key, default: []].append(call)
+                }
             }
         }
+    }
+
+    /// A function's key without its labels: what `#selector` and function values name.
+    private static func base(_ key: String) -> String {
+        key.firstIndex(of: "(").map { String(key[..<$0]) } ?? key
+    }
+
+    /// "`reload()`", "`getDefaultPrinter(context:)`": a caller, for messages.
+    private static func called(_ key: String) -> String {
+        key.contains("(") ? "`\(key)`" : "`\(key)()`"
     }
 
     func inferredQueues() -> [String: FunctionQueueFact] {
@@ -570,7 +636,7 @@ private struct CallGraph {
                 if let reason = entryPoints.reason(function) {
                     inferred[name] = FunctionQueueFact(queue: .main, reason: reason)
                     grew = true
-                } else if !function.isCalledFromOutside, !runsApart(function), !escaping.contains(name), let fact = fromCallSites(name, inferred) {
+                } else if !function.isCalledFromOutside, !runsApart(function), !escaping.contains(Self.base(name)), let fact = fromCallSites(name, inferred) {
                     inferred[name] = fact
                     grew = true
                 }
@@ -591,7 +657,7 @@ private struct CallGraph {
             grew = false
             for (name, declared) in functions where declared.count == 1 && !declared[0].objectParameters.isEmpty {
                 let function = declared[0]
-                guard !function.isCalledFromOutside, !escaping.contains(name), let sites = calls[name], !sites.isEmpty else { continue }
+                guard !function.isCalledFromOutside, !escaping.contains(Self.base(name)), let sites = calls[name], !sites.isEmpty else { continue }
                 for (label, parameter) in function.objectParameters where result[name]?.contains(where: { $0.parameter == parameter }) != true {
                     var agreed: (String, ContextFact)?
                     for site in sites {
@@ -644,7 +710,7 @@ private struct CallGraph {
         var grew = true
         while grew {
             grew = false
-            for (name, declared) in functions where inferred[name] == nil && declared.count == 1 && !escaping.contains(name) && !runsApart(declared[0]) {
+            for (name, declared) in functions where inferred[name] == nil && declared.count == 1 && !escaping.contains(Self.base(name)) && !runsApart(declared[0]) {
                 for site in calls[name] ?? [] {
                     guard let reason = mainPathReason(site, inferred) else { continue }
                     inferred[name] = FunctionQueueFact(queue: .main, reason: reason, onSomePaths: true)
@@ -663,10 +729,10 @@ private struct CallGraph {
         case .direct:
             guard let caller = site.caller else { return nil }
             if let function = functions[caller]?.first(where: { $0.type == site.callerType }), entryPoints.reason(function) != nil {
-                return "when called from `\(caller)()`, which runs on the main queue, at \(place)"
+                return "when called from \(Self.called(caller)), which runs on the main queue, at \(place)"
             }
             guard functions[caller]?.count == 1, let known = inferred[caller], known.queue == .main else { return nil }
-            return "when called from `\(caller)()` at \(place), which runs on the main queue \(known.reason)"
+            return "when called from \(Self.called(caller)) at \(place), which runs on the main queue \(known.reason)"
         default:
             return nil
         }
@@ -707,8 +773,12 @@ private struct CallGraph {
         case .direct:
             guard let caller = site.caller else { return nil }
             let callerQueue: FunctionQueueFact.Queue?
+            var framework: String?
             if let function = functions[caller]?.first(where: { $0.type == site.callerType }), entryPoints.reason(function) != nil {
                 callerQueue = .main
+            } else if let function = functions[caller]?.first(where: { $0.type == site.callerType }), entryPoints.isWatchSessionDelegateMethod(function) {
+                callerQueue = .background
+                framework = "on WatchConnectivity's delegate queue (a WCSessionDelegate method), off the main queue and every context's"
             } else if functions[caller]?.count == 1, let function = functions[caller]?.first, entryPoints.concurrencyPlacement(of: function) != nil {
                 callerQueue = .concurrencyExecutor
             } else if let known = inferred[caller], functions[caller]?.count == 1, !known.onSomePaths {
@@ -726,7 +796,7 @@ private struct CallGraph {
                 case .otherInstanceContext(let name, _): "on another instance's \(name) queue"
                 case .background: "on a background queue"
                 }
-            return FunctionQueueFact(queue: callerQueue, reason: "called only from code \(on), as from `\(caller)()` at \(place)")
+            return FunctionQueueFact(queue: callerQueue, reason: "called only from code \(framework ?? on), as from \(Self.called(caller)) at \(place)")
         case .unknown:
             return nil
         }

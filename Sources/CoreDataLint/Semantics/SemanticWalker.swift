@@ -582,7 +582,7 @@ final class SemanticWalker: SyntaxVisitor {
             queue: observes ? .postingThread : .caller, functionName: "\(name)()", isActionHandler: isAction,
             isDidSaveObserver: observes, queueDepth: frame.queueDepth + 1, start: node.position.utf8Offset)
         if !observes { placeFunction(&function, node, isIBAction: isIBAction) }
-        enterFunction(function, parameters: node.signature.parameterClause.parameters, function: name)
+        enterFunction(function, parameters: node.signature.parameterClause.parameters, function: functionKey(node))
         return .visitChildren
     }
 
@@ -662,7 +662,16 @@ final class SemanticWalker: SyntaxVisitor {
             }
             return
         }
-        guard let inferred = index.functionQueue(of: name) else { return }
+        if node.signature.parameterClause.parameters.first.flatMap({ TypeNames.base(of: $0.type) }) == "WCSession", !isStatic,
+            index.isWatchSessionDelegate(type)
+        {
+            // Apple's WCSession.h, above WCSessionDelegate: "All delegate methods will be
+            // called on the same queue. The delegate queue is a non-main serial queue."
+            function.queue = .background("WatchConnectivity's delegate queue")
+            function.reason = "`\(name)()` is a WCSessionDelegate method, which WCSession calls on its delegate queue, a non-main serial queue (WCSession.h)"
+            return
+        }
+        guard let inferred = index.functionQueue(of: functionKey(node)) else { return }
         switch inferred.queue {
         case .main where inferred.onSomePaths:
             function.queue = .main
@@ -697,6 +706,13 @@ final class SemanticWalker: SyntaxVisitor {
         }
     }
 
+    /// The name the index knows a function by: its full name (`getDefaultPrinter(context:)`)
+    /// when the name is overloaded, else its name.
+    private func functionKey(_ node: FunctionDeclSyntax) -> String {
+        let name = node.name.text
+        return index.isOverloaded(name) ? ParameterLabels(node.signature.parameterClause.parameters).fullName(name) : name
+    }
+
     override func visitPost(_ node: FunctionDeclSyntax) { leaveFunction() }
 
     override func visit(_ node: InitializerDeclSyntax) -> SyntaxVisitorContinueKind {
@@ -717,7 +733,7 @@ final class SemanticWalker: SyntaxVisitor {
             let name = (parameter.secondName ?? parameter.firstName).text
             var value = declaredValue(parameter.type, key: "parameter:\(name)@\(parameter.position.utf8Offset)", name: name, origin: .parameter)
             if case .managedObject(var object) = value, let objects = handed.first(where: { $0.parameter == name }) {
-                object.owner = ContextRef.property(objects.context, queue: objects.fact.queue, citation: "every call of `\(function!)()` hands `\(name)` objects fetched from \(objects.context), as at \(objects.place.described)")
+                object.owner = ContextRef.property(objects.context, queue: objects.fact.queue, citation: "every call of `\(function!.prefix { $0 != "(" })()` hands `\(name)` objects fetched from \(objects.context), as at \(objects.place.described)")
                 value = .managedObject(object)
             }
             bind(name, value, at: parameter, isParameter: true)
