@@ -38,9 +38,11 @@ enum IndexAnswer: Hashable, Sendable {
     case queue(FunctionQueueFact?)
     case use(ContextParameterUse?)
     case objects(ObjectReturn?)
-    case extensionUse(ContextExtensionUse?)
-    case closureQueue(ClosureParameterQueue?)
-    case propertyObjects(PropertyObjectContext?)
+    // Out of line: the largest answers, which would make every answer kept for the
+    // second pass (each distinct one, for the whole run) larger.
+    indirect case extensionUse(ContextExtensionUse?)
+    indirect case closureQueue(ClosureParameterQueue?)
+    indirect case propertyObjects(PropertyObjectContext?)
     case parameters([ParameterObjects])
     case text(String?)
     case placement(ConcurrencyPlacement?)
