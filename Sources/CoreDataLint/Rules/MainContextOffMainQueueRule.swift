@@ -114,12 +114,15 @@ final class MainContextOffMainQueueRule: LintRule {
             report(walker, at: access.declName, doing: Self.extensionUse(use, on: context), on: context)
             return
         }
-        if let base = access.base, case .managedObject(let object) = walker.resolve(base) {
+        // The receiver resolved once, for both questions.
+        guard let base = access.base else { return }
+        let value = walker.resolve(base)
+        if case .managedObject(let object) = value {
             objectUse(access, base, object, walker)
             return
         }
-        guard let base = access.base, CoreDataAPI.contextStateProperties.contains(access.declName.baseName.text),
-            !Expressions.isAssignmentTarget(access), let context = walker.context(base), isOffMain(context, walker)
+        guard CoreDataAPI.contextStateProperties.contains(access.declName.baseName.text),
+            !Expressions.isAssignmentTarget(access), case .context(let context) = value, isOffMain(context, walker)
         else { return }
         report(walker, at: access.declName, doing: "\(access.declName.baseName.text) of \(context.described)", on: context)
     }

@@ -260,6 +260,8 @@ final class FactCollector: SyntaxVisitor {
         let name = node.name.text
         let type = types.last
         let modifiers = node.modifiers.map(\.name.text)
+        // Read once: the function's fact and its body's walk both need them.
+        let objectParameters = Self.objectParameters(node.signature.parameterClause.parameters)
         // A protocol's requirement is the same method as its implementations, not another.
         if node.body != nil {
             facts.functions.append(
@@ -272,7 +274,7 @@ final class FactCollector: SyntaxVisitor {
                     isStatic: modifiers.contains("static") || modifiers.contains("class"),
                     isAsync: node.signature.effectSpecifiers?.asyncSpecifier != nil && !Self.runsOnCallersActor(node),
                     isNonisolated: modifiers.contains("nonisolated"), isTest: Attributes.has("Test", in: node.attributes), place: place(node.name),
-                    objectParameters: Self.objectParameters(node.signature.parameterClause.parameters),
+                    objectParameters: objectParameters,
                     signature: ParameterLabels(node.signature.parameterClause.parameters),
                     takesWatchSession: node.signature.parameterClause.parameters.first.flatMap { TypeNames.base(of: $0.type) } == "WCSession"))
         }
@@ -308,7 +310,7 @@ final class FactCollector: SyntaxVisitor {
         functionIndexes.append(node.body != nil ? Int32(facts.functions.count - 1) : -1)
         letValues.append([:])
         bindingValues.append([:])
-        objectParameterNames.append(Set(Self.objectParameters(parameters).values))
+        objectParameterNames.append(Set(objectParameters.values))
         return .visitChildren
     }
 
@@ -338,7 +340,7 @@ final class FactCollector: SyntaxVisitor {
     /// `stack.context`) or a `let` of the function set from one.
     private func recordPropertyObjectReturn(_ name: String, _ returned: TypeSyntax, _ body: CodeBlockSyntax, locals: Set<String>) {
         let element = TypeNames.element(of: returned)
-        guard let type = element ?? TypeNames.base(of: returned), type.first?.isUppercase == true, !Self.plainTypes.contains(type),
+        guard let type = element ?? TypeNames.base(of: returned), Self.startsUppercase(type), !Self.plainTypes.contains(type),
             type != CoreDataAPI.contextType, !type.hasPrefix("NSFetchRequest"), !CoreDataAPI.nonObjectResults.contains(type)
         else { return }
         let tokens = Array(body.tokens(viewMode: .sourceAccurate))
@@ -373,12 +375,19 @@ final class FactCollector: SyntaxVisitor {
             }
     }
 
+    /// `name.first?.isUppercase == true`, read on the first byte when it is ASCII (a
+    /// Character's Unicode properties are looked up in tables): asked of every parameter.
+    private static func startsUppercase(_ name: String) -> Bool {
+        if let byte = name.utf8.first, byte < 0x80 { return byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") }
+        return name.first?.isUppercase == true
+    }
+
     /// Parameters typed `Entity` or `[Entity]` (an uppercase name that is no standard
     /// type nor a context), by label.
     private static func objectParameters(_ parameters: FunctionParameterListSyntax) -> [String: String] {
         var result: [String: String] = [:]
         for parameter in parameters {
-            guard let type = TypeNames.element(of: parameter.type) ?? TypeNames.base(of: parameter.type), type.first?.isUppercase == true,
+            guard let type = TypeNames.element(of: parameter.type) ?? TypeNames.base(of: parameter.type), Self.startsUppercase(type),
                 !plainTypes.contains(type), type != CoreDataAPI.contextType
             else { continue }
             result[parameter.firstName.text] = (parameter.secondName ?? parameter.firstName).text
@@ -442,7 +451,10 @@ final class FactCollector: SyntaxVisitor {
     /// (`DispatchQueue.main.async { success(data) }`, `Task.detached(operation: body)`),
     /// and uses in no other way.
     private func recordClosureParameterQueues(_ function: String, _ parameters: FunctionParameterListSyntax, _ body: CodeBlockSyntax) {
-        let closures = parameters.filter { Self.isFunctionType($0.type) }
+        // An array, not `parameters.filter`: SwiftSyntax's filter builds a new syntax
+        // collection (a new tree), for every function.
+        var closures: [FunctionParameterSyntax] = []
+        for parameter in parameters where Self.isFunctionType(parameter.type) { closures.append(parameter) }
         guard !closures.isEmpty else { return }
         var tokens: [TokenSyntax]?
         for parameter in closures {
@@ -729,13 +741,39 @@ final class FactCollector: SyntaxVisitor {
     /// A read of a name like a context's: whether it only uses a confined member, inserts
     /// or is assigned (see `FileFacts.contextNameReads`).
     override func visit(_ node: DeclReferenceExprSyntax) -> SyntaxVisitorContinueKind {
+        // The token's length, read without making its text: most names are shorter.
+        guard node.baseName.trimmedLength.utf8Length >= 7 else { return .visitChildren }
         let name = node.baseName.text
-        guard name.utf8.count >= 7, name.contains("ontext"), name.first?.isLowercase == true else { return .visitChildren }
+        guard Self.isContextLikeName(name) else { return .visitChildren }
         var read = Syntax(node)
         if let member = node.parent?.as(MemberAccessExprSyntax.self), member.declName.id == node.id { read = Syntax(member) }
         let safe = Self.isConfinedUse(read)
         facts.contextNameReads[name] = (facts.contextNameReads[name] ?? true) && safe
         return .visitChildren
+    }
+
+    /// 7 bytes or more, "ontext" in it, a lowercase first letter. Every identifier of
+    /// the project comes here: an ASCII name (nearly all) is read on its UTF-8 bytes,
+    /// which answers as the String checks do and costs no Foundation search.
+    static func isContextLikeName(_ name: String) -> Bool {
+        let utf8 = name.utf8
+        guard utf8.count >= 7 else { return false }
+        let ascii = utf8.withContiguousStorageIfAvailable { bytes -> Bool? in
+            guard !bytes.contains(where: { $0 >= 0x80 }) else { return nil }
+            guard bytes[0] >= UInt8(ascii: "a"), bytes[0] <= UInt8(ascii: "z") else { return false }
+            var index = 0
+            while index + 6 <= bytes.count {
+                if bytes[index] == UInt8(ascii: "o"), bytes[index + 1] == UInt8(ascii: "n"), bytes[index + 2] == UInt8(ascii: "t"),
+                    bytes[index + 3] == UInt8(ascii: "e"), bytes[index + 4] == UInt8(ascii: "x"), bytes[index + 5] == UInt8(ascii: "t")
+                {
+                    return true
+                }
+                index += 1
+            }
+            return false
+        }
+        if let ascii, let answer = ascii { return answer }
+        return name.contains("ontext") && name.first?.isLowercase == true
     }
 
     /// `name.save()`, `name?.hasChanges`, `Entity(context: name)`,

@@ -134,27 +134,29 @@ struct PropertyObjectReturn: Sendable, Hashable {
     var isCollection: Bool
 }
 
-/// Where a call runs relative to the function that makes it.
+/// Where a call runs relative to the function that makes it. Every call has one, kept
+/// for the whole run: the cases with a payload are `indirect` (a pointer, 8 bytes
+/// inline) so that the value stays as small as a single `String` was.
 enum CallPlacement: Sendable, Hashable {
     /// Straight in the function's body, or in a closure that runs right there.
     case direct
     case main
     case background
     /// Inside `x.perform { }` or `x.performAndWait { }`, with the last name of `x`.
-    case perform(String)
+    indirect case perform(String)
     /// On the queue of a private context no property names: `performBackgroundTask`'s
     /// block, or `perform { }` (not `performAndWait`, which runs on the caller's thread)
     /// of a local made private right there (`newBackgroundContext()`): the queue's name,
     /// and the block's, for messages.
-    case privateQueue(queue: String, block: String)
+    indirect case privateQueue(queue: String, block: String)
     /// Inside `perform { }` of a local set from a project function or property
     /// (`let derived = storage.newDerivedStorage()`): the local's name, and the name of
     /// what made it, whose queue the index tells.
-    case performOnLocal(String, madeBy: String)
+    indirect case performOnLocal(String, madeBy: String)
     /// `other.method()` inside `self.prop.perform { }` (or `performAndWait`), where `other`
     /// is a new instance this function made (`let other = Store(url: url)`): the method
     /// runs on this instance's `prop` queue, not on the new instance's own `prop`.
-    case performOnOtherInstance(String, andWait: Bool)
+    indirect case performOnOtherInstance(String, andWait: Bool)
     /// In a closure handed to an API the linter does not know, or outside any function.
     case unknown
 }
@@ -239,11 +241,11 @@ struct CallFact: Sendable {
     /// Arguments, by label, that are a `let` of the caller set to a fetch's result
     /// (`let users = (try? container.viewContext.fetch(request)) ?? []`), with what tells
     /// the fetched context's queue. Empty for most calls.
-    var objectArguments: [String: QueueEvidence] = [:]
+    var objectArguments: [String: QueueEvidence] { handed?.objectArguments ?? [:] }
     /// Arguments, by label, that are an object parameter of the caller itself, by its
     /// name there (`func start(for c: Conversation) { … self.fire(for: c) }`): what that
     /// parameter holds, when every call of the caller agrees, this one holds too.
-    var parameterArguments: [String: String] = [:]
+    var parameterArguments: [String: String] { handed?.parameterArguments ?? [:] }
     /// The call's argument labels ("_:context:", as `ParameterLabels.joined`) and its
     /// trailing closures: which of a name's overloads it may call.
     var labels = ""
@@ -251,6 +253,37 @@ struct CallFact: Sendable {
     /// The calling function, by its place in its file's `functions` (-1: none, an
     /// initializer): its labels tell it from its overloads.
     var callerFunction: Int32 = -1
+    /// Both, out of line: nil for the calls that hand neither (nearly all), so a call's
+    /// fact is no larger than before they were read (every call of the project is kept).
+    private let handed: HandedArguments?
+
+    init(
+        callee: String, receiverType: String? = nil, caller: String?, callerType: String?, placement: CallPlacement, place: SourcePlace,
+        objectArguments: [String: QueueEvidence] = [:], parameterArguments: [String: String] = [:],
+        labels: String = "", trailingClosures: Int = 0, callerFunction: Int32 = -1
+    ) {
+        self.labels = labels
+        self.trailingClosures = trailingClosures
+        self.callerFunction = callerFunction
+        self.callee = callee
+        self.receiverType = receiverType
+        self.caller = caller
+        self.callerType = callerType
+        self.placement = placement
+        self.place = place
+        handed = objectArguments.isEmpty && parameterArguments.isEmpty ? nil : HandedArguments(objectArguments: objectArguments, parameterArguments: parameterArguments)
+    }
+}
+
+/// A call's `objectArguments` and `parameterArguments`, when it has any.
+final class HandedArguments: Sendable {
+    let objectArguments: [String: QueueEvidence]
+    let parameterArguments: [String: String]
+
+    init(objectArguments: [String: QueueEvidence], parameterArguments: [String: String]) {
+        self.objectArguments = objectArguments
+        self.parameterArguments = parameterArguments
+    }
 }
 
 /// A function or method declared in the project.

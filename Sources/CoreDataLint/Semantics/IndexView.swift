@@ -40,9 +40,11 @@ enum IndexAnswer: Hashable, Sendable {
     case queue(FunctionQueueFact?)
     case use(ContextParameterUse?)
     case objects(ObjectReturn?)
-    case extensionUse(ContextExtensionUse?)
-    case closureQueue(ClosureParameterQueue?)
-    case propertyObjects(PropertyObjectContext?)
+    // Out of line: the largest answers, which would make every answer kept for the
+    // second pass (each distinct one, for the whole run) larger.
+    indirect case extensionUse(ContextExtensionUse?)
+    indirect case closureQueue(ClosureParameterQueue?)
+    indirect case propertyObjects(PropertyObjectContext?)
     case parameters([ParameterObjects])
     case text(String?)
     case placement(ConcurrencyPlacement?)
@@ -125,6 +127,13 @@ final class IndexView {
         return flag
     }
 
+    // Whether the index holds any of a kind, asked (and recorded) at the first call
+    // or member access that needs it, then kept: every call and member access asks.
+    private lazy var hasParameterUses = flag(.hasParameterUses)
+    private lazy var hasObjectReturns = flag(.hasObjectReturns)
+    private lazy var hasPropertyObjectReturns = flag(.hasPropertyObjectReturns)
+    private lazy var hasExtensionUses = flag(.hasExtensionUses)
+
     func contextProperty(named name: String) -> ContextFact? { fact(.contextProperty(name)) }
 
     /// The fact of `type`'s property, or the name's when the type does not declare it.
@@ -181,7 +190,7 @@ final class IndexView {
     /// The function a call calls, when it uses the context handed to it straight on
     /// the caller's queue, with that argument.
     func contextParameterUse(of call: FunctionCallExprSyntax) -> (ContextParameterUse, ExprSyntax)? {
-        guard !call.arguments.isEmpty, flag(.hasParameterUses), let name = Expressions.lastName(call.calledExpression) else { return nil }
+        guard !call.arguments.isEmpty, hasParameterUses, let name = Expressions.lastName(call.calledExpression) else { return nil }
         for argument in call.arguments {
             if case .use(let use?) = ask(.parameterUse("\(name)(\(argument.label?.text ?? "_"):)")) { return (use, argument.expression) }
         }
@@ -201,7 +210,7 @@ final class IndexView {
 
     /// The project function a call calls, when it returns objects of a context property.
     func propertyObjectReturn(of call: FunctionCallExprSyntax) -> PropertyObjectContext? {
-        guard flag(.hasPropertyObjectReturns), let name = Expressions.lastName(call.calledExpression),
+        guard hasPropertyObjectReturns, let name = Expressions.lastName(call.calledExpression),
             case .propertyObjects(let returned?) = ask(.propertyObjectReturn(name))
         else { return nil }
         return returned
@@ -219,7 +228,7 @@ final class IndexView {
     /// `context.member` or `context.member(…)`: a method or computed property of a context
     /// extension that uses a confined member of its receiver straight in its body.
     func contextExtensionUse(_ access: MemberAccessExprSyntax) -> ContextExtensionUse? {
-        guard access.base != nil, flag(.hasExtensionUses), case .extensionUse(let use?) = ask(.extensionUse(access.declName.baseName.text)) else { return nil }
+        guard access.base != nil, hasExtensionUses, case .extensionUse(let use?) = ask(.extensionUse(access.declName.baseName.text)) else { return nil }
         let isCalled = access.parent?.as(FunctionCallExprSyntax.self)?.calledExpression.id == access.id
         return use.isProperty != isCalled ? use : nil
     }
@@ -227,7 +236,7 @@ final class IndexView {
     /// The project function a call calls, when it returns objects of the context it is
     /// handed, with that argument.
     func objectReturn(of call: FunctionCallExprSyntax) -> (ObjectReturn, ExprSyntax)? {
-        guard !call.arguments.isEmpty, flag(.hasObjectReturns), let name = Expressions.lastName(call.calledExpression) else { return nil }
+        guard !call.arguments.isEmpty, hasObjectReturns, let name = Expressions.lastName(call.calledExpression) else { return nil }
         for argument in call.arguments {
             if case .objects(let returned?) = ask(.objectReturn("\(name)(\(argument.label?.text ?? "_"):)")) { return (returned, argument.expression) }
         }

@@ -727,12 +727,16 @@ final class SemanticWalker: SyntaxVisitor {
     private func enterFunction(_ frame: Frame, parameters: FunctionParameterListSyntax, function: String? = nil) {
         frames.append(frame)
         pushScope()
-        // Objects every call site hands from one context (a local function's are not).
-        let handed = function != nil && frames.count == 2 ? index.parameterObjects(of: function!) : []
+        // Objects every call site hands from one context (a local function's are not),
+        // asked of the index at the first object parameter: most functions have none.
+        var handed: [ParameterObjects]?
         for parameter in parameters {
             let name = (parameter.secondName ?? parameter.firstName).text
             var value = declaredValue(parameter.type, key: "parameter:\(name)@\(parameter.position.utf8Offset)", name: name, origin: .parameter)
-            if case .managedObject(var object) = value, let objects = handed.first(where: { $0.parameter == name }) {
+            if case .managedObject = value, handed == nil {
+                handed = function != nil && frames.count == 2 ? index.parameterObjects(of: function!) : []
+            }
+            if case .managedObject(var object) = value, let objects = handed?.first(where: { $0.parameter == name }) {
                 object.owner = ContextRef.property(objects.context, queue: objects.fact.queue, citation: "every call of `\(function!.prefix { $0 != "(" })()` hands `\(name)` objects fetched from \(objects.context), as at \(objects.place.described)")
                 value = .managedObject(object)
             }
