@@ -130,12 +130,22 @@ struct ProjectIndex: Sendable {
         // declaration, in an index of a few files, is no one function); a label only one
         // of them has tells the call.
         var labelled: [String: Int] = [:]
+        // Each signature once: a name many types declare alike (`viewDidLoad()` in every
+        // view controller) is asked of every call by its labels, which must not cost one
+        // question per declaration (3,497 a call on the bench's tree).
+        var signatures: [String: Set<ParameterLabels>] = [:]
         for file in files {
             for function in file.functions where declaredFunctions[function.name, default: 0] > 1 && !declaredElsewhere.contains(function.name) {
-                overloads[function.name, default: []].append(function.signature)
+                if signatures[function.name, default: []].insert(function.signature).inserted {
+                    overloads[function.name, default: []].append(function.signature)
+                }
                 for label in Set(function.signature.labels) { labelled["\(function.name)(\(label):)", default: 0] += 1 }
             }
         }
+        // Declared alike every time, the name has no overloads: its declarations are one
+        // key, as a file's own index (which sees one of them) has it, so the first pass's
+        // answers still hold and no file is parsed again for it.
+        overloads = overloads.filter { $0.value.count > 1 }
         let isOneFunction = { (name: String, label: String) in declaredFunctions[name] == 1 || labelled["\(name)(\(label):)"] == 1 }
         for file in files {
             for use in file.contextParameterUses where isOneFunction(use.function, use.label) {
