@@ -135,10 +135,14 @@ struct ProjectIndex: Sendable {
         // question per declaration (3,497 a call on the bench's tree).
         var signatures: [String: Set<ParameterLabels>] = [:]
         for file in files {
-            for function in file.functions where declaredFunctions[function.name, default: 0] > 1 && !declaredElsewhere.contains(function.name) {
+            for function in file.functions where declaredFunctions[function.name, default: 0] > 1 {
+                // Overloads this file declares itself are overloads in the project too,
+                // declared elsewhere as well or not: a file's own index says so as the
+                // project's does (each of them is then no one function here).
                 if signatures[function.name, default: []].insert(function.signature).inserted {
                     overloads[function.name, default: []].append(function.signature)
                 }
+                guard !declaredElsewhere.contains(function.name) else { continue }
                 for label in Set(function.signature.labels) { labelled["\(function.name)(\(label):)", default: 0] += 1 }
             }
         }
@@ -597,9 +601,11 @@ private struct CallGraph {
         }
         // Another file's function of the same name: no one function, as in the project.
         for name in declaredElsewhere {
-            guard let first = functions[name]?.first else { continue }
-            functions[name]?.append(
-                FunctionFact(name: name, firstLabel: nil, type: nil, isIBAction: false, isMainActor: false, isCalledFromOutside: true, place: first.place))
+            for key in overloads[name].map({ $0.map { $0.fullName(name) } }) ?? [name] {
+                guard let first = functions[key]?.first else { continue }
+                functions[key]?.append(
+                    FunctionFact(name: name, firstLabel: nil, type: nil, isIBAction: false, isMainActor: false, isCalledFromOutside: true, place: first.place))
+            }
         }
         for file in files {
             for var call in file.calls {
