@@ -266,28 +266,10 @@ struct ClosurePlacement {
         } else {
             return false
         }
-        var current = Syntax(closure).parent
-        while let node = current {
-            let declarations: [VariableDeclSyntax]
-            if let block = node.as(CodeBlockItemListSyntax.self) {
-                declarations = block.compactMap { $0.item.as(VariableDeclSyntax.self) }
-            } else if let members = node.as(MemberBlockItemListSyntax.self) {
-                declarations = members.compactMap { $0.decl.as(VariableDeclSyntax.self) }
-            } else {
-                current = node.parent
-                continue
-            }
-            for variable in declarations {
-                for binding in variable.bindings where binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text == name {
-                    if let type = binding.typeAnnotation?.type { return TypeNames.base(of: type) == "CKDatabase" }
-                    guard let value = binding.initializer?.value else { return false }
-                    return Expressions.lastName(Expressions.unwrapped(value)).map(cloudDatabases.contains) ?? false
-                }
-            }
-            if node.is(MemberBlockItemListSyntax.self) { return false }
-            current = node.parent
-        }
-        return false
+        guard let binding = binding(of: name, around: closure) else { return false }
+        if let type = binding.typeAnnotation?.type { return TypeNames.base(of: type) == "CKDatabase" }
+        guard let value = binding.initializer?.value else { return false }
+        return Expressions.lastName(Expressions.unwrapped(value)).map(cloudDatabases.contains) ?? false
     }
 
     /// A URLSession completion handler of `URLSession.shared` (the shared session's
@@ -337,6 +319,17 @@ struct ClosurePlacement {
         } else {
             return false
         }
+        guard let binding = binding(of: name, around: closure, letsOnly: true),
+            let call = binding.initializer?.value.as(FunctionCallExprSyntax.self)
+        else { return false }
+        return call.calledExpression.as(DeclReferenceExprSyntax.self)?.baseName.text == "DispatchQueue"
+            && Expressions.argument("label", of: call) != nil
+    }
+
+    /// The declaration of `name` nearest around `closure`: a variable of an enclosing
+    /// block, or a property of the enclosing type, where the search ends (an outer type's
+    /// property is not `self`'s). With `letsOnly`, `var`s are passed over.
+    private static func binding(of name: String, around closure: ClosureExprSyntax, letsOnly: Bool = false) -> PatternBindingSyntax? {
         var current = Syntax(closure).parent
         while let node = current {
             let declarations: [VariableDeclSyntax]
@@ -348,18 +341,15 @@ struct ClosurePlacement {
                 current = node.parent
                 continue
             }
-            for variable in declarations where variable.bindingSpecifier.tokenKind == .keyword(.let) {
-                for binding in variable.bindings where binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text == name {
-                    guard let call = binding.initializer?.value.as(FunctionCallExprSyntax.self) else { return false }
-                    return call.calledExpression.as(DeclReferenceExprSyntax.self)?.baseName.text == "DispatchQueue"
-                        && Expressions.argument("label", of: call) != nil
+            for variable in declarations where !letsOnly || variable.bindingSpecifier.tokenKind == .keyword(.let) {
+                if let binding = variable.bindings.first(where: { $0.pattern.as(IdentifierPatternSyntax.self)?.identifier.text == name }) {
+                    return binding
                 }
             }
-            // The type's members end the search: an outer type's property is not `self`'s.
-            if node.is(MemberBlockItemListSyntax.self) { return false }
+            if node.is(MemberBlockItemListSyntax.self) { return nil }
             current = node.parent
         }
-        return false
+        return nil
     }
 
     /// `OperationQueue()`: a queue of the app's own, off the main queue.
