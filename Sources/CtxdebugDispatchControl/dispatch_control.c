@@ -349,7 +349,9 @@ static void real_async(void *queue, void *context, ctxdebug_dc_function_t functi
     real_dispatch_async_f()(queue, context, function);
 }
 
-int ctxdebug_dispatch_control_install(const ctxdebug_dc_hooks *given, ctxdebug_dc_services *services) {
+static void *early_work_of_thread(void **queue);
+
+int ctxdebug_dispatch_control_install_v2(const ctxdebug_dc_hooks *given, ctxdebug_dc_services *services) {
     if (!given || !services) return 0;
     services->async_f = real_async;
     services->is_concurrent = queue_is_concurrent;
@@ -359,8 +361,59 @@ int ctxdebug_dispatch_control_install(const ctxdebug_dc_hooks *given, ctxdebug_d
     global_t global = (global_t)lookup("dispatch_get_global_queue");
     services->overcommit_queue = global ? global(0x15 /* QOS_CLASS_DEFAULT */, 0x2 /* DISPATCH_QUEUE_OVERCOMMIT */) : NULL;
     services->target_of = target_of;
+    services->early_work = early_work_of_thread;
     const ctxdebug_dc_hooks *expected = NULL;
     return __atomic_compare_exchange_n(&hooks, &expected, given, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED) ? 1 : 0;
+}
+
+// MARK: Work submitted before the hooks
+
+// An explored process submits work before its first runtime call installs the hooks: an
+// async main's first job, a test's task, a block of the app's launch. The thread that
+// makes that call inside such a work item becomes the run's driver, and the run must
+// learn when the item ends (its task awaited, its thread went back to libdispatch): until
+// then the driver holds the turn, and an item of the main queue holds the main queue.
+// So each such item runs through `run_early_work`, which tells the hooks when it ends.
+struct early_work {
+    void *context;
+    ctxdebug_dc_function_t function;
+    queue_t queue;
+};
+
+static __thread struct early_work *running_early_work;
+
+static void run_early_work(void *raw) {
+    struct early_work *work = raw;
+    struct early_work *outer = running_early_work;
+    running_early_work = work;
+    work->function(work->context);
+    running_early_work = outer;
+    const ctxdebug_dc_hooks *h = installed();
+    if (h && h->early_work_ended) h->early_work_ended(work);
+    free(work);
+}
+
+static void *early_work_of_thread(void **queue) {
+    struct early_work *work = running_early_work;
+    if (queue) *queue = work ? work->queue : NULL;
+    return work;
+}
+
+/// Submits `function(context)` through `run_early_work`; 0 when it could not (no memory).
+static int submit_early(queue_t queue, void *context, ctxdebug_dc_function_t function, int barrier) {
+    struct early_work *work = malloc(sizeof *work);
+    if (!work) return 0;
+    *work = (struct early_work){context, function, queue};
+    (barrier ? real_dispatch_barrier_async_f() : real_dispatch_async_f())(queue, work, run_early_work);
+    return 1;
+}
+
+/// Whether a block is libdispatch's own kind (`dispatch_block_create`, a DispatchWorkItem):
+/// submitted as it is, so that it keeps its flags, waiters and cancellation.
+static int block_is_special(void *block) {
+    static void (**special_invoke)(void *);
+    if (!special_invoke) special_invoke = lookup("_dispatch_block_special_invoke");
+    return block && special_invoke && ((struct block_layout *)block)->invoke == *special_invoke;
 }
 
 // MARK: Enqueue
@@ -373,6 +426,12 @@ static void submit_block(queue_t queue, block_t block, int barrier) {
             if (h->async(queue, copied, run_block, barrier || block_is_barrier(block))) return;
             drop_block(copied);
         }
+    } else if (is_active() && !block_is_special(block)) {
+        void *copied = copy_block(block);
+        if (copied) {
+            if (submit_early(queue, copied, run_block, barrier)) return;
+            drop_block(copied);
+        }
     }
     (barrier ? real_dispatch_barrier_async() : real_dispatch_async())(queue, block);
 }
@@ -380,6 +439,7 @@ static void submit_block(queue_t queue, block_t block, int barrier) {
 static void submit_function(queue_t queue, void *context, ctxdebug_dc_function_t function, int barrier) {
     const ctxdebug_dc_hooks *h = installed();
     if (h && h->async(queue, context, function, barrier)) return;
+    if (!h && is_active() && submit_early(queue, context, function, barrier)) return;
     (barrier ? real_dispatch_barrier_async_f() : real_dispatch_async_f())(queue, context, function);
 }
 

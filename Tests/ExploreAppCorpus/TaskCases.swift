@@ -29,7 +29,43 @@ enum TaskCases {
             name: "mainactor-reload-before-import-fixed",
             summary: "the reload awaits the import's task first",
             run: { mainActorReload(awaitsImport: true) }),
+        AppCase(
+            name: "mainactor-test-deferred-save",
+            summary: "as a Swift Testing @MainActor test runs (the main thread left for dispatchMain() first): it inserts, defers the save with DispatchQueue.main.async, and awaits an export",
+            run: { mainActorTest(savesFirst: false) }),
+        AppCase(
+            name: "mainactor-test-deferred-save-fixed",
+            summary: "the test saves before it awaits the export",
+            run: { mainActorTest(savesFirst: true) }),
     ]
+
+    /// The shape of a Swift Testing `@MainActor` test: the process's main thread leaves
+    /// through `dispatchMain()` before the first context is made (Swift Testing's entry
+    /// point does), so the test's jobs run on the main queue drained by a libdispatch
+    /// thread, and the test awaits work that hops back to the main queue.
+    static func mainActorTest(savesFirst: Bool) -> Never {
+        Task { @MainActor in
+            let stack = AppStack()
+            stack.seedHistory()
+            let view = stack.viewContext
+            HopCases.insertNotes(1, in: view)
+            if savesFirst {
+                try! view.save()
+            } else {
+                DispatchQueue.main.async { try! view.save() }  // the bug: saved after the export starts
+            }
+            let exporter = stack.newBackgroundContext("exporter")
+            let exported = await withCheckedContinuation { (continuation: CheckedContinuation<Int, Never>) in
+                exporter.perform {
+                    AppStack.browse(exporter, times: 12)  // the export's screen loads first
+                    let count = try! exporter.fetch(FetchRequest<Note>()).filter { $0.title?.hasPrefix("note ") == true }.count
+                    DispatchQueue.main.async { continuation.resume(returning: count) }
+                }
+            }
+            finish(exported == 1, "the export held \(exported) of the 1 note saved before it", stack: stack)
+        }
+        dispatchMain()
+    }
 
     static func mainActorReload(awaitsImport: Bool) -> Never {
         let stack = AppStack()

@@ -37,6 +37,8 @@ struct ExploreAppCorpusTests {
             "semaphore-timeout-ignored",
             // Barriers, target queues, concurrentPerform, timer sources (ControlledScheduler+Primitives.swift).
             "barrier-cache-dirty-read", "target-queue-lost-update", "apply-check-then-insert", "timer-debounce-before-save",
+            // A Swift Testing @MainActor test's shape: the main queue drained by a libdispatch thread.
+            "mainactor-test-deferred-save",
         ])
     func bugIsFound(name: String) throws {
         let directory = TempDirectory("explore-app-\(name)")
@@ -60,6 +62,9 @@ struct ExploreAppCorpusTests {
             "semaphore-timeout-ignored-fixed",
             "barrier-cache-dirty-read-fixed", "target-queue-lost-update-fixed", "apply-check-then-insert-fixed",
             "timer-debounce-before-save-fixed",
+            // Its driver is the test's first job on the main queue, and ends with it: a
+            // false hang before (the main queue was taken for the main thread's).
+            "mainactor-test-deferred-save-fixed",
         ])
     func twinPasses(name: String) throws {
         let directory = TempDirectory("explore-app-\(name)")

@@ -67,6 +67,11 @@ typedef struct ctxdebug_dc_hooks {
     int (*timer_resume)(void *source, void *queue, int change);
     /// `dispatch_source_cancel` of a timer source.
     int (*timer_cancel)(void *source, void *queue);
+
+    /// A work item submitted before the hooks were installed ended on the calling thread
+    /// (its function returned: a task's job that awaited, a block of the app's launch).
+    /// `work` is the token `services.early_work` gave for it.
+    void (*early_work_ended)(void *work);
 } ctxdebug_dc_hooks;
 
 typedef struct ctxdebug_dc_services {
@@ -84,10 +89,15 @@ typedef struct ctxdebug_dc_services {
     /// The queue `queue` targets, as set by `dispatch_queue_create_with_target` or
     /// `dispatch_set_target_queue` (NULL: none was set, its target is a global queue).
     void *(*target_of)(void *queue);
+    /// The work item submitted before the hooks were installed that the calling thread
+    /// runs now (NULL: none), and the queue it was submitted to.
+    void *(*early_work)(void **queue);
 } ctxdebug_dc_services;
 
 /// Installs the runtime's hooks (once; later calls are ignored) and fills `services`.
-/// Returns 1 when installed.
+/// Returns 1 when installed. Exported as `ctxdebug_dispatch_control_install_v2`: the
+/// suffix is the layout of the two tables above, raised whenever a field is added, so that
+/// a runtime and a library of different layouts never meet.
 typedef int (*ctxdebug_dc_install_t)(const ctxdebug_dc_hooks *hooks, ctxdebug_dc_services *services);
 
 #endif

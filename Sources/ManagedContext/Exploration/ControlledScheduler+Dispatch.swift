@@ -197,6 +197,29 @@ extension ControlledScheduler {
         return true
     }
 
+    /// The work item the driver was adopted in ended on this thread (its task awaited and
+    /// the thread went back to libdispatch): the driver's unit ends, and the main queue is
+    /// free when the item was the main queue's.
+    func earlyWorkEnded(_ token: UInt) {
+        let action = state.withLock { s -> Handoff? in
+            guard s.driverWork == token, let id = s.driver, let driver = s.units[id] else { return nil }
+            s.driverWork = nil
+            s.units[id] = nil  // done: out of every later decision
+            if s.mainThreadUnit == id { s.mainThreadUnit = nil }
+            let held = s.running == id
+            if held { s.running = nil }
+            guard s.mode != .released else { return nil }
+            // Back from an uncontrolled wait to end: the turn is another unit's.
+            if driver.status == .outside && !held { return nil }
+            return decide(&s, from: ThreadUnit(id: id, actor: driver.actor, semaphore: driver.semaphore, scheduler: self, task: nil),
+                          point: .blockEnd, addresses: [])
+        }
+        if let slot = ThreadUnit.slot, slot.scheduler === self, state.withLock({ $0.units[slot.id] == nil }) {
+            ThreadUnit.setCurrent(nil)
+        }
+        action?.perform(self)
+    }
+
     /// A sleep: the caller goes on when virtual time passes, after whatever can run now
     /// (in FIFO order), or earlier if the schedule says so.
     func sleepYield() -> Bool {

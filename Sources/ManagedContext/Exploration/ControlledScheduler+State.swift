@@ -147,6 +147,10 @@ extension ControlledScheduler {
         var driver: Int?
         /// The driver's task was resumed and its next thread has not come yet.
         var vacantDriver = false
+        /// The work item the driver was adopted in, when a thread other than the main
+        /// thread made the run's first call inside work submitted before the control was
+        /// installed (a Swift Testing test's job): the driver ends with it.
+        var driverWork: UInt?
         /// The run is waited for on the main thread, in its run loop (`waitForEnd`).
         var mainThreadWaits = false
         /// Told of each failure as it is recorded (a child of `ctxdebug explore` sends it on).

@@ -200,7 +200,15 @@ package final class ControlledScheduler: Sendable {
 
     private func makeDriver(_ s: inout State) -> ThreadUnit {
         let unit = s.makeUnit(actor: "driver", scheduler: self)
-        if Thread.isMainThread { s.mainThreadUnit = unit.id }
+        if Thread.isMainThread {
+            s.mainThreadUnit = unit.id
+        } else if let work = DispatchControl.earlyWorkOfThread() {
+            // A work item that will end (a test's job that awaits): the driver ends with
+            // it (`earlyWorkEnded`); one of the main queue holds the main queue till then,
+            // as the main thread does outside its run loop.
+            s.driverWork = work.token
+            if work.onMainQueue { s.mainThreadUnit = unit.id }
+        }
         s.units[unit.id]?.status = .running
         s.units[unit.id]?.thread = StackSampler.currentThread
         s.units[unit.id]?.tid = UncontrolledWaits.currentTID

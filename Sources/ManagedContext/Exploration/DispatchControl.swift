@@ -29,6 +29,9 @@ enum DispatchControl {
     /// Where a concurrent queue's blocks start (see `ctxdebug_dc_services.overcommit_queue`).
     nonisolated(unsafe) static var overcommitQueue: RawDispatchObject?
 
+    /// The preload library's entry point (CTXDEBUG_DC_INSTALL_SYMBOL).
+    static let installSymbol = "ctxdebug_dispatch_control_install_v2"
+
     /// Whether `scheduler`'s libdispatch calls are controlled.
     static func controls(_ candidate: ControlledScheduler) -> Bool { scheduler === candidate }
 
@@ -36,7 +39,10 @@ enum DispatchControl {
     /// whether it was.
     @discardableResult
     static func install(_ scheduler: ControlledScheduler) -> Bool {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "ctxdebug_dispatch_control_install") else { return false }
+        // The name carries the layout of the hook and service tables: a library of another
+        // layout (an older ctxdebug beside a newer runtime) is not found, and dispatch runs
+        // uncontrolled rather than through a misread table.
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), DispatchControl.installSymbol) else { return false }
         let install = unsafeBitCast(symbol, to: ctxdebug_dc_install_t.self)
         Self.scheduler = scheduler
         addPrimitiveHooks(to: &hooks)
@@ -104,7 +110,11 @@ enum DispatchControl {
             return ControlCost.measure { scheduler.runLoopIdle() ? 1 : 0 }
         },
         // Set by `addPrimitiveHooks` (DispatchControl+Primitives.swift).
-        apply: nil, timer_set: nil, timer_handler: nil, timer_resume: nil, timer_cancel: nil)
+        apply: nil, timer_set: nil, timer_handler: nil, timer_resume: nil, timer_cancel: nil,
+        early_work_ended: { work in
+            guard let work, let scheduler = Self.scheduler else { return }
+            scheduler.earlyWorkEnded(UInt(bitPattern: work))
+        })
 
     /// The scheduler, for a call that is the app's (not the scheduler's own, nor the store's).
     @inline(__always)
@@ -137,6 +147,14 @@ enum DispatchControl {
 
     /// The scheduler, for a hook of DispatchControl+Primitives.swift.
     static var activeScheduler: ControlledScheduler? { active() }
+
+    /// The work item submitted before the control was installed that this thread runs
+    /// now, if any: its token (handed back when it ends) and whether the main queue runs it.
+    static func earlyWorkOfThread() -> (token: UInt, onMainQueue: Bool)? {
+        var queue: UnsafeMutableRawPointer?
+        guard let work = services.early_work?(&queue) else { return nil }
+        return (UInt(bitPattern: work), queue.map { UInt(bitPattern: $0) } == mainQueueAddress)
+    }
 
     /// The queue `queue` targets, when the app set one.
     static func target(of queue: RawDispatchObject) -> RawDispatchObject? {
