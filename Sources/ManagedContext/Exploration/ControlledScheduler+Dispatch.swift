@@ -278,7 +278,7 @@ extension ControlledScheduler {
         }
         // The main-queue blocks the schedule started on this thread run here, now (the
         // app's work, not the control's cost).
-        ControlCost.exclude { runHostedBlocks(unit) }
+        ControlCost.appWork { runHostedBlocks(unit) }
         return true
     }
 }

@@ -8,22 +8,26 @@ import Glibc
 /// `CTXDEBUG_DISPATCH_COST=FILE` in a process run by `ctxdebug explore`, each hook call
 /// the scheduler took is timed, less the time its thread waited for the turn (parked)
 /// and the socket round trip to the parent (sending the question, waiting for the
-/// answer). Each line of FILE (appended at exit) is one hook call: that duration; the
-/// part of it spent in the real `dispatch_async_f` that starts a block the schedule
-/// chose (work libdispatch does for the app's `async` in a plain run too, deferred to the
-/// block's turn); and the part spent writing the question and reading the answer (the
-/// protocol's encoding, this process's work), in nanoseconds. Off (the default), a hook
-/// pays one load of a constant.
+/// answer). Each line of FILE (appended at exit) is one hook call, in nanoseconds: that
+/// duration; the part of it spent in the real `dispatch_async_f` that starts a block the
+/// schedule chose (work libdispatch does for the app's `async` in a plain run too,
+/// deferred to the block's turn); the part spent writing the question and reading the
+/// answer (the protocol's encoding, this process's work); and the thread's CPU time in
+/// the call, less the app's blocks it ran and the real `dispatch_async_f` (the waits'
+/// system calls are counted: they are the control's). The wall-clock figures also hold
+/// the time the thread was runnable but off the CPU, which on a loaded machine is most
+/// of them (the thread it woke runs first); the CPU time is the control's own work.
+/// Off (the default), a hook pays one load of a constant.
 enum ControlCost {
     /// Read with getenv: `ProcessInfo.environment` copies the whole environment, tens of
     /// microseconds at a process's first hook.
     static let path: String? = getenv("CTXDEBUG_DISPATCH_COST").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
     static let isOn = path != nil
-    private static let durations = LockedValue<[(UInt64, UInt64, UInt64)]>([])
+    private static let durations = LockedValue<[(UInt64, UInt64, UInt64, UInt64)]>([])
     private static let installed: Void = {
         atexit {
             guard let path = ControlCost.path else { return }
-            let text = ControlCost.durations.withLock { $0.map { "\($0.0) \($0.1) \($0.2)" }.joined(separator: "\n") }
+            let text = ControlCost.durations.withLock { $0.map { "\($0.0) \($0.1) \($0.2) \($0.3)" }.joined(separator: "\n") }
             guard !text.isEmpty, let handle = FileHandle(forWritingAtPath: path) ?? {
                 FileManager.default.createFile(atPath: path, contents: nil)
                 return FileHandle(forWritingAtPath: path)
@@ -69,6 +73,26 @@ enum ControlCost {
         set { pthread_setspecific(codingKey, UnsafeRawPointer(bitPattern: UInt(newValue))) }
     }
 
+    /// The CPU time of the app's work this thread ran inside hooks (hosted blocks, the
+    /// real `dispatch_async_f`), so far.
+    private static let appCPUKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    private static var appCPU: UInt64 {
+        get { UInt64(UInt(bitPattern: pthread_getspecific(appCPUKey))) }
+        set { pthread_setspecific(appCPUKey, UnsafeRawPointer(bitPattern: UInt(newValue))) }
+    }
+
+    /// This thread's CPU time.
+    private static func threadCPU() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+
     /// Runs a hook, and records its duration when the scheduler took the call.
     @inline(__always)
     static func measure(_ hook: () -> Int32) -> Int32 {
@@ -77,13 +101,17 @@ enum ControlCost {
         let before = excluded
         let submittedBefore = submitted
         let codingBefore = coding
+        let appBefore = appCPU
+        let cpuStart = threadCPU()
         let start = MonotonicClock.now()
         let taken = hook()
         let total = MonotonicClock.now() - start
+        let cpu = threadCPU() - cpuStart
         let waited = excluded - before
         let real = submitted - submittedBefore
         let coded = coding - codingBefore
-        if taken != 0 { durations.withLock { $0.append((total > waited ? total - waited : 0, real, coded)) } }
+        let app = appCPU - appBefore
+        if taken != 0 { durations.withLock { $0.append((total > waited ? total - waited : 0, real, coded, cpu > app ? cpu - app : 0)) } }
         return taken
     }
 
@@ -94,6 +122,16 @@ enum ControlCost {
         let start = MonotonicClock.now()
         defer { excluded += MonotonicClock.now() - start }
         return wait()
+    }
+
+    /// Runs the app's own work inside a hook (main-queue blocks the main thread runs in
+    /// its run loop): neither its time nor its CPU is the control's.
+    @inline(__always)
+    static func appWork<T>(_ work: () -> T) -> T {
+        guard isOn else { return work() }
+        let cpuStart = threadCPU()
+        defer { appCPU += threadCPU() - cpuStart }
+        return exclude(work)
     }
 
     /// Runs a question to the parent: its time, less the round trip (`exclude`d inside),
@@ -115,8 +153,10 @@ enum ControlCost {
     @inline(__always)
     static func submitting(_ submit: () -> Void) {
         guard isOn else { return submit() }
+        let cpuStart = threadCPU()
         let start = MonotonicClock.now()
         submit()
         submitted += MonotonicClock.now() - start
+        appCPU += threadCPU() - cpuStart
     }
 }
