@@ -73,6 +73,32 @@ struct ExploreAppCorpusTests {
         #expect(run.stdout.contains("no failure in 20 schedules"), "\(run.stdout)")
     }
 
+    /// A preload library of another layout than the program's runtime (here, one that
+    /// exports only the entry point's name before the tables' layout was in it) is not
+    /// installed, and the program says so: libdispatch runs uncontrolled, nothing crashes.
+    @Test("a preload library of another version is refused with a warning, not a crash")
+    func libraryOfAnotherVersionIsRefused() throws {
+        let directory = TempDirectory("explore-old-library")
+        let source = directory.file("old.c")
+        try "int ctxdebug_dispatch_control_install(const void *hooks, void *services) { return 1; }\n"
+            .write(to: source, atomically: true, encoding: .utf8)
+        let compiler = try #require(CLI.which("clang") ?? CLI.which("cc"), "no C compiler on PATH")
+        let library = directory.file("libold.so").path
+        let build = try CLI.run(compiler, ["-shared", "-fPIC", "-o", library, source.path])
+        try #require(build.status == 0, "\(build)")
+        let stderr = directory.file("child-stderr").path
+        // The child's own LD_PRELOAD replaces the one `ctxdebug explore` set.
+        let run = try Self.explore(
+            ["--iterations", "1"],
+            ["/bin/sh", "-c", #"LD_PRELOAD="$1" exec "$2" main-hop-before-save-fixed 2>"$3""#, "sh", library, try Self.corpus(), stderr],
+            in: directory)
+        // Uncontrolled, the run may pass or end as `uncontrolled`; it must not crash.
+        let failure = try Self.report(directory)["failure"] as? [String: Any]
+        #expect(failure?["kind"] as? String != "crash", "\(run)")
+        let said = try String(contentsOfFile: stderr, encoding: .utf8)
+        #expect(said.contains("from another version of ctxdebug"), "\(said)")
+    }
+
     /// An XCTest run, unchanged (Tests/ExploreXCTestSample, run through `XCTMain` as
     /// `swift test` runs one): a method that waits with `wait(for:timeout:)` on
     /// expectations fulfilled from the main queue. XCTest's wait spins the main run loop;

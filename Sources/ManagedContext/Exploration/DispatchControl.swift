@@ -42,7 +42,15 @@ enum DispatchControl {
         // The name carries the layout of the hook and service tables: a library of another
         // layout (an older ctxdebug beside a newer runtime) is not found, and dispatch runs
         // uncontrolled rather than through a misread table.
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), DispatchControl.installSymbol) else { return false }
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), DispatchControl.installSymbol) else {
+            if dlsym(UnsafeMutableRawPointer(bitPattern: 0), "ctxdebug_dispatch_control_install") != nil {
+                ProcessExploration.warn(
+                    "the preload library libCtxdebugDispatchControl.so is from another version of ctxdebug than this "
+                        + "program's runtime, so libdispatch runs uncontrolled (waits and main-queue hops may end as hangs). "
+                        + "Build the program against the ctxdebug that explores it.")
+            }
+            return false
+        }
         let install = unsafeBitCast(symbol, to: ctxdebug_dc_install_t.self)
         Self.scheduler = scheduler
         addPrimitiveHooks(to: &hooks)
