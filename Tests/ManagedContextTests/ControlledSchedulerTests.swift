@@ -191,7 +191,21 @@ import ExploreModel
         }
         let failure = try #require(run.failure)
         #expect(failure.kind == .diverged)
-        #expect(failure.message.hasPrefix("diverged at step 0"), "\(failure.message)")
+        // Said once: it read "diverged: diverged at step 0: …" (and three times when the
+        // chooser's own reason began with it, as a portfolio's replay's does).
+        let line = Self.reportLine(failure)
+        #expect(line == "diverged: the replayed schedule diverged at step 0: q7 is not enabled (enabled: driver, q1)", "\(line)")
+    }
+
+    @Test("a chooser's reason that names the step already is not prefixed again")
+    func divergenceReasonIsNotRepeated() throws {
+        let stack = try TestStack()
+        let run = Self.run({ q in .diverged("diverged at step \(q.step): the schedule runs q7 there, but only driver could run") }) {
+            let a = stack.privateContext("a")
+            a.perform {}
+        }
+        let failure = try #require(run.failure)
+        #expect(Self.reportLine(failure) == "diverged: the replayed schedule diverged at step 0: the schedule runs q7 there, but only driver could run")
     }
 
     /// A report writes a failure as "KIND: MESSAGE" (ExploreReports.swift,

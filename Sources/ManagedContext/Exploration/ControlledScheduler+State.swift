@@ -367,7 +367,13 @@ extension ControlledScheduler {
             case .run(let index):
                 chosen = keys.indices.contains(index) ? index : defaultIndex
             case .diverged(let why):
-                s.fail(ControlledRunFailure(kind: .diverged, message: "diverged at step \(s.steps.count): \(why)", step: s.steps.count))
+                // A report writes "KIND: MESSAGE": the message does not start with its kind,
+                // nor say the step twice when the chooser's reason names it (a portfolio's does).
+                let step = s.steps.count
+                let named = "diverged at step \(step): "
+                let reason = why.hasPrefix(named) ? String(why.dropFirst(named.count)) : why
+                s.fail(ControlledRunFailure(
+                    kind: .diverged, message: "the replayed schedule diverged at step \(step): \(reason)", step: step))
                 return .all(s.release())
             }
             let picked = candidates[chosen]
