@@ -144,7 +144,7 @@ struct FileSummary: Sendable {
             }
             let lines = LineTable(text)
             let fileName = path.split(separator: "/").last.map(String.init) ?? path
-            let facts = FileFacts(tree, lines: lines, fileName: fileName)
+            let facts = FileFacts(tree, lines: lines, fileName: fileName, text: text)
             let own = ProjectIndex(files: [facts, shared.settings], declaredElsewhere: shared.declare(facts))
             let view = IndexView(own, recording: true, extraManagedObjectClasses: shared.isManagedObjectClass)
             let parsed = ParsedFile(path: path, text: text, tree: tree, lines: lines)

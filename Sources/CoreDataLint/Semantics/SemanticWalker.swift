@@ -581,14 +581,16 @@ final class SemanticWalker: SyntaxVisitor {
         var function = Frame(
             queue: observes ? .postingThread : .caller, functionName: "\(name)()", isActionHandler: isAction,
             isDidSaveObserver: observes, queueDepth: frame.queueDepth + 1, start: node.position.utf8Offset)
-        if !observes { placeFunction(&function, node, isIBAction: isIBAction) }
-        enterFunction(function, parameters: node.signature.parameterClause.parameters, function: functionKey(node))
+        // Asked once: where the function runs and its parameters' objects both need it.
+        let key = functionKey(node)
+        if !observes { placeFunction(&function, node, key: key, isIBAction: isIBAction) }
+        enterFunction(function, parameters: node.signature.parameterClause.parameters, function: key)
         return .visitChildren
     }
 
     /// Where a method runs, when a framework, Swift concurrency or every call site in
     /// the project tells.
-    private func placeFunction(_ function: inout Frame, _ node: FunctionDeclSyntax, isIBAction: Bool) {
+    private func placeFunction(_ function: inout Frame, _ node: FunctionDeclSyntax, key: String, isIBAction: Bool) {
         let type = typeNames.last
         let name = node.name.text
         let isAsync = node.signature.effectSpecifiers?.asyncSpecifier != nil
@@ -671,7 +673,7 @@ final class SemanticWalker: SyntaxVisitor {
             function.reason = "`\(name)()` is a WCSessionDelegate method, which WCSession calls on its delegate queue, a non-main serial queue (WCSession.h)"
             return
         }
-        guard let inferred = index.functionQueue(of: functionKey(node)) else { return }
+        guard let inferred = index.functionQueue(of: key) else { return }
         switch inferred.queue {
         case .main where inferred.onSomePaths:
             function.queue = .main
@@ -892,8 +894,22 @@ final class SemanticWalker: SyntaxVisitor {
         if Expressions.isSelf(node.base), let binding = binding(named: ExprSyntax(node)) {
             for rule in rules { rule.reference(ExprSyntax(node), name: node.declName.baseName.text, binding, self) }
         }
+        receiver = nil
         for rule in rules { rule.memberAccess(node, self) }
+        receiver = nil
         return .visitChildren
+    }
+
+    /// The receiver of the member access being visited, resolved by the first rule that
+    /// asks: nothing the walker tracks changes while the rules look at one access.
+    private var receiver: (access: SyntaxIdentifier, value: Value?)?
+
+    /// What `access.base` holds (`resolve(base)`), resolved once for every rule.
+    func resolveReceiver(of access: MemberAccessExprSyntax, _ base: ExprSyntax) -> Value? {
+        if let receiver, receiver.access == access.id { return receiver.value }
+        let value = resolve(base)
+        receiver = (access.id, value)
+        return value
     }
 
     override func visit(_ node: DeclReferenceExprSyntax) -> SyntaxVisitorContinueKind {
