@@ -90,7 +90,7 @@ final class ContextWithoutPerformRule: LintRule {
         }
         guard let base = access.base else { return }
         let member = access.declName.baseName.text
-        switch walker.resolveReceiver(of: access, base) {
+        switch walker.resolve(base) {
         case .context(let context) where CoreDataAPI.contextStateProperties.contains(member):
             // A setter is thread-safe (Apple's documented exception); a getter is a use.
             guard context.queue == .private, !Expressions.isAssignmentTarget(access), isOutside(context, walker) else { return }

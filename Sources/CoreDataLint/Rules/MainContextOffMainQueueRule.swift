@@ -116,7 +116,7 @@ final class MainContextOffMainQueueRule: LintRule {
         }
         // The receiver resolved once, for both questions.
         guard let base = access.base else { return }
-        let value = walker.resolveReceiver(of: access, base)
+        let value = walker.resolve(base)
         if case .managedObject(let object) = value {
             objectUse(access, base, object, walker)
             return

@@ -476,7 +476,9 @@ final class FactCollector: SyntaxVisitor {
     /// `conversation` where it names an object parameter of the function making the call,
     /// not a local, a binding or a closure parameter of the same name.
     private func objectParameterArgument(_ argument: ExprSyntax) -> String? {
-        guard let reference = argument.as(DeclReferenceExprSyntax.self), reference.argumentNames == nil else { return nil }
+        // Most functions have no object parameter: nothing to look up.
+        guard objectParameterNames.last?.isEmpty == false, let reference = argument.as(DeclReferenceExprSyntax.self), reference.argumentNames == nil
+        else { return nil }
         let name = reference.baseName.text
         guard objectParameterNames.last?.contains(name) == true, letValues.last?[name] == nil, bindingValues.last?[name] == nil else { return nil }
         var current = Syntax(argument).parent
@@ -797,8 +799,9 @@ final class FactCollector: SyntaxVisitor {
     /// or is assigned (see `FileFacts.contextNameReads`).
     override func visit(_ node: DeclReferenceExprSyntax) -> SyntaxVisitorContinueKind {
         // The token's length, read without making its text: most names are shorter.
-        guard node.baseName.trimmedLength.utf8Length >= 7 else { return .visitChildren }
-        let name = node.baseName.text
+        let token = node.baseName
+        guard token.trimmedLength.utf8Length >= 7 else { return .visitChildren }
+        let name = token.text
         guard Self.isContextLikeName(name) else { return .visitChildren }
         var read = Syntax(node)
         if let member = node.parent?.as(MemberAccessExprSyntax.self), member.declName.id == node.id { read = Syntax(member) }

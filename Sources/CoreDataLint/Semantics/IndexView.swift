@@ -36,22 +36,30 @@ enum IndexQuestion: Hashable, Sendable {
 
 /// What the index answered.
 enum IndexAnswer: Hashable, Sendable {
+    /// No such fact, queue, use or objects: the index knows none (most answers). One
+    /// case for them all, inline, since a question tells which kind it asked.
+    case none
     // Out of line: every answer larger than a string (33 to 73 bytes inline), which
     // would make every answer kept for the second pass (each distinct one, for the
     // whole run: 147,000 on the bench's tree) larger: 24 bytes an answer, not 80.
-    indirect case fact(ContextFact?)
+    indirect case fact(ContextFact)
     case flag(Bool)
     case factory(RequestFactory?)
-    indirect case queue(FunctionQueueFact?)
-    indirect case use(ContextParameterUse?)
-    indirect case objects(ObjectReturn?)
-    indirect case extensionUse(ContextExtensionUse?)
-    indirect case closureQueue(ClosureParameterQueue?)
-    indirect case propertyObjects(PropertyObjectContext?)
+    indirect case queue(FunctionQueueFact)
+    indirect case use(ContextParameterUse)
+    indirect case objects(ObjectReturn)
+    indirect case extensionUse(ContextExtensionUse)
+    indirect case closureQueue(ClosureParameterQueue)
+    indirect case propertyObjects(PropertyObjectContext)
     case parameters([ParameterObjects])
     case text(String?)
     case placement(ConcurrencyPlacement?)
     case session(SessionDelegateQueue?)
+
+    /// `answer(value)`, or `.none` when there is no value.
+    static func some<Value>(_ value: Value?, _ answer: (Value) -> IndexAnswer) -> IndexAnswer {
+        value.map(answer) ?? .none
+    }
 }
 
 extension ProjectIndex {
@@ -59,21 +67,21 @@ extension ProjectIndex {
     /// through here, so that a file's answers can be checked against another index.
     func answer(_ question: IndexQuestion) -> IndexAnswer {
         switch question {
-        case .contextProperty(let name): .fact(contextProperties[name])
-        case .typedContextProperty(let type, let name): .fact(contextProperty(name, in: type))
-        case .contextFunction(let name): .fact(contextFunctions[name])
+        case .contextProperty(let name): .some(contextProperties[name], IndexAnswer.fact)
+        case .typedContextProperty(let type, let name): .some(contextProperty(name, in: type), IndexAnswer.fact)
+        case .contextFunction(let name): .some(contextFunctions[name], IndexAnswer.fact)
         case .managedObjectClass(let name): .flag(managedObjectClasses.contains(name))
         case .requestFactory(let name): .factory(requestFactories[name])
         case .didSaveSelector(let name): .flag(didSaveSelectors.contains(name))
-        case .functionQueue(let name): .queue(functionQueues[functionKey(name)])
-        case .parameterUse(let key): .use(contextParameterUses[key])
+        case .functionQueue(let name): .some(functionQueues[functionKey(name)], IndexAnswer.queue)
+        case .parameterUse(let key): .some(contextParameterUses[key], IndexAnswer.use)
         case .hasParameterUses: .flag(!contextParameterUses.isEmpty)
-        case .objectReturn(let key): .objects(objectReturns[key])
+        case .objectReturn(let key): .some(objectReturns[key], IndexAnswer.objects)
         case .hasObjectReturns: .flag(!objectReturns.isEmpty)
-        case .extensionUse(let name): .extensionUse(contextExtensionUses[name])
+        case .extensionUse(let name): .some(contextExtensionUses[name], IndexAnswer.extensionUse)
         case .hasExtensionUses: .flag(!contextExtensionUses.isEmpty)
-        case .closureParameterQueue(let key): .closureQueue(closureParameterQueues[key])
-        case .propertyObjectReturn(let name): .propertyObjects(propertyObjectReturns[name])
+        case .closureParameterQueue(let key): .some(closureParameterQueues[key], IndexAnswer.closureQueue)
+        case .propertyObjectReturn(let name): .some(propertyObjectReturns[name], IndexAnswer.propertyObjects)
         case .hasPropertyObjectReturns: .flag(!propertyObjectReturns.isEmpty)
         case .neverPerformed(let name): .flag(neverPerformedContexts.contains(name))
         case .parameterObjects(let name): .parameters(parameterObjects[functionKey(name)] ?? [])
@@ -197,7 +205,7 @@ final class IndexView {
     func contextParameterUse(of call: FunctionCallExprSyntax) -> (ContextParameterUse, ExprSyntax)? {
         guard !call.arguments.isEmpty, hasParameterUses, let name = Expressions.lastName(call.calledExpression) else { return nil }
         for argument in call.arguments {
-            if case .use(let use?) = ask(.parameterUse("\(name)(\(argument.label?.text ?? "_"):)")) { return (use, argument.expression) }
+            if case .use(let use) = ask(.parameterUse("\(name)(\(argument.label?.text ?? "_"):)")) { return (use, argument.expression) }
         }
         return nil
     }
@@ -216,7 +224,7 @@ final class IndexView {
     /// The project function a call calls, when it returns objects of a context property.
     func propertyObjectReturn(of call: FunctionCallExprSyntax) -> PropertyObjectContext? {
         guard hasPropertyObjectReturns, let name = Expressions.lastName(call.calledExpression),
-            case .propertyObjects(let returned?) = ask(.propertyObjectReturn(name))
+            case .propertyObjects(let returned) = ask(.propertyObjectReturn(name))
         else { return nil }
         return returned
     }
@@ -226,14 +234,14 @@ final class IndexView {
     func closureParameterQueue(of call: FunctionCallExprSyntax, closure: ClosureExprSyntax, label: String?) -> ClosureParameterQueue? {
         guard let name = Expressions.lastName(call.calledExpression) else { return nil }
         let key = call.trailingClosure?.id == closure.id ? "\(name)(trailing)" : "\(name)(\(label ?? "_"):)"
-        guard case .closureQueue(let queue?) = ask(.closureParameterQueue(key)) else { return nil }
+        guard case .closureQueue(let queue) = ask(.closureParameterQueue(key)) else { return nil }
         return queue
     }
 
     /// `context.member` or `context.member(…)`: a method or computed property of a context
     /// extension that uses a confined member of its receiver straight in its body.
     func contextExtensionUse(_ access: MemberAccessExprSyntax) -> ContextExtensionUse? {
-        guard access.base != nil, hasExtensionUses, case .extensionUse(let use?) = ask(.extensionUse(access.declName.baseName.text)) else { return nil }
+        guard access.base != nil, hasExtensionUses, case .extensionUse(let use) = ask(.extensionUse(access.declName.baseName.text)) else { return nil }
         let isCalled = access.parent?.as(FunctionCallExprSyntax.self)?.calledExpression.id == access.id
         return use.isProperty != isCalled ? use : nil
     }
@@ -243,7 +251,7 @@ final class IndexView {
     func objectReturn(of call: FunctionCallExprSyntax) -> (ObjectReturn, ExprSyntax)? {
         guard !call.arguments.isEmpty, hasObjectReturns, let name = Expressions.lastName(call.calledExpression) else { return nil }
         for argument in call.arguments {
-            if case .objects(let returned?) = ask(.objectReturn("\(name)(\(argument.label?.text ?? "_"):)")) { return (returned, argument.expression) }
+            if case .objects(let returned) = ask(.objectReturn("\(name)(\(argument.label?.text ?? "_"):)")) { return (returned, argument.expression) }
         }
         return nil
     }

@@ -615,16 +615,25 @@ private struct CallGraph {
         // Each overload's labels split once, not at every call of its name.
         let overloaded = overloads.mapValues { signatures in signatures.map { (signature: $0, labels: $0.labels, key: $0.fullName("")) } }
         for file in files {
+            // Whether each of the file's functions is overloaded, asked once per function,
+            // not once per call it makes.
+            let callerIsOverloaded = overloaded.isEmpty ? [] : file.functions.map { overloaded[$0.name] != nil }
             for var call in file.calls {
-                if !overloaded.isEmpty, let caller = call.caller, overloaded[caller] != nil {
-                    call.caller = call.callerFunction >= 0 ? file.functions[Int(call.callerFunction)].signature.fullName(caller) : nil
+                if !overloaded.isEmpty, let caller = call.caller {
+                    let isOverloaded = call.callerFunction >= 0 ? callerIsOverloaded[Int(call.callerFunction)] : overloaded[caller] != nil
+                    if isOverloaded {
+                        call.caller = call.callerFunction >= 0 ? file.functions[Int(call.callerFunction)].signature.fullName(caller) : nil
+                    }
                 }
                 // A call of an overloaded name reaches the overloads its labels fit; one
-                // they fit none of, any of them.
-                guard !overloaded.isEmpty, let signatures = overloaded[call.callee] else {
-                    add(call, as: call.callee)
+                // they fit none of, any of them. An overloaded name is no key of
+                // `functions` (its declarations are known by their full names): a name
+                // that is one is asked no more.
+                if let declared = functions[call.callee] {
+                    add(call, as: call.callee, declared)
                     continue
                 }
+                guard !overloaded.isEmpty, let signatures = overloaded[call.callee] else { continue }
                 let labels = ParameterLabels.split(file.callLabels(call))
                 let fitting = signatures.filter { $0.signature.accepts(labels, trailingClosures: call.trailingClosures, own: $0.labels) }
                 for key in Set((fitting.isEmpty ? signatures : fitting).map { call.callee + $0.key }) { add(call, as: key) }
@@ -633,8 +642,8 @@ private struct CallGraph {
     }
 
     /// Keeps `call` as a call of the function known by `key`, when the project declares it.
-    private mutating func add(_ call: CallFact, as key: String) {
-        guard let declared = functions[key] else { return }
+    private mutating func add(_ call: CallFact, as key: String, _ known: [FunctionFact]? = nil) {
+        guard let declared = known ?? functions[key] else { return }
         // `Type.method()` calls the project's method only when that type declares it.
         if let receiver = call.receiverType {
             let type = receiver == "Self" ? call.callerType : receiver

@@ -133,6 +133,15 @@ final class SemanticWalker: SyntaxVisitor {
 
     /// What an expression holds, when the linter can tell.
     func resolve(_ expression: ExprSyntax) -> Value? {
+        guard memoizing else { return resolveAnew(expression) }
+        let id = expression.id
+        if let known = memo.first(where: { $0.expression == id }) { return known.value }
+        let value = resolveAnew(expression)
+        memo.append((id, value))
+        return value
+    }
+
+    private func resolveAnew(_ expression: ExprSyntax) -> Value? {
         let expression = Expressions.unwrapped(expression)
         if let sequence = expression.as(SequenceExprSyntax.self) { return resolve(sequence) }
         if let reference = expression.as(DeclReferenceExprSyntax.self) { return lookup(reference.baseName.text)?.value }
@@ -886,7 +895,9 @@ final class SemanticWalker: SyntaxVisitor {
     // MARK: What rules watch
 
     override func visit(_ node: FunctionCallExprSyntax) -> SyntaxVisitorContinueKind {
+        memoizing = true
         for rule in rules { rule.call(node, self) }
+        endMemo()
         return .visitChildren
     }
 
@@ -894,22 +905,21 @@ final class SemanticWalker: SyntaxVisitor {
         if Expressions.isSelf(node.base), let binding = binding(named: ExprSyntax(node)) {
             for rule in rules { rule.reference(ExprSyntax(node), name: node.declName.baseName.text, binding, self) }
         }
-        receiver = nil
+        memoizing = true
         for rule in rules { rule.memberAccess(node, self) }
-        receiver = nil
+        endMemo()
         return .visitChildren
     }
 
-    /// The receiver of the member access being visited, resolved by the first rule that
-    /// asks: nothing the walker tracks changes while the rules look at one access.
-    private var receiver: (access: SyntaxIdentifier, value: Value?)?
+    /// While the rules look at one call or member access, nothing the walker tracks
+    /// changes: an expression several rules resolve (the receiver of `context.save()`,
+    /// asked by five of them) is resolved once, and kept here until the rules are done.
+    private var memoizing = false
+    private var memo: [(expression: SyntaxIdentifier, value: Value?)] = []
 
-    /// What `access.base` holds (`resolve(base)`), resolved once for every rule.
-    func resolveReceiver(of access: MemberAccessExprSyntax, _ base: ExprSyntax) -> Value? {
-        if let receiver, receiver.access == access.id { return receiver.value }
-        let value = resolve(base)
-        receiver = (access.id, value)
-        return value
+    private func endMemo() {
+        memoizing = false
+        memo.removeAll(keepingCapacity: true)
     }
 
     override func visit(_ node: DeclReferenceExprSyntax) -> SyntaxVisitorContinueKind {
