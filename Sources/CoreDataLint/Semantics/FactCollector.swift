@@ -719,19 +719,25 @@ final class FactCollector: SyntaxVisitor {
         }
         var objectArguments: [String: QueueEvidence] = [:]
         var parameterArguments: [String: String] = [:]
-        // One pass over the arguments; only a name (a `let`, a parameter) may hand objects.
+        // One pass over the arguments: their labels ("_:context:", in
+        // `ParameterLabels.joined`'s form), and the objects a name (a `let`, a parameter)
+        // may hand on.
+        var labels = ""
         for argument in node.arguments {
+            let label = argument.label?.text ?? "_"
+            labels += label
+            labels += ":"
             let expression = argument.expression
             if let referenced = Self.functionValue(expression) { facts.escapingNames.insert(referenced) }
             guard expression.is(DeclReferenceExprSyntax.self) else { continue }
-            if let evidence = fetchedObjectsEvidence(expression) { objectArguments[argument.label?.text ?? "_"] = evidence }
-            if let parameter = objectParameterArgument(expression) { parameterArguments[argument.label?.text ?? "_"] = parameter }
+            if let evidence = fetchedObjectsEvidence(expression) { objectArguments[label] = evidence }
+            if let parameter = objectParameterArgument(expression) { parameterArguments[label] = parameter }
         }
         facts.calls.append(
             CallFact(
                 callee: name, receiverType: receiverType, caller: functions.last?.name, callerType: types.last?.name,
                 placement: refined(Self.placement(of: node), node), place: place(node), objectArguments: objectArguments,
-                parameterArguments: parameterArguments, labels: labelNumber(ParameterLabels.joined(node.arguments)),
+                parameterArguments: parameterArguments, labels: labelNumber(labels),
                 trailingClosures: (node.trailingClosure == nil ? 0 : 1) + node.additionalTrailingClosures.count, callerFunction: functionIndexes.last ?? -1))
         return .visitChildren
     }

@@ -190,17 +190,6 @@ struct ParameterLabels: Sendable, Hashable {
         self.init(joined: joined, defaulted: defaulted, isVariadic: isVariadic)
     }
 
-    /// A call's argument labels, in the same form.
-    static func joined(_ arguments: LabeledExprListSyntax) -> String {
-        // Appended in place: every call of the project makes one.
-        var joined = ""
-        for argument in arguments {
-            joined += argument.label?.text ?? "_"
-            joined += ":"
-        }
-        return joined
-    }
-
     static func split(_ joined: String) -> [String] {
         // On the UTF-8 bytes: ":" is one byte, never part of another character.
         joined.utf8.split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false).dropLast().map { String(Substring($0)) }
@@ -262,7 +251,8 @@ struct CallFact: Sendable {
     /// Both, out of line: nil for the calls that hand neither (nearly all), so a call's
     /// fact is no larger than before they were read (every call of the project is kept).
     private let handed: HandedArguments?
-    /// The call's argument labels ("_:context:", as `ParameterLabels.joined`), by their
+    /// The call's argument labels ("_:context:", each label and a colon, as
+    /// `ParameterLabels.joined` holds a function's), by their
     /// number in its file's `labelTable` (the low 24 bits), and its trailing closures
     /// (the high 8): which of a name's overloads it may call. Numbers, not a string,
     /// placed last with the calling function's, so that a fact kept for every call of
@@ -272,8 +262,8 @@ struct CallFact: Sendable {
     /// initializer): its labels tell it from its overloads.
     var callerFunction: Int32 = -1
 
-    /// The most argument label lists a file numbers: a file with more (16 million of
-    /// them, each written out at least once) cannot be written.
+    /// The most distinct argument label lists one file may hold: 16 million, each
+    /// written out at least once, hundreds of megabytes of one source file.
     static let labelNumbers: Int32 = 1 << 24
 
     var labels: Int32 { Int32(labelsAndClosures & 0xFF_FFFF) }
@@ -402,7 +392,7 @@ struct FileFacts: Sendable {
 }
 
 extension FileFacts {
-    /// A call's argument labels, as `ParameterLabels.joined` made them.
+    /// A call's argument labels, in `ParameterLabels.joined`'s form.
     func callLabels(_ call: CallFact) -> String {
         labelTable.indices.contains(Int(call.labels)) ? labelTable[Int(call.labels)] : ""
     }
