@@ -30,8 +30,13 @@ enum IndexQuestion: Hashable, Sendable {
     case concurrencyPlacement(name: String, type: String?, isAsync: Bool, isNonisolated: Bool, isStatic: Bool, isTest: Bool)
     case sessionDelegateQueue(String?)
     case watchSessionDelegate(String?)
-    case overloaded(String)
     case actorType(String?)
+}
+
+extension IndexQuestion {
+    /// The questions whether the index holds any fact of a kind: the rules ask the
+    /// questions of that kind only when it does.
+    static let holdsAnyKinds: Set<IndexQuestion> = [.hasParameterUses, .hasObjectReturns, .hasPropertyObjectReturns, .hasExtensionUses]
 }
 
 /// What the index answered.
@@ -95,7 +100,6 @@ extension ProjectIndex {
                 entryPoints.concurrencyPlacement(name, type: type, isAsync: isAsync, isNonisolated: isNonisolated, isStatic: isStatic, isTest: isTest))
         case .sessionDelegateQueue(let type): .session(entryPoints.sessionDelegateQueue(type))
         case .watchSessionDelegate(let type): .flag(entryPoints.isWatchSessionDelegate(type))
-        case .overloaded(let name): .flag(overloads[name] != nil)
         case .actorType(let type): .flag(entryPoints.isActor(type))
         }
     }
@@ -110,11 +114,18 @@ final class IndexView {
     private let index: ProjectIndex
     /// Names of `NSManagedObject` subclasses other files declare, known so far.
     private let extraManagedObjectClasses: (@Sendable (String) -> Bool)?
+    /// Whether another file's own index holds any of a kind (`.hasParameterUses`...),
+    /// known so far: the project's index then holds some too, most likely.
+    private let heldElsewhere: (@Sendable (IndexQuestion) -> Bool)?
     private(set) var answers: [IndexQuestion: IndexAnswer]?
 
-    init(_ index: ProjectIndex, recording: Bool = false, extraManagedObjectClasses: (@Sendable (String) -> Bool)? = nil) {
+    init(
+        _ index: ProjectIndex, recording: Bool = false, extraManagedObjectClasses: (@Sendable (String) -> Bool)? = nil,
+        heldElsewhere: (@Sendable (IndexQuestion) -> Bool)? = nil
+    ) {
         self.index = index
         self.extraManagedObjectClasses = extraManagedObjectClasses
+        self.heldElsewhere = heldElsewhere
         // A file asks a few hundred questions: room for them from the start, instead of
         // rehashing every question asked so far each time the table doubles.
         answers = recording ? Dictionary(minimumCapacity: 256) : nil
@@ -124,6 +135,13 @@ final class IndexView {
         if let known = answers?[question] { return known }
         var answer = index.answer(question)
         if case .managedObjectClass(let name) = question, answer == .flag(false), extraManagedObjectClasses?(name) == true {
+            answer = .flag(true)
+        }
+        // "Does the index hold any?" answered as the project's index will most likely
+        // answer it: no when only this file is known would make every file that calls or
+        // reads a member disagree with a project that holds one, and be parsed again.
+        // Yes only asks the questions the flag spares; the second pass checks them all.
+        if answer == .flag(false), IndexQuestion.holdsAnyKinds.contains(question), heldElsewhere?(question) == true {
             answer = .flag(true)
         }
         answers?[question] = answer
@@ -187,10 +205,6 @@ final class IndexView {
 
     /// An actor the project declares (one that names no executor of its own).
     func isActor(_ type: String?) -> Bool { type != nil && flag(.actorType(type)) }
-
-    /// A name declared twice with other argument labels: its functions are known by
-    /// their full names.
-    func isOverloaded(_ name: String) -> Bool { flag(.overloaded(name)) }
 
     /// A type that conforms to `WCSessionDelegate`.
     func isWatchSessionDelegate(_ type: String?) -> Bool { type != nil && flag(.watchSessionDelegate(type)) }

@@ -717,11 +717,13 @@ final class SemanticWalker: SyntaxVisitor {
         }
     }
 
-    /// The name the index knows a function by: its full name (`getDefaultPrinter(context:)`)
-    /// when the name is overloaded, else its name.
+    /// The name the index is asked about a function by: its full name
+    /// (`getDefaultPrinter(context:)`), which the index reads as the name alone when the
+    /// name is not overloaded. Not asking whether it is keeps a file's first-pass answers
+    /// in line with the project's where an overload in another file changes no answer
+    /// (the file is then not parsed again).
     private func functionKey(_ node: FunctionDeclSyntax) -> String {
-        let name = node.name.text
-        return index.isOverloaded(name) ? ParameterLabels(node.signature.parameterClause.parameters).fullName(name) : name
+        ParameterLabels(node.signature.parameterClause.parameters).fullName(node.name.text)
     }
 
     override func visitPost(_ node: FunctionDeclSyntax) { leaveFunction() }
