@@ -80,8 +80,12 @@ final class FactCollector: SyntaxVisitor {
     /// matched as written): true when the source is not at hand. A token's text is
     /// written in the source as it is, so a node without the bytes has no such token.
     private func mayContain(_ node: some SyntaxProtocol, anyOf words: [StaticString]) -> Bool {
+        mayContain(from: node.positionAfterSkippingLeadingTrivia.utf8Offset, to: node.endPositionBeforeTrailingTrivia.utf8Offset, anyOf: words)
+    }
+
+    /// `mayContain(_:anyOf:)` for the source bytes from UTF-8 offset `start` to `end`.
+    private func mayContain(from start: Int, to end: Int, anyOf words: [StaticString]) -> Bool {
         guard let text else { return true }
-        let start = node.positionAfterSkippingLeadingTrivia.utf8Offset, end = node.endPositionBeforeTrailingTrivia.utf8Offset
         return text.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
             guard start >= 0, start <= end, end <= bytes.count else { return true }
             for word in words {
@@ -804,9 +808,13 @@ final class FactCollector: SyntaxVisitor {
     /// A read of a name like a context's: whether it only uses a confined member, inserts
     /// or is assigned (see `FileFacts.contextNameReads`).
     override func visit(_ node: DeclReferenceExprSyntax) -> SyntaxVisitorContinueKind {
-        // The token's length, read without making its text: most names are shorter.
+        // The token's length, read without making its text: most names are shorter; and
+        // its bytes in the source, when at hand: most longer names have no "ontext".
         let token = node.baseName
-        guard token.trimmedLength.utf8Length >= 7 else { return .visitChildren }
+        let length = token.trimmedLength.utf8Length
+        guard length >= 7 else { return .visitChildren }
+        let start = token.positionAfterSkippingLeadingTrivia.utf8Offset
+        guard mayContain(from: start, to: start + length, anyOf: ["ontext"]) else { return .visitChildren }
         let name = token.text
         guard Self.isContextLikeName(name) else { return .visitChildren }
         var read = Syntax(node)
