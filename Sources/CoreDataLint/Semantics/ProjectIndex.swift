@@ -118,7 +118,11 @@ struct ProjectIndex: Sendable {
         var factories: [String: [RequestFactory]] = [:]
         var declaredFunctions: [String: Int] = [:]
         for file in files {
-            for function in file.functions { declaredFunctions[function.name, default: declaredElsewhere.contains(function.name) ? 1 : 0] += 1 }
+            // By index: only the name is read, not a copy of every function's fact.
+            for index in file.functions.indices {
+                let name = file.functions[index].name
+                declaredFunctions[name, default: declaredElsewhere.contains(name) ? 1 : 0] += 1
+            }
             superclasses.merge(file.superclasses) { first, _ in first }
             conformances.merge(file.conformances) { $0 + $1 }
             mainActorTypes.formUnion(file.mainActorTypes)
@@ -135,7 +139,8 @@ struct ProjectIndex: Sendable {
         // question per declaration (3,497 a call on the bench's tree). A name has few
         // signatures: a look along them costs less than hashing one.
         for file in files {
-            for function in file.functions where declaredFunctions[function.name, default: 0] > 1 {
+            for index in file.functions.indices where declaredFunctions[file.functions[index].name, default: 0] > 1 {
+                let function = file.functions[index]
                 // Overloads this file declares itself are overloads in the project too,
                 // declared elsewhere as well or not: a file's own index says so as the
                 // project's does (each of them is then no one function here).

@@ -135,9 +135,10 @@ final class SemanticWalker: SyntaxVisitor {
     func resolve(_ expression: ExprSyntax) -> Value? {
         guard memoizing else { return resolveAnew(expression) }
         let id = expression.id
-        if let known = memo.first(where: { $0.expression == id }) { return known.value }
+        if let known = memoExpressions.firstIndex(of: id) { return memoValues[known] }
         let value = resolveAnew(expression)
-        memo.append((id, value))
+        memoExpressions.append(id)
+        memoValues.append(value)
         return value
     }
 
@@ -917,11 +918,14 @@ final class SemanticWalker: SyntaxVisitor {
     /// changes: an expression several rules resolve (the receiver of `context.save()`,
     /// asked by five of them) is resolved once, and kept here until the rules are done.
     private var memoizing = false
-    private var memo: [(expression: SyntaxIdentifier, value: Value?)] = []
+    /// Apart, so that looking an expression up copies no value.
+    private var memoExpressions: [SyntaxIdentifier] = []
+    private var memoValues: [Value?] = []
 
     private func endMemo() {
         memoizing = false
-        memo.removeAll(keepingCapacity: true)
+        memoExpressions.removeAll(keepingCapacity: true)
+        memoValues.removeAll(keepingCapacity: true)
     }
 
     override func visit(_ node: DeclReferenceExprSyntax) -> SyntaxVisitorContinueKind {
