@@ -144,9 +144,10 @@ struct FileSummary: Sendable {
             }
             let lines = LineTable(text)
             let fileName = path.split(separator: "/").last.map(String.init) ?? path
-            let facts = FileFacts(tree, lines: lines, fileName: fileName)
+            let facts = FileFacts(tree, lines: lines, fileName: fileName, text: text)
             let own = ProjectIndex(files: [facts, shared.settings], declaredElsewhere: shared.declare(facts))
-            let view = IndexView(own, recording: true, extraManagedObjectClasses: shared.isManagedObjectClass)
+            shared.addHeldKinds(of: own)
+            let view = IndexView(own, recording: true, extraManagedObjectClasses: shared.isManagedObjectClass, heldElsewhere: shared.holdsAny)
             let parsed = ParsedFile(path: path, text: text, tree: tree, lines: lines)
             let findings = parsed.findings(rules: RuleCatalog.makeRules(rules), index: view)
             shared.addManagedObjectClasses(own.managedObjectClasses)
@@ -159,13 +160,16 @@ struct FileSummary: Sendable {
 }
 
 /// What the first pass learns as it goes, for the index each file is first linted
-/// against: the functions other files declare, and their `NSManagedObject` subclasses.
+/// against: the functions other files declare, their `NSManagedObject` subclasses, and
+/// the kinds of fact their own indexes hold any of.
 /// Only a guess of the project's index: the second pass checks every answer.
 final class SharedNames: Sendable {
     /// What the Xcode projects' build settings tell, as facts of no file.
     let settings: FileFacts
     private let functions = LockedValue<Set<String>>([])
     private let managedObjectClasses = LockedValue<Set<String>>([])
+    /// The questions of `IndexQuestion.holdsAnyKinds` some file's own index answered yes.
+    private let heldKinds = LockedValue<Set<IndexQuestion>>([])
     /// The questions the rules asked of each file's own index, and the answers.
     let answers = AnswerTable()
 
@@ -181,6 +185,19 @@ final class SharedNames: Sendable {
             known.formUnion(names)
             return elsewhere
         }
+    }
+
+    /// Whether some file's own index answered yes to `question`, one of
+    /// `IndexQuestion.holdsAnyKinds`.
+    func holdsAny(_ question: IndexQuestion) -> Bool {
+        heldKinds.withLock { $0.contains(question) }
+    }
+
+    /// Notes the kinds of fact `index`, a file's own, holds any of.
+    func addHeldKinds(of index: ProjectIndex) {
+        let held = IndexQuestion.holdsAnyKinds.filter { index.answer($0) == .flag(true) }
+        guard !held.isEmpty else { return }
+        heldKinds.withLock { $0.formUnion(held) }
     }
 
     func isManagedObjectClass(_ name: String) -> Bool {

@@ -2,8 +2,10 @@ import SwiftSyntax
 
 extension FileFacts {
     /// Reads the facts of one file in one walk. `fileName` names the file in messages.
-    init(_ tree: SourceFileSyntax, lines: LineTable, fileName: String) {
-        let collector = FactCollector(lines: lines, fileName: fileName)
+    /// `text`, the tree's source when at hand, lets the walk skip bodies whose bytes
+    /// cannot hold what it looks for.
+    init(_ tree: SourceFileSyntax, lines: LineTable, fileName: String, text: String? = nil) {
+        let collector = FactCollector(lines: lines, fileName: fileName, text: text)
         collector.walk(tree)
         self = collector.facts
     }
@@ -59,11 +61,49 @@ final class FactCollector: SyntaxVisitor {
     private var objectParameterNames: [Set<String>] = []
     /// Where each function being read is in `facts.functions` (-1: none).
     private var functionIndexes: [Int32] = []
+    /// Each distinct argument labels' number in `facts.labelTable`, and the number of
+    /// none (the most frequent), kept apart from the table's hashing.
+    private var labelNumbers: [String: Int32] = [:]
+    private var emptyLabels: Int32?
 
-    init(lines: LineTable, fileName: String) {
+    /// The source of the tree being walked, when at hand.
+    private let text: String?
+
+    init(lines: LineTable, fileName: String, text: String? = nil) {
         self.lines = lines
         self.fileName = fileName
+        self.text = text
         super.init(viewMode: .sourceAccurate)
+    }
+
+    /// Whether the source bytes of `node` may hold one of `words` (lowercase ASCII,
+    /// matched as written): true when the source is not at hand. A token's text is
+    /// written in the source as it is, so a node without the bytes has no such token.
+    private func mayContain(_ node: some SyntaxProtocol, anyOf words: [StaticString]) -> Bool {
+        mayContain(from: node.positionAfterSkippingLeadingTrivia.utf8Offset, to: node.endPositionBeforeTrailingTrivia.utf8Offset, anyOf: words)
+    }
+
+    /// `mayContain(_:anyOf:)` for the source bytes from UTF-8 offset `start` to `end`.
+    private func mayContain(from start: Int, to end: Int, anyOf words: [StaticString]) -> Bool {
+        guard let text else { return true }
+        return text.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            guard start >= 0, start <= end, end <= bytes.count else { return true }
+            for word in words {
+                let count = word.utf8CodeUnitCount
+                guard count > 0, end - start >= count else { continue }
+                let letters = UnsafeBufferPointer(start: word.utf8Start, count: count)
+                var index = start
+                while index + count <= end {
+                    if bytes[index] == letters[0] {
+                        var matched = 1
+                        while matched < count, bytes[index + matched] == letters[matched] { matched += 1 }
+                        if matched == count { return true }
+                    }
+                    index += 1
+                }
+            }
+            return false
+        } ?? true
     }
 
     private func place(_ node: some SyntaxProtocol) -> SourcePlace {
@@ -150,7 +190,9 @@ final class FactCollector: SyntaxVisitor {
                 facts.contextExtensionUses.append(ContextExtensionUse(member: name, isProperty: true, confined: confined, place: place(at)))
             }
             if name == "unownedExecutor", let type = types.last?.name { facts.customExecutorTypes.insert(type) }
-            if node.modifiers.contains(where: { ["public", "open"].contains($0.name.text) }), name.contains("ontext") {
+            if !node.modifiers.isEmpty, node.modifiers.contains(where: { let text = $0.name.text; return text == "public" || text == "open" }),
+                name.contains("ontext")
+            {
                 facts.contextNameReads[name] = false
             }
             if var declaration = contextDeclaration(name, binding, in: node) {
@@ -341,7 +383,10 @@ final class FactCollector: SyntaxVisitor {
     private func recordPropertyObjectReturn(_ name: String, _ returned: TypeSyntax, _ body: CodeBlockSyntax, locals: Set<String>) {
         let element = TypeNames.element(of: returned)
         guard let type = element ?? TypeNames.base(of: returned), Self.startsUppercase(type), !Self.plainTypes.contains(type),
-            type != CoreDataAPI.contextType, !type.hasPrefix("NSFetchRequest"), !CoreDataAPI.nonObjectResults.contains(type)
+            type != CoreDataAPI.contextType, !type.hasPrefix("NSFetchRequest"), !CoreDataAPI.nonObjectResults.contains(type),
+            // `fetch`, `object`, `existingObject`, `registeredObject`: a body that spells
+            // none of them is not read token by token.
+            mayContain(body, anyOf: ["fetch", "bject"])
         else { return }
         let tokens = Array(body.tokens(viewMode: .sourceAccurate))
         var sources: Set<String> = []
@@ -435,7 +480,9 @@ final class FactCollector: SyntaxVisitor {
     /// `conversation` where it names an object parameter of the function making the call,
     /// not a local, a binding or a closure parameter of the same name.
     private func objectParameterArgument(_ argument: ExprSyntax) -> String? {
-        guard let reference = argument.as(DeclReferenceExprSyntax.self), reference.argumentNames == nil else { return nil }
+        // Most functions have no object parameter: nothing to look up.
+        guard objectParameterNames.last?.isEmpty == false, let reference = argument.as(DeclReferenceExprSyntax.self), reference.argumentNames == nil
+        else { return nil }
         let name = reference.baseName.text
         guard objectParameterNames.last?.contains(name) == true, letValues.last?[name] == nil, bindingValues.last?[name] == nil else { return nil }
         var current = Syntax(argument).parent
@@ -674,22 +721,42 @@ final class FactCollector: SyntaxVisitor {
             // declares it (the call graph checks), else an API's.
             receiverType = type
         }
-        for argument in node.arguments {
-            if let referenced = Self.functionValue(argument.expression) { facts.escapingNames.insert(referenced) }
-        }
         var objectArguments: [String: QueueEvidence] = [:]
         var parameterArguments: [String: String] = [:]
+        // One pass over the arguments: their labels ("_:context:", in
+        // `ParameterLabels.joined`'s form), and the objects a name (a `let`, a parameter)
+        // may hand on.
+        var labels = ""
         for argument in node.arguments {
-            if let evidence = fetchedObjectsEvidence(argument.expression) { objectArguments[argument.label?.text ?? "_"] = evidence }
-            if let parameter = objectParameterArgument(argument.expression) { parameterArguments[argument.label?.text ?? "_"] = parameter }
+            let label = argument.label?.text ?? "_"
+            labels += label
+            labels += ":"
+            let expression = argument.expression
+            if let referenced = Self.functionValue(expression) { facts.escapingNames.insert(referenced) }
+            guard expression.is(DeclReferenceExprSyntax.self) else { continue }
+            if let evidence = fetchedObjectsEvidence(expression) { objectArguments[label] = evidence }
+            if let parameter = objectParameterArgument(expression) { parameterArguments[label] = parameter }
         }
         facts.calls.append(
             CallFact(
                 callee: name, receiverType: receiverType, caller: functions.last?.name, callerType: types.last?.name,
                 placement: refined(Self.placement(of: node), node), place: place(node), objectArguments: objectArguments,
-                parameterArguments: parameterArguments, labels: ParameterLabels.joined(node.arguments),
+                parameterArguments: parameterArguments, labels: labelNumber(labels),
                 trailingClosures: (node.trailingClosure == nil ? 0 : 1) + node.additionalTrailingClosures.count, callerFunction: functionIndexes.last ?? -1))
         return .visitChildren
+    }
+
+    /// The number of a call's argument labels in `facts.labelTable`, added there the
+    /// first time.
+    private func labelNumber(_ labels: String) -> Int32 {
+        if labels.isEmpty, let emptyLabels { return emptyLabels }
+        if let number = labelNumbers[labels] { return number }
+        let number = Int32(facts.labelTable.count)
+        precondition(number < CallFact.labelNumbers, "more argument label lists in one file than a call's fact numbers")
+        facts.labelTable.append(labels)
+        labelNumbers[labels] = number
+        if labels.isEmpty { emptyLabels = number }
+        return number
     }
 
     /// `defaultIsolation(MainActor.self)` or `.enableUpcomingFeature("NonisolatedNonsendingByDefault")`
@@ -741,14 +808,23 @@ final class FactCollector: SyntaxVisitor {
     /// A read of a name like a context's: whether it only uses a confined member, inserts
     /// or is assigned (see `FileFacts.contextNameReads`).
     override func visit(_ node: DeclReferenceExprSyntax) -> SyntaxVisitorContinueKind {
-        // The token's length, read without making its text: most names are shorter.
-        guard node.baseName.trimmedLength.utf8Length >= 7 else { return .visitChildren }
-        let name = node.baseName.text
+        // The token's length, read without making its text: most names are shorter; and
+        // its bytes in the source, when at hand: most longer names have no "ontext".
+        let token = node.baseName
+        let length = token.trimmedLength.utf8Length
+        guard length >= 7 else { return .visitChildren }
+        let start = token.positionAfterSkippingLeadingTrivia.utf8Offset
+        guard mayContain(from: start, to: start + length, anyOf: ["ontext"]) else { return .visitChildren }
+        let name = token.text
         guard Self.isContextLikeName(name) else { return .visitChildren }
         var read = Syntax(node)
         if let member = node.parent?.as(MemberAccessExprSyntax.self), member.declName.id == node.id { read = Syntax(member) }
-        let safe = Self.isConfinedUse(read)
-        facts.contextNameReads[name] = (facts.contextNameReads[name] ?? true) && safe
+        // One lookup for a name read again safely (most reads), as `(reads[name] ?? true) && safe`.
+        if !Self.isConfinedUse(read) {
+            facts.contextNameReads[name] = false
+        } else if facts.contextNameReads[name] == nil {
+            facts.contextNameReads[name] = true
+        }
         return .visitChildren
     }
 
@@ -848,8 +924,12 @@ final class FactCollector: SyntaxVisitor {
     /// property the index resolves: the call runs on that private context's queue.
     /// `performAndWait` runs its block on the caller's thread, and stays as it was.
     private func refined(_ placement: CallPlacement, _ node: FunctionCallExprSyntax) -> CallPlacement {
-        if case .perform(let name) = placement, let closure = Self.innermostPerform(around: node),
-            case .perform(let base?, let andWait) = ClosurePlacement.shape(of: closure), isSelfProperty(Expressions.unwrapped(base), name),
+        // The closure and its shape found once, for both questions.
+        guard case .perform(let name) = placement, let closure = Self.innermostPerform(around: node),
+            case .perform(let base?, let andWait) = ClosurePlacement.shape(of: closure)
+        else { return placement }
+        let performed = Expressions.unwrapped(base)
+        if isSelfProperty(performed, name),
             let receiver = node.calledExpression.as(MemberAccessExprSyntax.self)?.base?.as(DeclReferenceExprSyntax.self),
             let local = letValues.last?[receiver.baseName.text], let value = local.map(Expressions.unwrapped),
             let made = value.as(FunctionCallExprSyntax.self), made.calledExpression.as(DeclReferenceExprSyntax.self)?.baseName.text.first?.isUppercase == true,
@@ -859,9 +939,7 @@ final class FactCollector: SyntaxVisitor {
             // `prop.perform { }` is not (its initializer is handed no context).
             return .performOnOtherInstance(name, andWait: andWait)
         }
-        guard case .perform(let name) = placement, let closure = Self.innermostPerform(around: node),
-            case .perform(let base?, andWait: false) = ClosurePlacement.shape(of: closure),
-            let reference = Expressions.unwrapped(base).as(DeclReferenceExprSyntax.self), reference.baseName.text == name,
+        guard !andWait, let reference = performed.as(DeclReferenceExprSyntax.self), reference.baseName.text == name,
             let local = letValues.last?[name], let value = local
         else { return placement }
         switch Self.evidence(of: Syntax(Expressions.unwrapped(value))) {

@@ -182,20 +182,17 @@ struct ParameterLabels: Sendable, Hashable {
     init(_ parameters: FunctionParameterListSyntax) {
         var joined = "", defaulted: UInt64 = 0, isVariadic = false
         for (offset, parameter) in parameters.enumerated() {
-            joined += parameter.firstName.text + ":"
+            joined += parameter.firstName.text
+            joined += ":"
             if parameter.defaultValue != nil, offset < 64 { defaulted |= 1 << UInt64(offset) }
             if parameter.ellipsis != nil { isVariadic = true }
         }
         self.init(joined: joined, defaulted: defaulted, isVariadic: isVariadic)
     }
 
-    /// A call's argument labels, in the same form.
-    static func joined(_ arguments: LabeledExprListSyntax) -> String {
-        arguments.isEmpty ? "" : arguments.map { "\($0.label?.text ?? "_"):" }.joined()
-    }
-
     static func split(_ joined: String) -> [String] {
-        joined.split(separator: ":", omittingEmptySubsequences: false).dropLast().map(String.init)
+        // On the UTF-8 bytes: ":" is one byte, never part of another character.
+        joined.utf8.split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false).dropLast().map { String(Substring($0)) }
     }
 
     var labels: [String] { Self.split(joined) }
@@ -211,10 +208,15 @@ struct ParameterLabels: Sendable, Hashable {
     /// having defaults. Errs towards yes (a trailing closure may fill any parameter left),
     /// so that a call that may reach two overloads counts as a call of both.
     func accepts(_ arguments: String, trailingClosures: Int) -> Bool {
+        accepts(Self.split(arguments), trailingClosures: trailingClosures, own: labels)
+    }
+
+    /// `accepts(_:trailingClosures:)` with the call's labels and this function's
+    /// (`labels`) already split: a name's overloads are matched against every call of it.
+    func accepts(_ arguments: [String], trailingClosures: Int, own labels: [String]) -> Bool {
         if isVariadic { return true }
-        let labels = self.labels
         var next = 0
-        for label in Self.split(arguments) {
+        for label in arguments {
             while next < labels.count, labels[next] != label {
                 guard isDefaulted(next) else { return false }
                 next += 1
@@ -246,24 +248,34 @@ struct CallFact: Sendable {
     /// name there (`func start(for c: Conversation) { … self.fire(for: c) }`): what that
     /// parameter holds, when every call of the caller agrees, this one holds too.
     var parameterArguments: [String: String] { handed?.parameterArguments ?? [:] }
-    /// The call's argument labels ("_:context:", as `ParameterLabels.joined`) and its
-    /// trailing closures: which of a name's overloads it may call.
-    var labels = ""
-    var trailingClosures = 0
-    /// The calling function, by its place in its file's `functions` (-1: none, an
-    /// initializer): its labels tell it from its overloads.
-    var callerFunction: Int32 = -1
     /// Both, out of line: nil for the calls that hand neither (nearly all), so a call's
     /// fact is no larger than before they were read (every call of the project is kept).
     private let handed: HandedArguments?
+    /// The call's argument labels ("_:context:", each label and a colon, as
+    /// `ParameterLabels.joined` holds a function's), by their
+    /// number in its file's `labelTable` (the low 24 bits), and its trailing closures
+    /// (the high 8): which of a name's overloads it may call. Numbers, not a string,
+    /// placed last with the calling function's, so that a fact kept for every call of
+    /// the project is 112 bytes, as many as before labels were read.
+    private var labelsAndClosures: UInt32 = 0
+    /// The calling function, by its place in its file's `functions` (-1: none, an
+    /// initializer): its labels tell it from its overloads.
+    var callerFunction: Int32 = -1
+
+    /// The most distinct argument label lists one file may hold: 16 million, each
+    /// written out at least once, hundreds of megabytes of one source file.
+    static let labelNumbers: Int32 = 1 << 24
+
+    var labels: Int32 { Int32(labelsAndClosures & 0xFF_FFFF) }
+    var trailingClosures: Int { Int(labelsAndClosures >> 24) }
 
     init(
         callee: String, receiverType: String? = nil, caller: String?, callerType: String?, placement: CallPlacement, place: SourcePlace,
         objectArguments: [String: QueueEvidence] = [:], parameterArguments: [String: String] = [:],
-        labels: String = "", trailingClosures: Int = 0, callerFunction: Int32 = -1
+        labels: Int32 = 0, trailingClosures: Int = 0, callerFunction: Int32 = -1
     ) {
-        self.labels = labels
-        self.trailingClosures = trailingClosures
+        // More than 255 trailing closures fit any overload as 255 do.
+        labelsAndClosures = UInt32(clamping: labels) & 0xFF_FFFF | UInt32(UInt8(clamping: trailingClosures)) << 24
         self.callerFunction = callerFunction
         self.callee = callee
         self.receiverType = receiverType
@@ -371,9 +383,19 @@ struct FileFacts: Sendable {
     var contextExtensionUses: [ContextExtensionUse] = []
     var closureParameterQueues: [ClosureParameterQueue] = []
     var calls: [CallFact] = []
+    /// The argument labels of the file's calls, each distinct one once: a call keeps its
+    /// number (`CallFact.labels`).
+    var labelTable: [String] = []
     /// Functions named in `#selector(…)` or handed on as values: they have callers the
     /// project cannot see.
     var escapingNames: Set<String> = []
+}
+
+extension FileFacts {
+    /// A call's argument labels, in `ParameterLabels.joined`'s form.
+    func callLabels(_ call: CallFact) -> String {
+        labelTable.indices.contains(Int(call.labels)) ? labelTable[Int(call.labels)] : ""
+    }
 }
 
 /// Where a `URLSession`'s delegate methods run, from its `delegateQueue:` argument.

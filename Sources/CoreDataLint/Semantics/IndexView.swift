@@ -24,31 +24,47 @@ enum IndexQuestion: Hashable, Sendable {
     case mainActorType(String?)
     case viewController(String?)
     case swiftUIView(String?)
-    case entryReason(name: String, firstLabel: String?, type: String?, isAsync: Bool)
+    // Out of line: the largest question (49 bytes inline), which would make every
+    // question kept for the second pass (each distinct one, for the whole run) larger.
+    indirect case entryReason(name: String, firstLabel: String?, type: String?, isAsync: Bool)
     case concurrencyPlacement(name: String, type: String?, isAsync: Bool, isNonisolated: Bool, isStatic: Bool, isTest: Bool)
     case sessionDelegateQueue(String?)
     case watchSessionDelegate(String?)
-    case overloaded(String)
     case actorType(String?)
+}
+
+extension IndexQuestion {
+    /// The questions whether the index holds any fact of a kind: the rules ask the
+    /// questions of that kind only when it does.
+    static let holdsAnyKinds: Set<IndexQuestion> = [.hasParameterUses, .hasObjectReturns, .hasPropertyObjectReturns, .hasExtensionUses]
 }
 
 /// What the index answered.
 enum IndexAnswer: Hashable, Sendable {
-    case fact(ContextFact?)
+    /// No such fact, queue, use or objects: the index knows none (most answers). One
+    /// case for them all, inline, since a question tells which kind it asked.
+    case none
+    // Out of line: every answer larger than a string (33 to 73 bytes inline), which
+    // would make every answer kept for the second pass (each distinct one, for the
+    // whole run: 147,000 on the bench's tree) larger: 24 bytes an answer, not 80.
+    indirect case fact(ContextFact)
     case flag(Bool)
     case factory(RequestFactory?)
-    case queue(FunctionQueueFact?)
-    case use(ContextParameterUse?)
-    case objects(ObjectReturn?)
-    // Out of line: the largest answers, which would make every answer kept for the
-    // second pass (each distinct one, for the whole run) larger.
-    indirect case extensionUse(ContextExtensionUse?)
-    indirect case closureQueue(ClosureParameterQueue?)
-    indirect case propertyObjects(PropertyObjectContext?)
+    indirect case queue(FunctionQueueFact)
+    indirect case use(ContextParameterUse)
+    indirect case objects(ObjectReturn)
+    indirect case extensionUse(ContextExtensionUse)
+    indirect case closureQueue(ClosureParameterQueue)
+    indirect case propertyObjects(PropertyObjectContext)
     case parameters([ParameterObjects])
     case text(String?)
     case placement(ConcurrencyPlacement?)
     case session(SessionDelegateQueue?)
+
+    /// `answer(value)`, or `.none` when there is no value.
+    static func some<Value>(_ value: Value?, _ answer: (Value) -> IndexAnswer) -> IndexAnswer {
+        value.map(answer) ?? .none
+    }
 }
 
 extension ProjectIndex {
@@ -56,21 +72,21 @@ extension ProjectIndex {
     /// through here, so that a file's answers can be checked against another index.
     func answer(_ question: IndexQuestion) -> IndexAnswer {
         switch question {
-        case .contextProperty(let name): .fact(contextProperties[name])
-        case .typedContextProperty(let type, let name): .fact(contextProperty(name, in: type))
-        case .contextFunction(let name): .fact(contextFunctions[name])
+        case .contextProperty(let name): .some(contextProperties[name], IndexAnswer.fact)
+        case .typedContextProperty(let type, let name): .some(contextProperty(name, in: type), IndexAnswer.fact)
+        case .contextFunction(let name): .some(contextFunctions[name], IndexAnswer.fact)
         case .managedObjectClass(let name): .flag(managedObjectClasses.contains(name))
         case .requestFactory(let name): .factory(requestFactories[name])
         case .didSaveSelector(let name): .flag(didSaveSelectors.contains(name))
-        case .functionQueue(let name): .queue(functionQueues[functionKey(name)])
-        case .parameterUse(let key): .use(contextParameterUses[key])
+        case .functionQueue(let name): .some(functionQueues[functionKey(name)], IndexAnswer.queue)
+        case .parameterUse(let key): .some(contextParameterUses[key], IndexAnswer.use)
         case .hasParameterUses: .flag(!contextParameterUses.isEmpty)
-        case .objectReturn(let key): .objects(objectReturns[key])
+        case .objectReturn(let key): .some(objectReturns[key], IndexAnswer.objects)
         case .hasObjectReturns: .flag(!objectReturns.isEmpty)
-        case .extensionUse(let name): .extensionUse(contextExtensionUses[name])
+        case .extensionUse(let name): .some(contextExtensionUses[name], IndexAnswer.extensionUse)
         case .hasExtensionUses: .flag(!contextExtensionUses.isEmpty)
-        case .closureParameterQueue(let key): .closureQueue(closureParameterQueues[key])
-        case .propertyObjectReturn(let name): .propertyObjects(propertyObjectReturns[name])
+        case .closureParameterQueue(let key): .some(closureParameterQueues[key], IndexAnswer.closureQueue)
+        case .propertyObjectReturn(let name): .some(propertyObjectReturns[name], IndexAnswer.propertyObjects)
         case .hasPropertyObjectReturns: .flag(!propertyObjectReturns.isEmpty)
         case .neverPerformed(let name): .flag(neverPerformedContexts.contains(name))
         case .parameterObjects(let name): .parameters(parameterObjects[functionKey(name)] ?? [])
@@ -84,7 +100,6 @@ extension ProjectIndex {
                 entryPoints.concurrencyPlacement(name, type: type, isAsync: isAsync, isNonisolated: isNonisolated, isStatic: isStatic, isTest: isTest))
         case .sessionDelegateQueue(let type): .session(entryPoints.sessionDelegateQueue(type))
         case .watchSessionDelegate(let type): .flag(entryPoints.isWatchSessionDelegate(type))
-        case .overloaded(let name): .flag(overloads[name] != nil)
         case .actorType(let type): .flag(entryPoints.isActor(type))
         }
     }
@@ -99,18 +114,34 @@ final class IndexView {
     private let index: ProjectIndex
     /// Names of `NSManagedObject` subclasses other files declare, known so far.
     private let extraManagedObjectClasses: (@Sendable (String) -> Bool)?
+    /// Whether another file's own index holds any of a kind (`.hasParameterUses`...),
+    /// known so far: the project's index then holds some too, most likely.
+    private let heldElsewhere: (@Sendable (IndexQuestion) -> Bool)?
     private(set) var answers: [IndexQuestion: IndexAnswer]?
 
-    init(_ index: ProjectIndex, recording: Bool = false, extraManagedObjectClasses: (@Sendable (String) -> Bool)? = nil) {
+    init(
+        _ index: ProjectIndex, recording: Bool = false, extraManagedObjectClasses: (@Sendable (String) -> Bool)? = nil,
+        heldElsewhere: (@Sendable (IndexQuestion) -> Bool)? = nil
+    ) {
         self.index = index
         self.extraManagedObjectClasses = extraManagedObjectClasses
-        answers = recording ? [:] : nil
+        self.heldElsewhere = heldElsewhere
+        // A file asks a few hundred questions: room for them from the start, instead of
+        // rehashing every question asked so far each time the table doubles.
+        answers = recording ? Dictionary(minimumCapacity: 256) : nil
     }
 
     private func ask(_ question: IndexQuestion) -> IndexAnswer {
         if let known = answers?[question] { return known }
         var answer = index.answer(question)
         if case .managedObjectClass(let name) = question, answer == .flag(false), extraManagedObjectClasses?(name) == true {
+            answer = .flag(true)
+        }
+        // "Does the index hold any?" answered as the project's index will most likely
+        // answer it: no when only this file is known would make every file that calls or
+        // reads a member disagree with a project that holds one, and be parsed again.
+        // Yes only asks the questions the flag spares; the second pass checks them all.
+        if answer == .flag(false), IndexQuestion.holdsAnyKinds.contains(question), heldElsewhere?(question) == true {
             answer = .flag(true)
         }
         answers?[question] = answer
@@ -175,10 +206,6 @@ final class IndexView {
     /// An actor the project declares (one that names no executor of its own).
     func isActor(_ type: String?) -> Bool { type != nil && flag(.actorType(type)) }
 
-    /// A name declared twice with other argument labels: its functions are known by
-    /// their full names.
-    func isOverloaded(_ name: String) -> Bool { flag(.overloaded(name)) }
-
     /// A type that conforms to `WCSessionDelegate`.
     func isWatchSessionDelegate(_ type: String?) -> Bool { type != nil && flag(.watchSessionDelegate(type)) }
 
@@ -192,7 +219,7 @@ final class IndexView {
     func contextParameterUse(of call: FunctionCallExprSyntax) -> (ContextParameterUse, ExprSyntax)? {
         guard !call.arguments.isEmpty, hasParameterUses, let name = Expressions.lastName(call.calledExpression) else { return nil }
         for argument in call.arguments {
-            if case .use(let use?) = ask(.parameterUse("\(name)(\(argument.label?.text ?? "_"):)")) { return (use, argument.expression) }
+            if case .use(let use) = ask(.parameterUse("\(name)(\(argument.label?.text ?? "_"):)")) { return (use, argument.expression) }
         }
         return nil
     }
@@ -211,7 +238,7 @@ final class IndexView {
     /// The project function a call calls, when it returns objects of a context property.
     func propertyObjectReturn(of call: FunctionCallExprSyntax) -> PropertyObjectContext? {
         guard hasPropertyObjectReturns, let name = Expressions.lastName(call.calledExpression),
-            case .propertyObjects(let returned?) = ask(.propertyObjectReturn(name))
+            case .propertyObjects(let returned) = ask(.propertyObjectReturn(name))
         else { return nil }
         return returned
     }
@@ -221,14 +248,14 @@ final class IndexView {
     func closureParameterQueue(of call: FunctionCallExprSyntax, closure: ClosureExprSyntax, label: String?) -> ClosureParameterQueue? {
         guard let name = Expressions.lastName(call.calledExpression) else { return nil }
         let key = call.trailingClosure?.id == closure.id ? "\(name)(trailing)" : "\(name)(\(label ?? "_"):)"
-        guard case .closureQueue(let queue?) = ask(.closureParameterQueue(key)) else { return nil }
+        guard case .closureQueue(let queue) = ask(.closureParameterQueue(key)) else { return nil }
         return queue
     }
 
     /// `context.member` or `context.member(…)`: a method or computed property of a context
     /// extension that uses a confined member of its receiver straight in its body.
     func contextExtensionUse(_ access: MemberAccessExprSyntax) -> ContextExtensionUse? {
-        guard access.base != nil, hasExtensionUses, case .extensionUse(let use?) = ask(.extensionUse(access.declName.baseName.text)) else { return nil }
+        guard access.base != nil, hasExtensionUses, case .extensionUse(let use) = ask(.extensionUse(access.declName.baseName.text)) else { return nil }
         let isCalled = access.parent?.as(FunctionCallExprSyntax.self)?.calledExpression.id == access.id
         return use.isProperty != isCalled ? use : nil
     }
@@ -238,7 +265,7 @@ final class IndexView {
     func objectReturn(of call: FunctionCallExprSyntax) -> (ObjectReturn, ExprSyntax)? {
         guard !call.arguments.isEmpty, hasObjectReturns, let name = Expressions.lastName(call.calledExpression) else { return nil }
         for argument in call.arguments {
-            if case .objects(let returned?) = ask(.objectReturn("\(name)(\(argument.label?.text ?? "_"):)")) { return (returned, argument.expression) }
+            if case .objects(let returned) = ask(.objectReturn("\(name)(\(argument.label?.text ?? "_"):)")) { return (returned, argument.expression) }
         }
         return nil
     }

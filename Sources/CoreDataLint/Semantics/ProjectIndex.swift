@@ -118,7 +118,11 @@ struct ProjectIndex: Sendable {
         var factories: [String: [RequestFactory]] = [:]
         var declaredFunctions: [String: Int] = [:]
         for file in files {
-            for function in file.functions { declaredFunctions[function.name, default: declaredElsewhere.contains(function.name) ? 1 : 0] += 1 }
+            // By index: only the name is read, not a copy of every function's fact.
+            for index in file.functions.indices {
+                let name = file.functions[index].name
+                declaredFunctions[name, default: declaredElsewhere.contains(name) ? 1 : 0] += 1
+            }
             superclasses.merge(file.superclasses) { first, _ in first }
             conformances.merge(file.conformances) { $0 + $1 }
             mainActorTypes.formUnion(file.mainActorTypes)
@@ -132,17 +136,18 @@ struct ProjectIndex: Sendable {
         var labelled: [String: Int] = [:]
         // Each signature once: a name many types declare alike (`viewDidLoad()` in every
         // view controller) is asked of every call by its labels, which must not cost one
-        // question per declaration (3,497 a call on the bench's tree).
-        var signatures: [String: Set<ParameterLabels>] = [:]
+        // question per declaration (3,497 a call on the bench's tree). A name has few
+        // signatures: a look along them costs less than hashing one.
         for file in files {
-            for function in file.functions where declaredFunctions[function.name, default: 0] > 1 {
+            for index in file.functions.indices where declaredFunctions[file.functions[index].name, default: 0] > 1 {
+                let function = file.functions[index]
                 // Overloads this file declares itself are overloads in the project too,
                 // declared elsewhere as well or not: a file's own index says so as the
                 // project's does (each of them is then no one function here).
-                if signatures[function.name, default: []].insert(function.signature).inserted {
+                if overloads[function.name]?.contains(function.signature) != true {
                     overloads[function.name, default: []].append(function.signature)
                 }
-                guard !declaredElsewhere.contains(function.name) else { continue }
+                guard !declaredElsewhere.contains(function.name), !function.signature.joined.isEmpty else { continue }
                 for label in Set(function.signature.labels) { labelled["\(function.name)(\(label):)", default: 0] += 1 }
             }
         }
@@ -581,6 +586,9 @@ private struct CallGraph {
     private var functions: [String: [FunctionFact]] = [:]
     private var calls: [String: [CallFact]] = [:]
     private var escaping: Set<String> = []
+    /// The keys of `functions` whose base name is in `escaping` (named in `#selector` or
+    /// handed on as a value), found once: every round of the inference asks.
+    private var escapingKeys: Set<String> = []
     private let entryPoints: EntryPoints
     private let contexts: [String: ContextFact]
     private let contextFunctions: [String: ContextFact]
@@ -595,7 +603,8 @@ private struct CallGraph {
         // An overloaded name's functions are known by their full names.
         for file in files {
             for function in file.functions {
-                functions[overloads[function.name] == nil ? function.name : function.signature.fullName(function.name), default: []].append(function)
+                let isOverloaded = !overloads.isEmpty && overloads[function.name] != nil
+                functions[isOverloaded ? function.signature.fullName(function.name) : function.name, default: []].append(function)
             }
             escaping.formUnion(file.escapingNames)
         }
@@ -607,34 +616,52 @@ private struct CallGraph {
                     FunctionFact(name: name, firstLabel: nil, type: nil, isIBAction: false, isMainActor: false, isCalledFromOutside: true, place: first.place))
             }
         }
+        for key in functions.keys where escaping.contains(Self.base(key)) { escapingKeys.insert(key) }
+        // Each overload's labels split once, not at every call of its name.
+        let overloaded = overloads.mapValues { signatures in signatures.map { (signature: $0, labels: $0.labels, key: $0.fullName("")) } }
         for file in files {
+            // Whether each of the file's functions is overloaded, asked once per function,
+            // not once per call it makes.
+            let callerIsOverloaded = overloaded.isEmpty ? [] : file.functions.map { overloaded[$0.name] != nil }
             for var call in file.calls {
-                if let caller = call.caller, overloads[caller] != nil {
-                    call.caller = call.callerFunction >= 0 ? file.functions[Int(call.callerFunction)].signature.fullName(caller) : nil
+                if !overloaded.isEmpty, let caller = call.caller {
+                    let isOverloaded = call.callerFunction >= 0 ? callerIsOverloaded[Int(call.callerFunction)] : overloaded[caller] != nil
+                    if isOverloaded {
+                        call.caller = call.callerFunction >= 0 ? file.functions[Int(call.callerFunction)].signature.fullName(caller) : nil
+                    }
                 }
                 // A call of an overloaded name reaches the overloads its labels fit; one
-                // they fit none of, any of them.
-                var keys = [call.callee]
-                if let signatures = overloads[call.callee] {
-                    let fitting = signatures.filter { $0.accepts(call.labels, trailingClosures: call.trailingClosures) }
-                    keys = Array(Set((fitting.isEmpty ? signatures : fitting).map { $0.fullName(call.callee) }))
+                // they fit none of, any of them. An overloaded name is no key of
+                // `functions` (its declarations are known by their full names): a name
+                // that is one is asked no more.
+                if let declared = functions[call.callee] {
+                    add(call, as: call.callee, declared)
+                    continue
                 }
-                for key in keys {
-                    guard let declared = functions[key] else { continue }
-                    // `Type.method()` calls the project's method only when that type declares it.
-                    if let receiver = call.receiverType {
-                        let type = receiver == "Self" ? call.callerType : receiver
-                        guard declared.contains(where: { $0.type == type && $0.isStatic }) else { continue }
-                    }
-                    calls[key, default: []].append(call)
-                }
+                guard !overloaded.isEmpty, let signatures = overloaded[call.callee] else { continue }
+                let labels = ParameterLabels.split(file.callLabels(call))
+                let fitting = signatures.filter { $0.signature.accepts(labels, trailingClosures: call.trailingClosures, own: $0.labels) }
+                for key in Set((fitting.isEmpty ? signatures : fitting).map { call.callee + $0.key }) { add(call, as: key) }
             }
         }
     }
 
+    /// Keeps `call` as a call of the function known by `key`, when the project declares it.
+    private mutating func add(_ call: CallFact, as key: String, _ known: [FunctionFact]? = nil) {
+        guard let declared = known ?? functions[key] else { return }
+        // `Type.method()` calls the project's method only when that type declares it.
+        if let receiver = call.receiverType {
+            let type = receiver == "Self" ? call.callerType : receiver
+            guard declared.contains(where: { $0.type == type && $0.isStatic }) else { return }
+        }
+        calls[key, default: []].append(call)
+    }
+
     /// A function's key without its labels: what `#selector` and function values name.
     private static func base(_ key: String) -> String {
-        key.firstIndex(of: "(").map { String(key[..<$0]) } ?? key
+        // On the UTF-8 bytes: "(" is one byte, never part of another character.
+        guard let open = key.utf8.firstIndex(of: UInt8(ascii: "(")) else { return key }
+        return String(key[..<open])
     }
 
     /// "`reload()`", "`getDefaultPrinter(context:)`": a caller, for messages.
@@ -652,7 +679,7 @@ private struct CallGraph {
                 if let reason = entryPoints.reason(function) {
                     inferred[name] = FunctionQueueFact(queue: .main, reason: reason)
                     grew = true
-                } else if !function.isCalledFromOutside, !runsApart(function), !escaping.contains(Self.base(name)), let fact = fromCallSites(name, inferred) {
+                } else if !function.isCalledFromOutside, !runsApart(function), !escapingKeys.contains(name), let fact = fromCallSites(name, inferred) {
                     inferred[name] = fact
                     grew = true
                 }
@@ -673,7 +700,7 @@ private struct CallGraph {
             grew = false
             for (name, declared) in functions where declared.count == 1 && !declared[0].objectParameters.isEmpty {
                 let function = declared[0]
-                guard !function.isCalledFromOutside, !escaping.contains(Self.base(name)), let sites = calls[name], !sites.isEmpty else { continue }
+                guard !function.isCalledFromOutside, !escapingKeys.contains(name), let sites = calls[name], !sites.isEmpty else { continue }
                 for (label, parameter) in function.objectParameters where result[name]?.contains(where: { $0.parameter == parameter }) != true {
                     var agreed: (String, ContextFact)?
                     for site in sites {
@@ -726,7 +753,7 @@ private struct CallGraph {
         var grew = true
         while grew {
             grew = false
-            for (name, declared) in functions where inferred[name] == nil && declared.count == 1 && !escaping.contains(Self.base(name)) && !runsApart(declared[0]) {
+            for (name, declared) in functions where inferred[name] == nil && declared.count == 1 && !escapingKeys.contains(name) && !runsApart(declared[0]) {
                 for site in calls[name] ?? [] {
                     guard let reason = mainPathReason(site, inferred) else { continue }
                     inferred[name] = FunctionQueueFact(queue: .main, reason: reason, onSomePaths: true)
@@ -738,7 +765,8 @@ private struct CallGraph {
     }
 
     private func mainPathReason(_ site: CallFact, _ inferred: [String: FunctionQueueFact]) -> String? {
-        let place = site.place.described
+        // Made only for an answer: most sites give none.
+        var place: String { site.place.described }
         switch site.placement {
         case .main:
             return "when called on the main queue, as at \(place)"
@@ -766,7 +794,8 @@ private struct CallGraph {
     }
 
     private func queue(of site: CallFact, _ inferred: [String: FunctionQueueFact]) -> FunctionQueueFact? {
-        let place = site.place.described
+        // Made only for an answer: most sites give none.
+        var place: String { site.place.described }
         switch site.placement {
         case .main:
             return FunctionQueueFact(queue: .main, reason: "called only on the main queue, as at \(place)")

@@ -133,6 +133,16 @@ final class SemanticWalker: SyntaxVisitor {
 
     /// What an expression holds, when the linter can tell.
     func resolve(_ expression: ExprSyntax) -> Value? {
+        guard memoizing else { return resolveAnew(expression) }
+        let id = expression.id
+        if let known = memoExpressions.firstIndex(of: id) { return memoValues[known] }
+        let value = resolveAnew(expression)
+        memoExpressions.append(id)
+        memoValues.append(value)
+        return value
+    }
+
+    private func resolveAnew(_ expression: ExprSyntax) -> Value? {
         let expression = Expressions.unwrapped(expression)
         if let sequence = expression.as(SequenceExprSyntax.self) { return resolve(sequence) }
         if let reference = expression.as(DeclReferenceExprSyntax.self) { return lookup(reference.baseName.text)?.value }
@@ -581,14 +591,16 @@ final class SemanticWalker: SyntaxVisitor {
         var function = Frame(
             queue: observes ? .postingThread : .caller, functionName: "\(name)()", isActionHandler: isAction,
             isDidSaveObserver: observes, queueDepth: frame.queueDepth + 1, start: node.position.utf8Offset)
-        if !observes { placeFunction(&function, node, isIBAction: isIBAction) }
-        enterFunction(function, parameters: node.signature.parameterClause.parameters, function: functionKey(node))
+        // Asked once: where the function runs and its parameters' objects both need it.
+        let key = functionKey(node)
+        if !observes { placeFunction(&function, node, key: key, isIBAction: isIBAction) }
+        enterFunction(function, parameters: node.signature.parameterClause.parameters, function: key)
         return .visitChildren
     }
 
     /// Where a method runs, when a framework, Swift concurrency or every call site in
     /// the project tells.
-    private func placeFunction(_ function: inout Frame, _ node: FunctionDeclSyntax, isIBAction: Bool) {
+    private func placeFunction(_ function: inout Frame, _ node: FunctionDeclSyntax, key: String, isIBAction: Bool) {
         let type = typeNames.last
         let name = node.name.text
         let isAsync = node.signature.effectSpecifiers?.asyncSpecifier != nil
@@ -671,7 +683,7 @@ final class SemanticWalker: SyntaxVisitor {
             function.reason = "`\(name)()` is a WCSessionDelegate method, which WCSession calls on its delegate queue, a non-main serial queue (WCSession.h)"
             return
         }
-        guard let inferred = index.functionQueue(of: functionKey(node)) else { return }
+        guard let inferred = index.functionQueue(of: key) else { return }
         switch inferred.queue {
         case .main where inferred.onSomePaths:
             function.queue = .main
@@ -706,11 +718,13 @@ final class SemanticWalker: SyntaxVisitor {
         }
     }
 
-    /// The name the index knows a function by: its full name (`getDefaultPrinter(context:)`)
-    /// when the name is overloaded, else its name.
+    /// The name the index is asked about a function by: its full name
+    /// (`getDefaultPrinter(context:)`), which the index reads as the name alone when the
+    /// name is not overloaded. Not asking whether it is keeps a file's first-pass answers
+    /// in line with the project's where an overload in another file changes no answer
+    /// (the file is then not parsed again).
     private func functionKey(_ node: FunctionDeclSyntax) -> String {
-        let name = node.name.text
-        return index.isOverloaded(name) ? ParameterLabels(node.signature.parameterClause.parameters).fullName(name) : name
+        ParameterLabels(node.signature.parameterClause.parameters).fullName(node.name.text)
     }
 
     override func visitPost(_ node: FunctionDeclSyntax) { leaveFunction() }
@@ -884,7 +898,9 @@ final class SemanticWalker: SyntaxVisitor {
     // MARK: What rules watch
 
     override func visit(_ node: FunctionCallExprSyntax) -> SyntaxVisitorContinueKind {
+        memoizing = true
         for rule in rules { rule.call(node, self) }
+        endMemo()
         return .visitChildren
     }
 
@@ -892,8 +908,24 @@ final class SemanticWalker: SyntaxVisitor {
         if Expressions.isSelf(node.base), let binding = binding(named: ExprSyntax(node)) {
             for rule in rules { rule.reference(ExprSyntax(node), name: node.declName.baseName.text, binding, self) }
         }
+        memoizing = true
         for rule in rules { rule.memberAccess(node, self) }
+        endMemo()
         return .visitChildren
+    }
+
+    /// While the rules look at one call or member access, nothing the walker tracks
+    /// changes: an expression several rules resolve (the receiver of `context.save()`,
+    /// asked by five of them) is resolved once, and kept here until the rules are done.
+    private var memoizing = false
+    /// Apart, so that looking an expression up copies no value.
+    private var memoExpressions: [SyntaxIdentifier] = []
+    private var memoValues: [Value?] = []
+
+    private func endMemo() {
+        memoizing = false
+        memoExpressions.removeAll(keepingCapacity: true)
+        memoValues.removeAll(keepingCapacity: true)
     }
 
     override func visit(_ node: DeclReferenceExprSyntax) -> SyntaxVisitorContinueKind {
