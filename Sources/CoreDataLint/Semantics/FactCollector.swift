@@ -59,6 +59,9 @@ final class FactCollector: SyntaxVisitor {
     /// parameters (`Entity` or `[Entity]`; none for an initializer).
     private var bindingValues: [[String: ExprSyntax?]] = []
     private var objectParameterNames: [Set<String>] = []
+    /// Whether each function declaration being read has a context parameter (its
+    /// `initParameters` may have been emptied since).
+    private var functionTakesContext: [Bool] = []
     /// Where each function being read is in `facts.functions` (-1: none).
     private var functionIndexes: [Int32] = []
     /// Each distinct argument labels' number in `facts.labelTable`, and the number of
@@ -68,6 +71,9 @@ final class FactCollector: SyntaxVisitor {
 
     /// The source of the tree being walked, when at hand.
     private let text: String?
+    /// Whether the source may hold `#selector` (a token's text is in the source as
+    /// written): most files have none, and their calls' arguments are not read for one.
+    private lazy var mayHoldSelectors = mayContain(from: 0, to: text?.utf8.count ?? 0, anyOf: ["selector"])
 
     init(lines: LineTable, fileName: String, text: String? = nil) {
         self.lines = lines
@@ -302,13 +308,47 @@ final class FactCollector: SyntaxVisitor {
         let name = node.name.text
         let type = types.last
         let modifiers = node.modifiers.map(\.name.text)
-        // Read once: the function's fact and its body's walk both need them.
-        let objectParameters = Self.objectParameters(node.signature.parameterClause.parameters)
+        // One walk over the parameters reads all the fact and the body's walk need of
+        // them: each parameter's type and names made once, not once a question.
+        let parameters = node.signature.parameterClause.parameters
+        let hasBody = node.body != nil
+        var objectParameters: [String: String] = [:]
+        var contextParameters: [String: String] = [:]
+        var locals: Set<String> = []
+        var closures: [FunctionParameterSyntax] = []
+        var joined = "", defaulted: UInt64 = 0, isVariadic = false
+        var firstLabel: String?
+        var takesWatchSession = false
+        for (offset, parameter) in parameters.enumerated() {
+            let parameterType = parameter.type
+            let base = TypeNames.base(of: parameterType)
+            let label = parameter.firstName.text
+            let local = parameter.secondName?.text ?? label
+            if offset == 0 {
+                firstLabel = label
+                takesWatchSession = base == "WCSession"
+            }
+            joined += label
+            joined += ":"
+            if parameter.defaultValue != nil, offset < 64 { defaulted |= 1 << UInt64(offset) }
+            if parameter.ellipsis != nil { isVariadic = true }
+            // An object parameter: `Entity` or `[Entity]` (an uppercase name that is no
+            // standard type nor a context), by label.
+            if let object = TypeNames.element(of: parameterType) ?? base, Self.startsUppercase(object), !Self.plainTypes.contains(object),
+                object != CoreDataAPI.contextType
+            {
+                objectParameters[label] = local
+            }
+            if base == CoreDataAPI.contextType { contextParameters[local] = label }
+            locals.insert(local)
+            if hasBody, Self.isFunctionType(parameterType) { closures.append(parameter) }
+        }
+        let takesContext = !contextParameters.isEmpty
         // A protocol's requirement is the same method as its implementations, not another.
         if node.body != nil {
             facts.functions.append(
                 FunctionFact(
-                    name: name, firstLabel: node.signature.parameterClause.parameters.first?.firstName.text, type: type?.name,
+                    name: name, firstLabel: firstLabel, type: type?.name,
                     isIBAction: Attributes.has("IBAction", in: node.attributes),
                     isMainActor: Attributes.has("MainActor", in: node.attributes) || type?.isMainActor == true,
                     isCalledFromOutside: modifiers.contains("override") || Attributes.has("objc", in: node.attributes)
@@ -317,8 +357,8 @@ final class FactCollector: SyntaxVisitor {
                     isAsync: node.signature.effectSpecifiers?.asyncSpecifier != nil && !Self.runsOnCallersActor(node),
                     isNonisolated: modifiers.contains("nonisolated"), isTest: Attributes.has("Test", in: node.attributes), place: place(node.name),
                     objectParameters: objectParameters,
-                    signature: ParameterLabels(node.signature.parameterClause.parameters),
-                    takesWatchSession: node.signature.parameterClause.parameters.first.flatMap { TypeNames.base(of: $0.type) } == "WCSession"))
+                    signature: ParameterLabels(joined: joined, defaulted: defaulted, isVariadic: isVariadic),
+                    takesWatchSession: takesWatchSession))
         }
         if let returned = node.signature.returnClause?.type {
             readReturnType(returned, of: node)
@@ -326,15 +366,10 @@ final class FactCollector: SyntaxVisitor {
         if isInContextExtension, !Self.isCoreDataMember(name), let body = node.body, let (confined, at) = Self.confinedUseOfSelf(in: Syntax(body)) {
             facts.contextExtensionUses.append(ContextExtensionUse(member: name, isProperty: false, confined: confined, place: place(at)))
         }
-        let parameters = node.signature.parameterClause.parameters
-        var contextParameters: [String: String] = [:]
-        for parameter in parameters where TypeNames.base(of: parameter.type) == CoreDataAPI.contextType {
-            contextParameters[(parameter.secondName ?? parameter.firstName).text] = parameter.firstName.text
-        }
         if !contextParameters.isEmpty, let returned = node.signature.returnClause?.type, let body = node.body {
             recordObjectReturn(name, returned, contextParameters, body)
         }
-        if let body = node.body { recordClosureParameterQueues(name, parameters, body) }
+        if let body = node.body { recordClosureParameterQueues(name, closures, body) }
         // A @MainActor or async function does not run on its caller's queue: its use of a
         // context parameter is not the caller's.
         if Attributes.has("MainActor", in: node.attributes) || type?.isMainActor == true || node.signature.effectSpecifiers?.asyncSpecifier != nil {
@@ -348,7 +383,8 @@ final class FactCollector: SyntaxVisitor {
         {
             contextParameters = [:]
         }
-        functions.append((name, Set(parameters.map { ($0.secondName ?? $0.firstName).text }), contextParameters))
+        functions.append((name, locals, contextParameters))
+        functionTakesContext.append(takesContext)
         functionIndexes.append(node.body != nil ? Int32(facts.functions.count - 1) : -1)
         letValues.append([:])
         bindingValues.append([:])
@@ -358,11 +394,12 @@ final class FactCollector: SyntaxVisitor {
 
     override func visitPost(_ node: FunctionDeclSyntax) {
         if let returned = node.signature.returnClause?.type, let body = node.body, let function = functions.last, function.initParameters.isEmpty,
-            !node.signature.parameterClause.parameters.contains(where: { TypeNames.base(of: $0.type) == CoreDataAPI.contextType })
+            functionTakesContext.last == false
         {
             recordPropertyObjectReturn(node.name.text, returned, body, locals: function.locals)
         }
         functions.removeLast()
+        functionTakesContext.removeLast()
         functionIndexes.removeLast()
         letValues.removeLast()
         bindingValues.removeLast()
@@ -427,19 +464,6 @@ final class FactCollector: SyntaxVisitor {
         return name.first?.isUppercase == true
     }
 
-    /// Parameters typed `Entity` or `[Entity]` (an uppercase name that is no standard
-    /// type nor a context), by label.
-    private static func objectParameters(_ parameters: FunctionParameterListSyntax) -> [String: String] {
-        var result: [String: String] = [:]
-        for parameter in parameters {
-            guard let type = TypeNames.element(of: parameter.type) ?? TypeNames.base(of: parameter.type), Self.startsUppercase(type),
-                !plainTypes.contains(type), type != CoreDataAPI.contextType
-            else { continue }
-            result[parameter.firstName.text] = (parameter.secondName ?? parameter.firstName).text
-        }
-        return result
-    }
-
     /// `users` where the caller declared `let users = (try? context.fetch(request)) ?? []`
     /// (or `try? …`, `try …`): what tells the fetched context's queue.
     private func fetchedObjectsEvidence(_ argument: ExprSyntax) -> QueueEvidence? {
@@ -497,11 +521,9 @@ final class FactCollector: SyntaxVisitor {
     /// The closure parameters `body` calls only on the main queue or only off it
     /// (`DispatchQueue.main.async { success(data) }`, `Task.detached(operation: body)`),
     /// and uses in no other way.
-    private func recordClosureParameterQueues(_ function: String, _ parameters: FunctionParameterListSyntax, _ body: CodeBlockSyntax) {
-        // An array, not `parameters.filter`: SwiftSyntax's filter builds a new syntax
-        // collection (a new tree), for every function.
-        var closures: [FunctionParameterSyntax] = []
-        for parameter in parameters where Self.isFunctionType(parameter.type) { closures.append(parameter) }
+    /// `closures`: the function's parameters of a function type, in order (an array, not
+    /// `parameters.filter`: SwiftSyntax's filter builds a new syntax collection).
+    private func recordClosureParameterQueues(_ function: String, _ closures: [FunctionParameterSyntax], _ body: CodeBlockSyntax) {
         guard !closures.isEmpty else { return }
         var tokens: [TokenSyntax]?
         for parameter in closures {
@@ -703,7 +725,7 @@ final class FactCollector: SyntaxVisitor {
     // MARK: Calls
 
     override func visit(_ node: FunctionCallExprSyntax) -> SyntaxVisitorContinueKind {
-        recordSelectors(node)
+        if mayHoldSelectors { recordSelectors(node) }
         recordParameterUse(node)
         let callee = node.calledExpression
         if let reference = callee.as(DeclReferenceExprSyntax.self), reference.baseName.text.first?.isUppercase == true {
@@ -817,12 +839,15 @@ final class FactCollector: SyntaxVisitor {
         guard mayContain(from: start, to: start + length, anyOf: ["ontext"]) else { return .visitChildren }
         let name = token.text
         guard Self.isContextLikeName(name) else { return .visitChildren }
+        // `(reads[name] ?? true) && safe`, with one lookup: a name already read unsafely
+        // stays so, without reading this use.
+        let known = facts.contextNameReads[name]
+        guard known != false else { return .visitChildren }
         var read = Syntax(node)
         if let member = node.parent?.as(MemberAccessExprSyntax.self), member.declName.id == node.id { read = Syntax(member) }
-        // One lookup for a name read again safely (most reads), as `(reads[name] ?? true) && safe`.
         if !Self.isConfinedUse(read) {
             facts.contextNameReads[name] = false
-        } else if facts.contextNameReads[name] == nil {
+        } else if known == nil {
             facts.contextNameReads[name] = true
         }
         return .visitChildren

@@ -302,13 +302,15 @@ final class AnswerTable: Sendable {
         let pairs = answers.map { Hashed(Pair(question: $0.key, answer: $0.value)) }
         return table.withLock { table in
             pairs.map { pair in
-                if let number = table[pair] { return number }
-                let number = Int32(table.count)
-                table[pair] = number
-                return number
+                // One probe of the table: a pair not in it yet is added with the next
+                // number, by the default subscript's in-place access.
+                let next = Int32(table.count)
+                return Self.value(&table[pair, default: next])
             }
         }
     }
+
+    private static func value(_ number: inout Int32) -> Int32 { number }
 
     /// For each pair, by number, whether `index` gives its question the same answer.
     func agreement(with index: ProjectIndex) -> [Bool] {

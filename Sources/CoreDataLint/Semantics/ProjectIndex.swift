@@ -600,6 +600,11 @@ private struct CallGraph {
         self.entryPoints = entryPoints
         self.contexts = contexts
         self.contextFunctions = contextFunctions
+        // Room for every function at once in a file's own index (its functions bound its
+        // keys), not grown key by key; not in the project's, where names declared alike
+        // in many types would make the bound far above the keys.
+        let declaredCount = files.reduce(0) { $0 + $1.functions.count }
+        if declaredCount <= 512 { functions.reserveCapacity(declaredCount) }
         // An overloaded name's functions are known by their full names.
         for file in files {
             for function in file.functions {
@@ -623,6 +628,9 @@ private struct CallGraph {
             // Whether each of the file's functions is overloaded, asked once per function,
             // not once per call it makes.
             let callerIsOverloaded = overloaded.isEmpty ? [] : file.functions.map { overloaded[$0.name] != nil }
+            // Each of the file's argument label lists split once, by its number, not at
+            // every call of an overloaded name that has it.
+            var splitLabels: [[String]?] = []
             for var call in file.calls {
                 if !overloaded.isEmpty, let caller = call.caller {
                     let isOverloaded = call.callerFunction >= 0 ? callerIsOverloaded[Int(call.callerFunction)] : overloaded[caller] != nil
@@ -639,7 +647,19 @@ private struct CallGraph {
                     continue
                 }
                 guard !overloaded.isEmpty, let signatures = overloaded[call.callee] else { continue }
-                let labels = ParameterLabels.split(file.callLabels(call))
+                let labels: [String]
+                let number = Int(call.labels)
+                if file.labelTable.indices.contains(number) {
+                    if splitLabels.isEmpty { splitLabels = Array(repeating: nil, count: file.labelTable.count) }
+                    if let known = splitLabels[number] {
+                        labels = known
+                    } else {
+                        labels = ParameterLabels.split(file.labelTable[number])
+                        splitLabels[number] = labels
+                    }
+                } else {
+                    labels = ParameterLabels.split(file.callLabels(call))
+                }
                 let fitting = signatures.filter { $0.signature.accepts(labels, trailingClosures: call.trailingClosures, own: $0.labels) }
                 for key in Set((fitting.isEmpty ? signatures : fitting).map { call.callee + $0.key }) { add(call, as: key) }
             }
