@@ -73,6 +73,25 @@ struct ExploreAppCorpusTests {
         #expect(run.stdout.contains("no failure in 20 schedules"), "\(run.stdout)")
     }
 
+    /// `CTXDEBUG_DISPATCH_COST=FILE` (docs/explore.md, "Speed"): each explored process
+    /// appends one line per hook it took, four figures in nanoseconds: the hook's time less
+    /// its waits, the real `dispatch_async_f`'s part, the protocol's coding, its CPU time.
+    @Test("the cost file has one line of four figures per hook the scheduler took")
+    func costFileHasFourFiguresPerHook() throws {
+        let directory = TempDirectory("explore-cost-file")
+        let file = directory.file("hooks.cost").path
+        try Self.requireLibrary()
+        let run = try CLI.ctxdebug(
+            ["explore", "--seed", "1", "--iterations", "3", "--schedule-dir", "schedules", "--", try Self.corpus(), "main-hop-before-save-fixed"],
+            environment: ["CTXDEBUG_DISPATCH_COST": file], in: directory.url)
+        #expect(run.status == 0, "\(run)")
+        let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n")
+        #expect(!lines.isEmpty, "the hooks of 3 schedules")
+        let rows = lines.map { $0.split(separator: " ").compactMap { UInt64($0) } }
+        for (line, figures) in zip(lines, rows) { #expect(figures.count == 4, "\(line)") }
+        #expect(rows.contains { $0.count == 4 && $0[3] > 0 }, "some hook took CPU time: \(lines)")
+    }
+
     /// A preload library of another layout than the program's runtime (here, one that
     /// exports only the entry point's name before the tables' layout was in it) is not
     /// installed, and the program says so: libdispatch runs uncontrolled, nothing crashes.

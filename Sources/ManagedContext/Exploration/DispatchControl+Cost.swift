@@ -37,54 +37,31 @@ enum ControlCost {
         }
     }()
 
+    /// A running total of nanoseconds for each thread, kept in a pthread key's slot.
+    private struct ThreadTotal: Sendable {
+        private let key: pthread_key_t
+
+        init() {
+            var key = pthread_key_t()
+            pthread_key_create(&key, nil)
+            self.key = key
+        }
+
+        var value: UInt64 {
+            get { UInt64(UInt(bitPattern: pthread_getspecific(key))) }
+            nonmutating set { pthread_setspecific(key, UnsafeRawPointer(bitPattern: UInt(newValue))) }
+        }
+    }
+
     /// What this thread spent waiting (parked, or for the parent's answer) so far.
-    private static let excludedKey: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key, nil)
-        return key
-    }()
-
-    private static var excluded: UInt64 {
-        get { UInt64(UInt(bitPattern: pthread_getspecific(excludedKey))) }
-        set { pthread_setspecific(excludedKey, UnsafeRawPointer(bitPattern: UInt(newValue))) }
-    }
-
+    private static let excluded = ThreadTotal()
     /// What this thread spent in real `dispatch_async_f` calls starting chosen blocks.
-    private static let submittedKey: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key, nil)
-        return key
-    }()
-
-    private static var submitted: UInt64 {
-        get { UInt64(UInt(bitPattern: pthread_getspecific(submittedKey))) }
-        set { pthread_setspecific(submittedKey, UnsafeRawPointer(bitPattern: UInt(newValue))) }
-    }
-
+    private static let submitted = ThreadTotal()
     /// What this thread spent encoding questions and decoding answers, round trips aside.
-    private static let codingKey: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key, nil)
-        return key
-    }()
-
-    private static var coding: UInt64 {
-        get { UInt64(UInt(bitPattern: pthread_getspecific(codingKey))) }
-        set { pthread_setspecific(codingKey, UnsafeRawPointer(bitPattern: UInt(newValue))) }
-    }
-
+    private static let coding = ThreadTotal()
     /// The CPU time of the app's work this thread ran inside hooks (hosted blocks, the
     /// real `dispatch_async_f`), so far.
-    private static let appCPUKey: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key, nil)
-        return key
-    }()
-
-    private static var appCPU: UInt64 {
-        get { UInt64(UInt(bitPattern: pthread_getspecific(appCPUKey))) }
-        set { pthread_setspecific(appCPUKey, UnsafeRawPointer(bitPattern: UInt(newValue))) }
-    }
+    private static let appCPU = ThreadTotal()
 
     /// This thread's CPU time.
     private static func threadCPU() -> UInt64 {
@@ -98,19 +75,19 @@ enum ControlCost {
     static func measure(_ hook: () -> Int32) -> Int32 {
         guard isOn else { return hook() }
         _ = installed
-        let before = excluded
-        let submittedBefore = submitted
-        let codingBefore = coding
-        let appBefore = appCPU
+        let before = excluded.value
+        let submittedBefore = submitted.value
+        let codingBefore = coding.value
+        let appBefore = appCPU.value
         let cpuStart = threadCPU()
         let start = MonotonicClock.now()
         let taken = hook()
         let total = MonotonicClock.now() - start
         let cpu = threadCPU() - cpuStart
-        let waited = excluded - before
-        let real = submitted - submittedBefore
-        let coded = coding - codingBefore
-        let app = appCPU - appBefore
+        let waited = excluded.value - before
+        let real = submitted.value - submittedBefore
+        let coded = coding.value - codingBefore
+        let app = appCPU.value - appBefore
         if taken != 0 { durations.withLock { $0.append((total > waited ? total - waited : 0, real, coded, cpu > app ? cpu - app : 0)) } }
         return taken
     }
@@ -120,7 +97,7 @@ enum ControlCost {
     static func exclude<T>(_ wait: () -> T) -> T {
         guard isOn else { return wait() }
         let start = MonotonicClock.now()
-        defer { excluded += MonotonicClock.now() - start }
+        defer { excluded.value += MonotonicClock.now() - start }
         return wait()
     }
 
@@ -130,7 +107,7 @@ enum ControlCost {
     static func appWork<T>(_ work: () -> T) -> T {
         guard isOn else { return work() }
         let cpuStart = threadCPU()
-        defer { appCPU += threadCPU() - cpuStart }
+        defer { appCPU.value += threadCPU() - cpuStart }
         return exclude(work)
     }
 
@@ -139,12 +116,12 @@ enum ControlCost {
     @inline(__always)
     static func asking<T>(_ ask: () -> T) -> T {
         guard isOn else { return ask() }
-        let before = excluded
+        let before = excluded.value
         let start = MonotonicClock.now()
         defer {
             let total = MonotonicClock.now() - start
-            let waited = excluded - before
-            coding += total > waited ? total - waited : 0
+            let waited = excluded.value - before
+            coding.value += total > waited ? total - waited : 0
         }
         return ask()
     }
@@ -156,7 +133,7 @@ enum ControlCost {
         let cpuStart = threadCPU()
         let start = MonotonicClock.now()
         submit()
-        submitted += MonotonicClock.now() - start
-        appCPU += threadCPU() - cpuStart
+        submitted.value += MonotonicClock.now() - start
+        appCPU.value += threadCPU() - cpuStart
     }
 }
