@@ -144,9 +144,7 @@ import Testing
         for key in [a, b, other] { s.append(.block({}, []), to: key) }
         // What enterPrimitives finds through the library's target table, which is not loaded here.
         for (key, queue) in [(a, Self.engineA), (b, Self.engineB), (other, Self.alone)] {
-            let domain = Self.domain(queue)!
-            s.primitives.domainOfKey[key] = domain
-            s.primitives.domainMembers[domain, default: []].insert(key)
+            s.queues[key]?.domain = Self.domain(queue)!
         }
         #expect(Set(scheduler.enabledCandidates(s).map(\.key)) == [a, b, other])
         s.queues[a]?.busy = true

@@ -20,16 +20,6 @@ extension ControlledScheduler {
         /// The blocks and `sync`s of each concurrent queue the app made (by address) that
         /// have not finished, in the order they were submitted.
         var gates: [UInt: Gate] = [:]
-        /// The gate of each logical queue of a concurrent queue's block or `sync`.
-        var gateOfKey: [String: UInt] = [:]
-        /// The serial queue (by address) each logical queue shares its one-at-a-time
-        /// order with: the outermost serial queue of its target chain (a serial queue's
-        /// own, when it targets none).
-        var domainOfKey: [String: UInt] = [:]
-        var domainMembers: [UInt: Set<String>] = [:]
-        /// Logical queues that hold one block or one `sync` only (a concurrent queue's):
-        /// forgotten when it finished.
-        var transient: Set<String> = []
         /// The logical queues the `sync`s of each unit on concurrent queues hold, innermost last.
         var concurrentSyncs: [Int: [String]] = [:]
         /// The iterations of each `dispatch_apply` under way that have not finished.
@@ -269,7 +259,7 @@ extension ControlledScheduler {
         guard let unit = ThreadUnit.current, unit.scheduler === self else { return false }
         return state.withLock { s in
             guard s.primitives.gates[queue.address] != nil, var held = s.primitives.concurrentSyncs[unit.id],
-                let index = held.lastIndex(where: { s.primitives.gateOfKey[$0] == queue.address })
+                let index = held.lastIndex(where: { s.queues[$0]?.gate == queue.address })
             else { return false }
             let key = held.remove(at: index)
             s.primitives.concurrentSyncs[unit.id] = held.isEmpty ? nil : held
@@ -291,22 +281,21 @@ extension ControlledScheduler.State {
     /// A new logical queue of a libdispatch queue: it joins its queue's gate (a concurrent
     /// queue's block) and the one-at-a-time order of the serial queue it targets.
     mutating func enterPrimitives(_ key: String, queue: RawDispatchObject, concurrent: Bool, label: String) {
+        // Kept in the logical queue's own state: a dictionary type of its own would cost the
+        // Swift runtime's first use of its metadata in every explored process.
         if concurrent {
-            primitives.transient.insert(key)
+            queues[key]?.transient = true
             if keepsBarriers(queue, label: label) {
                 primitives.gates[queue.address, default: ControlledScheduler.Gate()].entries.append(.init(key: key, barrier: false))
-                primitives.gateOfKey[key] = queue.address
+                queues[key]?.gate = queue.address
             }
         }
-        if let domain = DispatchControl.serialDomain(of: queue, concurrent: concurrent) {
-            primitives.domainOfKey[key] = domain
-            primitives.domainMembers[domain, default: []].insert(key)
-        }
+        queues[key]?.domain = DispatchControl.serialDomain(of: queue, concurrent: concurrent)
     }
 
     /// The block (or `sync`) of `key` was submitted with the barrier flag.
     mutating func markBarrier(_ key: String) {
-        guard let queue = primitives.gateOfKey[key], var gate = primitives.gates[queue],
+        guard let queue = queues[key]?.gate, var gate = primitives.gates[queue],
             let index = gate.entries.lastIndex(where: { $0.key == key }), !gate.entries[index].barrier
         else { return }
         gate.entries[index].barrier = true
@@ -317,22 +306,23 @@ extension ControlledScheduler.State {
     /// Whether the head of `key` must wait although its own queue is free: a barrier's
     /// rule, or another queue of its serial target's order is busy.
     func holdsBack(_ key: String) -> Bool {
-        if let queue = primitives.gateOfKey[key], primitives.gates[queue]?.holdsBack(key) == true { return true }
-        guard let domain = primitives.domainOfKey[key], let members = primitives.domainMembers[domain], members.count > 1 else { return false }
-        return members.contains { $0 != key && queues[$0]?.busy == true }
+        guard let own = queues[key] else { return false }
+        if let queue = own.gate, primitives.gates[queue]?.holdsBack(key) == true { return true }
+        guard let domain = own.domain else { return false }
+        return queues.values.contains { $0.key != key && $0.domain == domain && $0.busy }
     }
 
     /// A block of `key` ended: a concurrent queue's logical queue leaves its gate and its
     /// serial target's order (a serial queue's stays for its next blocks).
     mutating func blockEnded(_ key: String) {
-        guard primitives.transient.remove(key) != nil else { return }
-        if let queue = primitives.gateOfKey.removeValue(forKey: key), var gate = primitives.gates[queue],
+        guard let ended = queues[key], ended.transient else { return }
+        queues[key]?.transient = false
+        queues[key]?.domain = nil
+        queues[key]?.gate = nil
+        if let queue = ended.gate, var gate = primitives.gates[queue],
             let index = gate.entries.firstIndex(where: { $0.key == key }) {
             if gate.entries.remove(at: index).barrier { gate.barriers -= 1 }
             primitives.gates[queue] = gate
-        }
-        if let domain = primitives.domainOfKey.removeValue(forKey: key) {
-            primitives.domainMembers[domain]?.remove(key)
         }
     }
 }

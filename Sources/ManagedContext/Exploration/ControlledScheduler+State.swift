@@ -103,6 +103,53 @@ extension ControlledScheduler {
         let semaphore: DispatchSemaphore
     }
 
+    /// The units of a run by id, in id order (the order they were made). Not a
+    /// `[Int: UnitState]`: a process's first dictionary keyed by `Int` makes the Swift
+    /// runtime look up `Int: Hashable` through every conformance record of the program
+    /// (about 70 µs), and an explored process often makes its first unit in a dispatch hook.
+    struct UnitTable: Sequence {
+        typealias Element = (key: Int, value: UnitState)
+        /// Sorted by id (ids only grow: a new unit is appended).
+        private var entries: [Element] = []
+
+        /// Where `id` is, or would be inserted.
+        private func position(of id: Int) -> (index: Int, found: Bool) {
+            var low = 0
+            var high = entries.count
+            if let last = entries.last, last.key < id { low = high }
+            while low < high {
+                let middle = (low + high) / 2
+                if entries[middle].key < id { low = middle + 1 } else { high = middle }
+            }
+            return (low, low < entries.count && entries[low].key == id)
+        }
+
+        subscript(id: Int) -> UnitState? {
+            get {
+                let (index, found) = position(of: id)
+                return found ? entries[index].value : nil
+            }
+            _modify {
+                let (index, found) = position(of: id)
+                var value: UnitState? = found ? entries[index].value : nil
+                defer {
+                    switch (found, value) {
+                    case (true, let value?): entries[index].value = value
+                    case (true, nil): entries.remove(at: index)
+                    case (false, let value?): entries.insert((id, value), at: index)
+                    case (false, nil): break
+                    }
+                }
+                yield &value
+            }
+        }
+
+        var values: [UnitState] { entries.map(\.value) }
+        var isEmpty: Bool { entries.isEmpty }
+
+        func makeIterator() -> IndexingIterator<[Element]> { entries.makeIterator() }
+    }
+
     enum QueueItem {
         /// A `perform` block, with where it was enqueued.
         case block(@Sendable () -> Void, [UInt])
@@ -118,6 +165,16 @@ extension ControlledScheduler {
         /// Who holds it while busy, for a deadlock's message.
         var holder: String?
         var since = 0
+        /// The concurrent queue (by address) whose gate this logical queue is in: its block
+        /// or `sync` keeps that queue's barriers.
+        var gate: UInt?
+        /// The serial queue (by address) whose one-at-a-time order this logical queue
+        /// shares: the outermost serial queue of its target chain (a serial queue's own,
+        /// when it targets none).
+        var domain: UInt?
+        /// It holds one block or one `sync` only (a concurrent queue's): it leaves its gate
+        /// and its order when that finished.
+        var transient = false
 
         /// The queue may have become startable: it joins the FIFO order now.
         mutating func touch(_ sequence: inout Int) {
@@ -131,7 +188,7 @@ extension ControlledScheduler {
         var mode = Mode.controlling
         var sequence = 0
         var nextUnit = 0
-        var units: [Int: UnitState] = [:]
+        var units = UnitTable()
         var running: Int?
         var queues: [String: QueueState] = [:]
         var queueOrder: [String] = []
@@ -547,7 +604,7 @@ extension ControlledScheduler {
     func quiesce(_ s: inout State) -> Handoff {
         // A unit blocked outside the scheduler may still come back and wake the others:
         // not a deadlock yet (the watchdog reports a hang if nothing moves).
-        if s.units.values.contains(where: { $0.status == .outside }) {
+        if s.units.contains(where: { $0.value.status == .outside }) {
             s.running = nil
             return .awaitTurn
         }

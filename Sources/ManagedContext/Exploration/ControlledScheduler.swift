@@ -141,9 +141,9 @@ package final class ControlledScheduler: Sendable {
         state.withLock { s in
             let waiting = s.mode != .released
                 && (s.queues.values.contains { !$0.items.isEmpty }
-                    || s.units.values.contains {
-                        $0.status == .ready || $0.status == .draining || $0.status == .outside
-                            || { if case .waiting = $0 { true } else { false } }($0.status)
+                    || s.units.contains {
+                        $0.value.status == .ready || $0.value.status == .draining || $0.value.status == .outside
+                            || { if case .waiting = $0 { true } else { false } }($0.value.status)
                     })
             return (s.progress, waiting)
         }

@@ -96,7 +96,7 @@ extension ControlledScheduler {
     /// unit is outside (the ordinary hang of a unit holding the turn).
     func recordOutsideHang(after seconds: Double) -> Bool {
         let units = state.withLock { s -> [(actor: String, thread: UInt, outside: Bool)]? in
-            guard s.mode != .released, s.units.values.contains(where: { $0.status == .outside }) else { return nil }
+            guard s.mode != .released, s.units.contains(where: { $0.value.status == .outside }) else { return nil }
             return s.units.sorted { $0.key < $1.key }.map { ($0.value.actor, $0.value.thread, $0.value.status == .outside) }
         }
         guard let units else { return false }
