@@ -109,45 +109,62 @@ extension ControlledScheduler {
     /// (about 70 µs), and an explored process often makes its first unit in a dispatch hook.
     struct UnitTable: Sequence {
         typealias Element = (key: Int, value: UnitState)
-        /// Sorted by id (ids only grow: a new unit is appended).
-        private var entries: [Element] = []
+        /// The ids, ascending (ids only grow: a new unit is appended), and their states.
+        private var ids: [Int] = []
+        private var states: [UnitState?] = []
 
         /// Where `id` is, or would be inserted.
         private func position(of id: Int) -> (index: Int, found: Bool) {
             var low = 0
-            var high = entries.count
-            if let last = entries.last, last.key < id { low = high }
+            var high = ids.count
+            if let last = ids.last, last < id { low = high }
             while low < high {
                 let middle = (low + high) / 2
-                if entries[middle].key < id { low = middle + 1 } else { high = middle }
+                if ids[middle] < id { low = middle + 1 } else { high = middle }
             }
-            return (low, low < entries.count && entries[low].key == id)
+            return (low, low < ids.count && ids[low] == id)
         }
 
         subscript(id: Int) -> UnitState? {
             get {
                 let (index, found) = position(of: id)
-                return found ? entries[index].value : nil
+                return found ? states[index] : nil
             }
             _modify {
                 let (index, found) = position(of: id)
-                var value: UnitState? = found ? entries[index].value : nil
-                defer {
-                    switch (found, value) {
-                    case (true, let value?): entries[index].value = value
-                    case (true, nil): entries.remove(at: index)
-                    case (false, let value?): entries.insert((id, value), at: index)
-                    case (false, nil): break
+                if found {
+                    yield &states[index]  // in place: a unit's state is not copied at each change
+                    if states[index] == nil {
+                        ids.remove(at: index)
+                        states.remove(at: index)
+                    }
+                } else {
+                    var added: UnitState?
+                    yield &added
+                    if let added {
+                        ids.insert(id, at: index)
+                        states.insert(added, at: index)
                     }
                 }
-                yield &value
             }
         }
 
-        var values: [UnitState] { entries.map(\.value) }
-        var isEmpty: Bool { entries.isEmpty }
+        var values: [UnitState] { states.compactMap { $0 } }
 
-        func makeIterator() -> IndexingIterator<[Element]> { entries.makeIterator() }
+        struct Iterator: IteratorProtocol {
+            fileprivate let table: UnitTable
+            fileprivate var index = 0
+
+            mutating func next() -> Element? {
+                while index < table.ids.count {
+                    defer { index += 1 }
+                    if let state = table.states[index] { return (table.ids[index], state) }
+                }
+                return nil
+            }
+        }
+
+        func makeIterator() -> Iterator { Iterator(table: self) }
     }
 
     enum QueueItem {
