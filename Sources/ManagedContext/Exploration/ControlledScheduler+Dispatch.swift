@@ -56,7 +56,7 @@ extension ControlledScheduler {
             guard s.mode != .released else { return nil }
             if concurrent && !s.keepsBarriers(queue, label: label) {
                 s.units[unit.id]?.status = .ready
-                return decide(&s, from: unit, point: .dispatchSync, context: label, addresses: addresses)
+                return decide(&s, from: unit, point: .dispatchSync, context: label.text, addresses: addresses)
             }
             if concurrent { return concurrentSyncBegin(&s, unit, queue, barrier: barrier, label: label, addresses: addresses) }
             let key = s.queueKey(for: queue, concurrent: false, label: label)
@@ -97,7 +97,7 @@ extension ControlledScheduler {
             s.timers.append(VirtualTimer(id: s.nextTimer, deadline: deadline, isLong: long, queue: queue, block: work.run, addresses: addresses))
             s.nextTimer += 1
             s.units[unit.id]?.status = .ready
-            return decide(&s, from: unit, point: .dispatchAfter, context: DispatchControl.label(queue), addresses: addresses)
+            return decide(&s, from: unit, point: .dispatchAfter, context: DispatchControl.label(queue).text, addresses: addresses)
         }
         guard let action else { return false }
         action.perform(self)
@@ -152,7 +152,7 @@ extension ControlledScheduler {
         if let group {
             pending = state.withLock { s in s.notifies.removeValue(forKey: Self.groupKey(group)) ?? [] }
         }
-        let notified = pending.map { notify -> (PendingNotify, Bool, String) in
+        let notified = pending.map { notify -> (PendingNotify, Bool, QueueLabel) in
             (notify, DispatchControl.isConcurrent(RawDispatchObject(pointer: notify.queue.pointer)), DispatchControl.label(notify.queue))
         }
         let action = state.withLock { s -> Handoff? in

@@ -87,7 +87,7 @@ extension ControlledScheduler {
     func dispatchApply(_ iterations: Int, on queue: RawDispatchObject?, _ work: ApplyWork) -> Bool {
         guard iterations > 0, let target = queue ?? DispatchControl.overcommitQueue, let unit = dispatchUnit() else { return false }
         if let queue, !DispatchControl.isConcurrent(queue) { return false }
-        let label = queue.map(DispatchControl.label) ?? "dispatch_apply"
+        let label = queue.map(DispatchControl.label) ?? QueueLabel(bytes: nil, fallback: "dispatch_apply")
         if DispatchControl.isTestHarness(label) { return false }
         let addresses = sites()
         let finished = DispatchSemaphore(value: 0)
@@ -105,7 +105,7 @@ extension ControlledScheduler {
                 }, addresses), to: key)
             }
             s.units[unit.id]?.status = .blocked(waitKey, timeout: .none)
-            return decide(&s, from: unit, point: .dispatchApply, context: label, addresses: addresses)
+            return decide(&s, from: unit, point: .dispatchApply, context: label.text, addresses: addresses)
         }
         guard let action else { return false }
         action.perform(self)
@@ -235,7 +235,7 @@ extension ControlledScheduler {
     /// unfinished work, a block behind an unfinished barrier, its serial target busy) it
     /// waits its turn, as `dispatch_sync` on a serial queue does.
     func concurrentSyncBegin(
-        _ s: inout State, _ unit: ThreadUnit, _ queue: RawDispatchObject, barrier: Bool, label: String, addresses: [UInt]
+        _ s: inout State, _ unit: ThreadUnit, _ queue: RawDispatchObject, barrier: Bool, label: QueueLabel, addresses: [UInt]
     ) -> Handoff {
         let key = s.queueKey(for: queue, concurrent: true, label: label)
         if barrier { s.markBarrier(key) }
@@ -248,7 +248,7 @@ extension ControlledScheduler {
             s.queues[key]?.holder = unit.actor
             s.units[unit.id]?.status = .ready
         }
-        return decide(&s, from: unit, point: .dispatchSync, context: label, addresses: addresses)
+        return decide(&s, from: unit, point: .dispatchSync, context: label.text, addresses: addresses)
     }
 
     /// `dispatch_sync` (or `dispatch_barrier_sync`) on a concurrent queue the app made
@@ -274,13 +274,13 @@ extension ControlledScheduler {
 extension ControlledScheduler.State {
     /// Whether `queue` is a concurrent queue the app made, whose barriers are kept (not a
     /// global queue, where a barrier is a plain block).
-    func keepsBarriers(_ queue: RawDispatchObject, label: String) -> Bool {
+    func keepsBarriers(_ queue: RawDispatchObject, label: QueueLabel) -> Bool {
         !label.hasPrefix("com.apple.root.") && queue.address != DispatchControl.overcommitQueue?.address
     }
 
     /// A new logical queue of a libdispatch queue: it joins its queue's gate (a concurrent
     /// queue's block) and the one-at-a-time order of the serial queue it targets.
-    mutating func enterPrimitives(_ key: String, queue: RawDispatchObject, concurrent: Bool, label: String) {
+    mutating func enterPrimitives(_ key: String, queue: RawDispatchObject, concurrent: Bool, label: QueueLabel) {
         // Kept in the logical queue's own state: a dictionary type of its own would cost the
         // Swift runtime's first use of its metadata in every explored process.
         if concurrent {
@@ -316,9 +316,10 @@ extension ControlledScheduler.State {
     /// serial target's order (a serial queue's stays for its next blocks).
     mutating func blockEnded(_ key: String) {
         guard let ended = queues[key], ended.transient else { return }
-        queues[key]?.transient = false
-        queues[key]?.domain = nil
-        queues[key]?.gate = nil
+        // It never holds work again: forgotten, so that a decision does not walk the
+        // queues of every Task job and global-queue block that ever ran.
+        if let index = queueOrder.lastIndex(of: key) { queueOrder.remove(at: index) }
+        queues[key] = nil
         if let queue = ended.gate, var gate = primitives.gates[queue],
             let index = gate.entries.firstIndex(where: { $0.key == key }) {
             if gate.entries.remove(at: index).barrier { gate.barriers -= 1 }

@@ -272,7 +272,7 @@ extension ControlledScheduler {
         /// The logical queue of a libdispatch queue: "main" for the main queue, the same
         /// "qN" for every block of a serial queue, a new "qN" for each block of a
         /// concurrent one (which may start any of its blocks).
-        mutating func queueKey(for queue: RawDispatchObject, concurrent: Bool, label: String) -> String {
+        mutating func queueKey(for queue: RawDispatchObject, concurrent: Bool, label: QueueLabel) -> String {
             if queue.address == DispatchControl.mainQueueAddress { return ensureMain() }
             if !concurrent, let key = keysByDispatchQueue[queue.address] { return key }
             privateQueues += 1
@@ -281,7 +281,7 @@ extension ControlledScheduler {
             // A concurrent queue's block starts on a thread of its own (its pool may be narrower
             // than the units parked in it); a serial queue's on the queue, as the app asked.
             let real = concurrent ? DispatchControl.overcommitQueue ?? queue : queue
-            queues[key] = QueueState(key: key, name: label, real: .dispatch(real))
+            queues[key] = QueueState(key: key, name: label.text, real: .dispatch(real))
             queueOrder.append(key)
             enterPrimitives(key, queue: queue, concurrent: concurrent, label: label)
             return key

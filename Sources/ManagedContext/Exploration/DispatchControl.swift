@@ -180,13 +180,9 @@ enum DispatchControl {
     /// (`RunLoop.run(mode:before:)` for at most 0.1 s), so as points they would make a
     /// schedule depend on the machine's speed. `asyncAfter` on them (the wait's watchdog)
     /// stays a timer of virtual time.
-    static func isTestHarness(_ label: String) -> Bool { label.hasPrefix("org.swift.XCTest") }
+    static func isTestHarness(_ label: QueueLabel) -> Bool { label.hasPrefix("org.swift.XCTest") }
 
-    static func label(_ queue: RawDispatchObject) -> String {
-        guard let text = services.label?(queue.pointer) else { return "queue" }
-        let label = String(cString: text)
-        return label.isEmpty ? "queue" : label
-    }
+    static func label(_ queue: RawDispatchObject) -> QueueLabel { QueueLabel(bytes: services.label?(queue.pointer)) }
 
     /// Puts `block` on `queue` with the real `dispatch_async_f`.
     static func submit(_ block: @escaping @Sendable () -> Void, to queue: RawDispatchObject) {
@@ -200,6 +196,30 @@ enum DispatchControl {
     private final class BlockBox: Sendable {
         let block: @Sendable () -> Void
         init(_ block: @escaping @Sendable () -> Void) { self.block = block }
+    }
+}
+
+/// A libdispatch queue's label, as the queue holds it: made into a String only when a
+/// logical queue is named, not at every hook that finds its queue's logical queue.
+///
+/// `@unchecked Sendable`: a libdispatch label never changes, and the bytes are read only
+/// within the hook's call, while the queue it belongs to lives.
+struct QueueLabel: @unchecked Sendable {
+    /// The queue's own bytes (valid while the queue lives: the hook's call); nil for none.
+    let bytes: UnsafePointer<CChar>?
+    /// What a queue without a label is called.
+    var fallback = "queue"
+
+    var text: String {
+        guard let bytes, bytes.pointee != 0 else { return fallback }
+        return String(cString: bytes)
+    }
+
+    func hasPrefix(_ prefix: StaticString) -> Bool {
+        guard let bytes else { return false }
+        return prefix.withUTF8Buffer { head in
+            head.withMemoryRebound(to: CChar.self) { strncmp(bytes, $0.baseAddress!, head.count) == 0 }
+        }
     }
 }
 
