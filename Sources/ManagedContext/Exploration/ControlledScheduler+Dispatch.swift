@@ -80,7 +80,7 @@ extension ControlledScheduler {
         }
         guard !DispatchControl.isTestHarness(DispatchControl.label(queue)) else { return }
         state.withLock { s in
-            let key = queue.address == DispatchControl.mainQueueAddress ? "main" : s.keysByDispatchQueue[queue.address]
+            let key = queue.address == DispatchControl.mainQueueAddress ? "main" : s.keysByDispatchQueue[queue.tableKey]
             guard let key, s.queues[key]?.busy == true else { return }
             s.queues[key]?.busy = false
             s.queues[key]?.touch(&s.sequence)

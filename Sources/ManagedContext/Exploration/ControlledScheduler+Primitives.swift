@@ -19,14 +19,14 @@ extension ControlledScheduler {
     struct PrimitiveState {
         /// The blocks and `sync`s of each concurrent queue the app made (by address) that
         /// have not finished, in the order they were submitted.
-        var gates: [UInt: Gate] = [:]
+        var gates = SortedTable<Gate>()
         /// The logical queues the `sync`s of each unit on concurrent queues hold, innermost last.
-        var concurrentSyncs: [Int: [String]] = [:]
+        var concurrentSyncs = SortedTable<[String]>()
         /// The iterations of each `dispatch_apply` under way that have not finished.
         var applies: [String: Int] = [:]
         var nextApply = 0
         /// The timer sources met, by address.
-        var timerSources: [UInt: TimerSource] = [:]
+        var timerSources = SortedTable<TimerSource>()
     }
 
     struct Gate {
@@ -141,13 +141,13 @@ extension ControlledScheduler {
         let addresses = sites()
         return state.withLock { s in
             guard s.mode != .released else { return false }
-            var timer = s.primitives.timerSources[source.address] ?? TimerSource(queue: queue)
+            var timer = s.primitives.timerSources[source.tableKey] ?? TimerSource(queue: queue)
             timer.start = start
             timer.interval = interval
             timer.isLong = long
             timer.addresses = addresses
-            s.primitives.timerSources[source.address] = timer
-            rearm(&s, source.address)
+            s.primitives.timerSources[source.tableKey] = timer
+            rearm(&s, source.tableKey)
             return true
         }
     }
@@ -156,7 +156,7 @@ extension ControlledScheduler {
     func timerHandler(_ source: RawDispatchObject, queue: RawDispatchObject, _ work: DispatchWork) -> Bool {
         state.withLock { s in
             guard s.mode != .released else { return false }
-            s.primitives.timerSources[source.address, default: TimerSource(queue: queue)].handler = work
+            s.primitives.timerSources[source.tableKey, default: TimerSource(queue: queue)].handler = work
             return true
         }
     }
@@ -165,15 +165,15 @@ extension ControlledScheduler {
     func timerResume(_ source: RawDispatchObject, queue: RawDispatchObject, change: Int32) {
         state.withLock { s in
             guard s.mode != .released else { return }
-            var timer = s.primitives.timerSources[source.address] ?? TimerSource(queue: queue)
+            var timer = s.primitives.timerSources[source.tableKey] ?? TimerSource(queue: queue)
             switch change {
             case 0: timer.suspensions += 1
             case 2: timer.activated = true
             default:
                 if timer.activated { timer.suspensions -= 1 } else { timer.activated = true }
             }
-            s.primitives.timerSources[source.address] = timer
-            rearm(&s, source.address)
+            s.primitives.timerSources[source.tableKey] = timer
+            rearm(&s, source.tableKey)
         }
     }
 
@@ -181,15 +181,15 @@ extension ControlledScheduler {
     func timerCancel(_ source: RawDispatchObject, queue: RawDispatchObject) {
         state.withLock { s in
             guard s.mode != .released else { return }
-            s.primitives.timerSources[source.address, default: TimerSource(queue: queue)].cancelled = true
-            rearm(&s, source.address)
+            s.primitives.timerSources[source.tableKey, default: TimerSource(queue: queue)].cancelled = true
+            rearm(&s, source.tableKey)
         }
     }
 
     /// Sets the source's virtual timer to its schedule (or removes it, when the source is
     /// not live or has no deadline).
-    private func rearm(_ s: inout State, _ address: UInt) {
-        guard var timer = s.primitives.timerSources[address] else { return }
+    private func rearm(_ s: inout State, _ source: Int) {
+        guard var timer = s.primitives.timerSources[source] else { return }
         if let armed = timer.armed { s.timers.removeAll { $0.id == armed } }
         timer.armed = nil
         if timer.isLive && timer.start != UInt64.max {
@@ -198,23 +198,23 @@ extension ControlledScheduler {
             s.nextTimer += 1
             s.timers.append(VirtualTimer(
                 id: id, deadline: deadline, isLong: timer.isLong, queue: timer.queue,
-                block: { [self] in runTimerHandler(address, fired: id, deadline: deadline) }, addresses: timer.addresses))
+                block: { [self] in runTimerHandler(source, fired: id, deadline: deadline) }, addresses: timer.addresses))
             timer.armed = id
         }
-        s.primitives.timerSources[address] = timer
+        s.primitives.timerSources[source] = timer
     }
 
     /// The block a fire put on the source's queue: the handler, unless the source was
     /// cancelled meanwhile; then a repeating timer's next fire, one interval later. It is
     /// set once the handler ran, as libdispatch coalesces the fires a busy handler missed.
-    private func runTimerHandler(_ address: UInt, fired id: Int, deadline: UInt64) {
+    private func runTimerHandler(_ source: Int, fired id: Int, deadline: UInt64) {
         let handler = state.withLock { s -> DispatchWork? in
-            guard let timer = s.primitives.timerSources[address], !timer.cancelled || s.mode == .released else { return nil }
+            guard let timer = s.primitives.timerSources[source], !timer.cancelled || s.mode == .released else { return nil }
             return timer.handler
         }
         handler?.run()
         state.withLock { s in
-            guard s.mode != .released, var timer = s.primitives.timerSources[address], timer.armed == id else { return }
+            guard s.mode != .released, var timer = s.primitives.timerSources[source], timer.armed == id else { return }
             timer.armed = nil
             if timer.interval == UInt64.max {
                 timer.start = UInt64.max  // a one-shot timer fires once
@@ -222,8 +222,8 @@ extension ControlledScheduler {
                 timer.start = deadline &+ timer.interval
                 timer.isLong = timer.interval > 1_000_000_000
             }
-            s.primitives.timerSources[address] = timer
-            rearm(&s, address)
+            s.primitives.timerSources[source] = timer
+            rearm(&s, source)
         }
     }
 
@@ -258,7 +258,7 @@ extension ControlledScheduler {
     func concurrentSyncEnded(_ queue: RawDispatchObject) -> Bool {
         guard let unit = ThreadUnit.current, unit.scheduler === self else { return false }
         return state.withLock { s in
-            guard s.primitives.gates[queue.address] != nil, var held = s.primitives.concurrentSyncs[unit.id],
+            guard s.primitives.gates[queue.tableKey] != nil, var held = s.primitives.concurrentSyncs[unit.id],
                 let index = held.lastIndex(where: { s.queues[$0]?.gate == queue.address })
             else { return false }
             let key = held.remove(at: index)
@@ -286,7 +286,7 @@ extension ControlledScheduler.State {
         if concurrent {
             queues[key]?.transient = true
             if keepsBarriers(queue, label: label) {
-                primitives.gates[queue.address, default: ControlledScheduler.Gate()].entries.append(.init(key: key, barrier: false))
+                primitives.gates[queue.tableKey, default: ControlledScheduler.Gate()].entries.append(.init(key: key, barrier: false))
                 queues[key]?.gate = queue.address
             }
         }
@@ -295,19 +295,19 @@ extension ControlledScheduler.State {
 
     /// The block (or `sync`) of `key` was submitted with the barrier flag.
     mutating func markBarrier(_ key: String) {
-        guard let queue = queues[key]?.gate, var gate = primitives.gates[queue],
+        guard let queue = queues[key]?.gate, var gate = primitives.gates[Int(bitPattern: queue)],
             let index = gate.entries.lastIndex(where: { $0.key == key }), !gate.entries[index].barrier
         else { return }
         gate.entries[index].barrier = true
         gate.barriers += 1
-        primitives.gates[queue] = gate
+        primitives.gates[Int(bitPattern: queue)] = gate
     }
 
     /// Whether the head of `key` must wait although its own queue is free: a barrier's
     /// rule, or another queue of its serial target's order is busy.
     func holdsBack(_ key: String) -> Bool {
         guard let own = queues[key] else { return false }
-        if let queue = own.gate, primitives.gates[queue]?.holdsBack(key) == true { return true }
+        if let queue = own.gate, primitives.gates[Int(bitPattern: queue)]?.holdsBack(key) == true { return true }
         guard let domain = own.domain else { return false }
         return queues.values.contains { $0.key != key && $0.domain == domain && $0.busy }
     }
@@ -320,10 +320,10 @@ extension ControlledScheduler.State {
         // queues of every Task job and global-queue block that ever ran.
         if let index = queueOrder.lastIndex(of: key) { queueOrder.remove(at: index) }
         queues[key] = nil
-        if let queue = ended.gate, var gate = primitives.gates[queue],
+        if let queue = ended.gate, var gate = primitives.gates[Int(bitPattern: queue)],
             let index = gate.entries.firstIndex(where: { $0.key == key }) {
             if gate.entries.remove(at: index).barrier { gate.barriers -= 1 }
-            primitives.gates[queue] = gate
+            primitives.gates[Int(bitPattern: queue)] = gate
         }
     }
 }

@@ -103,70 +103,6 @@ extension ControlledScheduler {
         let semaphore: DispatchSemaphore
     }
 
-    /// The units of a run by id, in id order (the order they were made). Not a
-    /// `[Int: UnitState]`: a process's first dictionary keyed by `Int` makes the Swift
-    /// runtime look up `Int: Hashable` through every conformance record of the program
-    /// (about 70 µs), and an explored process often makes its first unit in a dispatch hook.
-    struct UnitTable: Sequence {
-        typealias Element = (key: Int, value: UnitState)
-        /// The ids, ascending (ids only grow: a new unit is appended), and their states.
-        private var ids: [Int] = []
-        private var states: [UnitState?] = []
-
-        /// Where `id` is, or would be inserted.
-        private func position(of id: Int) -> (index: Int, found: Bool) {
-            var low = 0
-            var high = ids.count
-            if let last = ids.last, last < id { low = high }
-            while low < high {
-                let middle = (low + high) / 2
-                if ids[middle] < id { low = middle + 1 } else { high = middle }
-            }
-            return (low, low < ids.count && ids[low] == id)
-        }
-
-        subscript(id: Int) -> UnitState? {
-            get {
-                let (index, found) = position(of: id)
-                return found ? states[index] : nil
-            }
-            _modify {
-                let (index, found) = position(of: id)
-                if found {
-                    yield &states[index]  // in place: a unit's state is not copied at each change
-                    if states[index] == nil {
-                        ids.remove(at: index)
-                        states.remove(at: index)
-                    }
-                } else {
-                    var added: UnitState?
-                    yield &added
-                    if let added {
-                        ids.insert(id, at: index)
-                        states.insert(added, at: index)
-                    }
-                }
-            }
-        }
-
-        var values: [UnitState] { states.compactMap { $0 } }
-
-        struct Iterator: IteratorProtocol {
-            fileprivate let table: UnitTable
-            fileprivate var index = 0
-
-            mutating func next() -> Element? {
-                while index < table.ids.count {
-                    defer { index += 1 }
-                    if let state = table.states[index] { return (table.ids[index], state) }
-                }
-                return nil
-            }
-        }
-
-        func makeIterator() -> Iterator { Iterator(table: self) }
-    }
-
     enum QueueItem {
         /// A `perform` block, with where it was enqueued.
         case block(@Sendable () -> Void, [UInt])
@@ -205,11 +141,13 @@ extension ControlledScheduler {
         var mode = Mode.controlling
         var sequence = 0
         var nextUnit = 0
-        var units = UnitTable()
+        /// By id, in the order they were made.
+        var units = SortedTable<UnitState>()
         var running: Int?
         var queues: [String: QueueState] = [:]
         var queueOrder: [String] = []
-        var keysByContext: [UInt32: String] = [:]
+        /// By context number.
+        var keysByContext = SortedTable<String>()
         var privateQueues = 0
         var steps: [ControlledStep] = []
         var failure: ControlledRunFailure?
@@ -231,7 +169,7 @@ extension ControlledScheduler {
         var onFailure: (@Sendable (ControlledRunFailure) -> Void)?
         // Dispatch control (DispatchControl.swift).
         /// The logical queue of each serial libdispatch queue met, by address.
-        var keysByDispatchQueue: [UInt: String] = [:]
+        var keysByDispatchQueue = SortedTable<String>()
         var timers: [VirtualTimer] = []
         var nextTimer = 0
         var notifies: [String: [PendingNotify]] = [:]
@@ -253,7 +191,7 @@ extension ControlledScheduler {
         /// The logical queue of `context`: "main" for every main-queue context (they
         /// share the main queue), "q1", "q2"... for private queues in first-use order.
         mutating func queueKey(for context: ManagedObjectContext) -> String {
-            if let key = keysByContext[context.number] { return key }
+            if let key = keysByContext[Int(context.number)] { return key }
             let key: String
             if context.concurrencyType == .mainQueue {
                 key = "main"
@@ -261,7 +199,7 @@ extension ControlledScheduler {
                 privateQueues += 1
                 key = "q\(privateQueues)"
             }
-            keysByContext[context.number] = key
+            keysByContext[Int(context.number)] = key
             if queues[key] == nil {
                 queues[key] = QueueState(key: key, name: context.shortName, real: .queue(context.queue))
                 queueOrder.append(key)
@@ -274,10 +212,10 @@ extension ControlledScheduler {
         /// concurrent one (which may start any of its blocks).
         mutating func queueKey(for queue: RawDispatchObject, concurrent: Bool, label: QueueLabel) -> String {
             if queue.address == DispatchControl.mainQueueAddress { return ensureMain() }
-            if !concurrent, let key = keysByDispatchQueue[queue.address] { return key }
+            if !concurrent, let key = keysByDispatchQueue[queue.tableKey] { return key }
             privateQueues += 1
             let key = "q\(privateQueues)"
-            if !concurrent { keysByDispatchQueue[queue.address] = key }
+            if !concurrent { keysByDispatchQueue[queue.tableKey] = key }
             // A concurrent queue's block starts on a thread of its own (its pool may be narrower
             // than the units parked in it); a serial queue's on the queue, as the app asked.
             let real = concurrent ? DispatchControl.overcommitQueue ?? queue : queue
@@ -326,7 +264,7 @@ extension ControlledScheduler {
                 }
                 queues[key]?.items = FIFO()
             }
-            for (id, unit) in units.sorted(by: { $0.key < $1.key }) where unit.status != .running && unit.status != .done {
+            for (id, unit) in units where unit.status != .running && unit.status != .done {
                 units[id]?.status = .running
                 if case .blocked = unit.status { units[id]?.timedOut = false }
                 if let resume = unit.pendingResume {
@@ -681,7 +619,7 @@ extension ControlledScheduler {
             let holder = s.queues[key]?.holder.map { ", held by \($0)'s block" } ?? ""
             return "\(waiter) waits in performAndWait for \(name)\(holder)"
         }
-        let blocked = s.units.values.compactMap { unit -> String? in
+        let blocked = s.units.compactMap { _, unit -> String? in
             if case .blocked(let key, _) = unit.status { "\(unit.actor) waits on \(Self.describeWaitKey(key))" } else { nil }
         }.sorted()
         return "no unit can run. " + (lines + blocked).joined(separator: "; ")

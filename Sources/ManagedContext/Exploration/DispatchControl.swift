@@ -13,6 +13,8 @@ import Glibc
 struct RawDispatchObject: @unchecked Sendable, Hashable {
     let pointer: UnsafeMutableRawPointer
     var address: UInt { UInt(bitPattern: pointer) }
+    /// Its key in the scheduler's tables.
+    var tableKey: Int { Int(bitPattern: pointer) }
 }
 
 /// The runtime's side of the preload library `ctxdebug explore` loads into COMMAND

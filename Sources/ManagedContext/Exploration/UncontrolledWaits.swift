@@ -97,7 +97,7 @@ extension ControlledScheduler {
     func recordOutsideHang(after seconds: Double) -> Bool {
         let units = state.withLock { s -> [(actor: String, thread: UInt, outside: Bool)]? in
             guard s.mode != .released, s.units.contains(where: { $0.value.status == .outside }) else { return nil }
-            return s.units.sorted { $0.key < $1.key }.map { ($0.value.actor, $0.value.thread, $0.value.status == .outside) }
+            return s.units.map { ($0.value.actor, $0.value.thread, $0.value.status == .outside) }
         }
         guard let units else { return false }
         var sections: [String] = []
