@@ -8,7 +8,10 @@ import Foundation
 /// string this writer would have to escape, and any other answer, goes through the coders.
 enum DecisionLine {
     /// The decision's line, '\n' included; nil when a string needs escaping.
-    static func encode(_ decision: SchedulingDecision) -> Data? {
+    static func encode(_ decision: SchedulingDecision) -> Data? { bytes(decision).map { Data($0) } }
+
+    /// The decision's line as bytes, '\n' included; nil when a string needs escaping.
+    static func bytes(_ decision: SchedulingDecision) -> [UInt8]? {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(128 + 24 * decision.enabled.count + 48 * decision.candidates.count)
         // Keys in sorted order: actor, candidates, context, defaultIndex, enabled, point, step.
@@ -44,27 +47,28 @@ enum DecisionLine {
         append(#","step":"#, to: &bytes)
         append(String(decision.step), to: &bytes)
         append("}\n", to: &bytes)
-        return Data(bytes)
+        return bytes
     }
 
     /// N of an answer that is exactly `{"run":N}` (N a decimal, no sign), else nil.
-    static func decodeRun(_ line: Data) -> Int? {
-        line.withUnsafeBytes { raw -> Int? in
-            let prefix: StaticString = #"{"run":"#
-            let head = UnsafeRawBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
-            let count = raw.count
-            guard count > head.count + 1, count <= head.count + 10, raw[count - 1] == UInt8(ascii: "}"),
-                raw.prefix(head.count).elementsEqual(head)
-            else { return nil }
-            let digits = raw[head.count..<(count - 1)]
-            if digits.count > 1 && digits.first == UInt8(ascii: "0") { return nil }  // not JSON: the decoder says so
-            var value = 0
-            for byte in digits {
-                guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { return nil }
-                value = value * 10 + Int(byte - UInt8(ascii: "0"))
-            }
-            return value
+    static func decodeRun(_ line: Data) -> Int? { line.withUnsafeBytes(decodeRun) }
+
+    /// `decodeRun` of a line's bytes.
+    static func decodeRun(_ raw: UnsafeRawBufferPointer) -> Int? {
+        let prefix: StaticString = #"{"run":"#
+        let head = UnsafeRawBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
+        let count = raw.count
+        guard count > head.count + 1, count <= head.count + 10, raw[count - 1] == UInt8(ascii: "}"),
+            raw.prefix(head.count).elementsEqual(head)
+        else { return nil }
+        let digits = raw[head.count..<(count - 1)]
+        if digits.count > 1 && digits.first == UInt8(ascii: "0") { return nil }  // not JSON: the decoder says so
+        var value = 0
+        for byte in digits {
+            guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + Int(byte - UInt8(ascii: "0"))
         }
+        return value
     }
 
     private static func append(_ text: String, to bytes: inout [UInt8]) {

@@ -49,7 +49,25 @@ public enum ExploreMessage: Sendable, Equatable {
     }
 }
 
+extension SchedulingDecision {
+    /// `ExploreMessage.decision(self).line()`'s bytes, for the child's side that writes
+    /// one at every scheduling point (without making a `Data`).
+    package func lineBytes() throws -> [UInt8] {
+        if let bytes = DecisionLine.bytes(self) { return bytes }
+        return try Array(ExploreMessage.line(ExploreMessage.decision(self)))
+    }
+}
+
 extension SchedulingAnswer {
+    /// The answer of one line's bytes (without its '\n').
+    package init(lineBytes: UnsafeRawBufferPointer) throws {
+        if let index = DecisionLine.decodeRun(lineBytes) {
+            self = .run(index)
+            return
+        }
+        self = try JSONDecoder().decode(SchedulingAnswer.self, from: Data(lineBytes))
+    }
+
     /// The answer as one line: its JSON and a '\n'.
     public func line() throws -> Data { try ExploreMessage.line(self) }
 

@@ -280,17 +280,17 @@ extension ControlledScheduler.State {
 
     /// A new logical queue of a libdispatch queue: it joins its queue's gate (a concurrent
     /// queue's block) and the one-at-a-time order of the serial queue it targets.
-    mutating func enterPrimitives(_ key: String, queue: RawDispatchObject, concurrent: Bool, label: QueueLabel) {
+    mutating func enterPrimitives(_ state: inout ControlledScheduler.QueueState, queue: RawDispatchObject, concurrent: Bool, label: QueueLabel) {
         // Kept in the logical queue's own state: a dictionary type of its own would cost the
         // Swift runtime's first use of its metadata in every explored process.
         if concurrent {
-            queues[key]?.transient = true
+            state.transient = true
             if keepsBarriers(queue, label: label) {
-                primitives.gates[queue.tableKey, default: ControlledScheduler.Gate()].entries.append(.init(key: key, barrier: false))
-                queues[key]?.gate = queue.address
+                primitives.gates[queue.tableKey, default: ControlledScheduler.Gate()].entries.append(.init(key: state.key, barrier: false))
+                state.gate = queue.address
             }
         }
-        queues[key]?.domain = DispatchControl.serialDomain(of: queue, concurrent: concurrent)
+        state.domain = DispatchControl.serialDomain(of: queue, concurrent: concurrent)
     }
 
     /// The block (or `sync`) of `key` was submitted with the barrier flag.

@@ -219,9 +219,10 @@ extension ControlledScheduler {
             // A concurrent queue's block starts on a thread of its own (its pool may be narrower
             // than the units parked in it); a serial queue's on the queue, as the app asked.
             let real = concurrent ? DispatchControl.overcommitQueue ?? queue : queue
-            queues[key] = QueueState(key: key, name: label.text, real: .dispatch(real))
+            var state = QueueState(key: key, name: label.text, real: .dispatch(real))
+            enterPrimitives(&state, queue: queue, concurrent: concurrent, label: label)
+            queues[key] = state
             queueOrder.append(key)
-            enterPrimitives(key, queue: queue, concurrent: concurrent, label: label)
             return key
         }
 
@@ -426,6 +427,17 @@ extension ControlledScheduler {
         /// What the candidate does when chosen, and where.
         var point: SchedulingPoint
         var addresses: [UInt]
+        /// Its key's place in the canonical order, read once.
+        let rank: Int
+
+        init(key: String, since: Int, target: Target, point: SchedulingPoint, addresses: [UInt]) {
+            self.key = key
+            self.since = since
+            self.target = target
+            self.point = point
+            self.addresses = addresses
+            rank = ControlledScheduler.canonicalRank(key)
+        }
     }
 
     /// The actors that may run now, in canonical order: "driver", "main", "q1", "q2"...
@@ -433,7 +445,9 @@ extension ControlledScheduler {
         var candidates: [Candidate] = []
         candidates.reserveCapacity(8)
         var late: [Candidate] = []
+        var longWaits: [Int] = []
         for (id, unit) in s.units {
+            if isLongWait(unit.status) { longWaits.append(id) }
             let waitsForTime: Bool
             switch unit.status {
             case .sleeping, .spinning, .blocked(_, timeout: .short): waitsForTime = true
@@ -461,7 +475,9 @@ extension ControlledScheduler {
             default: break
             }
         }
-        if let earliest = s.timers.map(\.deadline).min() {
+        var earliest: UInt64?
+        for timer in s.timers where earliest.map({ timer.deadline < $0 }) ?? true { earliest = timer.deadline }
+        if let earliest {
             // Virtual time is monotonic: only the earliest deadlines may pass next.
             for timer in s.timers where timer.deadline == earliest {
                 let candidate = Candidate(
@@ -470,7 +486,8 @@ extension ControlledScheduler {
                 if timer.isLong { late.append(candidate) } else { candidates.append(candidate) }
             }
         }
-        for (id, unit) in s.units where isLongWait(unit.status) {
+        for id in longWaits {
+            guard let unit = s.units[id] else { continue }
             late.append(Candidate(
                 key: unit.actor, since: Self.virtualTime + unit.since, target: .timeout(id), point: .timeout, addresses: unit.pendingAddresses))
         }
@@ -492,8 +509,8 @@ extension ControlledScheduler {
         }
         // A watchdog's deadline or a long timeout passes only when nothing else can run.
         if candidates.isEmpty { candidates = late }
-        // Each key's rank once, not at every comparison (the same comparisons, the same order).
-        return candidates.map { (Self.canonicalRank($0.key), $0) }.sorted { $0.0 < $1.0 }.map { $0.1 }
+        candidates.sort { $0.rank < $1.rank }
+        return candidates
     }
 
     func isLongWait(_ status: UnitStatus) -> Bool {

@@ -47,52 +47,56 @@ final class ParentChannel: @unchecked Sendable {
     /// Sends one message; a parent that went away is ignored (the process goes on unexplored).
     func send(_ message: ExploreMessage) {
         guard let line = try? message.line() else { return }
-        lock.withLock { _ in write(line) }
+        lock.withLock { _ in line.withUnsafeBytes { write($0) } }
     }
 
     /// Sends a decision and waits for the parent's answer (FIFO's when there is none:
     /// the parent went away).
     func ask(_ decision: SchedulingDecision) -> SchedulingAnswer {
         ControlCost.asking {
-            guard let request = try? ExploreMessage.decision(decision).line() else { return .run(decision.defaultIndex) }
-            // The round trip is the parent's time, not the control's own cost.
-            let reply = ControlCost.exclude {
-                lock.withLock { buffered -> Data? in
-                    write(request)
-                    return readLine(&buffered)
-                }
+            guard let request = try? decision.lineBytes() else { return .run(decision.defaultIndex) }
+            let answer = lock.withLock { buffered -> SchedulingAnswer? in
+                request.withUnsafeBytes { write($0) }
+                guard let newline = readLine(&buffered) else { return nil }
+                defer { buffered.removeSubrange(...newline) }
+                return buffered.withUnsafeBytes { try? SchedulingAnswer(lineBytes: UnsafeRawBufferPointer(rebasing: $0[..<newline])) }
             }
-            guard let reply, let answer = try? SchedulingAnswer(line: reply) else { return .run(decision.defaultIndex) }
-            return answer
+            return answer ?? .run(decision.defaultIndex)
         }
     }
 
-    private func write(_ data: Data) {
-        data.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let n = Glibc.send(descriptor, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
-                if n <= 0 {
-                    if n < 0 && errno == EINTR { continue }
-                    return
-                }
-                offset += n
+    /// Writes all of `bytes`. The socket's time, and the parent's, is not the control's
+    /// own cost: the system calls are timed apart.
+    private func write(_ bytes: UnsafeRawBufferPointer) {
+        var offset = 0
+        while offset < bytes.count {
+            let (n, error) = ControlCost.exclude {
+                let n = Glibc.send(descriptor, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+                return (n, errno)
             }
+            if n <= 0 {
+                if n < 0 && error == EINTR { continue }
+                return
+            }
+            offset += n
         }
     }
 
-    private func readLine(_ buffered: inout [UInt8]) -> Data? {
+    /// Reads until `buffered` holds a whole line: the index of its '\n', or nil when the
+    /// parent went away. The wait for the answer is timed apart, as in `write`.
+    private func readLine(_ buffered: inout [UInt8]) -> Int? {
         while true {
-            if let newline = buffered.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = Data(buffered[..<newline])
-                buffered.removeSubrange(...newline)
-                return line
+            if let newline = buffered.firstIndex(of: UInt8(ascii: "\n")) { return newline }
+            let (n, error) = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 256) { chunk -> (Int, Int32) in
+                let (n, error) = ControlCost.exclude {
+                    let n = recv(descriptor, chunk.baseAddress, chunk.count, 0)
+                    return (n, errno)
+                }
+                if n > 0 { buffered.append(contentsOf: chunk[..<n]) }
+                return (n, error)
             }
-            var chunk = [UInt8](repeating: 0, count: 256)
-            let n = recv(descriptor, &chunk, chunk.count, 0)
-            if n < 0 && errno == EINTR { continue }
+            if n < 0 && error == EINTR { continue }
             guard n > 0 else { return nil }
-            buffered += chunk[..<n]
         }
     }
 }
