@@ -106,9 +106,13 @@ enum ControlCost {
     @inline(__always)
     static func appWork<T>(_ work: () -> T) -> T {
         guard isOn else { return work() }
-        let cpuStart = threadCPU()
-        defer { appCPU.value += threadCPU() - cpuStart }
-        return exclude(work)
+        // The CPU clock's reads (a system call each) are inside the excluded time: they are
+        // this measurement's cost, not the control's.
+        return exclude {
+            let cpuStart = threadCPU()
+            defer { appCPU.value += threadCPU() - cpuStart }
+            return work()
+        }
     }
 
     /// Runs a question to the parent: its time, less the round trip (`exclude`d inside),
@@ -130,10 +134,10 @@ enum ControlCost {
     @inline(__always)
     static func submitting(_ submit: () -> Void) {
         guard isOn else { return submit() }
-        let cpuStart = threadCPU()
         let start = MonotonicClock.now()
+        let cpuStart = threadCPU()
         submit()
-        submitted.value += MonotonicClock.now() - start
         appCPU.value += threadCPU() - cpuStart
+        submitted.value += MonotonicClock.now() - start  // with the CPU clock's reads: the measurement's own cost
     }
 }
