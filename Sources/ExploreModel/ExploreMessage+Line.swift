@@ -78,12 +78,15 @@ enum DecisionLine {
     /// A JSON string, when nothing in it needs escaping (printable ASCII, no quote or
     /// backslash); false otherwise.
     private static func string(_ text: String, to bytes: inout [UInt8]) -> Bool {
-        bytes.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            guard byte >= 0x20 && byte < 0x7F && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") else { return false }
-            bytes.append(byte)
+        var text = text
+        return text.withUTF8 { utf8 in
+            for byte in utf8 {
+                guard byte >= 0x20 && byte < 0x7F && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") else { return false }
+            }
+            bytes.append(UInt8(ascii: "\""))
+            bytes.append(contentsOf: utf8)
+            bytes.append(UInt8(ascii: "\""))
+            return true
         }
-        bytes.append(UInt8(ascii: "\""))
-        return true
     }
 }

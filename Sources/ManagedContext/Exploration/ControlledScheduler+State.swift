@@ -129,6 +129,11 @@ extension ControlledScheduler {
         /// and its order when that finished.
         var transient = false
 
+        mutating func append(_ item: QueueItem, _ sequence: inout Int) {
+            items.append(item)
+            if items.count == 1 { touch(&sequence) }
+        }
+
         /// The queue may have become startable: it joins the FIFO order now.
         mutating func touch(_ sequence: inout Int) {
             guard !busy, !items.isEmpty else { return }
@@ -197,7 +202,7 @@ extension ControlledScheduler {
                 key = "main"
             } else {
                 privateQueues += 1
-                key = "q\(privateQueues)"
+                key = "q" + String(privateQueues)
             }
             keysByContext[Int(context.number)] = key
             if queues[key] == nil {
@@ -214,7 +219,7 @@ extension ControlledScheduler {
             if queue.address == DispatchControl.mainQueueAddress { return ensureMain() }
             if !concurrent, let key = keysByDispatchQueue[queue.tableKey] { return key }
             privateQueues += 1
-            let key = "q\(privateQueues)"
+            let key = "q" + String(privateQueues)
             if !concurrent { keysByDispatchQueue[queue.tableKey] = key }
             // A concurrent queue's block starts on a thread of its own (its pool may be narrower
             // than the units parked in it); a serial queue's on the queue, as the app asked.
@@ -242,8 +247,7 @@ extension ControlledScheduler {
         }
 
         mutating func append(_ item: QueueItem, to key: String) {
-            queues[key]?.items.append(item)
-            if queues[key]?.items.count == 1 { queues[key]?.touch(&sequence) }
+            queues[key]?.append(item, &sequence)
         }
 
         mutating func fail(_ failure: ControlledRunFailure) {
@@ -481,7 +485,7 @@ extension ControlledScheduler {
             // Virtual time is monotonic: only the earliest deadlines may pass next.
             for timer in s.timers where timer.deadline == earliest {
                 let candidate = Candidate(
-                    key: "t\(timer.id)", since: Self.virtualTime + timer.id, target: .fire(timer.id), point: .timerFire,
+                    key: "t" + String(timer.id), since: Self.virtualTime + timer.id, target: .fire(timer.id), point: .timerFire,
                     addresses: timer.addresses)
                 if timer.isLong { late.append(candidate) } else { candidates.append(candidate) }
             }

@@ -44,10 +44,7 @@ struct SortedTable<Value>: Sequence {
             } else {
                 var added: Value?
                 yield &added
-                if let added {
-                    keys.insert(key, at: index)
-                    slots.insert(added, at: index)
-                }
+                if let added { insert(added, for: key, at: index) }
             }
         }
     }
@@ -56,11 +53,18 @@ struct SortedTable<Value>: Sequence {
         get { self[key] ?? defaultValue() }
         _modify {
             let (index, found) = position(of: key)
-            if !found {
-                keys.insert(key, at: index)
-                slots.insert(defaultValue(), at: index)
-            }
+            if !found { insert(defaultValue(), for: key, at: index) }
             yield &slots[index]!
+        }
+    }
+
+    private mutating func insert(_ value: Value, for key: Int, at index: Int) {
+        if index == keys.count {
+            keys.append(key)
+            slots.append(value)
+        } else {
+            keys.insert(key, at: index)
+            slots.insert(value, at: index)
         }
     }
 
