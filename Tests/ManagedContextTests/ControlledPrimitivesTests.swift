@@ -12,7 +12,7 @@ import Testing
     static func object(_ address: UInt) -> RawDispatchObject { RawDispatchObject(pointer: UnsafeMutableRawPointer(bitPattern: address)!) }
 
     /// Submits one block to the concurrent queue `queue` (a barrier when asked); returns its logical queue.
-    static func submit(_ s: inout ControlledScheduler.State, to queue: RawDispatchObject, label: String, barrier: Bool = false) -> String {
+    static func submit(_ s: inout ControlledScheduler.State, to queue: RawDispatchObject, label: QueueLabel, barrier: Bool = false) -> String {
         let key = s.queueKey(for: queue, concurrent: true, label: label)
         s.append(.block({}, []), to: key)
         if barrier { s.markBarrier(key) }
