@@ -117,7 +117,9 @@ final class IndexView {
     /// Whether another file's own index holds any of a kind (`.hasParameterUses`...),
     /// known so far: the project's index then holds some too, most likely.
     private let heldElsewhere: (@Sendable (IndexQuestion) -> Bool)?
-    private(set) var answers: [IndexQuestion: IndexAnswer]?
+    /// Unchecked exclusivity: a view is asked by one walker on one thread, and no access
+    /// to the answers overlaps another.
+    @exclusivity(unchecked) private(set) var answers: [IndexQuestion: IndexAnswer]?
 
     init(
         _ index: ProjectIndex, recording: Bool = false, extraManagedObjectClasses: (@Sendable (String) -> Bool)? = nil,

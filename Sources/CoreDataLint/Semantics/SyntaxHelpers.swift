@@ -97,11 +97,11 @@ enum Expressions {
 
     /// Whether an identifier in `node` contains one of `parts`: a cheap look before
     /// reading the node's whole text.
-    static func mentions(_ node: some SyntaxProtocol, anyOf parts: [String]) -> Bool {
+    static func mentions(_ node: some SyntaxProtocol, anyOf parts: [StaticString]) -> Bool {
         node.tokens(viewMode: .sourceAccurate).contains { token in
             guard case .identifier = token.tokenKind else { return false }
             let text = token.text
-            return parts.contains { text.contains($0) }
+            return parts.contains { TextSearch.foundationContains($0, in: text) }
         }
     }
 }
