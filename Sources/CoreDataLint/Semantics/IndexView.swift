@@ -37,6 +37,15 @@ extension IndexQuestion {
     /// The questions whether the index holds any fact of a kind: the rules ask the
     /// questions of that kind only when it does.
     static let holdsAnyKinds: Set<IndexQuestion> = [.hasParameterUses, .hasObjectReturns, .hasPropertyObjectReturns, .hasExtensionUses]
+
+    /// One of `holdsAnyKinds`, told by its case (no hashing: every question answered
+    /// no is asked this).
+    var isHoldsAny: Bool {
+        switch self {
+        case .hasParameterUses, .hasObjectReturns, .hasPropertyObjectReturns, .hasExtensionUses: true
+        default: false
+        }
+    }
 }
 
 /// What the index answered.
@@ -143,7 +152,7 @@ final class IndexView {
         // answer it: no when only this file is known would make every file that calls or
         // reads a member disagree with a project that holds one, and be parsed again.
         // Yes only asks the questions the flag spares; the second pass checks them all.
-        if answer == .flag(false), IndexQuestion.holdsAnyKinds.contains(question), heldElsewhere?(question) == true {
+        if answer == .flag(false), question.isHoldsAny, heldElsewhere?(question) == true {
             answer = .flag(true)
         }
         answers?[question] = answer

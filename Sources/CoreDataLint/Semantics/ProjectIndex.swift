@@ -23,6 +23,14 @@ struct ParameterObjects: Sendable, Hashable {
     var place: SourcePlace
 }
 
+/// A member of a type, "Type.name", as a key: both names hashed as they are, not
+/// joined into a new string at every question (the rules ask one at nearly every
+/// use of a property).
+struct TypedName: Hashable, Sendable {
+    var type: String
+    var name: String
+}
+
 /// What a project function returns: objects of this context property, of known queue.
 struct PropertyObjectContext: Sendable, Hashable {
     var returned: PropertyObjectReturn
@@ -69,7 +77,7 @@ struct ProjectIndex: Sendable {
     var contextProperties: [String: ContextFact] = [:]
     /// Context properties by "Type.name", for the types that declare them: what a use
     /// reads when the receiver's type is known (`self.context` in that type's code).
-    var typedContextProperties: [String: ContextFact] = [:]
+    var typedContextProperties: [TypedName: ContextFact] = [:]
     /// Functions returning a context, by name.
     var contextFunctions: [String: ContextFact] = [:]
     /// Methods named in `#selector(...)` of a did-save observer.
@@ -180,18 +188,18 @@ struct ProjectIndex: Sendable {
         var contexts = ContextResolver(files: files)
         for name in contexts.propertyNames { contextProperties[name] = contexts.fact(name) }
         for (type, name) in contexts.typedPropertyKeys {
-            if let fact = contexts.typedFact(type, name) { typedContextProperties["\(type).\(name)"] = fact }
+            if let fact = contexts.typedFact(type, name) { typedContextProperties[TypedName(type: type, name: name)] = fact }
         }
         for name in contexts.functionNames { contextFunctions[name] = contexts.fact(name) }
         // A protocol's context requirement, as its extensions read it (`self.syncContext`
         // in `extension SyncCoordinating`): the property of the project's types that
         // conform to it, when they agree; unknown when they do not.
-        for (protocolType, name) in contexts.requirementKeys where typedContextProperties["\(protocolType).\(name)"] == nil {
+        for (protocolType, name) in contexts.requirementKeys where typedContextProperties[TypedName(type: protocolType, name: name)] == nil {
             let conformers = conformances.filter { $0.value.contains(protocolType) }.map(\.key)
-            let facts = conformers.map { typedContextProperties["\($0).\(name)"] }
+            let facts = conformers.map { typedContextProperties[TypedName(type: $0, name: name)] }
             guard let first = facts.first else { continue }
             let agreed = facts.allSatisfy { $0 != nil && $0?.queue != .unknown && $0?.queue == first?.queue }
-            typedContextProperties["\(protocolType).\(name)"] = agreed ? first : ContextFact(queue: .unknown, files: [])
+            typedContextProperties[TypedName(type: protocolType, name: name)] = agreed ? first : ContextFact(queue: .unknown, files: [])
         }
         for file in files {
             for returned in file.propertyObjectReturns where declaredFunctions[returned.function] == 1 {
@@ -224,7 +232,7 @@ struct ProjectIndex: Sendable {
     /// The fact of a context property of `type` (the type whose code is read), or by
     /// its name alone when that type does not declare it or is unknown.
     func contextProperty(_ name: String, in type: String?) -> ContextFact? {
-        if let type, let fact = typedContextProperties["\(type).\(name)"] { return fact }
+        if let type, let fact = typedContextProperties[TypedName(type: type, name: name)] { return fact }
         return contextProperties[name]
     }
 
@@ -236,7 +244,9 @@ struct ProjectIndex: Sendable {
     /// The key of a function's facts, from its full name (`getDefaultPrinter(context:)`):
     /// the base name when it is declared once, the full name for one of its overloads.
     func functionKey(_ fullName: String) -> String {
-        guard let open = fullName.firstIndex(of: "(") else { return fullName }
+        // On the UTF-8 bytes: "(" is one byte, never part of another character, and
+        // follows a name (no combining mark comes before a label or ")").
+        guard let open = fullName.utf8.firstIndex(of: UInt8(ascii: "(")) else { return fullName }
         let base = String(fullName[..<open])
         return overloads[base] == nil ? base : fullName
     }

@@ -148,12 +148,15 @@ final class SemanticWalker: SyntaxVisitor {
 
     private func resolveAnew(_ expression: ExprSyntax) -> Value? {
         let expression = Expressions.unwrapped(expression)
-        if let sequence = expression.as(SequenceExprSyntax.self) { return resolve(sequence) }
-        if let reference = expression.as(DeclReferenceExprSyntax.self) { return lookup(reference.baseName.text)?.value }
-        if let member = expression.as(MemberAccessExprSyntax.self) { return resolve(member) }
-        if let call = expression.as(FunctionCallExprSyntax.self) { return resolve(call) }
-        if let subscripted = expression.as(SubscriptCallExprSyntax.self) { return element(of: resolve(subscripted.calledExpression)) }
-        return nil
+        // The node's kind read once, not one typed node made per shape tried.
+        switch expression.kind {
+        case .sequenceExpr: return resolve(expression.cast(SequenceExprSyntax.self))
+        case .declReferenceExpr: return lookup(expression.cast(DeclReferenceExprSyntax.self).baseName.text)?.value
+        case .memberAccessExpr: return resolve(expression.cast(MemberAccessExprSyntax.self))
+        case .functionCallExpr: return resolve(expression.cast(FunctionCallExprSyntax.self))
+        case .subscriptCallExpr: return element(of: resolve(expression.cast(SubscriptCallExprSyntax.self).calledExpression))
+        default: return nil
+        }
     }
 
     /// The context an expression holds, when the linter can tell.
