@@ -250,8 +250,8 @@ final class FactCollector: SyntaxVisitor {
     /// in the body: not inside a closure that runs elsewhere (a `perform { }` block).
     static func confinedUseOfSelf(in body: Syntax) -> (String, Syntax)? {
         for token in body.tokens(viewMode: .sourceAccurate) {
-            guard case .identifier = token.tokenKind else { continue }
-            let name = token.text
+            // The kind's payload is the token's text: one kind formed, not two.
+            guard case .identifier(let name) = token.tokenKind else { continue }
             let isMethod = CoreDataAPI.contextMethods.contains(name), isState = CoreDataAPI.contextStateProperties.contains(name)
             guard isMethod || isState, let reference = token.parent?.as(DeclReferenceExprSyntax.self) else { continue }
             var expression = ExprSyntax(reference)
@@ -1072,8 +1072,8 @@ final class FactCollector: SyntaxVisitor {
         var byConcurrencyType: Set<ContextQueue> = []
         var byContainer: Set<ContextQueue> = []
         for token in setup.tokens(viewMode: .sourceAccurate) {
-            guard case .identifier = token.tokenKind else { continue }
-            let text = token.text
+            // The kind's payload is the token's text: one kind formed, not two.
+            guard case .identifier(let text) = token.tokenKind else { continue }
             switch text {
             case "mainQueueConcurrencyType": byConcurrencyType.insert(.main)
             case "privateQueueConcurrencyType": byConcurrencyType.insert(.private)

@@ -109,8 +109,8 @@ enum Expressions {
     /// reading the node's whole text.
     static func mentions(_ node: some SyntaxProtocol, anyOf parts: [StaticString]) -> Bool {
         node.tokens(viewMode: .sourceAccurate).contains { token in
-            guard case .identifier = token.tokenKind else { return false }
-            let text = token.text
+            // The kind's payload is the token's text: one kind formed, not two.
+            guard case .identifier(let text) = token.tokenKind else { return false }
             return parts.contains { TextSearch.foundationContains($0, in: text) }
         }
     }
