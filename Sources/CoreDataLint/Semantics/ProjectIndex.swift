@@ -432,10 +432,15 @@ struct EntryPoints: Sendable {
             if Self.lifecycleMethods.contains(name) { return "a UIKit lifecycle method" }
             if name == "prepare" && firstLabel == "for" { return "prepare(for:sender:), called by UIKit" }
         }
-        let conforms = type.flatMap { conformances[$0] } ?? []
-        let isDelegate = isViewController(type) || conforms.contains { $0.hasSuffix("DataSource") || $0.hasSuffix("Delegate") }
-        if isDelegate, Self.dataSourceMethods.contains(name) { return "a table or collection view data source or delegate method" }
-        if isDelegate, Self.pickerMethods.contains(name) { return "an image picker delegate method" }
+        // Whether the type is a delegate, read only for a name a delegate may have: the
+        // index is asked this of every function, and most names are no delegate's.
+        let isDataSourceMethod = Self.dataSourceMethods.contains(name), isPickerMethod = Self.pickerMethods.contains(name)
+        if isDataSourceMethod || isPickerMethod {
+            let conforms = type.flatMap { conformances[$0] } ?? []
+            let isDelegate = isViewController(type) || conforms.contains { $0.hasSuffix("DataSource") || $0.hasSuffix("Delegate") }
+            if isDelegate, isDataSourceMethod { return "a table or collection view data source or delegate method" }
+            if isDelegate, isPickerMethod { return "an image picker delegate method" }
+        }
         if let type, testCases.contains(type), !isAsync, name.hasPrefix("test") || Self.testMethods.contains(name) {
             return "an XCTest test method, which XCTest runs on the main thread"
         }
@@ -641,7 +646,12 @@ private struct CallGraph {
             // Each of the file's argument label lists split once, by its number, not at
             // every call of an overloaded name that has it.
             var splitLabels: [[String]?] = []
-            for var call in file.calls {
+            for index in file.calls.indices {
+                // A call of no function the project declares is dropped before it is
+                // copied (most calls: `fetch`, `append`, UIKit's).
+                let declared = functions[file.calls[index].callee]
+                guard declared != nil || (!overloaded.isEmpty && overloaded[file.calls[index].callee] != nil) else { continue }
+                var call = file.calls[index]
                 if !overloaded.isEmpty, let caller = call.caller {
                     let isOverloaded = call.callerFunction >= 0 ? callerIsOverloaded[Int(call.callerFunction)] : overloaded[caller] != nil
                     if isOverloaded {
@@ -652,7 +662,7 @@ private struct CallGraph {
                 // they fit none of, any of them. An overloaded name is no key of
                 // `functions` (its declarations are known by their full names): a name
                 // that is one is asked no more.
-                if let declared = functions[call.callee] {
+                if let declared {
                     add(call, as: call.callee, declared)
                     continue
                 }
