@@ -43,7 +43,7 @@ public enum SourceCollector {
             while let relative = walker.nextObject() as? String {
                 let name = (relative as NSString).lastPathComponent
                 let full = normalized(path.hasSuffix("/") ? path + relative : path + "/" + relative)
-                if walker.fileAttributes?[.type] as? FileAttributeType == .typeDirectory {
+                if isFolder(full) {
                     if name.hasPrefix(".") || skippedFolders.contains(name) || isExcluded(relative, by: patterns) || isExcluded(full, by: patterns) {
                         walker.skipDescendants()
                     }
@@ -55,6 +55,16 @@ public enum SourceCollector {
             }
         }
         return (files.sorted(), projects.sorted())
+    }
+
+    /// Whether the entry at `path` is a directory itself (not a link to one): what the
+    /// enumerator's `fileAttributes[.type]` tells (Foundation reads it with `lstat` too),
+    /// without the rest of the attributes (the owner's and group's names, dates, sizes)
+    /// that it gathers for every entry: two thirds of the walk's time on item 8's tree,
+    /// serial, before the first pass starts.
+    private static func isFolder(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
     /// Whether a glob matches the path, or the path is under a folder the glob names.

@@ -362,7 +362,10 @@ struct ClosurePlacement {
         var current = Syntax(call).parent
         while let node = current {
             if node.is(FunctionDeclSyntax.self) || node.is(InitializerDeclSyntax.self) || node.is(PatternBindingSyntax.self) && node.parent?.parent?.parent?.is(MemberBlockItemSyntax.self) == true {
-                return node.tokens(viewMode: .sourceAccurate).contains { $0.text == "shouldAddStoreAsynchronously" }
+                // Its length first, read without making the token's text: most tokens are
+                // shorter or longer.
+                let name = "shouldAddStoreAsynchronously"
+                return node.tokens(viewMode: .sourceAccurate).contains { $0.trimmedLength.utf8Length == name.utf8.count && $0.text == name }
             }
             current = node.parent
         }

@@ -37,6 +37,15 @@ extension IndexQuestion {
     /// The questions whether the index holds any fact of a kind: the rules ask the
     /// questions of that kind only when it does.
     static let holdsAnyKinds: Set<IndexQuestion> = [.hasParameterUses, .hasObjectReturns, .hasPropertyObjectReturns, .hasExtensionUses]
+
+    /// One of `holdsAnyKinds`, told by its case (no hashing: every question answered
+    /// no is asked this).
+    var isHoldsAny: Bool {
+        switch self {
+        case .hasParameterUses, .hasObjectReturns, .hasPropertyObjectReturns, .hasExtensionUses: true
+        default: false
+        }
+    }
 }
 
 /// What the index answered.
@@ -117,7 +126,9 @@ final class IndexView {
     /// Whether another file's own index holds any of a kind (`.hasParameterUses`...),
     /// known so far: the project's index then holds some too, most likely.
     private let heldElsewhere: (@Sendable (IndexQuestion) -> Bool)?
-    private(set) var answers: [IndexQuestion: IndexAnswer]?
+    /// Unchecked exclusivity: a view is asked by one walker on one thread, and no access
+    /// to the answers overlaps another.
+    @exclusivity(unchecked) private(set) var answers: [IndexQuestion: IndexAnswer]?
 
     init(
         _ index: ProjectIndex, recording: Bool = false, extraManagedObjectClasses: (@Sendable (String) -> Bool)? = nil,
@@ -141,7 +152,7 @@ final class IndexView {
         // answer it: no when only this file is known would make every file that calls or
         // reads a member disagree with a project that holds one, and be parsed again.
         // Yes only asks the questions the flag spares; the second pass checks them all.
-        if answer == .flag(false), IndexQuestion.holdsAnyKinds.contains(question), heldElsewhere?(question) == true {
+        if answer == .flag(false), question.isHoldsAny, heldElsewhere?(question) == true {
             answer = .flag(true)
         }
         answers?[question] = answer

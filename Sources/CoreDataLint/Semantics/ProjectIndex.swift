@@ -23,6 +23,14 @@ struct ParameterObjects: Sendable, Hashable {
     var place: SourcePlace
 }
 
+/// A member of a type, "Type.name", as a key: both names hashed as they are, not
+/// joined into a new string at every question (the rules ask one at nearly every
+/// use of a property).
+struct TypedName: Hashable, Sendable {
+    var type: String
+    var name: String
+}
+
 /// What a project function returns: objects of this context property, of known queue.
 struct PropertyObjectContext: Sendable, Hashable {
     var returned: PropertyObjectReturn
@@ -69,7 +77,7 @@ struct ProjectIndex: Sendable {
     var contextProperties: [String: ContextFact] = [:]
     /// Context properties by "Type.name", for the types that declare them: what a use
     /// reads when the receiver's type is known (`self.context` in that type's code).
-    var typedContextProperties: [String: ContextFact] = [:]
+    var typedContextProperties: [TypedName: ContextFact] = [:]
     /// Functions returning a context, by name.
     var contextFunctions: [String: ContextFact] = [:]
     /// Methods named in `#selector(...)` of a did-save observer.
@@ -180,18 +188,18 @@ struct ProjectIndex: Sendable {
         var contexts = ContextResolver(files: files)
         for name in contexts.propertyNames { contextProperties[name] = contexts.fact(name) }
         for (type, name) in contexts.typedPropertyKeys {
-            if let fact = contexts.typedFact(type, name) { typedContextProperties["\(type).\(name)"] = fact }
+            if let fact = contexts.typedFact(type, name) { typedContextProperties[TypedName(type: type, name: name)] = fact }
         }
         for name in contexts.functionNames { contextFunctions[name] = contexts.fact(name) }
         // A protocol's context requirement, as its extensions read it (`self.syncContext`
         // in `extension SyncCoordinating`): the property of the project's types that
         // conform to it, when they agree; unknown when they do not.
-        for (protocolType, name) in contexts.requirementKeys where typedContextProperties["\(protocolType).\(name)"] == nil {
+        for (protocolType, name) in contexts.requirementKeys where typedContextProperties[TypedName(type: protocolType, name: name)] == nil {
             let conformers = conformances.filter { $0.value.contains(protocolType) }.map(\.key)
-            let facts = conformers.map { typedContextProperties["\($0).\(name)"] }
+            let facts = conformers.map { typedContextProperties[TypedName(type: $0, name: name)] }
             guard let first = facts.first else { continue }
             let agreed = facts.allSatisfy { $0 != nil && $0?.queue != .unknown && $0?.queue == first?.queue }
-            typedContextProperties["\(protocolType).\(name)"] = agreed ? first : ContextFact(queue: .unknown, files: [])
+            typedContextProperties[TypedName(type: protocolType, name: name)] = agreed ? first : ContextFact(queue: .unknown, files: [])
         }
         for file in files {
             for returned in file.propertyObjectReturns where declaredFunctions[returned.function] == 1 {
@@ -224,7 +232,7 @@ struct ProjectIndex: Sendable {
     /// The fact of a context property of `type` (the type whose code is read), or by
     /// its name alone when that type does not declare it or is unknown.
     func contextProperty(_ name: String, in type: String?) -> ContextFact? {
-        if let type, let fact = typedContextProperties["\(type).\(name)"] { return fact }
+        if let type, let fact = typedContextProperties[TypedName(type: type, name: name)] { return fact }
         return contextProperties[name]
     }
 
@@ -236,7 +244,9 @@ struct ProjectIndex: Sendable {
     /// The key of a function's facts, from its full name (`getDefaultPrinter(context:)`):
     /// the base name when it is declared once, the full name for one of its overloads.
     func functionKey(_ fullName: String) -> String {
-        guard let open = fullName.firstIndex(of: "(") else { return fullName }
+        // On the UTF-8 bytes: "(" is one byte, never part of another character, and
+        // follows a name (no combining mark comes before a label or ")").
+        guard let open = fullName.utf8.firstIndex(of: UInt8(ascii: "(")) else { return fullName }
         let base = String(fullName[..<open])
         return overloads[base] == nil ? base : fullName
     }
@@ -422,10 +432,15 @@ struct EntryPoints: Sendable {
             if Self.lifecycleMethods.contains(name) { return "a UIKit lifecycle method" }
             if name == "prepare" && firstLabel == "for" { return "prepare(for:sender:), called by UIKit" }
         }
-        let conforms = type.flatMap { conformances[$0] } ?? []
-        let isDelegate = isViewController(type) || conforms.contains { $0.hasSuffix("DataSource") || $0.hasSuffix("Delegate") }
-        if isDelegate, Self.dataSourceMethods.contains(name) { return "a table or collection view data source or delegate method" }
-        if isDelegate, Self.pickerMethods.contains(name) { return "an image picker delegate method" }
+        // Whether the type is a delegate, read only for a name a delegate may have: the
+        // index is asked this of every function, and most names are no delegate's.
+        let isDataSourceMethod = Self.dataSourceMethods.contains(name), isPickerMethod = Self.pickerMethods.contains(name)
+        if isDataSourceMethod || isPickerMethod {
+            let conforms = type.flatMap { conformances[$0] } ?? []
+            let isDelegate = isViewController(type) || conforms.contains { $0.hasSuffix("DataSource") || $0.hasSuffix("Delegate") }
+            if isDelegate, isDataSourceMethod { return "a table or collection view data source or delegate method" }
+            if isDelegate, isPickerMethod { return "an image picker delegate method" }
+        }
         if let type, testCases.contains(type), !isAsync, name.hasPrefix("test") || Self.testMethods.contains(name) {
             return "an XCTest test method, which XCTest runs on the main thread"
         }
@@ -631,7 +646,12 @@ private struct CallGraph {
             // Each of the file's argument label lists split once, by its number, not at
             // every call of an overloaded name that has it.
             var splitLabels: [[String]?] = []
-            for var call in file.calls {
+            for index in file.calls.indices {
+                // A call of no function the project declares is dropped before it is
+                // copied (most calls: `fetch`, `append`, UIKit's).
+                let declared = functions[file.calls[index].callee]
+                guard declared != nil || (!overloaded.isEmpty && overloaded[file.calls[index].callee] != nil) else { continue }
+                var call = file.calls[index]
                 if !overloaded.isEmpty, let caller = call.caller {
                     let isOverloaded = call.callerFunction >= 0 ? callerIsOverloaded[Int(call.callerFunction)] : overloaded[caller] != nil
                     if isOverloaded {
@@ -642,7 +662,7 @@ private struct CallGraph {
                 // they fit none of, any of them. An overloaded name is no key of
                 // `functions` (its declarations are known by their full names): a name
                 // that is one is asked no more.
-                if let declared = functions[call.callee] {
+                if let declared {
                     add(call, as: call.callee, declared)
                     continue
                 }

@@ -53,7 +53,7 @@ struct ContextRef: Equatable {
     /// A property or a function's result, as the project index knows it.
     static func indexed(_ name: String, _ fact: ContextFact, currentFile: String) -> ContextRef {
         // A fact from this file alone is plain to the reader: no citation.
-        let citation = fact.files == [currentFile] && !(fact.citation ?? "").contains(";") ? nil : fact.citation
+        let citation = fact.files.count == 1 && fact.files.contains(currentFile) && !TextSearch.foundationContains(";", in: fact.citation ?? "") ? nil : fact.citation
         return property(name, queue: fact.queue, citation: citation)
     }
 
