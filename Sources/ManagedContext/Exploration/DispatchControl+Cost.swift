@@ -7,8 +7,8 @@ import Glibc
 /// The dispatch control's own cost per scheduling point, for docs/benchmarks.md: with
 /// `CTXDEBUG_DISPATCH_COST=FILE` in a process run by `ctxdebug explore`, each hook call
 /// the scheduler took is timed, less the time its thread waited for the turn (parked)
-/// and the socket round trip to the parent (sending the question, waiting for the
-/// answer). Each line of FILE (appended at exit) is one hook call, in nanoseconds: that
+/// and the socket's system calls to the parent (the question's send, the wait for the
+/// answer) and this measurement's own reads of the CPU clock. Each line of FILE (appended at exit) is one hook call, in nanoseconds: that
 /// duration; the part of it spent in the real `dispatch_async_f` that starts a block the
 /// schedule chose (work libdispatch does for the app's `async` in a plain run too,
 /// deferred to the block's turn); the part spent writing the question and reading the
