@@ -1,5 +1,5 @@
-import CCtxdebugHelpers
-import Synchronization
+package import CCtxdebugHelpers
+package import Synchronization
 
 /// A value behind a `Mutex`, held in a class so it can be shared and stored in
 /// `Sendable` classes without `~Copyable` rules spreading. For this package's
@@ -11,10 +11,15 @@ import Synchronization
 /// Sendable for any value, as `Mutex` is: the value goes in and out only as `sending`.
 /// Every lock in this package is one of these, so that a program run under
 /// ThreadSanitizer with ctxdebug linked gets no reports from ctxdebug's own locks.
+///
+/// `withLock` is `@inlinable`: its callers in other modules get it specialized for their
+/// value and result, as they do `Mutex.withLock`; unspecialized, each call passed type
+/// metadata that the Swift runtime builds at a type's first use (the dispatch control's
+/// hooks met several in every explored process).
 package final class LockedValue<Value: ~Copyable>: @unchecked Sendable {
-    private let mutex: Mutex<Value>
+    @usableFromInline let mutex: Mutex<Value>
     package init(_ value: consuming sending Value) { mutex = Mutex(value) }
-    @discardableResult
+    @inlinable @discardableResult
     package func withLock<R, E: Error>(_ body: (inout sending Value) throws(E) -> sending R) throws(E) -> sending R {
         let token = Unmanaged.passUnretained(self).toOpaque()
         return try mutex.withLock { (value: inout sending Value) throws(E) -> sending R in

@@ -112,7 +112,7 @@ extension ControlledScheduler {
         let addresses = sites()
         return state.withLock { s in
             guard s.mode != .released else { return false }
-            s.notifies[Self.groupKey(group), default: []].append(PendingNotify(queue: queue, block: work.run, addresses: addresses))
+            s.notifies[group.tableKey, default: []].append(PendingNotify(queue: queue, block: work.run, addresses: addresses))
             return true
         }
     }
@@ -150,7 +150,7 @@ extension ControlledScheduler {
         let addresses = unit == nil ? [] : sites()
         var pending: [PendingNotify] = []
         if let group {
-            pending = state.withLock { s in s.notifies.removeValue(forKey: Self.groupKey(group)) ?? [] }
+            pending = state.withLock { s in s.notifies.removeValue(forKey: group.tableKey) ?? [] }
         }
         let notified = pending.map { notify -> (PendingNotify, Bool, QueueLabel) in
             (notify, DispatchControl.isConcurrent(RawDispatchObject(pointer: notify.queue.pointer)), DispatchControl.label(notify.queue))

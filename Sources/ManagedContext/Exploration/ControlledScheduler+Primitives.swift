@@ -309,7 +309,11 @@ extension ControlledScheduler.State {
         guard let own = queues[key] else { return false }
         if let queue = own.gate, primitives.gates[Int(bitPattern: queue)]?.holdsBack(key) == true { return true }
         guard let domain = own.domain else { return false }
-        return queues.values.contains { $0.key != key && $0.domain == domain && $0.busy }
+        // Every queue with a serial order is in `queueOrder` (a concurrent queue's, while
+        // its block runs).
+        return queueOrder.contains { other in
+            other != key && queues[other]?.domain == domain && queues[other]?.busy == true
+        }
     }
 
     /// A block of `key` ended: a concurrent queue's logical queue leaves its gate and its

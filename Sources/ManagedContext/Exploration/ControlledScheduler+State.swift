@@ -177,7 +177,8 @@ extension ControlledScheduler {
         var keysByDispatchQueue = SortedTable<String>()
         var timers: [VirtualTimer] = []
         var nextTimer = 0
-        var notifies: [String: [PendingNotify]] = [:]
+        /// The `dispatch_group_notify` blocks waiting, by group.
+        var notifies = SortedTable<[PendingNotify]>()
         /// The unit on the main thread (its driver), if any: main-queue blocks start only
         /// while it waits in its run loop, or after it parked in dispatchMain().
         var mainThreadUnit: Int?
@@ -282,10 +283,10 @@ extension ControlledScheduler {
             vacantDriver = false
             for timer in timers { handoffs.append(.dispatch(.dispatch(timer.queue), timer.block)) }
             timers.removeAll()
-            for (_, pending) in notifies.sorted(by: { $0.key < $1.key }) {
+            for (_, pending) in notifies {
                 for notify in pending { handoffs.append(.dispatch(.dispatch(notify.queue), notify.block)) }
             }
-            notifies.removeAll()
+            notifies = SortedTable()
             return handoffs
         }
     }
