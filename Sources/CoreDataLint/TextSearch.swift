@@ -6,19 +6,22 @@ import Foundation
 enum TextSearch {
     /// The UTF-8 offset of the first `needle` in `text`, or nil.
     static func firstOffset(of needle: String, in text: Substring) -> Int? {
-        let needle = Array(needle.utf8)
-        guard let first = needle.first else { return 0 }
-        let search = { (bytes: UnsafeBufferPointer<UInt8>) -> Int? in
-            guard bytes.count >= needle.count else { return nil }
-            var index = 0
-            while index <= bytes.count - needle.count {
-                if bytes[index] == first, needle.indices.allSatisfy({ bytes[index + $0] == needle[$0] }) { return index }
-                index += 1
-            }
-            return nil
+        Array(needle.utf8).withUnsafeBufferPointer { needle in
+            if let found = text.utf8.withContiguousStorageIfAvailable({ firstOffset(of: needle, in: $0) }) { return found }
+            return Array(text.utf8).withUnsafeBufferPointer { firstOffset(of: needle, in: $0) }
         }
-        if let found = text.utf8.withContiguousStorageIfAvailable(search) { return found }
-        return Array(text.utf8).withUnsafeBufferPointer(search)
+    }
+
+    /// The offset of the first `needle` in `bytes`, or nil (0 for an empty needle).
+    private static func firstOffset(of needle: UnsafeBufferPointer<UInt8>, in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard let first = needle.first else { return 0 }
+        guard bytes.count >= needle.count else { return nil }
+        var index = 0
+        while index <= bytes.count - needle.count {
+            if bytes[index] == first, needle.indices.allSatisfy({ bytes[index + $0] == needle[$0] }) { return index }
+            index += 1
+        }
+        return nil
     }
 
     static func contains(_ needle: String, in text: Substring) -> Bool {
@@ -33,24 +36,12 @@ enum TextSearch {
     /// bytes when `text` is ASCII (nearly every name and message), where Foundation's
     /// search (canonical equivalence, which no ASCII character has) finds exactly the
     /// byte matches, at a few instructions a byte instead of thousands a call; by
-    /// Foundation otherwise.
+    /// Foundation otherwise (and for an empty needle).
     static func foundationContains(_ needle: StaticString, in text: String) -> Bool {
+        let letters = UnsafeBufferPointer(start: needle.utf8Start, count: needle.utf8CodeUnitCount)
         let answer = text.utf8.withContiguousStorageIfAvailable { bytes -> Bool? in
-            let letters = UnsafeBufferPointer(start: needle.utf8Start, count: needle.utf8CodeUnitCount)
-            guard let first = letters.first else { return nil }
-            var found = false
-            var index = 0
-            while index < bytes.count {
-                let byte = bytes[index]
-                if byte >= 0x80 { return nil }
-                if !found, byte == first, index + letters.count <= bytes.count {
-                    var matched = 1
-                    while matched < letters.count, bytes[index + matched] == letters[matched] { matched += 1 }
-                    found = matched == letters.count
-                }
-                index += 1
-            }
-            return found
+            guard !letters.isEmpty, bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+            return firstOffset(of: letters, in: bytes) != nil
         }
         if let answer, let answer { return answer }
         return text.contains(needle.description)

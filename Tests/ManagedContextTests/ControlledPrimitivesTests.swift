@@ -12,8 +12,8 @@ import Testing
     static func object(_ address: UInt) -> RawDispatchObject { RawDispatchObject(pointer: UnsafeMutableRawPointer(bitPattern: address)!) }
 
     /// Submits one block to the concurrent queue `queue` (a barrier when asked); returns its logical queue.
-    static func submit(_ s: inout ControlledScheduler.State, to queue: RawDispatchObject, label: QueueLabel, barrier: Bool = false) -> String {
-        let key = s.queueKey(for: queue, concurrent: true, label: label)
+    static func submit(_ s: inout ControlledScheduler.State, to queue: RawDispatchObject, label: String, barrier: Bool = false) -> String {
+        let key = s.queueKey(for: queue, concurrent: true, label: .made(label))
         s.append(.block({}, []), to: key)
         if barrier { s.markBarrier(key) }
         return key
@@ -74,7 +74,7 @@ import Testing
         func fire() -> @Sendable () -> Void {
             scheduler.state.withLock { s in
                 s.fireTimer(s.timers[0].id)
-                let key = s.queueKey(for: queue, concurrent: false, label: "queue")
+                let key = s.queueKey(for: queue, concurrent: false, label: .made("queue"))
                 guard case .block(let block, _)? = s.queues[key]?.items.removeFirst() else { fatalError("no block") }
                 return block
             }
@@ -138,9 +138,9 @@ import Testing
     func sharedOrderHoldsBack() {
         let scheduler = ControlledScheduler(chooser: ControlledSchedulerTests.fifo)
         var s = ControlledScheduler.State()
-        let a = s.queueKey(for: Self.engineA, concurrent: false, label: "sync-a")
-        let b = s.queueKey(for: Self.engineB, concurrent: false, label: "sync-b")
-        let other = s.queueKey(for: Self.alone, concurrent: false, label: "alone")
+        let a = s.queueKey(for: Self.engineA, concurrent: false, label: .made("sync-a"))
+        let b = s.queueKey(for: Self.engineB, concurrent: false, label: .made("sync-b"))
+        let other = s.queueKey(for: Self.alone, concurrent: false, label: .made("alone"))
         for key in [a, b, other] { s.append(.block({}, []), to: key) }
         // What enterPrimitives finds through the library's target table, which is not loaded here.
         for (key, queue) in [(a, Self.engineA), (b, Self.engineB), (other, Self.alone)] {

@@ -1,4 +1,5 @@
 @testable import ManagedContext
+import Foundation
 import Testing
 
 /// The scheduler's integer-keyed tables (SortedTable.swift) behave as the dictionaries
@@ -42,14 +43,19 @@ import Testing
 @Suite struct QueueLabelTests {
     @Test("prefixes are compared on the bytes; the text falls back when there is none")
     func label() {
-        let xctest: QueueLabel = "org.swift.XCTest.waiter"
+        let xctest = QueueLabel.made("org.swift.XCTest.waiter")
         #expect(DispatchControl.isTestHarness(xctest))
-        #expect(!DispatchControl.isTestHarness("org.swift.XCTes"))
-        #expect(!DispatchControl.isTestHarness("com.example.org.swift.XCTest"))
+        #expect(!DispatchControl.isTestHarness(.made("org.swift.XCTes")))
+        #expect(!DispatchControl.isTestHarness(.made("com.example.org.swift.XCTest")))
         #expect(xctest.text == "org.swift.XCTest.waiter")
         #expect(QueueLabel(bytes: nil).text == "queue")
         #expect(!QueueLabel(bytes: nil).hasPrefix("q"))
         #expect(QueueLabel(bytes: nil, fallback: "dispatch_apply").text == "dispatch_apply")
-        #expect(("" as QueueLabel).text == "queue")
+        #expect(QueueLabel.made("").text == "queue")
     }
+}
+
+extension QueueLabel {
+    /// A label of `text`, as a queue holds its own: bytes that stay (for the test's run).
+    static func made(_ text: String) -> QueueLabel { QueueLabel(bytes: UnsafePointer(strdup(text)!)) }
 }

@@ -225,13 +225,6 @@ struct QueueLabel: @unchecked Sendable {
     }
 }
 
-extension QueueLabel: ExpressibleByStringLiteral {
-    /// A label of constant text (a literal's bytes live as long as the program).
-    init(stringLiteral text: StaticString) {
-        bytes = UnsafeRawPointer(text.utf8Start).assumingMemoryBound(to: CChar.self)
-    }
-}
-
 /// One piece of the app's work as libdispatch takes it: a function and its argument.
 ///
 /// `@unchecked Sendable`: libdispatch runs the function once, on whatever thread the
