@@ -1,4 +1,6 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
+// 6.2: a package that depends on this one by version accepts the one unsafe flag below
+// (SwiftPM checks unsafe flags only in manifests older than 6.2).
 import PackageDescription
 
 let package = Package(
@@ -154,5 +156,16 @@ for target in package.targets where target.type != .system && target.type != .pl
         .swiftLanguageMode(.v6),
         .enableUpcomingFeature("ExistentialAny"),
         .enableUpcomingFeature("InternalImportsByDefault"),
+    ]
+}
+
+// The modules an explored process runs in its dispatch hooks (docs/explore.md, "What is
+// controlled") reach generic type metadata through its accessor, not by demangling the
+// type's name: Swift's default looks a type up by mangled name at its first use in each
+// module, microseconds each, which every explored process paid in its first hooks.
+let hookModules: Set = ["ManagedContext", "ExploreModel", "CtxdebugHelpers"]
+for target in package.targets where hookModules.contains(target.name) {
+    target.swiftSettings = (target.swiftSettings ?? []) + [
+        .unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"]),
     ]
 }

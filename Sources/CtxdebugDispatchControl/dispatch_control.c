@@ -240,9 +240,18 @@ static void remember_queue(void *queue) {
     pthread_mutex_unlock(&table_lock);
 }
 
+// Compared here rather than with strncmp, whose first call would cost a symbol binding
+// at a process's first hook.
+static int has_prefix(const char *text, const char *prefix) {
+    for (; *prefix; text++, prefix++) {
+        if (*text != *prefix) return 0;
+    }
+    return 1;
+}
+
 static int queue_is_concurrent(void *queue) {
     const char *label = real_dispatch_queue_get_label()(queue);
-    if (label && strncmp(label, "com.apple.root.", 15) == 0) return 1;  // the global queues
+    if (label && has_prefix(label, "com.apple.root.")) return 1;  // the global queues
     int found = 0;
     pthread_mutex_lock(&table_lock);
     size_t slot = slot_of(queue);

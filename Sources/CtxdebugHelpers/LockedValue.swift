@@ -1,5 +1,5 @@
-package import CCtxdebugHelpers
-package import Synchronization
+public import CCtxdebugHelpers
+public import Synchronization
 
 /// A value behind a `Mutex`, held in a class so it can be shared and stored in
 /// `Sendable` classes without `~Copyable` rules spreading. For this package's
@@ -15,8 +15,10 @@ package import Synchronization
 /// `withLock` is `@inlinable`: its callers in other modules get it specialized for their
 /// value and result, as they do `Mutex.withLock`; unspecialized, each call passed type
 /// metadata that the Swift runtime builds at a type's first use (the dispatch control's
-/// hooks met several in every explored process).
-package final class LockedValue<Value: ~Copyable>: @unchecked Sendable {
+/// hooks met several in every explored process). The class is `public` (its members stay
+/// `package`) because Swift 6.3 does not specialize an `@inlinable` method of a `package`
+/// class in another module: every caller called the generic entry point.
+public final class LockedValue<Value: ~Copyable>: @unchecked Sendable {
     @usableFromInline let mutex: Mutex<Value>
     package init(_ value: consuming sending Value) { mutex = Mutex(value) }
     @inlinable @discardableResult

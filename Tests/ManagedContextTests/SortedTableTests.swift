@@ -50,6 +50,8 @@ import Testing
         #expect(xctest.text == "org.swift.XCTest.waiter")
         #expect(QueueLabel(bytes: nil).text == "queue")
         #expect(!QueueLabel(bytes: nil).hasPrefix("q"))
+        #expect(QueueLabel.made("q1").hasPrefix("q"))  // a one-scalar literal has no pointer of its own
+        #expect(!QueueLabel.made("").hasPrefix("q"))
         #expect(QueueLabel(bytes: nil, fallback: "dispatch_apply").text == "dispatch_apply")
         #expect(QueueLabel.made("").text == "queue")
     }

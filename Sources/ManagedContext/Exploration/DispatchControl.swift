@@ -217,10 +217,13 @@ struct QueueLabel: @unchecked Sendable {
         return String(cString: bytes)
     }
 
+    /// Compared here, byte by byte (the label's terminator ends a mismatch): a call of the C
+    /// library's `strncmp` would cost a symbol binding at a process's first hook.
     func hasPrefix(_ prefix: StaticString) -> Bool {
         guard let bytes else { return false }
         return prefix.withUTF8Buffer { head in
-            head.withMemoryRebound(to: CChar.self) { strncmp(bytes, $0.baseAddress!, head.count) == 0 }
+            for (index, byte) in head.enumerated() where UInt8(bitPattern: bytes[index]) != byte { return false }
+            return true
         }
     }
 }
