@@ -36,7 +36,7 @@ enum DecisionLine {
             guard string(context, to: &bytes) else { return nil }
         }
         append(#","defaultIndex":"#, to: &bytes)
-        append(String(decision.defaultIndex), to: &bytes)
+        decimal(decision.defaultIndex, to: &bytes)
         append(#","enabled":["#, to: &bytes)
         for (index, key) in decision.enabled.enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
@@ -45,7 +45,7 @@ enum DecisionLine {
         append(#"],"point":"#, to: &bytes)
         guard string(decision.point.rawValue, to: &bytes) else { return nil }
         append(#","step":"#, to: &bytes)
-        append(String(decision.step), to: &bytes)
+        decimal(decision.step, to: &bytes)
         append("}\n", to: &bytes)
         return bytes
     }
@@ -71,8 +71,27 @@ enum DecisionLine {
         return value
     }
 
-    private static func append(_ text: String, to bytes: inout [UInt8]) {
-        bytes.append(contentsOf: text.utf8)
+    /// The line's fixed parts, copied as one block (appending a `String`'s UTF-8 view goes
+    /// a byte at a time).
+    private static func append(_ text: StaticString, to bytes: inout [UInt8]) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    /// A non-negative integer's decimal digits (a negative one, which no step or index
+    /// is, as `String` writes it).
+    private static func decimal(_ value: Int, to bytes: inout [UInt8]) {
+        guard value >= 0 else { return bytes.append(contentsOf: String(value).utf8) }
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for Int.max's 19 digits
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var rest = value
+            var index = buffer.count
+            repeat {
+                index -= 1
+                buffer[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            } while rest > 0
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[index...]))
+        }
     }
 
     /// A JSON string, when nothing in it needs escaping (printable ASCII, no quote or

@@ -57,6 +57,7 @@ struct ExploreProtocolTests {
         var decisions = [
             Self.decision,
             SchedulingDecision(step: 0, enabled: ["driver"], defaultIndex: 0),
+            SchedulingDecision(step: Int.max, enabled: ["driver"], defaultIndex: 10),  // every digit the writer has room for
             SchedulingDecision(step: 1234567, enabled: ["driver", "main", "q12", "t3"], defaultIndex: 3, actor: "q12", point: .dispatchAsync, context: "main queue",
                 candidates: [.init(point: .drain), .init(point: .blockStart, context: "main queue"), .init(point: .performAndWait, context: nil), .init(point: .timerFire)]),
         ]
