@@ -306,14 +306,11 @@ extension ControlledScheduler.State {
     /// Whether the head of `key` must wait although its own queue is free: a barrier's
     /// rule, or another queue of its serial target's order is busy.
     func holdsBack(_ key: String) -> Bool {
-        guard let own = queues[key] else { return false }
-        if let queue = own.gate, primitives.gates[Int(bitPattern: queue)]?.holdsBack(key) == true { return true }
-        guard let domain = own.domain else { return false }
-        // Every queue with a serial order is in `queueOrder` (a concurrent queue's, while
-        // its block runs).
-        return queueOrder.contains { other in
-            other != key && queues[other]?.domain == domain && queues[other]?.busy == true
-        }
+        if let queue = queues[key]?.gate, primitives.gates[Int(bitPattern: queue)]?.holdsBack(key) == true { return true }
+        guard let domain = queues[key]?.domain else { return false }
+        // Every queue with a serial order is in `queues` (a concurrent queue's, while its
+        // block runs).
+        return queues.isBusy(domain: domain, besides: key)
     }
 
     /// A block of `key` ended: a concurrent queue's logical queue leaves its gate and its
@@ -322,7 +319,6 @@ extension ControlledScheduler.State {
         guard let ended = queues[key], ended.transient else { return }
         // It never holds work again: forgotten, so that a decision does not walk the
         // queues of every Task job and global-queue block that ever ran.
-        if let index = queueOrder.lastIndex(of: key) { queueOrder.remove(at: index) }
         queues[key] = nil
         if let queue = ended.gate, var gate = primitives.gates[Int(bitPattern: queue)],
             let index = gate.entries.firstIndex(where: { $0.key == key }) {

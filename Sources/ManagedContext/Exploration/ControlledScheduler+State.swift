@@ -149,8 +149,7 @@ extension ControlledScheduler {
         /// By id, in the order they were made.
         var units = SortedTable<UnitState>()
         var running: Int?
-        var queues: [String: QueueState] = [:]
-        var queueOrder: [String] = []
+        var queues = QueueTable()
         /// By context number.
         var keysByContext = SortedTable<String>()
         var privateQueues = 0
@@ -208,7 +207,6 @@ extension ControlledScheduler {
             keysByContext[Int(context.number)] = key
             if queues[key] == nil {
                 queues[key] = QueueState(key: key, name: context.shortName, real: .queue(context.queue))
-                queueOrder.append(key)
             }
             return key
         }
@@ -228,14 +226,12 @@ extension ControlledScheduler {
             var state = QueueState(key: key, name: label.text, real: .dispatch(real))
             enterPrimitives(&state, queue: queue, concurrent: concurrent, label: label)
             queues[key] = state
-            queueOrder.append(key)
             return key
         }
 
         mutating func ensureMain() -> String {
             if queues["main"] == nil {
                 queues["main"] = QueueState(key: "main", name: "main queue", real: .queue(DispatchQueue.main))
-                queueOrder.append("main")
             }
             return "main"
         }
@@ -263,7 +259,7 @@ extension ControlledScheduler {
             guard mode != .released else { return [] }
             mode = .released
             var handoffs: [Handoff] = []
-            for key in queueOrder {
+            for key in queues.orderedKeys {
                 guard let queue = queues[key] else { continue }
                 for item in queue.items {
                     if case .block(let block, _) = item { handoffs.append(.dispatch(queue.real, block)) }
@@ -497,8 +493,8 @@ extension ControlledScheduler {
                 key: unit.actor, since: Self.virtualTime + unit.since, target: .timeout(id), point: .timeout, addresses: unit.pendingAddresses))
         }
         let mainServed = s.mainQueueServed
-        for key in s.queueOrder {
-            guard let queue = s.queues[key], !queue.busy, let head = queue.items.first else { continue }
+        for (key, queue) in s.queues {
+            guard !queue.busy, let head = queue.items.first else { continue }
             if s.holdsBack(key) { continue }  // a barrier's rule, a serial target's order
             switch head {
             case .block(_, let addresses):

@@ -234,8 +234,8 @@ package final class ControlledScheduler: Sendable {
     /// After control was given up, a drain waits on the real queues instead.
     private func releasedDrain() {
         let queues = state.withLock { s in
-            s.queueOrder.compactMap { key -> DispatchQueue? in
-                if case .queue(let queue)? = s.queues[key]?.real { queue } else { nil }
+            s.queues.compactMap { entry -> DispatchQueue? in
+                if case .queue(let queue) = entry.value.real { queue } else { nil }
             }
         }
         for queue in queues where !(queue === DispatchQueue.main && ConcurrencyDebug.isOnMainQueue) {

@@ -29,9 +29,9 @@ struct SortedTable<Value>: Sequence {
     }
 
     subscript(key: Int) -> Value? {
-        get {
+        _read {  // borrowed: reading one field does not copy the whole value
             let (index, found) = position(of: key)
-            return found ? slots[index] : nil
+            if found { yield slots[index] } else { yield nil }
         }
         _modify {
             let (index, found) = position(of: key)
