@@ -80,7 +80,7 @@ extension ControlledScheduler {
         }
         guard !DispatchControl.isTestHarness(DispatchControl.label(queue)) else { return }
         state.withLock { s in
-            let key = queue.address == DispatchControl.mainQueueAddress ? "main" : s.keysByDispatchQueue[queue.tableKey]
+            let key = queue.address == DispatchControl.mainQueueAddress ? "main" : s.queues.key(ofSerialQueue: queue.address)
             guard let key, s.queues[key]?.busy == true else { return }
             s.queues[key]?.busy = false
             s.queues[key]?.touch(&s.sequence)

@@ -129,6 +129,14 @@ extension ControlledScheduler {
         /// and its order when that finished.
         var transient = false
 
+        /// The libdispatch queue it stands for when it is a serial queue's (it stays for the
+        /// queue's next blocks); nil for a context's, the main queue's and a concurrent
+        /// queue's block.
+        var serialQueueAddress: UInt? {
+            guard !transient, case .dispatch(let queue) = real else { return nil }
+            return queue.address
+        }
+
         mutating func append(_ item: QueueItem, _ sequence: inout Int) {
             items.append(item)
             if items.count == 1 { touch(&sequence) }
@@ -172,8 +180,6 @@ extension ControlledScheduler {
         /// Told of each failure as it is recorded (a child of `ctxdebug explore` sends it on).
         var onFailure: (@Sendable (ControlledRunFailure) -> Void)?
         // Dispatch control (DispatchControl.swift).
-        /// The logical queue of each serial libdispatch queue met, by address.
-        var keysByDispatchQueue = SortedTable<String>()
         var timers: [VirtualTimer] = []
         var nextTimer = 0
         /// The `dispatch_group_notify` blocks waiting, by group.
@@ -216,10 +222,9 @@ extension ControlledScheduler {
         /// concurrent one (which may start any of its blocks).
         mutating func queueKey(for queue: RawDispatchObject, concurrent: Bool, label: QueueLabel) -> String {
             if queue.address == DispatchControl.mainQueueAddress { return ensureMain() }
-            if !concurrent, let key = keysByDispatchQueue[queue.tableKey] { return key }
+            if !concurrent, let key = queues.key(ofSerialQueue: queue.address) { return key }
             privateQueues += 1
             let key = "q" + String(privateQueues)
-            if !concurrent { keysByDispatchQueue[queue.tableKey] = key }
             // A concurrent queue's block starts on a thread of its own (its pool may be narrower
             // than the units parked in it); a serial queue's on the queue, as the app asked.
             let real = concurrent ? DispatchControl.overcommitQueue ?? queue : queue

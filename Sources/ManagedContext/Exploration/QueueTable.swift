@@ -41,6 +41,11 @@ extension ControlledScheduler {
             states.indices.contains { states[$0]?.domain == domain && states[$0]?.busy == true && keys[$0] != key }
         }
 
+        /// The logical queue of the serial libdispatch queue at `address`, once met.
+        func key(ofSerialQueue address: UInt) -> String? {
+            states.lastIndex { $0?.serialQueueAddress == address }.map { keys[$0] }
+        }
+
         /// The keys, oldest first.
         var orderedKeys: [String] { keys }
 
