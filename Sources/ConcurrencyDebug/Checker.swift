@@ -146,6 +146,9 @@ final class Checker: Sendable {
     /// Set once this process wrote its report into the report directory.
     private let reportDirectoryWritten = LockedValue(false)
 
+    /// Out of line: its callers (every `level` read) only test the mode, and with
+    /// `LockedValue.withLock` inlined this body would otherwise be copied into them.
+    @inline(never)
     func configureIfNeeded() {
         guard ctxdebug_access_mode() == Int32(CTXDEBUG_ACCESS_UNCONFIGURED) else { return }
         let needed = state.withLock { !$0.configured }
