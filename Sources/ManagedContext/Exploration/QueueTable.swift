@@ -10,38 +10,60 @@ extension ControlledScheduler {
     struct QueueTable: Sequence {
         typealias Element = (key: String, value: QueueState)
 
-        private var storage = KeyedSlots<String, QueueState>()
+        private var keys: [String] = []
+        /// Each key's state (nil only while a change is under way).
+        private var states: [QueueState?] = []
 
         subscript(key: String) -> QueueState? {
             _read {  // borrowed: reading one field does not copy the whole state
-                if let index = storage.keys.lastIndex(of: key) { yield storage[at: index] } else { yield nil }
+                if let index = keys.lastIndex(of: key) { yield states[index] } else { yield nil }
             }
             _modify {
-                if let index = storage.keys.lastIndex(of: key) {
-                    yield &storage[at: index]  // in place: a state is not copied at each change
+                if let index = keys.lastIndex(of: key) {
+                    yield &states[index]  // in place: a state is not copied at each change
+                    if states[index] == nil {
+                        keys.remove(at: index)
+                        states.remove(at: index)
+                    }
                 } else {
                     var added: QueueState?
                     yield &added
-                    if let added { storage.insert(added, for: key, at: storage.keys.count) }
+                    if let added {
+                        keys.append(key)
+                        states.append(added)
+                    }
                 }
             }
         }
 
         /// Whether a queue other than `key` in the serial order of `domain` runs a block now.
         func isBusy(domain: UInt, besides key: String) -> Bool {
-            storage.containsValue { $0.domain == domain && $0.busy && $0.key != key }
+            states.indices.contains { states[$0]?.domain == domain && states[$0]?.busy == true && keys[$0] != key }
         }
 
         /// The logical queue of the serial libdispatch queue at `address`, once met.
         func key(ofSerialQueue address: UInt) -> String? {
-            storage.lastIndex { $0.serialQueueAddress == address }.map { storage.keys[$0] }
+            states.lastIndex { $0?.serialQueueAddress == address }.map { keys[$0] }
         }
 
         /// The keys, oldest first.
-        var orderedKeys: [String] { storage.keys }
+        var orderedKeys: [String] { keys }
 
         var values: LazyMapSequence<QueueTable, QueueState> { lazy.map(\.value) }
 
-        func makeIterator() -> KeyedSlots<String, QueueState>.Iterator { storage.makeIterator() }
+        struct Iterator: IteratorProtocol {
+            fileprivate let table: QueueTable
+            fileprivate var index = 0
+
+            mutating func next() -> Element? {
+                while index < table.keys.count {
+                    defer { index += 1 }
+                    if let state = table.states[index] { return (table.keys[index], state) }
+                }
+                return nil
+            }
+        }
+
+        func makeIterator() -> Iterator { Iterator(table: self) }
     }
 }
