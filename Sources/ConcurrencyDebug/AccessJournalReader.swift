@@ -246,14 +246,15 @@ public struct AccessJournalReader: Sendable {
             AccessJournalFormat.crc32c(UnsafeRawBufferPointer(rebasing: raw[(offset + 12)..<(offset + size)]))
         }
         if stored != computed {
-            let end = offset + size
-            guard end == bytes.count || what(at: end) != .nothing else {
-                return skipCorrupt(from: offset, length: nil, detail: "checksum mismatch")
-            }
+            // The length is outside the checksum: damage to it can point anywhere, even
+            // exactly at a later magic. So reading goes on at the first magic after this
+            // one, never at the end the length claims; a block skipped over would be lost.
+            let next = nextStart(after: offset) ?? bytes.count
+            let detail = "checksum mismatch (stored \(hex32(stored)), computed \(hex32(computed)))"
             problems.append(AccessJournalProblem(
-                kind: .corruptBlock, offset: offset, length: size,
-                detail: "checksum mismatch (stored \(hex32(stored)), computed \(hex32(computed)))"))
-            return end
+                kind: .corruptBlock, offset: offset, length: next - offset,
+                detail: next == offset + size ? detail : detail + "; its length (\(body) bytes) is not where the next block starts"))
+            return next
         }
         if let block = decodeBlock(at: offset, size: size) {
             blocks.append(block)

@@ -186,6 +186,26 @@ struct AccessJournalCrashTests {
         }
     }
 
+    /// The length is the one field outside the checksum, so it is damaged here
+    /// exhaustively rather than by chance, in a block near the start, one in the middle
+    /// and the last one: its two low bytes to every other value (lengths that can land
+    /// anywhere in the file), its two high bytes to a few (lengths past the end).
+    @Test("Every value of the low length bytes, in three blocks: detected, every other block kept")
+    func everyDamagedLength() throws {
+        let original = try Self.sampleJournal()
+        let blocks = original.blocks
+        for block in [blocks[1], blocks[blocks.count / 2], blocks[blocks.count - 1]] {
+            for byte in (block.offset + 4)..<(block.offset + 8) {
+                let flips: [UInt8] = byte < block.offset + 6 ? Array(1...255) : [0x01, 0x80, 0xFF]
+                for flip in flips {
+                    var bytes = original.bytes
+                    bytes[byte] ^= flip
+                    try Self.checkDamaged(original, bytes, damaged: [byte], "byte \(byte) ^ \(flip)")
+                }
+            }
+        }
+    }
+
     @Test("Cut at every offset of the last two blocks: a cut tail, every complete block kept")
     func cutEverywhere() throws {
         let original = try Self.sampleJournal()

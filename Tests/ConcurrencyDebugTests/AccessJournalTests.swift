@@ -101,6 +101,36 @@ struct AccessJournalTests {
         }
     }
 
+    /// The length is outside the checksum, so damage to it can point anywhere; when it
+    /// points exactly at a later block's magic, the blocks in between must still be read
+    /// (found by CI with seed 1795831976336 of the random-offset test: one flipped length
+    /// byte lost 131 intact blocks).
+    @Test("A damaged length pointing exactly at a later block: the blocks in between are still read")
+    func damagedLengthPointingAtALaterBlock() throws {
+        let path = temporaryPath("length-points-on.journal")
+        defer { unlink(path) }
+        let writer = try AccessJournalWriter(path: path, blockCapacity: 1024)
+        for n in 1...5000 { writer.record(Self.event(Int64(n)), current: Self.owner, allowed: true) }
+        writer.close()
+        let original = try AccessJournalReader(path: path)
+        try #require(original.blocks.count >= 10)
+
+        for (damagedIndex, pointedAtIndex) in [(2, 6), (0, 9), (5, 7)] {
+            var bytes = original.bytes
+            let block = original.blocks[damagedIndex]
+            let pointedAt = original.blocks[pointedAtIndex]
+            let body = UInt32(pointedAt.offset - block.offset - 48)
+            withUnsafeBytes(of: body.littleEndian) { for i in 0..<4 { bytes[block.offset + 4 + i] = $0[i] } }
+            let damaged = try AccessJournalReader(bytes: bytes)
+            let context = "block \(damagedIndex)'s length points at block \(pointedAtIndex)"
+            #expect(damaged.problems.map(\.kind) == [.corruptBlock], "\(damaged.problems) — \(context)")
+            #expect(damaged.problems.first?.offset == block.offset, "\(context)")
+            #expect(damaged.problems.first?.length == block.size, "the corrupt block is reported with its real extent — \(context)")
+            #expect(
+                damaged.blocks.map(\.offset) == original.blocks.map(\.offset).filter { $0 != block.offset }, "\(context)")
+        }
+    }
+
     @Test("A cut tail is reported, and every complete block before it is read")
     func cutTail() throws {
         let path = temporaryPath("cut.journal")
