@@ -27,7 +27,10 @@ open class NSPersistentStoreDescription: @unchecked Sendable, CustomStringConver
 }
 
 /// Core Data's `NSPersistentStore`: a store a coordinator has added.
-open class NSPersistentStore: @unchecked Sendable {
+///
+/// A coordinator hands out one `NSPersistentStore` for its store, the same object from
+/// `addPersistentStore` and every read of `persistentStores`, and it compares by identity.
+open class NSPersistentStore: @unchecked Sendable, Hashable {
     public let type: String
     public let url: URL?
     public let configurationName: String
@@ -40,6 +43,9 @@ open class NSPersistentStore: @unchecked Sendable {
         self.options = options
         self.isReadOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false
     }
+
+    public static func == (a: NSPersistentStore, b: NSPersistentStore) -> Bool { a === b }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }
 
 extension PersistentStoreCoordinator {
@@ -78,12 +84,36 @@ extension PersistentStoreCoordinator {
         storeOptions.shouldMigrateStoreAutomatically = flag(NSMigratePersistentStoresAutomaticallyOption)
         storeOptions.shouldInferMappingModelAutomatically = flag(NSInferMappingModelAutomaticallyOption)
         try addPersistentStore(at: url, options: storeOptions)
-        return NSPersistentStore(type: storeType, configurationName: configurationName, at: storeURL ?? url, options: options)
+        let store = storeFace { _ in NSPersistentStore(type: storeType, configurationName: configurationName, at: storeURL ?? url, options: options) }
+        guard let store else {
+            throw ManagedContextError(.noStore, "The store at \(url.path) was removed while it was being added. Add it again.")
+        }
+        return store
     }
 
-    /// Core Data's `persistentStores`: the one store, once added.
+    /// Core Data's `persistentStores`: the one store, once added (the same object each time).
     public var persistentStores: [NSPersistentStore] {
-        storeURL.map { [NSPersistentStore(type: NSSQLiteStoreType, configurationName: nil, at: $0, options: nil)] } ?? []
+        persistentStoreForAddedStore.map { [$0] } ?? []
+    }
+
+    /// Core Data's `persistentStore(for:)`: the store at `url`, if it is this coordinator's.
+    public func persistentStore(for url: URL) -> NSPersistentStore? {
+        guard let store = persistentStoreForAddedStore, let storeURL = store.url,
+            storeURL.standardizedFileURL.path == url.standardizedFileURL.path
+        else { return nil }
+        return store
+    }
+
+    /// Core Data's `remove(_:)`: closes the store; contexts on it can fetch or save no more.
+    public func remove(_ store: NSPersistentStore) throws {
+        guard let added = persistentStoreForAddedStore, added === store else {
+            throw ManagedContextError(.noStore, "That store is not this coordinator's (it has \(storeURL?.path ?? "no store")). Remove a store from the coordinator that added it.")
+        }
+        removePersistentStore()
+    }
+
+    private var persistentStoreForAddedStore: NSPersistentStore? {
+        storeFace { url in NSPersistentStore(type: NSSQLiteStoreType, configurationName: nil, at: url, options: nil) }
     }
 }
 
@@ -102,7 +132,7 @@ enum InMemoryStores {
 ///
 /// `@unchecked Sendable`: set up on one thread (init, descriptions, load) before use,
 /// as Core Data's container is; its contexts check their own queues.
-open class NSPersistentContainer: @unchecked Sendable {
+open class NSPersistentContainer: @unchecked Sendable, Hashable {
     open private(set) var name: String
     open private(set) var managedObjectModel: NSManagedObjectModel
     open private(set) var persistentStoreCoordinator: NSPersistentStoreCoordinator
@@ -141,6 +171,10 @@ open class NSPersistentContainer: @unchecked Sendable {
         let description = NSPersistentStoreDescription(url: Self.defaultDirectoryURL().appendingPathComponent("\(name).sqlite"))
         self.persistentStoreDescriptions = [description]
     }
+
+    /// The same container (identity), as Core Data's `==` (NSObject's `isEqual:`) is.
+    public static func == (a: NSPersistentContainer, b: NSPersistentContainer) -> Bool { a === b }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
     /// Where stores go by default: `$XDG_DATA_HOME/ctxdebug` or `~/.local/share/ctxdebug`
     /// (Core Data's is the app's Application Support folder).

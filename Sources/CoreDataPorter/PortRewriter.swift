@@ -18,6 +18,11 @@ import SwiftSyntax
 ///   `removeObserver(x…)` becomes `removeObserver(ported: x…)` (CoreData's
 ///   NotificationCenter+Ported.swift says how the two behave).
 /// - Uses of `URLSession` and its types are noted, so the file gets `import FoundationNetworking`.
+/// - `bundle.url(forResource: m, withExtension: "momd")` (and `path(forResource:ofType:)`,
+///   and `"mom"`) becomes `url(forModelResource:withExtension:)`, CoreData's lookup of the
+///   Xcode model, as Linux has no compiled one.
+/// - A top-level `import UIKit`, `AppKit` or `Cocoa` is taken out and noted, so the file
+///   gets it back behind `#if canImport`, with what it brought that Linux has.
 /// What cannot be ported (KVO, `NSClassFromString`, collection operators, other
 /// `#selector`s, other `@NSManaged` functions) becomes a `PortDiagnostic`.
 final class PortRewriter: SyntaxRewriter {
@@ -37,8 +42,11 @@ final class PortRewriter: SyntaxRewriter {
 
     private(set) var diagnostics: [PortDiagnostic] = []
     private(set) var usesNetworking = false
-    private(set) var usesPortedObserver = false
+    /// The rewrite calls CoreData's ported API (observers, the model lookup): the file needs `import CoreData`.
+    private(set) var usesPortedCoreDataAPI = false
     private(set) var imports: Set<String> = []
+    /// Apple-only frameworks whose top-level imports were taken out, in file order.
+    private(set) var removedAppleImports: [String] = []
     private(set) var changed = false
 
     init(path: String, tree: SourceFileSyntax, relationships: [String: [String]]) {
@@ -321,6 +329,16 @@ final class PortRewriter: SyntaxRewriter {
             report(at: node, "key-value observing (observe(\\.key)) needs the Objective-C runtime, which Linux does not have. Observe the context instead: .NSManagedObjectContextObjectsDidChange names the changed objects, or use an NSFetchedResultsController-style fetch after each save")
         case "NSClassFromString":
             report(at: node, "NSClassFromString needs the Objective-C runtime, which Linux does not have. Name the class itself (JournalEntry.self), or keep a dictionary from names to types")
+        case "url" where labels == ["forResource", "withExtension"], "path" where labels == ["forResource", "ofType"]:
+            // The compiled model, which Linux does not have: CoreData finds the Xcode model.
+            let ext = node.arguments.last?.expression.as(StringLiteralExprSyntax.self)?.representedLiteralValue
+            if ext == "momd" || ext == "mom" {
+                changed = true
+                usesPortedCoreDataAPI = true
+                var arguments = Array(node.arguments)
+                arguments[0] = arguments[0].with(\.label, .identifier("forModelResource", leadingTrivia: arguments[0].label?.leadingTrivia ?? []))
+                return super.visit(node.with(\.arguments, LabeledExprListSyntax(arguments)))
+            }
         case "value" where labels == ["forKeyPath"], "mutableArrayValue" where labels == ["forKeyPath"]:
             if let text = node.arguments.first?.expression.as(StringLiteralExprSyntax.self)?.representedLiteralValue, text.contains("@") {
                 report(at: node, "the collection operator in \"\(text)\" needs Foundation's key-value coding on Apple platforms; compute it in Swift (`entries.map(\\.rating).reduce(0, +)`, `.count`, `.max()`), or fetch it with an NSExpression-free count or sort")
@@ -362,7 +380,7 @@ final class PortRewriter: SyntaxRewriter {
             return ExprSyntax(node)
         }
         changed = true
-        usesPortedObserver = true
+        usesPortedCoreDataAPI = true
         // Drop the selector argument; its leading trivia (a line break) goes to `name:`.
         var name = arguments[2]
         name.leadingTrivia = Self.merge(arguments[1].leadingTrivia, name.leadingTrivia)
@@ -410,6 +428,36 @@ final class PortRewriter: SyntaxRewriter {
     override func visit(_ node: ImportDeclSyntax) -> DeclSyntax {
         imports.insert(node.path.trimmedDescription)
         return super.visit(node)
+    }
+
+    /// Frameworks Linux does not have that Xcode's templates import anyway, and what each
+    /// brings with it that Linux has: a file that used only that still builds.
+    static let appleOnlyImports: [String: String] = ["UIKit": "Foundation", "AppKit": "Foundation", "Cocoa": "CoreData"]
+
+    override func visit(_ node: CodeBlockItemListSyntax) -> CodeBlockItemListSyntax {
+        // Only the file's own imports: one inside `#if` is already guarded.
+        guard node.parent?.is(SourceFileSyntax.self) == true,
+            node.contains(where: { Self.appleOnlyImport($0) != nil })
+        else { return super.visit(node) }
+        changed = true
+        var kept: [CodeBlockItemSyntax] = []
+        for item in node {
+            if let framework = Self.appleOnlyImport(item) {
+                if !removedAppleImports.contains(framework) { removedAppleImports.append(framework) }
+                carry(leftover(of: item))
+            } else {
+                kept.append(rewrite(Syntax(item)).cast(CodeBlockItemSyntax.self))
+            }
+        }
+        return CodeBlockItemListSyntax(kept)
+    }
+
+    /// The framework `item` imports whole, when it is one Linux does not have.
+    private static func appleOnlyImport(_ item: CodeBlockItemSyntax) -> String? {
+        guard let decl = item.item.as(ImportDeclSyntax.self), decl.importKindSpecifier == nil, decl.attributes.isEmpty,
+            decl.path.count == 1, let name = decl.path.first?.name.text, appleOnlyImports[name] != nil
+        else { return nil }
+        return name
     }
 
     override func visit(_ node: DeclReferenceExprSyntax) -> ExprSyntax {

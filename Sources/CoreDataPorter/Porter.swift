@@ -71,11 +71,14 @@ public enum Porter {
             body = rewritten.description
             changed = body != text
             diagnostics = rewriter.diagnostics
+            for framework in rewriter.removedAppleImports {
+                header += ["#if canImport(\(framework))", "import \(framework)", "#else", "import \(PortRewriter.appleOnlyImports[framework]!)", "#endif"]
+            }
             if rewriter.usesNetworking && !rewriter.imports.contains("FoundationNetworking") {
                 header += ["#if canImport(FoundationNetworking)", "import FoundationNetworking", "#endif"]
                 changed = true
             }
-            if rewriter.usesPortedObserver && !rewriter.imports.contains("CoreData") {
+            if rewriter.usesPortedCoreDataAPI && !rewriter.imports.contains("CoreData") {
                 header.append("import CoreData")
             }
         } else {
@@ -93,7 +96,10 @@ public enum Porter {
     /// Whether `text` holds anything the rewriter changes or reports: a file without
     /// these words is copied without being parsed.
     static func mayNeedPorting(_ text: String) -> Bool {
-        let markers = ["@NSManaged", "@objc", "dynamic", "#keyPath", "#selector", "URLSession", "URLRequest", "URLResponse", "observe(", "Observer", "NSClassFromString", "forKeyPath"]
+        let markers = [
+            "@NSManaged", "@objc", "dynamic", "#keyPath", "#selector", "URLSession", "URLRequest", "URLResponse", "observe(", "Observer",
+            "NSClassFromString", "forKeyPath", "import UIKit", "import AppKit", "import Cocoa", "\"momd\"", "\"mom\"",
+        ]
         return markers.contains { text.contains($0) }
     }
 

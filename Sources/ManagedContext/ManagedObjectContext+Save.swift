@@ -33,6 +33,11 @@ extension ManagedObjectContext {
         processPendingChanges()
         guard !changeSets.inserted.isEmpty || !changeSets.updated.isEmpty || !changeSets.deleted.isEmpty else {
             releaseDeletedInserts()
+            // Core Data posts both save notifications for a save with nothing to save, the
+            // did-save with empty sets, and tests wait for them. No scheduling point: nothing
+            // was written, and an automatic merge skips an empty save.
+            NotificationCenter.default.post(name: Self.willSaveObjectsNotification, object: self)
+            contextGuard.post(Self.didSaveObjectsNotification, object: self, userInfo: Self.didSaveUserInfo())
             return
         }
         NotificationCenter.default.post(name: Self.willSaveObjectsNotification, object: self)
@@ -329,14 +334,22 @@ extension ManagedObjectContext {
         schedulingPoint(.didSave)
         contextGuard.post(
             Self.didSaveObjectsNotification, object: self,
-            userInfo: [
-                NotificationKey.insertedObjects.rawValue: inserted,
-                NotificationKey.updatedObjects.rawValue: updated,
-                NotificationKey.deletedObjects.rawValue: deleted,
-                NotificationKey.insertedObjectIDs.rawValue: insertedIDs,
-                NotificationKey.updatedObjectIDs.rawValue: updatedIDs,
-                NotificationKey.deletedObjectIDs.rawValue: deletedIDs,
-            ])
+            userInfo: Self.didSaveUserInfo(
+                inserted: inserted, updated: updated, deleted: deleted, insertedIDs: insertedIDs, updatedIDs: updatedIDs, deletedIDs: deletedIDs))
+    }
+
+    private static func didSaveUserInfo(
+        inserted: Set<ManagedObject> = [], updated: Set<ManagedObject> = [], deleted: Set<ManagedObject> = [],
+        insertedIDs: Set<ManagedObjectID> = [], updatedIDs: Set<ManagedObjectID> = [], deletedIDs: Set<ManagedObjectID> = []
+    ) -> [String: Any] {
+        [
+            NotificationKey.insertedObjects.rawValue: inserted,
+            NotificationKey.updatedObjects.rawValue: updated,
+            NotificationKey.deletedObjects.rawValue: deleted,
+            NotificationKey.insertedObjectIDs.rawValue: insertedIDs,
+            NotificationKey.updatedObjectIDs.rawValue: updatedIDs,
+            NotificationKey.deletedObjectIDs.rawValue: deletedIDs,
+        ]
     }
 }
 
@@ -348,6 +361,9 @@ public struct SaveChanges: Sendable, Hashable {
     /// The save these changes come from, for `ContextInstrumentation` (nil when no
     /// instrumentation observer is installed, or when made from IDs alone).
     public var saveID: UInt64?
+
+    /// A save with nothing in it (Core Data posts a did-save for one too).
+    public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
 
     public init(inserted: Set<ManagedObjectID> = [], updated: Set<ManagedObjectID> = [], deleted: Set<ManagedObjectID> = []) {
         self.inserted = inserted
@@ -430,6 +446,7 @@ extension ManagedObjectContext {
             guard let self, let saver = note.object as? ManagedObjectContext, saver !== self else { return }
             guard self.shouldMergeAutomatically(from: saver) else { return }
             let changes = SaveChanges(note)
+            guard !changes.isEmpty else { return }
             self.perform { [weak self] in self?.mergeChanges(changes) }
         }
         observers.append(ObserverToken(token: token))

@@ -11,7 +11,7 @@ import Synchronization
 /// `perform`/`performAndWait`, and its mutable state is touched only inside them
 /// (on its queue), which the concurrency debugger checks; its configuration
 /// (`name`, `parent`, coordinator, merge settings) is behind a lock.
-public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, CustomStringConvertible {
+public final class ManagedObjectContext: @unchecked Sendable, Hashable, AccessDescribing, CustomStringConvertible {
     public enum ConcurrencyType: Sendable, Hashable {
         case mainQueue, privateQueue
     }
@@ -174,6 +174,11 @@ public final class ManagedObjectContext: @unchecked Sendable, AccessDescribing, 
     }
 
     public var description: String { "<ManagedObjectContext \(debugName)>" }
+
+    /// The same context (identity), as Core Data's `==` (NSObject's `isEqual:`) is:
+    /// `if context != mainContext` and `Set<NSManagedObjectContext>` work as on Apple platforms.
+    public static func == (a: ManagedObjectContext, b: ManagedObjectContext) -> Bool { a === b }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
     // MARK: Running work
 

@@ -17,9 +17,16 @@ public struct StoreOptions: Sendable, Hashable {
 }
 
 /// Connects contexts to a store: one SQLite file in Core Data's layout.
-public final class PersistentStoreCoordinator: Sendable {
+public final class PersistentStoreCoordinator: Sendable, Hashable {
     public let managedObjectModel: ManagedObjectModel
-    private let storeBox = LockedValue<SQLiteStore?>(nil)
+    private let storeBox = LockedValue<AddedStore?>(nil)
+
+    /// The store once added, and the object `import CoreData` hands out for it (its
+    /// `NSPersistentStore`), made at most once per added store.
+    private struct AddedStore: Sendable {
+        let store: SQLiteStore
+        var face: (any AnyObject & Sendable)?
+    }
     /// Temporary ID → permanent ID of every object saved or given a permanent ID
     /// through this coordinator, and back: contexts deeper in a stack keep the
     /// temporary ID of an object their ancestor has since saved.
@@ -56,6 +63,10 @@ public final class PersistentStoreCoordinator: Sendable {
         self.managedObjectModel = managedObjectModel
     }
 
+    /// The same coordinator (identity), as Core Data's `==` (NSObject's `isEqual:`) is.
+    public static func == (a: PersistentStoreCoordinator, b: PersistentStoreCoordinator) -> Bool { a === b }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+
     /// Opens (or creates) the SQLite store at `url`.
     ///
     /// Throws a `ManagedContextError` that says what is wrong and where when the
@@ -64,17 +75,30 @@ public final class PersistentStoreCoordinator: Sendable {
     public func addPersistentStore(at url: URL, options: StoreOptions = StoreOptions()) throws(ManagedContextError) {
         let migrate = options.shouldMigrateStoreAutomatically && options.shouldInferMappingModelAutomatically
         let store = try SQLiteStore(url: url, model: managedObjectModel, readOnly: options.readOnly, migrate: migrate)
-        storeBox.withLock { $0 = store }
+        storeBox.withLock { $0 = AddedStore(store: store) }
+    }
+
+    /// The one object that stands for the added store in Core Data's API: made by `make`
+    /// (given the store's URL) the first time, the same object after that, as Core Data
+    /// hands out the same `NSPersistentStore` each time. Nil when no store is added.
+    @_spi(CoreData) public func storeFace<Face: AnyObject & Sendable>(making make: (URL) -> Face) -> Face? {
+        storeBox.withLock { added -> Face? in
+            guard let store = added?.store else { return nil }
+            if let face = added?.face as? Face { return face }
+            let face = make(store.url)
+            added?.face = face
+            return face
+        }
     }
 
     /// The URL of the store, once added.
-    public var storeURL: URL? { storeBox.withLock { $0?.url } }
+    public var storeURL: URL? { storeBox.withLock { $0?.store.url } }
 
     /// The store's UUID (`Z_METADATA.Z_UUID`).
-    public var storeUUID: String? { storeBox.withLock { $0?.identity.uuid } }
+    public var storeUUID: String? { storeBox.withLock { $0?.store.identity.uuid } }
 
     func store() throws(ManagedContextError) -> SQLiteStore {
-        guard let s = storeBox.withLock({ $0 }) else {
+        guard let s = storeBox.withLock({ $0?.store }) else {
             throw ManagedContextError(.noStore, "The coordinator has no store. Call addPersistentStore(at:) (or PersistentContainer.loadPersistentStores()) first.")
         }
         return s
@@ -83,13 +107,13 @@ public final class PersistentStoreCoordinator: Sendable {
     /// The objectID a URI made by `uriRepresentation()` names, or nil when the URI
     /// is malformed, names an entity the model lacks, or belongs to another store.
     public func managedObjectID(forURIRepresentation url: URL) -> ManagedObjectID? {
-        ManagedObjectID.parse(url.absoluteString, model: managedObjectModel, store: storeBox.withLock { $0?.identity })
+        ManagedObjectID.parse(url.absoluteString, model: managedObjectModel, store: storeBox.withLock { $0?.store.identity })
     }
 
     /// Closes the store's connections. Contexts on it can't fetch or save after.
     public func removePersistentStore() {
         let s = storeBox.withLock { s in
-            let old = s
+            let old = s?.store
             s = nil
             return old
         }

@@ -187,6 +187,7 @@ public final class DidSaveMerger: Sendable {
         ) { note in
             let savedAt = MonotonicClock.now()
             let changes = SaveChanges(note)
+            guard !changes.isEmpty else { return }  // a save with nothing in it (Core Data posts one too)
             schedule {
                 main.mergeChanges(changes)
                 merged(changes, savedAt)

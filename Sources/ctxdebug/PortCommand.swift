@@ -35,6 +35,14 @@ struct PortCommand: ParsableCommand {
                   Apple's selector observers are.
               a file that uses URLSession, URLRequest, HTTPURLResponse
                   gets `import FoundationNetworking`
+              import UIKit, import AppKit, import Cocoa
+                  moved above the copy behind #if canImport, with Foundation
+                  (CoreData for Cocoa) on Linux; a UIKit type still used is a
+                  compiler error at your line
+              Bundle.main.url(forResource: m, withExtension: "momd")
+                  url(forModelResource: m, withExtension: "momd"): the Xcode
+                  model m.xcdatamodeld from the program's resources (also
+                  path(forResource:ofType:), and "mom")
 
             Each --model is copied into DIR, and its entities whose Codegen is "Class \
             Definition" or "Category/Extension" get the files Xcode would generate \

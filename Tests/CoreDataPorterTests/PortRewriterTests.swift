@@ -181,6 +181,81 @@ import Testing
         #expect(Porter.port(source: already, path: "/n.swift").text.hasPrefix("#sourceLocation"))
     }
 
+    /// Xcode's templates import UIKit (or Cocoa) in model files and unit tests that use
+    /// none of it; CampgroundManager's CampSiteServiceTests and CamperServiceTests (Core
+    /// Data by Tutorials, chapter 7) do. Linux has no UIKit, so the import moves above
+    /// `#sourceLocation`, behind `canImport`, with what it brought that Linux has (UIKit
+    /// and AppKit bring Foundation; Cocoa brings Foundation and CoreData). The file's
+    /// lines stay where they were, and a UIKit type it does use is a compiler error at
+    /// its own line.
+    @Test func appleOnlyFrameworkImportsAreGuarded() {
+        let source = "import UIKit\nimport XCTest\n@testable import Notes // the app\n\nfinal class T: XCTestCase {}\n"
+        let text = Porter.port(source: source, path: "/t.swift").text
+        #expect(text == """
+            #if canImport(UIKit)
+            import UIKit
+            #else
+            import Foundation
+            #endif
+            #sourceLocation(file: "/t.swift", line: 1)
+
+            import XCTest
+            @testable import Notes // the app
+
+            final class T: XCTestCase {}
+            #sourceLocation()
+
+            """)
+        let cocoa = Porter.port(source: "import Cocoa\nimport Dispatch // queues\nlet c: NSManagedObjectContext? = nil\n", path: "/c.swift")
+        #expect(cocoa.changed)
+        #expect(cocoa.text == """
+            #if canImport(Cocoa)
+            import Cocoa
+            #else
+            import CoreData
+            #endif
+            #sourceLocation(file: "/c.swift", line: 1)
+
+            import Dispatch // queues
+            let c: NSManagedObjectContext? = nil
+            #sourceLocation()
+
+            """)
+        // Already guarded, or only inside a type's name: left as it is.
+        let guarded = "#if canImport(UIKit)\nimport UIKit\n#endif\nlet kit = \"import UIKit\"\n"
+        #expect(ported(guarded).text == guarded && !ported(guarded).changed)
+        // With the other rewrites in the same file.
+        let both = ported("import UIKit\nimport CoreData\n@objc(Note) class Note: NSManagedObject {}\n")
+        #expect(both.text == "#if canImport(UIKit)\nimport UIKit\n#else\nimport Foundation\n#endif\n\nimport CoreData\nclass Note: NSManagedObject {}\n")
+    }
+
+    /// The compiled model's URL (CampgroundManager's CoreDataStack:
+    /// `Bundle.main.url(forResource: modelName, withExtension: "momd")!`) becomes
+    /// CoreData's lookup of the Xcode model, on the same line; other resources do not.
+    @Test func theCompiledModelsURLBecomesTheModelLookup() {
+        let source = """
+            import Foundation
+            let modelURL = Bundle.main.url(forResource: modelName, withExtension: "momd")!
+            let path = Bundle(for: Stack.self).path(forResource: "Model", ofType: "mom")
+            let seed = Bundle.main.url(forResource: "seed", withExtension: "json")!
+            let other = bundle.url(forResource: "Model", withExtension: ext)
+
+            """
+        let result = Porter.port(source: source, path: "/s.swift")
+        #expect(result.changed)
+        #expect(result.text == """
+            import CoreData
+            #sourceLocation(file: "/s.swift", line: 1)
+            import Foundation
+            let modelURL = Bundle.main.url(forModelResource: modelName, withExtension: "momd")!
+            let path = Bundle(for: Stack.self).path(forModelResource: "Model", ofType: "mom")
+            let seed = Bundle.main.url(forResource: "seed", withExtension: "json")!
+            let other = bundle.url(forResource: "Model", withExtension: ext)
+            #sourceLocation()
+
+            """)
+    }
+
     @Test func whatCannotBePortedIsReportedAtItsLineWithAFix() throws {
         let path = CoreDataPorterTests.fixtures.appendingPathComponent("Unportable.swift").path
         let text = try String(contentsOfFile: path, encoding: .utf8)

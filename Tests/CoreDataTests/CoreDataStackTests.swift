@@ -139,6 +139,36 @@ enum NotesModel {
         }
     }
 
+    /// On Apple platforms these are NSObjects, so `==` calls `isEqual:`, whose default is
+    /// "the same object" (developer.apple.com/documentation/objectivec/nsobjectprotocol/isequal(_:)),
+    /// and they are Hashable. Real stacks rely on it: CampgroundManager's CoreDataStack
+    /// (Core Data by Tutorials, chapter 7) decides how to save with
+    /// `if context != mainContext { saveDerivedContext(context) }`.
+    @Test func contextsCoordinatorsContainersAndStoresCompareByIdentityAsNSObjectsDo() throws {
+        let dir = TempDirectory("coredata-identity")
+        let container = try NotesModel.container(in: dir)
+        let main = container.viewContext
+        let background = container.newBackgroundContext()
+        #expect(main == container.viewContext)
+        #expect(background != main)
+        #expect(Set([main, background, container.viewContext]).count == 2)
+        let coordinator = container.persistentStoreCoordinator
+        #expect(main.persistentStoreCoordinator == coordinator && background.persistentStoreCoordinator == coordinator)
+        #expect([coordinator: 1][coordinator] == 1)
+        let store = try #require(coordinator.persistentStores.first)
+        #expect(store == coordinator.persistentStores.first && store == coordinator.persistentStore(for: dir.file("Notes.sqlite")))
+        let other = try NotesModel.container(in: TempDirectory("coredata-identity-other"))
+        #expect(other != container && Set([container, other, container]).count == 2)
+        #expect(other.persistentStoreCoordinator != coordinator && other.viewContext != main)
+        #expect(other.persistentStoreCoordinator.persistentStores.first != store)
+
+        // remove(_:) takes the coordinator's own store, and refuses another's.
+        #expect(throws: (any Error).self) { try coordinator.remove(try #require(other.persistentStoreCoordinator.persistentStores.first)) }
+        #expect(coordinator.persistentStores == [store])
+        try coordinator.remove(store)
+        #expect(coordinator.persistentStores.isEmpty && coordinator.persistentStore(for: dir.file("Notes.sqlite")) == nil)
+    }
+
     /// Core Data finds an entity's class by `representedClassName`; a bare class name
     /// is found in the module of the program that declares it (here, this test module).
     @Test func aBareClassNameIsFoundInTheProgram() throws {

@@ -250,6 +250,30 @@ import TestSupport
         #expect(XcodeModelLocator.searchDirectories().contains { $0.standardizedFileURL.path == exe.standardizedFileURL.path })
     }
 
+    /// `Bundle.main.url(forResource: "Model", withExtension: "momd")!` is how most stacks
+    /// written before NSPersistentContainer (and many test stacks since) find the model;
+    /// on Linux there is no .momd, so the force unwrap crashed. `ctxdebug port` writes
+    /// `url(forModelResource:withExtension:)` for it, which finds the Xcode model.
+    @Test func aBundleFindsTheModelWhereTheCompiledOneWouldBe() throws {
+        let dir = TempDirectory("model-resource")
+        try FileManager.default.copyItem(at: Fixtures.url("Notebook.xcdatamodeld"), to: dir.file("Notebook.xcdatamodeld"))
+        try Self.makeModel(dir.file("App_Storage.resources/Journal.xcdatamodeld"))
+        try FileManager.default.createDirectory(at: dir.file("Compiled.momd"), withIntermediateDirectories: true)
+        // (Before the bundle is made: Foundation reads a bundle's folder once.)
+        let bundle = try #require(Bundle(url: dir.url))
+        let notebook = try #require(bundle.url(forModelResource: "Notebook", withExtension: "momd"))
+        #expect(notebook.standardizedFileURL.path == dir.file("Notebook.xcdatamodeld").standardizedFileURL.path)
+        #expect(try #require(NSManagedObjectModel(contentsOf: notebook)).versionIdentifiers == ["v2"])
+        #expect(bundle.path(forModelResource: "Notebook", ofType: "mom") == notebook.path)
+        // In a SwiftPM resource bundle inside it, as in the program's own folder.
+        #expect(bundle.url(forModelResource: "Journal", withExtension: "momd")?.lastPathComponent == "Journal.xcdatamodeld")
+        // A compiled model the bundle does have is what it returns.
+        #expect(bundle.url(forModelResource: "Compiled", withExtension: "momd")?.lastPathComponent == "Compiled.momd")
+        // None: nil, as Foundation's lookup gives, so the app's own handling runs.
+        #expect(bundle.url(forModelResource: "NoSuchModel", withExtension: "momd") == nil)
+        #expect(bundle.path(forModelResource: "NoSuchModel", ofType: "momd") == nil)
+    }
+
     /// `mergedModel(from:)`: the entities of every model in the bundles; nil when two
     /// define the same entity ("Can't merge models with two different entities named").
     @Test func mergedModelTakesEveryModelsEntities() throws {

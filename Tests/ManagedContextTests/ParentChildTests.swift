@@ -241,6 +241,29 @@ import Testing
         #expect(saved?.inserted.count == 1)
         #expect(saved?.inserted.first?.isTemporaryID == false)
     }
+
+    /// Core Data posts will-save and did-save for a save with nothing to save, the
+    /// did-save with empty sets: MagicalRecord's issue 147 (2012) names the "possible
+    /// empty notification", and Core Data by Tutorials' CampgroundManager tests wait for
+    /// the view context's did-save after saving it with no changes of its own
+    /// (testRootContextIsSavedAfterAddingCamper).
+    @Test func aSaveWithNothingToSavePostsBothSaveNotificationsEmpty() async throws {
+        let stack = try TestStack()
+        let c = stack.privateContext()
+        let recorder = NotificationRecorder()
+        let tokens = [ManagedObjectContext.willSaveObjectsNotification, ManagedObjectContext.didSaveObjectsNotification].map { name in
+            NotificationCenter.default.addObserver(forName: name, object: c, queue: nil) { recorder.record($0) }
+        }
+        defer { tokens.forEach { NotificationCenter.default.removeObserver($0) } }
+        try await c.perform { try c.save() }
+        #expect(recorder.names == ["ManagedObjectContextWillSave", "ManagedObjectContextDidSave"])
+        #expect(recorder.lastSave == SaveChanges() && recorder.lastSave?.isEmpty == true)
+        try await c.perform {
+            Sample(context: c).name = "b"
+            try c.save()
+        }
+        #expect(recorder.names.count == 4 && recorder.lastSave?.inserted.count == 1 && recorder.lastSave?.isEmpty == false)
+    }
 }
 
 final class NotificationRecorder: @unchecked Sendable {
