@@ -13,15 +13,14 @@ extension ManagedObjectContext {
         case .countResultType:
             return [try cast(NSNumber(value: try count(for: runtimeRequest)), request)]
         case .dictionaryResultType:
+            if AggregateFetch.applies(to: request) {
+                return try AggregateFetch(request).run(in: self, base: runtimeRequest).map { try cast(NSDictionary(dictionary: $0), request) }
+            }
             var dictionaryRequest = runtimeRequest
             dictionaryRequest.resultType = .dictionaryResultType
             dictionaryRequest.propertiesToFetch = request.propertiesToFetch?.map { ($0 as? NSPropertyDescription)?.name ?? "\($0)" }
             dictionaryRequest.returnsDistinctResults = request.returnsDistinctResults
-            return try fetchDictionaries(dictionaryRequest).map { row in
-                var dictionary: [String: Any] = [:]
-                for (i, key) in row.keys.enumerated() { dictionary[key] = row.value(at: i) }
-                return try cast(NSDictionary(dictionary: dictionary), request)
-            }
+            return try fetchDictionaries(dictionaryRequest).map { row in try cast(NSDictionary(dictionary: row.dictionary), request) }
         default:
             return try fetch(runtimeRequest).map { try cast($0, request) }
         }
