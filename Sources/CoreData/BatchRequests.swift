@@ -109,6 +109,7 @@ extension ManagedObjectContext {
         case let delete as NSBatchDeleteRequest: return try BatchWork.delete(delete, coordinator: coordinator)
         case let update as NSBatchUpdateRequest: return try BatchWork.update(update, coordinator: coordinator)
         case let insert as NSBatchInsertRequest: return try BatchWork.insert(insert, coordinator: coordinator)
+        case let fetch as any AsynchronousFetch: return fetch.start(in: self)
         case is NSPersistentHistoryChangeRequest:
             throw ManagedContextError(
                 .fetchFailed,
