@@ -19,6 +19,14 @@ extension ManagedObjectContext {
         set { configuration.withLock { $0.transactionAuthor = newValue } }
     }
 
+    /// The query generation `import CoreData` pinned this context to (its
+    /// `NSQueryGenerationToken`), kept for code that pins one. There is one generation
+    /// here, the latest: fetches and faults always read what is committed.
+    @_spi(CoreData) public var pinnedQueryGeneration: (any AnyObject & Sendable)? {
+        get { configuration.withLock { $0.pinnedQueryGeneration } }
+        set { configuration.withLock { $0.pinnedQueryGeneration = newValue } }
+    }
+
     /// Core Data's `undoManager`: always nil (as on iOS by default). Code that sets it
     /// to nil, as much Core Data code does, runs unchanged; setting an undo manager
     /// prints a warning once, as no undo stack is kept: use `rollback()` to drop unsaved

@@ -47,6 +47,7 @@ public final class ManagedObjectContext: @unchecked Sendable, Hashable, AccessDe
         var origin: String?
         var stalenessInterval: TimeInterval = -1
         var transactionAuthor: String?
+        var pinnedQueryGeneration: (any AnyObject & Sendable)?
     }
     let configuration = LockedValue(Configuration())
 
