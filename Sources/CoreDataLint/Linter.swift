@@ -20,6 +20,15 @@ public struct LintResult: Sendable {
     /// Files the second pass parsed again: the project's index answered one of the
     /// rules' questions otherwise than the file's own.
     var reparsedFileCount = 0
+
+    /// This run's results and `other`'s, as one run's.
+    func adding(_ other: LintResult) -> LintResult {
+        var sum = LintResult(
+            findings: (findings + other.findings).sorted(), fileCount: fileCount + other.fileCount, lineCount: lineCount + other.lineCount,
+            errors: errors + other.errors, skipped: skipped + other.skipped)
+        sum.reparsedFileCount = reparsedFileCount + other.reparsedFileCount
+        return sum
+    }
 }
 
 /// A source held in memory, named by `path` in findings.
@@ -55,9 +64,24 @@ public struct Linter: Sendable {
     /// `@MainActor` by default or run nonisolated async functions on their caller's
     /// actor (then an unmarked async function may run on the main queue); a file that
     /// cannot be read is left out.
+    ///
+    /// Separate projects among `paths` (folders with their own Xcode project, workspace
+    /// or `Package.swift`) are linted apart, each with its own index and its own
+    /// `projectFiles` (`ProjectGroups`).
     public func lint(files paths: [String], projectFiles: [String] = []) -> LintResult {
-        let settings = ProjectSettings(reading: projectFiles)
-        return lint(paths.map { path in (path, { () throws(LintError) in try Self.read(path) }) }, settings: settings)
+        let groups = ProjectGroups.split(paths)
+        var merged: LintResult?
+        for group in groups {
+            let ownProjectFiles = groups.count == 1 ? projectFiles : projectFiles.filter { file in
+                let path = URL(fileURLWithPath: file).standardizedFileURL.path
+                let root = groups.compactMap(\.root).filter { path.hasPrefix($0 + "/") }.max(by: { $0.count < $1.count })
+                return root == group.root
+            }
+            let settings = ProjectSettings(reading: ownProjectFiles)
+            let result = lint(group.files.map { path in (path, { () throws(LintError) in try Self.read(path) }) }, settings: settings)
+            merged = merged.map { $0.adding(result) } ?? result
+        }
+        return merged ?? lint([], settings: ProjectSettings(reading: projectFiles))
     }
 
     /// Lints sources held in memory, each named by its path in findings.

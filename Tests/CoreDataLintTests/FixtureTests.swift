@@ -65,6 +65,40 @@ struct FixtureTests {
         #expect(found == expected)
     }
 
+    /// A repository of many apps (a book's materials: cdt-materials holds the starter,
+    /// final and challenge SurfJournal among 30 projects) linted in one run: each app,
+    /// in a folder with its own Xcode project or Package.swift, gets the findings it gets
+    /// alone. With one index over all of them, the final app's export (called from a
+    /// background context) hid the starter's main-queue export.
+    @Test("Many projects in one run: each finds what it finds alone")
+    func manyProjectsInOneRun() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("lint-many-projects-\(getpid())")
+        try? FileManager.default.removeItem(at: root)
+        defer { try? FileManager.default.removeItem(at: root) }
+        for project in Self.projects {
+            let copy = root.appendingPathComponent(project)
+            try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: Self.fixtures.appendingPathComponent(project), to: copy)
+            if !ProjectGroupsProbe.holdsProject(copy.path) {
+                let marker = copy.appendingPathComponent("\(project).xcodeproj")
+                try FileManager.default.createDirectory(at: marker, withIntermediateDirectories: true)
+                try Data().write(to: marker.appendingPathComponent("project.pbxproj"))
+            }
+        }
+        func marks(_ result: LintResult) -> Set<String> {
+            Set(result.findings.map { "\($0.path.replacingOccurrences(of: root.path + "/", with: "")):\($0.line) \($0.ruleID)" })
+        }
+        let (files, projectFiles) = try SourceCollector.inputs(under: [root.path])
+        let together = marks(Linter().lint(files: files, projectFiles: projectFiles))
+        var alone: Set<String> = []
+        for project in Self.projects {
+            let (files, projectFiles) = try SourceCollector.inputs(under: [root.appendingPathComponent(project).path])
+            alone.formUnion(marks(Linter().lint(files: files, projectFiles: projectFiles)))
+        }
+        #expect(together == alone, "only together: \(together.subtracting(alone).sorted()); only alone: \(alone.subtracting(together).sorted())")
+        #expect(together.contains { $0.hasPrefix("SurfJournalStarter/JournalListViewController.swift:") && $0.hasSuffix(" main-queue-fetch-all") })
+    }
+
     @Test("Every message names the rule's contexts or queues and comes with a fix")
     func messagesNameBothSides() throws {
         // Each project linted on its own, as a user would: together, their same-named
@@ -80,5 +114,14 @@ struct FixtureTests {
                 #expect(finding.message.contains("context") && finding.message.contains("queue") || finding.message.contains("thread"), "\(finding.message)")
             }
         }
+    }
+}
+
+/// What makes a folder a project for `ProjectGroups` (which is internal): an Xcode
+/// project or workspace, or a Package.swift.
+enum ProjectGroupsProbe {
+    static func holdsProject(_ folder: String) -> Bool {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        return names.contains { $0 == "Package.swift" || $0.hasSuffix(".xcodeproj") || $0.hasSuffix(".xcworkspace") }
     }
 }

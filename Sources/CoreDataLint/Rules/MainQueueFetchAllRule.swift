@@ -6,7 +6,7 @@ final class MainQueueFetchAllRule: LintRule {
         id: "main-queue-fetch-all",
         name: "MainQueueFetchAll",
         summary: "An action handler fetches every row on the main queue.",
-        rationale: "An @IBAction, a SwiftUI Button action or an export method runs on the main queue. A fetch there with no limit loads every object before it returns, and the UI stops for as long as that takes: the blocking export of the SurfJournal sample. A fetchBatchSize spares the handler only when it reads a few of the results; a handler that walks every result (a for loop, map, forEach) loads every batch, on the main queue, all the same.",
+        rationale: "An @IBAction, a SwiftUI Button action or an export method runs on the main queue. A fetch there with no limit loads every object before it returns, and the UI stops for as long as that takes: the blocking export of the SurfJournal sample. A fetchBatchSize spares the handler only when it reads a few of the results; a handler that walks every result (a for loop, map, forEach) loads every batch, on the main queue, all the same. A fetch with a predicate is of the rows it matches, which the linter cannot count, so it stays silent (Core Data by Tutorials' BowTies fetches one bow tie by its search key in an @IBAction).",
         fix: "Do the work on a background context (persistentContainer.performBackgroundTask { context in … }, handing results back as objectIDs or plain values), or fetch only what the screen shows (fetchLimit, or count(for:) for a number).",
         triggeringExamples: [
             """
@@ -44,6 +44,17 @@ final class MainQueueFetchAllRule: LintRule {
             }
             """,
             """
+            final class BowTieViewController {
+                var container: NSPersistentContainer!
+                @IBAction func segmentedControl(_ sender: Any) {
+                    let request: NSFetchRequest<BowTie> = BowTie.fetchRequest()
+                    request.predicate = NSPredicate(format: "%K = %@", argumentArray: ["searchKey", "R"])
+                    let results = try? container.viewContext.fetch(request)
+                    print(results?.first as Any)
+                }
+            }
+            """,
+            """
             final class EntriesViewController {
                 var container: NSPersistentContainer!
                 @IBAction func exportTapped(_ sender: Any) {
@@ -75,7 +86,7 @@ final class MainQueueFetchAllRule: LintRule {
             let context = walker.context(member.base), context.queue == .main,
             walker.queue == .caller || walker.queue.runs(on: context) == true,
             let request = call.arguments.first?.expression,
-            case .fetchRequest(let info) = walker.resolve(request), info.yieldsObjects, !info.hasLimit
+            case .fetchRequest(let info) = walker.resolve(request), info.yieldsObjects, !info.hasLimit, !info.hasPredicate
         else { return }
         let rows = info.entity.map { "every \($0)" } ?? "every row"
         let action = "\(walker.frame.functionName) fetches \(rows) on \(context.described)"

@@ -626,6 +626,7 @@ final class FactCollector: SyntaxVisitor {
             for token in body.tokens(viewMode: .sourceAccurate) {
                 if token.text == "fetchLimit" { factory.hasLimit = true }
                 if token.text == "fetchBatchSize" { factory.hasBatchSize = true }
+                if token.text == "predicate" { factory.hasPredicate = true }
             }
             facts.requestFactories.append((node.name.text, factory))
         }

@@ -333,10 +333,11 @@ struct RequestFactory: Sendable, Hashable {
     var entity: String?
     var hasLimit: Bool
     var hasBatchSize: Bool
+    var hasPredicate = false
 
     /// The request the factory returns, as the rules see it.
     var request: FetchRequestInfo {
-        FetchRequestInfo(entity: entity, hasLimit: hasLimit, hasBatchSize: hasBatchSize)
+        FetchRequestInfo(entity: entity, hasLimit: hasLimit, hasBatchSize: hasBatchSize, hasPredicate: hasPredicate)
     }
 }
 

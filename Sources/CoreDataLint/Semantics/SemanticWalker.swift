@@ -894,6 +894,7 @@ final class SemanticWalker: SyntaxVisitor {
             switch member.declName.baseName.text {
             case "fetchLimit": request.hasLimit = true
             case "fetchBatchSize": request.hasBatchSize = true
+            case "predicate": request.hasPredicate = true
             case "resultType": request.yieldsObjects = false
             default: return
             }

@@ -182,6 +182,8 @@ struct FetchRequestInfo: Equatable {
     var hasLimit = false
     /// A `fetchBatchSize` was set.
     var hasBatchSize = false
+    /// A `predicate` was set: the fetch is of the rows it matches, not of every row.
+    var hasPredicate = false
 }
 
 /// A managed object (or an array of them) and the context that owns it.
