@@ -66,7 +66,7 @@ struct FixtureTests {
     }
 
     /// A repository of many apps (a book's materials: cdt-materials holds the starter,
-    /// final and challenge SurfJournal among 30 projects) linted in one run: each app,
+    /// final and challenge SurfJournal among 24 Xcode projects) linted in one run: each app,
     /// in a folder with its own Xcode project or Package.swift, gets the findings it gets
     /// alone. With one index over all of them, the final app's export (called from a
     /// background context) hid the starter's main-queue export.
