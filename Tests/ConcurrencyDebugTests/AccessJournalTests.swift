@@ -73,15 +73,21 @@ struct AccessJournalTests {
         #expect(reader.queueLabels[Self.owner] != nil)
     }
 
-    @Test("A flipped byte is detected by the checksum; the other blocks read back, nothing misread")
-    func flippedBytes() throws {
-        let path = temporaryPath("flipped.journal")
+    /// 5,000 accesses of one thread in blocks of 1 KiB (at least 10 blocks), read back.
+    static func oneThreadJournal(_ name: String) throws -> AccessJournalReader {
+        let path = temporaryPath(name)
         defer { unlink(path) }
         let writer = try AccessJournalWriter(path: path, blockCapacity: 1024)
-        for n in 1...5000 { writer.record(Self.event(Int64(n)), current: Self.owner, allowed: true) }
+        for n in 1...5000 { writer.record(event(Int64(n)), current: owner, allowed: true) }
         writer.close()
-        let original = try AccessJournalReader(path: path)
-        try #require(original.blocks.count >= 10)
+        let journal = try AccessJournalReader(path: path)
+        try #require(journal.blocks.count >= 10)
+        return journal
+    }
+
+    @Test("A flipped byte is detected by the checksum; the other blocks read back, nothing misread")
+    func flippedBytes() throws {
+        let original = try Self.oneThreadJournal("flipped.journal")
         #expect(original.problems.isEmpty)
 
         for (blockIndex, offsetInBlock) in [(2, 40), (5, 33), (7, 9), (8, 4)] {
@@ -107,13 +113,7 @@ struct AccessJournalTests {
     /// byte lost 131 intact blocks).
     @Test("A damaged length pointing exactly at a later block: the blocks in between are still read")
     func damagedLengthPointingAtALaterBlock() throws {
-        let path = temporaryPath("length-points-on.journal")
-        defer { unlink(path) }
-        let writer = try AccessJournalWriter(path: path, blockCapacity: 1024)
-        for n in 1...5000 { writer.record(Self.event(Int64(n)), current: Self.owner, allowed: true) }
-        writer.close()
-        let original = try AccessJournalReader(path: path)
-        try #require(original.blocks.count >= 10)
+        let original = try Self.oneThreadJournal("length-points-on.journal")
 
         for (damagedIndex, pointedAtIndex) in [(2, 6), (0, 9), (5, 7)] {
             var bytes = original.bytes
