@@ -123,7 +123,7 @@ struct AggregateFetch {
             default: break
             }
         }
-        let numbers = values.compactMap(Self.double)
+        let numbers = values.compactMap(PredicateEvaluator.number)
         guard numbers.count == values.count else { return nil }
         let integral = values.allSatisfy { $0 is any BinaryInteger || $0 is Bool }
         switch function {
@@ -132,18 +132,6 @@ struct AggregateFetch {
         case .max: return number(numbers.max()!, integral: integral, resultType)
         case .average: return number(numbers.reduce(0, +) / Double(numbers.count), integral: false, resultType)
         case .count: return nil
-        }
-    }
-
-    private static func double(_ value: Any) -> Double? {
-        switch value {
-        case let v as any BinaryInteger: Double(v)
-        case let v as Double: v
-        case let v as Float: Double(v)
-        case let v as Bool: v ? 1 : 0
-        case let v as Decimal: NSDecimalNumber(decimal: v).doubleValue
-        case let v as NSNumber: v.doubleValue
-        default: nil
         }
     }
 
