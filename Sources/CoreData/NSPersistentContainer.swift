@@ -83,12 +83,9 @@ extension PersistentStoreCoordinator {
         // Core Data's coordinator migrates only when asked; the container asks by default.
         storeOptions.shouldMigrateStoreAutomatically = flag(NSMigratePersistentStoresAutomaticallyOption)
         storeOptions.shouldInferMappingModelAutomatically = flag(NSInferMappingModelAutomaticallyOption)
-        try addPersistentStore(at: url, options: storeOptions)
-        let store = storeFace { _ in NSPersistentStore(type: storeType, configurationName: configurationName, at: storeURL ?? url, options: options) }
-        guard let store else {
-            throw ManagedContextError(.noStore, "The store at \(url.path) was removed while it was being added. Add it again.")
+        return try addPersistentStore(at: url, options: storeOptions) { _ in
+            NSPersistentStore(type: storeType, configurationName: configurationName, at: storeURL ?? url, options: options)
         }
-        return store
     }
 
     /// Core Data's `persistentStores`: the one store, once added (the same object each time).

@@ -25,7 +25,7 @@ public final class PersistentStoreCoordinator: Sendable, Hashable {
     /// `NSPersistentStore`), made at most once per added store.
     private struct AddedStore: Sendable {
         let store: SQLiteStore
-        var face: (any AnyObject & Sendable)?
+        var face: (any AnyObject & Sendable)? = nil
     }
     /// Temporary ID → permanent ID of every object saved or given a permanent ID
     /// through this coordinator, and back: contexts deeper in a stack keep the
@@ -73,14 +73,30 @@ public final class PersistentStoreCoordinator: Sendable, Hashable {
     /// file is not SQLite, is cut short, belongs to another model or schema, or its
     /// directory is missing or unwritable. Nothing is written to a file it refuses.
     public func addPersistentStore(at url: URL, options: StoreOptions = StoreOptions()) throws(ManagedContextError) {
-        let migrate = options.shouldMigrateStoreAutomatically && options.shouldInferMappingModelAutomatically
-        let store = try SQLiteStore(url: url, model: managedObjectModel, readOnly: options.readOnly, migrate: migrate)
+        let store = try openStore(at: url, options: options)
         storeBox.withLock { $0 = AddedStore(store: store) }
     }
 
-    /// The one object that stands for the added store in Core Data's API: made by `make`
-    /// (given the store's URL) the first time, the same object after that, as Core Data
-    /// hands out the same `NSPersistentStore` each time. Nil when no store is added.
+    /// Adds the store and, in the same step, the object that stands for it in Core Data's
+    /// API (made by `make` from the store's URL), so no reader sees the store without it.
+    @_spi(CoreData) public func addPersistentStore<Face: AnyObject & Sendable>(
+        at url: URL, options: StoreOptions, face make: (URL) -> Face
+    ) throws(ManagedContextError) -> Face {
+        let store = try openStore(at: url, options: options)
+        let face = make(store.url)
+        storeBox.withLock { $0 = AddedStore(store: store, face: face) }
+        return face
+    }
+
+    private func openStore(at url: URL, options: StoreOptions) throws(ManagedContextError) -> SQLiteStore {
+        let migrate = options.shouldMigrateStoreAutomatically && options.shouldInferMappingModelAutomatically
+        return try SQLiteStore(url: url, model: managedObjectModel, readOnly: options.readOnly, migrate: migrate)
+    }
+
+    /// The one object that stands for the added store in Core Data's API: the one made
+    /// when it was added, or else made by `make` (given the store's URL) the first time;
+    /// the same object after that, as Core Data hands out the same `NSPersistentStore`
+    /// each time. Nil when no store is added.
     @_spi(CoreData) public func storeFace<Face: AnyObject & Sendable>(making make: (URL) -> Face) -> Face? {
         storeBox.withLock { added -> Face? in
             guard let store = added?.store else { return nil }

@@ -162,6 +162,12 @@ enum NotesModel {
         #expect(other.persistentStoreCoordinator != coordinator && other.viewContext != main)
         #expect(other.persistentStoreCoordinator.persistentStores.first != store)
 
+        // The store addPersistentStore returns is the one persistentStores gives, with its options.
+        let direct = NSPersistentStoreCoordinator(managedObjectModel: NotesModel.make())
+        let added = try direct.addPersistentStore(
+            ofType: NSSQLiteStoreType, configurationName: nil, at: dir.file("Direct.sqlite"), options: [NSReadOnlyPersistentStoreOption: false])
+        #expect(direct.persistentStores == [added] && added.options?[NSReadOnlyPersistentStoreOption] as? Bool == false)
+
         // remove(_:) takes the coordinator's own store, and refuses another's.
         #expect(throws: (any Error).self) { try coordinator.remove(try #require(other.persistentStoreCoordinator.persistentStores.first)) }
         #expect(coordinator.persistentStores == [store])
