@@ -122,6 +122,9 @@ let package = Package(
         // Test-only: an XCTest run whose methods wait on expectations while the UI is told on the
         // main queue, explored unchanged (issue 37, ExploreAppCorpusTests).
         .executableTarget(name: "ctxdebug-explore-xctest-sample", dependencies: ["ManagedContext"], path: "Tests/ExploreXCTestSample"),
+        // Test-only: one wrong-queue access, run by CheckingSwitchTests under each documented
+        // way to turn checking on.
+        .executableTarget(name: "ctxdebug-wrong-queue-sample", dependencies: ["ManagedContext"], path: "Tests/WrongQueueSample"),
         // Test-only: speaks the child side of `ctxdebug explore`'s protocol (ExploreModel's
         // ExploreMessage) over a scripted two-actor program (ExploreCommandTests); not part of `ctxdebug`.
         .executableTarget(name: "ctxdebug-explore-fake-child", dependencies: ["ExploreModel"], path: "Tests/ExploreFakeChild"),
@@ -133,7 +136,7 @@ let package = Package(
         .testTarget(name: "CtxdebugHelpersTests", dependencies: ["CtxdebugHelpers", "TestSupport"]),
         .testTarget(name: "ConcurrencyDebugTests", dependencies: ["ConcurrencyDebug", "CConcurrencyDebug", "TestSupport"]),
         .testTarget(name: "ConcurrencyDebugTestingTests", dependencies: ["ConcurrencyDebugTesting", "ConcurrencyDebug", "ManagedContext", "ExploreModel", "TestSupport"]),
-        .testTarget(name: "ManagedContextTests", dependencies: ["ManagedContext", "ConcurrencyDebug", "CtxdebugHelpers", "ExploreModel", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")]),
+        .testTarget(name: "ManagedContextTests", dependencies: ["ManagedContext", "ctxdebug-wrong-queue-sample", "ConcurrencyDebug", "CtxdebugHelpers", "ExploreModel", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")]),
         .testTarget(name: "CoreDataTests", dependencies: ["CoreData", "ManagedContext", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")], exclude: ["Fixtures"]),
         .testTarget(name: "SurfJournalTests", dependencies: ["SurfJournal", "CoreData", "ManagedContext", "TestSupport"]),
         .testTarget(name: "ReplayTests", dependencies: ["Replay", "SurfJournal", "CoreData", "ManagedContext", "ConcurrencyDebug"]),

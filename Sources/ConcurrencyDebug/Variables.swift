@@ -117,10 +117,12 @@ extension ConcurrencyDebug.Variable {
     ]
 
     /// The one place the process's environment is read: every variable of the table
-    /// that is set, and `TMPDIR` (for the default journal's directory).
+    /// that is set, Core Data's own switch (`com.apple.CoreData.ConcurrencyDebug`, which
+    /// the configuration reads when `CTXDEBUG_CONCURRENCY` is unset), and `TMPDIR` (for
+    /// the default journal's directory).
     package static func current() -> [String: String] {
         var environment: [String: String] = [:]
-        for name in all.map(\.name) + ["TMPDIR"] {
+        for name in all.map(\.name) + [ConcurrencyDebug.Configuration.appleEnvironmentVariable, "TMPDIR"] {
             if let value = getenv(name) { environment[name] = String(cString: value) }
         }
         return environment

@@ -52,7 +52,9 @@ public final class ChildProcess: Sendable {
         process.arguments = arguments
         process.currentDirectoryURL = directory
         var env = ProcessInfo.processInfo.environment
-        for key in env.keys where key.hasPrefix("CTXDEBUG_") { env[key] = nil }
+        // Only what the caller gives turns checking on: none of the checker's variables, nor
+        // Core Data's own switch, comes from the parent.
+        for key in env.keys where key.hasPrefix("CTXDEBUG_") || key.hasPrefix("com.apple.CoreData.") { env[key] = nil }
         env.merge(environment) { $1 }
         process.environment = env
         let outPipe = Pipe(), errPipe = Pipe()
