@@ -15,8 +15,14 @@ public typealias NSManagedObjectContextConcurrencyType = ManagedObjectContext.Co
 public typealias NSManagedObjectID = ManagedObjectID
 /// Core Data's `NSPersistentStoreCoordinator`.
 public typealias NSPersistentStoreCoordinator = PersistentStoreCoordinator
-/// Core Data's `NSMergePolicy`.
+/// Core Data's `NSMergePolicy`: a class of one of the five types (`init(merge:)`,
+/// `mergeType`), subclassable through `resolve(optimisticLockingConflicts:)`.
 public typealias NSMergePolicy = MergePolicy
+/// Core Data's `NSMergePolicyType`, with its raw values.
+public typealias NSMergePolicyType = MergePolicyType
+/// Core Data's `NSMergeConflict`: a conflicting object (`sourceObject`), its versions and
+/// snapshots. A value here, not a class.
+public typealias NSMergeConflict = MergeConflict
 
 /// Core Data's merge policy globals (`NSMergeByPropertyObjectTrumpMergePolicy`, …).
 public let NSErrorMergePolicy = MergePolicy.error

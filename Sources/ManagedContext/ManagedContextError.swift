@@ -87,6 +87,19 @@ public struct ManagedContextError: Error, CustomStringConvertible, Sendable {
         self.validation = validation
     }
 
+    /// Optimistic locking failed: Core Data's 133020, with each conflict.
+    static func mergeConflict(_ conflicts: [MergeConflict], path: String?) -> ManagedContextError {
+        ManagedContextError(
+            .mergeConflict,
+            "Save failed: \(conflicts.count) object(s) changed in the store since this context loaded them (optimistic locking). Merge the other save first, refresh the objects, or set a merge policy.\n  " + conflicts.map(\.description).joined(separator: "\n  "),
+            path: path, conflicts: conflicts)
+    }
+
+    /// The same error, its conflicts able to name their objects in `context`.
+    func attachingConflicts(to context: ManagedObjectContext) -> ManagedContextError {
+        ManagedContextError(code, message, path: path, cause: cause, conflicts: conflicts.map { $0.attached(to: context) }, validation: validation)
+    }
+
     public var description: String {
         var s = "\(message)"
         if let path { s += " [\(path)]" }
@@ -96,9 +109,12 @@ public struct ManagedContextError: Error, CustomStringConvertible, Sendable {
 }
 
 /// One object that another context (or process) changed in the store after this
-/// context loaded it.
+/// context loaded it: Core Data's `NSMergeConflict`, a value here.
 public struct MergeConflict: Sendable, CustomStringConvertible {
     public let objectID: ManagedObjectID
+    /// The saving context, once the save hands the conflict on (to a merge policy's
+    /// `resolve`, or in its error): where `sourceObject` is found.
+    private(set) var context: ManagedObjectContext?
     /// The version (`Z_OPT`) the context had when it loaded the object.
     public let oldVersion: Int64
     /// The version now in the store; 0 when the row was deleted.
@@ -128,6 +144,39 @@ public struct MergeConflict: Sendable, CustomStringConvertible {
         }
         return result
     }
+
+    package init(
+        objectID: ManagedObjectID, oldVersion: Int64, newVersion: Int64, storeValues: [String: StoredValue], objectValues: [String: StoredValue]
+    ) {
+        self.objectID = objectID
+        self.oldVersion = oldVersion
+        self.newVersion = newVersion
+        self.storeValues = storeValues
+        self.objectValues = objectValues
+    }
+
+    func attached(to context: ManagedObjectContext) -> MergeConflict {
+        var copy = self
+        copy.context = context
+        return copy
+    }
+
+    /// The conflicting object, in the saving context (Core Data's `sourceObject`). Read it
+    /// on that context's queue, as any of its objects: a merge policy's `resolve` runs there.
+    public var sourceObject: ManagedObject {
+        guard let context else {
+            preconditionFailure("this conflict was not handed on by a save, so it knows no context: \(self)")
+        }
+        return context.object(with: objectID)
+    }
+
+    /// Core Data's `oldVersionNumber`: the version the context loaded.
+    public var oldVersionNumber: Int { Int(oldVersion) }
+    /// Core Data's `newVersionNumber`: the store's version now; 0 when the row was deleted.
+    public var newVersionNumber: Int { Int(newVersion) }
+    /// Core Data's `cachedSnapshot`: the coordinator's cached row. Rows are not cached
+    /// apart from the store here, so it is the store's row, as `persistedSnapshot`.
+    public var cachedSnapshot: [String: Any]? { persistedSnapshot }
 
     public var description: String {
         newVersion == 0

@@ -113,10 +113,28 @@ extension ManagedObjectContext {
     /// the diagnoses of what it did, then the objects brought in step with what was written.
     private func saveToStore(_ c: PersistentStoreCoordinator) throws(ManagedContextError) {
         let store = try c.store()
-        let inserted = changeSets.inserted, updated = changeSets.updated, deleted = changeSets.deleted
-        let changes = storeChanges(inserted: inserted, updated: updated, deleted: deleted, coordinator: c)
+        var inserted = changeSets.inserted, updated = changeSets.updated, deleted = changeSets.deleted
+        var changes = storeChanges(inserted: inserted, updated: updated, deleted: deleted, coordinator: c)
         schedulingPoint(.storeWrite)
-        let result = try store.save(changes)
+        let result: StoreSaveResult
+        let policy = mergePolicy
+        if policy.resolvesConflictsItself {
+            // A subclass's resolution needs the conflicts before anything is written: the
+            // write is tried under the error type (it commits when nothing conflicts),
+            // then repeated, under the policy's own type, with what the policy changed.
+            changes.mergeType = .errorMergePolicyType
+            do {
+                result = try write(changes, to: store)
+            } catch where error.code == .mergeConflict {
+                try resolve(error.conflicts, with: policy)
+                processPendingChanges()
+                (inserted, updated, deleted) = (changeSets.inserted, changeSets.updated, changeSets.deleted)
+                changes = storeChanges(inserted: inserted, updated: updated, deleted: deleted, coordinator: c)
+                result = try write(changes, to: store)
+            }
+        } else {
+            result = try write(changes, to: store)
+        }
         diagnoseLostUpdates(result)
         recordSaveForMissingMerge(result, coordinator: c)
 
@@ -132,13 +150,37 @@ extension ManagedObjectContext {
         postDidSave(inserted: inserted, updated: updated, deleted: deleted, insertedIDs: insertedIDs, updatedIDs: updatedIDs, deletedIDs: deletedIDs)
     }
 
+    /// The store's write; a merge conflict comes back able to name its objects here
+    /// (`MergeConflict.sourceObject`), as Core Data's `conflictList` does.
+    private func write(_ changes: StoreChanges, to store: SQLiteStore) throws(ManagedContextError) -> StoreSaveResult {
+        do {
+            return try store.save(changes)
+        } catch where error.code == .mergeConflict {
+            throw error.attachingConflicts(to: self)
+        }
+    }
+
+    /// A merge policy subclass's `resolve(optimisticLockingConflicts:)`, on this queue;
+    /// what it throws fails the save (the context keeps its changes).
+    private func resolve(_ conflicts: [MergeConflict], with policy: MergePolicy) throws(ManagedContextError) {
+        do {
+            try policy.resolve(optimisticLockingConflicts: conflicts)
+        } catch let error as ManagedContextError {
+            throw error
+        } catch {
+            throw ManagedContextError(
+                .mergeConflict, "\(policy) did not resolve the save's \(conflicts.count) conflict(s): \(error)",
+                cause: SendableErrorDescription(error), conflicts: conflicts)
+        }
+    }
+
     /// The context's changes as the store applies them: inserts in the order they were
     /// made (primary keys follow it), objectIDs and to-one keys made permanent.
     private func storeChanges(
         inserted: Set<ManagedObject>, updated: Set<ManagedObject>, deleted: Set<ManagedObject>, coordinator c: PersistentStoreCoordinator
     ) -> StoreChanges {
         var changes = StoreChanges()
-        changes.mergePolicy = mergePolicy
+        changes.mergeType = mergePolicy.mergeType
         for o in inserted.sorted(by: { $0.creationSerial < $1.creationSerial }) {
             changes.inserts.append(.init(id: o.objectID, values: o.values, toOne: o.toOne.map { $0.map(c.permanent) }))
         }

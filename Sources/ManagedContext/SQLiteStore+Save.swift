@@ -62,14 +62,14 @@ extension SQLiteStore {
         let maxKeys = try assignPrimaryKeys(db, changes.inserts, into: &result)
         for insert in changes.inserts { try insertRow(db, insert, into: &result) }
         for update in changes.updates {
-            try updateRow(db, update, conflicting: storeRows, policy: changes.mergePolicy, into: &result)
+            try updateRow(db, update, conflicting: storeRows, policy: changes.mergeType, into: &result)
         }
         if !changes.links.isEmpty || changes.deletes.contains(where: { $0.id.entity.relationships.contains { $0.join != nil } }) {
             try applyJoinChanges(db, changes, result)
         }
         for delete in changes.deletes {
             guard let pk = delete.id.primaryKey else { continue }
-            if let store = storeRows[delete.id], changes.mergePolicy == .rollback {
+            if let store = storeRows[delete.id], changes.mergeType == .rollbackMergePolicyType {
                 result.discarded[delete.id] = store
                 continue
             }
@@ -103,11 +103,8 @@ extension SQLiteStore {
                 conflicts.append(conflict(d.id, expected: d.expectedVersion, current: current, objectValues: []))
             }
         }
-        if !conflicts.isEmpty && changes.mergePolicy == .error {
-            throw ManagedContextError(
-                .mergeConflict,
-                "Save failed: \(conflicts.count) object(s) changed in the store since this context loaded them (optimistic locking). Merge the other save first, refresh the objects, or set a merge policy.\n  " + conflicts.map(\.description).joined(separator: "\n  "),
-                path: url.path, conflicts: conflicts)
+        if !conflicts.isEmpty && changes.mergeType == .errorMergePolicyType {
+            throw ManagedContextError.mergeConflict(conflicts, path: url.path)
         }
         return storeRows
     }
@@ -175,7 +172,7 @@ extension SQLiteStore {
     }
 
     private func updateRow(
-        _ db: Database, _ u: StoreChanges.Update, conflicting storeRows: StoreRows, policy: MergePolicy,
+        _ db: Database, _ u: StoreChanges.Update, conflicting storeRows: StoreRows, policy: MergePolicyType,
         into result: inout StoreSaveResult
     ) throws {
         guard let pk = u.id.primaryKey else { return }
@@ -223,24 +220,24 @@ extension SQLiteStore {
     /// Applies the merge policy to an update whose row changed in the store since
     /// it was loaded. Returns false when the update is dropped (rollback).
     private func resolveConflict(
-        _ u: StoreChanges.Update, store: RowSnapshot, policy: MergePolicy, row: inout UpdateRow, result: inout StoreSaveResult
+        _ u: StoreChanges.Update, store: RowSnapshot, policy: MergePolicyType, row: inout UpdateRow, result: inout StoreSaveResult
     ) -> Bool {
         let entity = u.id.entity
         row.baseVersion = store.version
         func differs(_ a: StoredValue, _ b: StoredValue) -> Bool { StoredValue.compare(a, b) != 0 }
         switch policy {
-        case .rollback:
+        case .rollbackMergePolicyType:
             result.discarded[u.id] = store
             return false
-        case .overwrite:
+        case .overwriteMergePolicyType:
             if let loaded = u.snapshot {
                 let overwritten = entity.attributes.filter {
                     differs(loaded.values[$0.index], store.values[$0.index]) && differs(row.values[$0.index], store.values[$0.index])
                 }
                 if !overwritten.isEmpty { result.lostUpdates.append(LostUpdate(id: u.id, attributes: overwritten.map(\.name), fromVersion: loaded.version)) }
             }
-        case .mergeByPropertyStoreTrump, .mergeByPropertyObjectTrump, .error:
-            let objectWins = policy == .mergeByPropertyObjectTrump
+        case .mergeByPropertyStoreTrumpMergePolicyType, .mergeByPropertyObjectTrumpMergePolicyType, .errorMergePolicyType:
+            let objectWins = policy == .mergeByPropertyObjectTrumpMergePolicyType
             let loaded = u.snapshot
             if objectWins, let loaded {
                 let overwritten = entity.attributes.filter {

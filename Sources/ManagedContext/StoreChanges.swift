@@ -28,7 +28,8 @@ struct StoreChanges: Sendable {
         let added: Bool
     }
     var links: [Link] = []
-    var mergePolicy: MergePolicy = .error
+    /// The type of the context's merge policy: the resolution the store applies.
+    var mergeType: MergePolicyType = .errorMergePolicyType
     var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty && links.isEmpty }
 }
 
