@@ -358,8 +358,23 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
             destination?.toManyDidChange(inverse)
             return
         }
+        // One-to-one: the destination's old partner lets go of it, as Core Data keeps the
+        // graph consistent (`new.camper = johnny` nils the old campsite's camper).
+        if let destination, let context = managedObjectContext, let previous = destination.toOneID(inverse), previous != objectID,
+            let partner = context.registered(previous) ?? (try? context.resolvedExistingObject(with: previous))
+        {
+            partner.setToOne(r, to: nil, maintainInverse: false)
+        }
         oldObject?.setToOne(inverse, to: nil, maintainInverse: false)
         destination?.setToOne(inverse, to: self, maintainInverse: false)
+    }
+
+    /// The objectID in to-one slot `r`, a checked read that fires the fault first.
+    private func toOneID(_ r: RelationshipDescription) -> ManagedObjectID? {
+        access(accessEvent(.get, attribute: entity.attributes.count + r.index)) {
+            fireFaultIfNeeded()
+            return toOne[r.toOneIndex]
+        }
     }
 
     /// Sets the order column `index` (an ordered to-many relationship's `Z_FOK_`) when

@@ -311,6 +311,9 @@ enum PredicateResolution {
             if let cached = entity.keyPathCache.lookup(wrapped) { return cached }
             let prototype = entity.managedObjectClass.init(entity: entity, insertInto: nil)
             prototype.isRecordingPrototype = true
+            // A value behind every attribute: the getter of a non-optional property
+            // (`value(forKey: "time") as! Date`) would trap on nil.
+            prototype.values = entity.attributeTypes.map(\.recordingStandIn)
             _ = prototype[keyPath: kp]
             guard let ref = prototype.recordedProperty else {
                 throw ManagedContextError(

@@ -215,6 +215,18 @@ extension AttributeType {
     /// A stored value as the Swift value key-value access returns for this type, as
     /// Core Data returns objects: `String`, `Int16`/`Int32`/`Int64`, `Double`, `Bool`,
     /// `Date`, `Data`; nil for NULL.
+    /// A value of this type that every reading of it accepts (as a string, a URL; as
+    /// data, a UUID's 16 bytes): what a recording prototype holds while a key path is
+    /// read on it to find its attribute.
+    var recordingStandIn: StoredValue {
+        switch self {
+        case .string: .text("ctxdebug:key-path")
+        case .integer16, .integer32, .integer64, .boolean: .integer(0)
+        case .double, .date: .real(0)
+        case .binaryData: .blob(Data(count: 16))
+        }
+    }
+
     func swiftValue(_ stored: StoredValue) -> Any? {
         if stored.isNull { return nil }
         switch self {
