@@ -44,3 +44,15 @@ public let NSReadOnlyPersistentStoreOption = "NSReadOnlyPersistentStoreOption"
 public let NSPersistentHistoryTrackingKey = "NSPersistentHistoryTrackingKey"
 public let NSPersistentStoreRemoteChangeNotificationPostOptionKey = "NSPersistentStoreRemoteChangeNotificationPostOptionKey"
 public let NSSQLitePragmasOption = "NSSQLitePragmasOption"
+
+/// Keys of a store's metadata (`metadataForPersistentStore(ofType:at:options:)`).
+public let NSStoreTypeKey = "NSStoreType"
+public let NSStoreUUIDKey = "NSStoreUUID"
+public let NSStoreModelVersionHashesKey = "NSStoreModelVersionHashes"
+public let NSStoreModelVersionIdentifiersKey = "NSStoreModelVersionIdentifiers"
+
+/// Keys of `NSPersistentStoreCoordinatorStoresDidChange`'s userInfo: the stores added,
+/// removed, or whose UUID changed.
+public let NSAddedPersistentStoresKey = "added"
+public let NSRemovedPersistentStoresKey = "removed"
+public let NSUUIDChangedPersistentStoresKey = "changedUUID"

@@ -10,6 +10,8 @@ import Synchronization
 /// editing a model in use, and so does `frozen`); after that it is only read.
 open class NSManagedObjectModel: @unchecked Sendable, CustomStringConvertible {
     private var storedEntities: [NSEntityDescription] = []
+    /// The named configurations and their entities, in the order they were set.
+    var configurationMembers: [(name: String, entities: [NSEntityDescription])] = []
     private let compiled = LockedValue<ManagedObjectModel?>(nil)
     /// Core Data's `versionIdentifiers`.
     open var versionIdentifiers: Set<AnyHashable> = []

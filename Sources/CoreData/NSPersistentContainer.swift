@@ -83,9 +83,18 @@ extension PersistentStoreCoordinator {
         // Core Data's coordinator migrates only when asked; the container asks by default.
         storeOptions.shouldMigrateStoreAutomatically = flag(NSMigratePersistentStoresAutomaticallyOption)
         storeOptions.shouldInferMappingModelAutomatically = flag(NSInferMappingModelAutomaticallyOption)
-        return try addPersistentStore(at: url, options: storeOptions) { _ in
+        let store = try addPersistentStore(at: url, options: storeOptions) { _ in
             NSPersistentStore(type: storeType, configurationName: configurationName, at: storeURL ?? url, options: options)
         }
+        NotificationCenter.default.post(name: .NSPersistentStoreCoordinatorStoresDidChange, object: self, userInfo: [NSAddedPersistentStoresKey: [store]])
+        return store
+    }
+
+    /// Closes the added store, telling observers before and after, as Core Data does.
+    func removeAnnouncing(_ store: NSPersistentStore) {
+        NotificationCenter.default.post(name: .NSPersistentStoreCoordinatorWillRemoveStore, object: store)
+        removePersistentStore()
+        NotificationCenter.default.post(name: .NSPersistentStoreCoordinatorStoresDidChange, object: self, userInfo: [NSRemovedPersistentStoresKey: [store]])
     }
 
     /// Core Data's `persistentStores`: the one store, once added (the same object each time).
@@ -106,7 +115,7 @@ extension PersistentStoreCoordinator {
         guard let added = persistentStoreForAddedStore, added === store else {
             throw ManagedContextError(.noStore, "That store is not this coordinator's (it has \(storeURL?.path ?? "no store")). Remove a store from the coordinator that added it.")
         }
-        removePersistentStore()
+        removeAnnouncing(added)
     }
 
     private var persistentStoreForAddedStore: NSPersistentStore? {
@@ -206,21 +215,7 @@ open class NSPersistentContainer: @unchecked Sendable, Hashable {
     }
 
     private func load(_ description: NSPersistentStoreDescription) throws {
-        var options: [AnyHashable: Any] = [:]
-        for (key, value) in description.options { options[key] = value }
-        options[NSReadOnlyPersistentStoreOption] = description.isReadOnly
-        options[NSMigratePersistentStoresAutomaticallyOption] = description.shouldMigrateStoreAutomatically
-        options[NSInferMappingModelAutomaticallyOption] = description.shouldInferMappingModelAutomatically
-        var type = description.type
-        var url = description.url
-        if url?.path == "/dev/null" {
-            type = NSInMemoryStoreType
-            url = nil
-        }
-        if type == NSSQLiteStoreType, let dir = url?.deletingLastPathComponent(), !FileManager.default.fileExists(atPath: dir.path) {
-            try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        }
-        try persistentStoreCoordinator.addPersistentStore(ofType: type, configurationName: description.configuration, at: url, options: options)
+        try persistentStoreCoordinator.addPersistentStore(with: description)
     }
 
     /// A new private-queue context on the coordinator.

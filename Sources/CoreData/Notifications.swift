@@ -23,6 +23,16 @@ extension Notification.Name {
     /// Core Data's `NSPersistentStoreRemoteChange`. Stores here post none: only this
     /// process writes through the coordinator, and history is not recorded.
     public static let NSPersistentStoreRemoteChange = Notification.Name("NSPersistentStoreRemoteChangeNotification")
+    /// Core Data's `NSPersistentStoreCoordinatorStoresDidChange`: posted by a coordinator
+    /// (the object) after a store is added or removed, with `NSAddedPersistentStoresKey` or
+    /// `NSRemovedPersistentStoresKey` holding the stores.
+    public static let NSPersistentStoreCoordinatorStoresDidChange = Notification.Name("NSPersistentStoreCoordinatorStoresDidChangeNotification")
+    /// Core Data's `NSPersistentStoreCoordinatorWillRemoveStore`: posted with the store
+    /// being removed as its object, before it goes.
+    public static let NSPersistentStoreCoordinatorWillRemoveStore = Notification.Name("NSPersistentStoreCoordinatorWillRemoveStoreNotification")
+    /// Core Data's `NSPersistentStoreCoordinatorStoresWillChange`: Core Data posts it only
+    /// when iCloud's ubiquitous stores change, which Linux has none of, so it is never posted.
+    public static let NSPersistentStoreCoordinatorStoresWillChange = Notification.Name("NSPersistentStoreCoordinatorStoresWillChangeNotification")
 }
 
 /// Core Data's `NSManagedObjectContextDidSave` global, as older code spells it.

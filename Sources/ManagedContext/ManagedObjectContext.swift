@@ -1,7 +1,7 @@
 @_spi(Runtime) public import ConcurrencyDebug
 import CtxdebugHelpers
 import Dispatch
-import Foundation
+public import Foundation
 import Synchronization
 
 /// A scratchpad of managed objects, confined to one queue: the main queue, or a
@@ -17,6 +17,10 @@ public final class ManagedObjectContext: @unchecked Sendable, Hashable, AccessDe
     }
 
     public let concurrencyType: ConcurrencyType
+    /// Core Data's `userInfo`: the app's own values, kept with the context. Not checked,
+    /// as the context's other settings; a dictionary shared between queues needs the
+    /// app's own care, as on Apple platforms.
+    public let userInfo = NSMutableDictionary()
     /// The queue identity objects of this context are confined to.
     package let queueIdentity: QueueIdentity
     let queue: DispatchQueue

@@ -1,5 +1,6 @@
 import CtxdebugHelpers
 public import Foundation
+import Dispatch
 import ConcurrencyDebug
 
 /// Options for opening a store.
@@ -59,8 +60,27 @@ public final class PersistentStoreCoordinator: Sendable, Hashable {
         saves.withLock { $0[permanent(id)] }
     }
 
+    /// The coordinator's own serial queue (Core Data's `perform`, `performAndWait`).
+    private let queue: DispatchQueue
+    private static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+
     public init(managedObjectModel: ManagedObjectModel) {
         self.managedObjectModel = managedObjectModel
+        self.queue = DispatchQueue(label: "ctxdebug.coordinator")
+        queue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
+    }
+
+    /// Core Data's `perform(_:)`: runs `block` later on the coordinator's own serial queue.
+    public func perform(_ block: @escaping @Sendable () -> Void) {
+        queue.async(execute: block)
+    }
+
+    /// Core Data's `performAndWait(_:)`: runs `block` on the coordinator's queue and waits
+    /// for it; inside a block already on that queue, runs it at once (reentrant, as Core
+    /// Data's is).
+    public func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
+        if DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self) { return try block() }
+        return try queue.sync(execute: block)
     }
 
     /// The same coordinator (identity), as Core Data's `==` (NSObject's `isEqual:`) is.

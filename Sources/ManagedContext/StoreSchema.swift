@@ -173,13 +173,20 @@ enum StoreSchema {
 
 /// Z_METADATA's Z_PLIST: a binary property list as Core Data writes it.
 enum StoreMetadata {
+    /// The key ctxdebug adds to the metadata it writes: its stores' version hashes are
+    /// its own (`versionHash(of:)`), not Core Data's.
+    static let ownVersionKey = "ctxdebugVersion"
+
+    /// An entity's version hash as this runtime writes it: a digest of its name, its
+    /// attributes' names and types, and its relationships' names and destinations.
+    static func versionHash(of e: EntityDescription) -> Data {
+        let text = e.name + "|" + e.attributes.map { "\($0.name):\($0.attributeType.rawValue)" }.joined(separator: ",")
+            + "|" + e.relationships.map { "\($0.name)->\($0.destinationEntityName)" }.joined(separator: ",")
+        return Data(fnv1a(text))
+    }
+
     static func plist(model: ManagedObjectModel, uuid: String) -> Data {
-        var hashes: [String: Data] = [:]
-        for e in model.entities {
-            let text = e.name + "|" + e.attributes.map { "\($0.name):\($0.attributeType.rawValue)" }.joined(separator: ",")
-                + "|" + e.relationships.map { "\($0.name)->\($0.destinationEntityName)" }.joined(separator: ",")
-            hashes[e.name] = Data(fnv1a(text))
-        }
+        let hashes = model.entityVersionHashesByName
         let dict: [String: Any] = [
             "NSStoreType": "SQLite",
             "NSStoreUUID": uuid,
@@ -187,7 +194,7 @@ enum StoreMetadata {
             "NSStoreModelVersionHashesVersion": 3,
             "NSStoreModelVersionHashes": hashes,
             "NSStoreModelVersionIdentifiers": [""],
-            "ctxdebugVersion": "1",
+            ownVersionKey: "1",
         ]
         return (try? PropertyListSerialization.data(fromPropertyList: dict, format: .binary, options: 0)) ?? Data()
     }

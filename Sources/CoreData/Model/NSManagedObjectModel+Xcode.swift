@@ -58,6 +58,7 @@ extension NSManagedObjectModel {
     /// Takes the entities and identifiers of a model just read.
     private func adopt(_ other: NSManagedObjectModel) {
         entities = other.entities
+        configurationMembers = other.configurationMembers
         versionIdentifiers = other.versionIdentifiers
         sourceURL = other.sourceURL
     }

@@ -60,11 +60,13 @@ struct XcodeEntity {
     }
 }
 
-/// The `<model>` root of a `contents` file: its entities and version identifier.
-/// Layout (`<elements>`), configurations, fetch request templates and fetched
-/// properties are not read.
+/// The `<model>` root of a `contents` file: its entities, configurations and version
+/// identifier. Layout (`<elements>`), fetch request templates and fetched properties are
+/// not read.
 struct XcodeModelContents {
     var entities: [XcodeEntity]
+    /// `<configuration name="…">` with its `<memberEntity name="…"/>`s, in file order.
+    var configurations: [(name: String, members: [String], line: Int)] = []
     /// `userDefinedModelVersionIdentifier`: Core Data's `versionIdentifiers`.
     var versionIdentifier: String?
 
@@ -83,6 +85,12 @@ struct XcodeModelContents {
             entities.append(entity)
         }
         self.entities = entities
+        for node in root.children(named: "configuration") {
+            guard let name = node["name"], !name.isEmpty else {
+                throw XcodeModelError(.malformedXML, "A <configuration> has no name. Name it in Xcode's model editor.", file: file, line: node.line)
+            }
+            configurations.append((name, node.children(named: "memberEntity").compactMap { $0["name"] }, node.line))
+        }
         versionIdentifier = root["userDefinedModelVersionIdentifier"].flatMap { $0.isEmpty ? nil : $0 }
     }
 }

@@ -162,6 +162,18 @@ enum XcodeModelReader {
         }
         let model = NSManagedObjectModel()
         model.entities = entities
+        for configuration in parsed.configurations {
+            var members: [NSEntityDescription] = []
+            for name in configuration.members {
+                guard let entity = byName[name] else {
+                    throw XcodeModelError(
+                        .missingEntity, "Configuration \(configuration.name) names the entity \(name), which the model does not have.", file: file,
+                        line: configuration.line)
+                }
+                members.append(entity)
+            }
+            model.setEntities(members, forConfigurationName: configuration.name)
+        }
         if let version = parsed.versionIdentifier { model.versionIdentifiers = [version] }
         return model
     }
