@@ -23,8 +23,11 @@ import SwiftSyntax
 ///   Xcode model, as Linux has no compiled one.
 /// - A top-level `import UIKit`, `AppKit` or `Cocoa` is taken out and noted, so the file
 ///   gets it back behind `#if canImport`, with what it brought that Linux has.
-/// What cannot be ported (KVO, `NSClassFromString`, collection operators, other
-/// `#selector`s, other `@NSManaged` functions) becomes a `PortDiagnostic`.
+/// - `x as! NSFetchRequest<T>` and `as?` become CoreData's conversions (PortRewriter+Casts.swift).
+/// - `NSClassFromString(name)` becomes `NSClassFromString(ported: name)`.
+/// - Uses of Core Data's names are noted (CoreDataNames.swift), so the file gets `import CoreData`.
+/// What cannot be ported (KVO, collection operators, other `#selector`s, other
+/// `@NSManaged` functions) becomes a `PortDiagnostic`.
 final class PortRewriter: SyntaxRewriter {
     private let path: String
     private let tree: SourceFileSyntax
@@ -43,11 +46,13 @@ final class PortRewriter: SyntaxRewriter {
     private(set) var diagnostics: [PortDiagnostic] = []
     private(set) var usesNetworking = false
     /// The rewrite calls CoreData's ported API (observers, the model lookup): the file needs `import CoreData`.
-    private(set) var usesPortedCoreDataAPI = false
+    var usesPortedCoreDataAPI = false
+    /// The file names one of Core Data's types or constants (`coreDataNames`): it needs `import CoreData`.
+    var usesCoreDataTypes = false
     private(set) var imports: Set<String> = []
     /// Apple-only frameworks whose top-level imports were taken out, in file order.
     private(set) var removedAppleImports: [String] = []
-    private(set) var changed = false
+    var changed = false
 
     init(path: String, tree: SourceFileSyntax, relationships: [String: [String]]) {
         self.path = path
@@ -327,8 +332,13 @@ final class PortRewriter: SyntaxRewriter {
             }
         case "observe" where node.arguments.first?.expression.is(KeyPathExprSyntax.self) == true:
             report(at: node, "key-value observing (observe(\\.key)) needs the Objective-C runtime, which Linux does not have. Observe the context instead: .NSManagedObjectContextObjectsDidChange names the changed objects, or use an NSFetchedResultsController-style fetch after each save")
-        case "NSClassFromString":
-            report(at: node, "NSClassFromString needs the Objective-C runtime, which Linux does not have. Name the class itself (JournalEntry.self), or keep a dictionary from names to types")
+        case "NSClassFromString" where labels == [nil] && node.calledExpression.is(DeclReferenceExprSyntax.self):
+            // Foundation's on Linux finds only its own classes; CoreData's knows the program's.
+            changed = true
+            usesPortedCoreDataAPI = true
+            var arguments = Array(node.arguments)
+            arguments[0] = arguments[0].with(\.label, .identifier("ported")).with(\.colon, .colonToken(trailingTrivia: .space))
+            return super.visit(node.with(\.arguments, LabeledExprListSyntax(arguments)))
         case "url" where labels == ["forResource", "withExtension"], "path" where labels == ["forResource", "ofType"]:
             // The compiled model, which Linux does not have: CoreData finds the Xcode model.
             let ext = node.arguments.last?.expression.as(StringLiteralExprSyntax.self)?.representedLiteralValue
@@ -462,12 +472,22 @@ final class PortRewriter: SyntaxRewriter {
 
     override func visit(_ node: DeclReferenceExprSyntax) -> ExprSyntax {
         if Self.networkingTypes.contains(node.baseName.text) { usesNetworking = true }
+        if Self.coreDataNames.contains(node.baseName.text) { usesCoreDataTypes = true }
         return super.visit(node)
     }
 
     override func visit(_ node: IdentifierTypeSyntax) -> TypeSyntax {
         if Self.networkingTypes.contains(node.name.text) { usesNetworking = true }
+        if Self.coreDataNames.contains(node.name.text) { usesCoreDataTypes = true }
         return super.visit(node)
+    }
+
+    // MARK: Casts between fetch requests (PortRewriter+Casts.swift)
+
+    override func visit(_ node: SequenceExprSyntax) -> ExprSyntax {
+        let visited = super.visit(node)
+        guard let sequence = visited.as(SequenceExprSyntax.self), let ported = portFetchRequestCasts(sequence) else { return visited }
+        return ExprSyntax(ported)
     }
 
     // MARK: Diagnostics

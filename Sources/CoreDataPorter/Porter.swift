@@ -78,8 +78,12 @@ public enum Porter {
                 header += ["#if canImport(FoundationNetworking)", "import FoundationNetworking", "#endif"]
                 changed = true
             }
-            if rewriter.usesPortedCoreDataAPI && !rewriter.imports.contains("CoreData") {
+            // The ported API is CoreData's; so are the types a file may name with only
+            // `import Foundation` (Cocoa's `#else` above already imports CoreData).
+            let needsCoreData = rewriter.usesPortedCoreDataAPI || (rewriter.usesCoreDataTypes && !rewriter.removedAppleImports.contains("Cocoa"))
+            if needsCoreData && !rewriter.imports.contains("CoreData") {
                 header.append("import CoreData")
+                changed = true
             }
         } else {
             body = text
@@ -99,8 +103,10 @@ public enum Porter {
         let markers = [
             "@NSManaged", "@objc", "dynamic", "#keyPath", "#selector", "URLSession", "URLRequest", "URLResponse", "observe(", "Observer",
             "NSClassFromString", "forKeyPath", "import UIKit", "import AppKit", "import Cocoa", "\"momd\"", "\"mom\"",
+            // A model's extension in a constant; casts of fetch requests; perform(_:) of a selector.
+            "forResource", "NSFetchRequest", "perform(", "NSSelectorFromString",
         ]
-        return markers.contains { text.contains($0) }
+        return markers.contains { text.contains($0) } || PortRewriter.mentionsCoreDataName(text)
     }
 
     /// Runs `job`: reads every source and model, ports them, and writes the outputs

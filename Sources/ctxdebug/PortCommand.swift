@@ -43,6 +43,12 @@ struct PortCommand: ParsableCommand {
                   url(forModelResource: m, withExtension: "momd"): the Xcode
                   model m.xcdatamodeld from the program's resources (also
                   path(forResource:ofType:), and "mom")
+              x as! NSFetchRequest<Mood>, x as? NSFetchRequest<Mood>
+                  NSFetchRequest<Mood>(x), NSFetchRequest<Mood>(fitting: x)
+              NSClassFromString(name)
+                  NSClassFromString(ported: name)
+              a file that names Core Data's types with only import Foundation
+                  gets `import CoreData`
 
             Each --model is copied into DIR, and its entities whose Codegen is "Class \
             Definition" or "Category/Extension" get the files Xcode would generate \
@@ -53,7 +59,7 @@ struct PortCommand: ParsableCommand {
             instead, and nothing is dropped silently:
               App/Model/Watcher.swift:12:23: error: key-value observing (observe(\\.key))
                   needs the Objective-C runtime, which Linux does not have. …
-            (KVO on managed objects, NSClassFromString, key paths with collection operators \
+            (KVO on managed objects, key paths with collection operators \
             such as @sum, other #selector uses, @NSManaged functions that are not Xcode's \
             accessors.) The other files are still written.
 
