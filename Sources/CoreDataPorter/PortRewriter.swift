@@ -17,10 +17,12 @@ import SwiftSyntax
 ///   `addObserver(x, name:object:) { observer, note in observer.m(note) }`, and
 ///   `removeObserver(x…)` becomes `removeObserver(ported: x…)` (CoreData's
 ///   NotificationCenter+Ported.swift says how the two behave).
+///   The selector may be a `let` of one; `perform` of a selector is a direct call
+///   (PortRewriter+Selectors.swift, PortRewriter+Perform.swift).
 /// - Uses of `URLSession` and its types are noted, so the file gets `import FoundationNetworking`.
 /// - `bundle.url(forResource: m, withExtension: "momd")` (and `path(forResource:ofType:)`,
-///   and `"mom"`) becomes `url(forModelResource:withExtension:)`, CoreData's lookup of the
-///   Xcode model, as Linux has no compiled one.
+///   and `"mom"`, or a constant of it: PortIndex) becomes `url(forModelResource:withExtension:)`,
+///   CoreData's lookup of the Xcode model, as Linux has no compiled one.
 /// - A top-level `import UIKit`, `AppKit` or `Cocoa` is taken out and noted, so the file
 ///   gets it back behind `#if canImport`, with what it brought that Linux has.
 /// - `x as! NSFetchRequest<T>` and `as?` become CoreData's conversions (PortRewriter+Casts.swift).
@@ -35,9 +37,10 @@ final class PortRewriter: SyntaxRewriter {
     /// Relationship names of the model's entities, by class name (to spell a to-many
     /// accessor's key as the model does); empty without a model.
     private let relationships: [String: [String]]
-    /// The functions the file declares, by base name: their parameter counts (read only
-    /// when a `#selector` without labels needs it).
-    private lazy var functionArity: [String: Set<Int>] = FunctionIndex.arity(in: tree)
+    /// The functions the file declares, by base name (read when a selector names one).
+    lazy var functions: [String: [FunctionIndex.Function]] = FunctionIndex.functions(in: tree)
+    /// The constants it may name: the other ported files' and its own.
+    let index: PortIndex
     /// Trivia of removed attributes and modifiers, put before the next token kept.
     private var pendingTrivia: Trivia?
     /// The class or extension being visited (for the model's relationship names).
@@ -54,10 +57,11 @@ final class PortRewriter: SyntaxRewriter {
     private(set) var removedAppleImports: [String] = []
     var changed = false
 
-    init(path: String, tree: SourceFileSyntax, relationships: [String: [String]]) {
+    init(path: String, tree: SourceFileSyntax, relationships: [String: [String]], index: PortIndex = PortIndex()) {
         self.path = path
         self.tree = tree
         self.relationships = relationships
+        self.index = index
         super.init(viewMode: .sourceAccurate)
     }
 
@@ -71,7 +75,7 @@ final class PortRewriter: SyntaxRewriter {
 
     /// `pending` then `leading`, without the indentation a removed line would leave
     /// behind as trailing spaces (when `leading` starts a new line).
-    private static func merge(_ pending: Trivia, _ leading: Trivia) -> Trivia {
+    static func merge(_ pending: Trivia, _ leading: Trivia) -> Trivia {
         guard leading.pieces.first?.isNewline == true else { return pending + leading }
         var pieces = pending.pieces
         while let last = pieces.last, last.isSpaceOrTab { pieces.removeLast() }
@@ -85,7 +89,7 @@ final class PortRewriter: SyntaxRewriter {
         return node.leadingTrivia + Trivia(pieces: Array(trailing))
     }
 
-    private func carry(_ trivia: Trivia) {
+    func carry(_ trivia: Trivia) {
         pendingTrivia = pendingTrivia.map { Self.merge($0, trivia) } ?? trivia
     }
 
@@ -157,7 +161,7 @@ final class PortRewriter: SyntaxRewriter {
     // MARK: @NSManaged properties
 
     override func visit(_ node: VariableDeclSyntax) -> DeclSyntax {
-        guard Self.hasNSManaged(node.attributes) else { return super.visit(node) }
+        guard Self.hasNSManaged(node.attributes) else { return super.visit(portSelectorConstants(node)) }
         guard let rewritten = super.visit(node).as(VariableDeclSyntax.self) else { return DeclSyntax(node) }
         var bindings: [PatternBindingSyntax] = []
         for binding in rewritten.bindings {
@@ -319,6 +323,11 @@ final class PortRewriter: SyntaxRewriter {
         switch callee {
         case "addObserver" where labels.contains("selector"):
             if let ported = portSelectorObserver(node) { return ported }
+        case "perform" where Self.performForms.contains(labels.map { $0 ?? "_" }), "performSelector":
+            if let ported = portPerform(node) { return ported }
+        case "NSSelectorFromString":
+            report(at: node, "NSSelectorFromString needs the Objective-C runtime, which Linux does not have; only `perform(NSSelectorFromString(\"name:\"), with: x)` of a string literal is ported, as a direct call. Call the method itself, or keep a closure")
+            return ExprSyntax(node)
         case "addObserver" where labels.contains("forKeyPath"):
             report(at: node, "key-value observing (addObserver(_:forKeyPath:options:context:)) needs the Objective-C runtime, which Linux does not have. Observe the context instead: NSManagedObjectContext.didChangeObjectsNotification (.NSManagedObjectContextObjectsDidChange) names the changed objects")
         case "removeObserver" where labels.contains("forKeyPath"):
@@ -341,8 +350,10 @@ final class PortRewriter: SyntaxRewriter {
             return super.visit(node.with(\.arguments, LabeledExprListSyntax(arguments)))
         case "url" where labels == ["forResource", "withExtension"], "path" where labels == ["forResource", "ofType"]:
             // The compiled model, which Linux does not have: CoreData finds the Xcode model.
-            let ext = node.arguments.last?.expression.as(StringLiteralExprSyntax.self)?.representedLiteralValue
-            if ext == "momd" || ext == "mom" {
+            // The extension as a literal, or a constant of one (PortIndex).
+            let argument = node.arguments.last!.expression
+            let ext = argument.as(StringLiteralExprSyntax.self)?.representedLiteralValue
+            if ext == "momd" || ext == "mom" || index.value(of: argument) == .modelExtension {
                 changed = true
                 usesPortedCoreDataAPI = true
                 var arguments = Array(node.arguments)
@@ -368,67 +379,10 @@ final class PortRewriter: SyntaxRewriter {
         return node.arguments.first?.expression.trimmedDescription == "self"
     }
 
-    private static func calleeName(_ node: FunctionCallExprSyntax) -> String? {
+    static func calleeName(_ node: FunctionCallExprSyntax) -> String? {
         if let member = node.calledExpression.as(MemberAccessExprSyntax.self) { return member.declName.baseName.text }
         if let ref = node.calledExpression.as(DeclReferenceExprSyntax.self) { return ref.baseName.text }
         return nil
-    }
-
-    /// `center.addObserver(x, selector: #selector(m(_:)), name: n, object: o)` as
-    /// `center.addObserver(x, name: n, object: o) { observer, note in observer.m(note) }`.
-    private func portSelectorObserver(_ node: FunctionCallExprSyntax) -> ExprSyntax? {
-        let arguments = Array(node.arguments)
-        guard arguments.map({ $0.label?.text }) == [nil, "selector", "name", "object"], node.trailingClosure == nil,
-            let macro = arguments[1].expression.as(MacroExpansionExprSyntax.self), macro.macroName.text == "selector",
-            let target = macro.arguments.first?.expression
-        else { return nil }
-        guard let call = methodCall(target) else {
-            report(
-                at: macro,
-                "cannot tell how many arguments \(target.trimmedDescription) takes (it is not declared in this file); spell the selector with its labels, #selector(\(target.trimmedDescription)(_:)) for a method that takes the notification"
-            )
-            return ExprSyntax(node)
-        }
-        changed = true
-        usesPortedCoreDataAPI = true
-        // Drop the selector argument; its leading trivia (a line break) goes to `name:`.
-        var name = arguments[2]
-        name.leadingTrivia = Self.merge(arguments[1].leadingTrivia, name.leadingTrivia)
-        let kept = [arguments[0], name, arguments[3]]
-        let closure = Parser.parse(source: "f { observer, note in observer.\(call) }").statements.first!.item.as(ExprSyntax.self)!
-            .as(FunctionCallExprSyntax.self)!.trailingClosure!
-        var rewritten = node.with(\.arguments, LabeledExprListSyntax(kept))
-        let after = rewritten.rightParen?.trailingTrivia ?? []
-        rewritten.rightParen = rewritten.rightParen?.with(\.trailingTrivia, [])
-        rewritten.trailingClosure = closure.with(\.leadingTrivia, .space).with(\.trailingTrivia, after)
-        return super.visit(rewritten)
-    }
-
-    /// The call on `observer` that a selector names: `m(_:)` → `m(note)`,
-    /// `m(notification:)` → `m(notification: note)`, `m` → by the arity the file declares.
-    private func methodCall(_ target: ExprSyntax) -> String? {
-        let ref: DeclReferenceExprSyntax
-        if let r = target.as(DeclReferenceExprSyntax.self) {
-            ref = r
-        } else if let member = target.as(MemberAccessExprSyntax.self) {
-            ref = member.declName
-        } else {
-            return nil
-        }
-        let base = ref.baseName.text
-        if let names = ref.argumentNames {
-            let labels = names.arguments.map { $0.name.text }
-            switch labels.count {
-            case 0: return "\(base)()"
-            case 1: return labels[0] == "_" ? "\(base)(note)" : "\(base)(\(labels[0]): note)"
-            default: return nil
-            }
-        }
-        switch functionArity[base] {
-        case [0]: return "\(base)()"
-        case [1]: return "\(base)(note)"
-        default: return nil
-        }
     }
 
     // MARK: Imports and FoundationNetworking
@@ -492,29 +446,13 @@ final class PortRewriter: SyntaxRewriter {
 
     // MARK: Diagnostics
 
-    private func report(at node: some SyntaxProtocol, _ message: String) {
+    func report(at node: some SyntaxProtocol, _ message: String) {
         let location = node.startLocation(converter: converter)
         diagnostics.append(PortDiagnostic(path: path, line: location.line, column: location.column, message: message))
     }
 
     static func literal(_ text: String) -> String {
         "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
-    }
-}
-
-/// The functions a file declares: base name → parameter counts.
-private final class FunctionIndex: SyntaxVisitor {
-    var arity: [String: Set<Int>] = [:]
-
-    static func arity(in tree: SourceFileSyntax) -> [String: Set<Int>] {
-        let index = FunctionIndex(viewMode: .sourceAccurate)
-        index.walk(tree)
-        return index.arity
-    }
-
-    override func visit(_ node: FunctionDeclSyntax) -> SyntaxVisitorContinueKind {
-        arity[node.name.text, default: []].insert(node.signature.parameterClause.parameters.count)
-        return .skipChildren
     }
 }
 

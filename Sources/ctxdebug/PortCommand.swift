@@ -33,13 +33,17 @@ struct PortCommand: ParsableCommand {
                   observer.m(note) }; removeObserver(x) becomes
                   removeObserver(ported: x). Held weakly and removed with x, as
                   Apple's selector observers are.
+              let sel = #selector(m(_:)), then addObserver(x, selector: sel, …)
+                  let sel = "m:", and the observer as above
+              perform(#selector(m)), perform(NSSelectorFromString("m:"), with: a)
+                  m(), m(a): a direct call (try! for a method that throws)
               a file that uses URLSession, URLRequest, HTTPURLResponse
                   gets `import FoundationNetworking`
               import UIKit, import AppKit, import Cocoa
                   moved above the copy behind #if canImport, with Foundation
                   (CoreData for Cocoa) on Linux; a UIKit type still used is a
                   compiler error at your line
-              Bundle.main.url(forResource: m, withExtension: "momd")
+              Bundle.main.url(forResource: m, withExtension: "momd") (or a let of "momd")
                   url(forModelResource: m, withExtension: "momd"): the Xcode
                   model m.xcdatamodeld from the program's resources (also
                   path(forResource:ofType:), and "mom")
@@ -60,7 +64,8 @@ struct PortCommand: ParsableCommand {
               App/Model/Watcher.swift:12:23: error: key-value observing (observe(\\.key))
                   needs the Objective-C runtime, which Linux does not have. …
             (KVO on managed objects, key paths with collection operators \
-            such as @sum, other #selector uses, @NSManaged functions that are not Xcode's \
+            such as @sum, other #selector uses, perform of a selector that names no method, \
+            NSSelectorFromString, @NSManaged functions that are not Xcode's \
             accessors.) The other files are still written.
 
             A file already as it would be is not written again, so a second run changes \

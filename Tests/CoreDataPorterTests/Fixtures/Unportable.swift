@@ -14,5 +14,6 @@ final class RatingWatcher: NSObject {
 
     func button() {
         _ = #selector(watch(_:))
+        perform(NSSelectorFromString(name), with: nil)
     }
 }

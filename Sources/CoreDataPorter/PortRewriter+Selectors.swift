@@ -1,0 +1,125 @@
+import SwiftParser
+import SwiftSyntax
+
+/// Selectors the port makes Swift calls of (Linux has no Objective-C runtime, so no
+/// `Selector`, `#selector` or `NSSelectorFromString`):
+///
+/// - `center.addObserver(x, selector: S, name: n, object: o)` →
+///   `center.addObserver(x, name: n, object: o) { observer, note in observer.m(note) }`,
+///   where `S` is `#selector(m(_:))` or a `let` of one (PortIndex: in this file or
+///   another ported one);
+/// - `let sel = #selector(m(_:))` → `let sel = "m:"`: the constant keeps its name, with
+///   the selector's Objective-C name as a String, for whatever else reads it;
+/// - `perform(S)`, `perform(S, with: a)`, `x.perform(S, with: a, with: b)` → `m()`,
+///   `m(a)`, `x.m(a, b)` when `S` is a `#selector`, a constant of one, or
+///   `NSSelectorFromString("m:")` of a literal naming a method; refused otherwise, at
+///   its line, as are the delayed and threaded forms (`afterDelay:`, `onMainThread:`).
+///
+/// A method that `throws` is called with `try!`. Swift gives a throwing `@objc` method
+/// the Objective-C name `m:error:`; the notification center and `perform` call it
+/// without the error pointer, so it runs, and an error it throws is written through a
+/// pointer nobody passed. With `try!` the method runs as it did, and a thrown error
+/// stops the program with the error at the caller's line instead.
+extension PortRewriter {
+    static let performForms: Set<[String]> = [
+        ["_"], ["_", "with"], ["_", "with", "with"], ["_", "with", "afterDelay"], ["_", "with", "afterDelay", "inModes"],
+        ["_", "on", "with", "waitUntilDone"], ["_", "on", "with", "waitUntilDone", "modes"],
+    ]
+
+    enum SelectorArgument {
+        /// Not a selector: another API of the same name (`context.perform { }`).
+        case notSelector
+        case name(SelectorName)
+        /// A selector the port cannot name a method by, and why.
+        case refused(String)
+    }
+
+    /// What the selector expression `expr` names.
+    func selectorArgument(_ expr: ExprSyntax) -> SelectorArgument {
+        if let macro = expr.as(MacroExpansionExprSyntax.self), macro.macroName.text == "selector" {
+            guard macro.arguments.count == 1, let argument = macro.arguments.first, argument.label == nil else {
+                return .refused("\(macro.trimmedDescription) names a property's accessor, which the port cannot call for you; call the property itself")
+            }
+            if let name = SelectorName(argument.expression, functions: functions) { return .name(name) }
+            let target = argument.expression.trimmedDescription
+            return .refused(
+                "cannot tell how many arguments \(target) takes (it is not declared in this file); spell the selector with its labels, #selector(\(target)(_:)) for a method that takes the notification"
+            )
+        }
+        if let call = expr.as(FunctionCallExprSyntax.self), Self.calleeName(call) == "NSSelectorFromString", call.arguments.count == 1 {
+            guard let literal = call.arguments.first?.expression.as(StringLiteralExprSyntax.self)?.representedLiteralValue else {
+                return .refused(
+                    "NSSelectorFromString of a value that is not a string literal names its method only at run time, through the Objective-C runtime, which Linux does not have; call the method itself, or keep closures by name ([String: () -> Void])"
+                )
+            }
+            if let name = SelectorName(objectiveC: literal, functions: functions) { return .name(name) }
+            return .refused("no method of this file has the Objective-C name \"\(literal)\", so the port cannot tell which to call; call the method itself")
+        }
+        if case .selector(let name)? = index.value(of: expr) { return .name(name) }
+        return .notSelector
+    }
+
+    /// `center.addObserver(x, selector: S, name: n, object: o)` as
+    /// `center.addObserver(x, name: n, object: o) { observer, note in observer.m(note) }`.
+    func portSelectorObserver(_ node: FunctionCallExprSyntax) -> ExprSyntax? {
+        let arguments = Array(node.arguments)
+        guard arguments.map({ $0.label?.text }) == [nil, "selector", "name", "object"], node.trailingClosure == nil else { return nil }
+        let method: SelectorName
+        switch selectorArgument(arguments[1].expression) {
+        case .name(let name) where name.labels.count <= 1:
+            method = name
+        case .name(let name):
+            report(at: arguments[1].expression, "a notification observer's method takes the notification or nothing; \(name.swiftName) takes \(name.labels.count) arguments")
+            return ExprSyntax(node)
+        case .refused(let message):
+            report(at: arguments[1].expression, message)
+            return ExprSyntax(node)
+        case .notSelector:
+            report(
+                at: arguments[1].expression,
+                "the port cannot tell which method \(arguments[1].expression.trimmedDescription) names (it is not a #selector, nor a `let` of one in the ported sources); write #selector(method(_:)) here"
+            )
+            return ExprSyntax(node)
+        }
+        changed = true
+        usesPortedCoreDataAPI = true
+        // Drop the selector argument; its leading trivia (a line break) goes to `name:`.
+        var name = arguments[2]
+        name.leadingTrivia = Self.merge(arguments[1].leadingTrivia, name.leadingTrivia)
+        let kept = [arguments[0], name, arguments[3]]
+        let closure = Parser.parse(source: "f { observer, note in \(method.call(on: "observer", ["note"])) }").statements.first!.item.as(ExprSyntax.self)!
+            .as(FunctionCallExprSyntax.self)!.trailingClosure!
+        var rewritten = node.with(\.arguments, LabeledExprListSyntax(kept))
+        let after = rewritten.rightParen?.trailingTrivia ?? []
+        rewritten.rightParen = rewritten.rightParen?.with(\.trailingTrivia, [])
+        rewritten.trailingClosure = closure.with(\.leadingTrivia, .space).with(\.trailingTrivia, after)
+        return super.visit(rewritten)
+    }
+
+    /// `let sel = #selector(m(_:))` as `let sel = "m:"` (and without a `: Selector` annotation).
+    func portSelectorConstants(_ node: VariableDeclSyntax) -> VariableDeclSyntax {
+        guard node.bindingSpecifier.tokenKind == .keyword(.let) else { return node }
+        var bindings: [PatternBindingSyntax] = []
+        var didChange = false
+        for binding in node.bindings {
+            guard let initializer = binding.initializer, let macro = initializer.value.as(MacroExpansionExprSyntax.self), macro.macroName.text == "selector",
+                case .name(let name) = selectorArgument(ExprSyntax(macro))
+            else {
+                bindings.append(binding)
+                continue
+            }
+            var b = binding
+            let literal = Parser.parse(source: Self.literal(name.objectiveCName)).statements.first!.item.as(ExprSyntax.self)!
+            b.initializer = initializer.with(\.value, literal.with(\.leadingTrivia, macro.leadingTrivia).with(\.trailingTrivia, macro.trailingTrivia))
+            if let annotation = b.typeAnnotation, ["Selector", "Selector?", "Selector!"].contains(annotation.type.trimmedDescription) {
+                b.typeAnnotation = nil
+                b.pattern = b.pattern.with(\.trailingTrivia, b.pattern.trailingTrivia + annotation.trailingTrivia)
+            }
+            bindings.append(b)
+            didChange = true
+        }
+        guard didChange else { return node }
+        changed = true
+        return node.with(\.bindings, PatternBindingListSyntax(bindings))
+    }
+}
