@@ -12,7 +12,8 @@ import SwiftSyntax
 /// read through only when every declaration of it that the index holds agrees (the same
 /// literal, or the same selector): `enum A { static let ext = "momd" }` beside `enum B {
 /// static let ext = "png" }` leaves a bare `ext` as it is, and `A.ext` is read through.
-/// A `var` is never read through: it may change.
+/// A parameter or binding of the name in the file being ported hides it the same way,
+/// and a `var` is never read through: it may change.
 struct PortIndex: Sendable {
     enum Value: Hashable, Sendable {
         /// `"momd"` or `"mom"`.
@@ -124,6 +125,30 @@ private final class ConstantIndexer: SyntaxVisitor {
             let value = isLet ? Self.value(of: binding.initializer?.value, functions: functions) : .other
             declarations[name, default: []].insert(.init(type: functionDepth == 0 ? types.last : nil, value: value))
         }
+        return .visitChildren
+    }
+
+    // Names that hide a constant in the file being ported: parameters, and the names
+    // `if let`, `guard let`, `for … in` and `case let` bind.
+    override func visit(_ node: FunctionParameterSyntax) -> SyntaxVisitorContinueKind { hide((node.secondName ?? node.firstName).text) }
+    override func visit(_ node: ClosureParameterSyntax) -> SyntaxVisitorContinueKind { hide((node.secondName ?? node.firstName).text) }
+    override func visit(_ node: ClosureShorthandParameterSyntax) -> SyntaxVisitorContinueKind { hide(node.name.text) }
+    override func visit(_ node: EnumCaseParameterSyntax) -> SyntaxVisitorContinueKind { .skipChildren }
+    override func visit(_ node: OptionalBindingConditionSyntax) -> SyntaxVisitorContinueKind {
+        if let name = node.pattern.as(IdentifierPatternSyntax.self) { _ = hide(name.identifier.text) }
+        return .visitChildren
+    }
+    override func visit(_ node: ValueBindingPatternSyntax) -> SyntaxVisitorContinueKind {
+        if let name = node.pattern.as(IdentifierPatternSyntax.self) { _ = hide(name.identifier.text) }
+        return .visitChildren
+    }
+    override func visit(_ node: ForStmtSyntax) -> SyntaxVisitorContinueKind {
+        if let name = node.pattern.as(IdentifierPatternSyntax.self) { _ = hide(name.identifier.text) }
+        return .visitChildren
+    }
+
+    private func hide(_ name: String) -> SyntaxVisitorContinueKind {
+        if locals && name != "_" { declarations[name.trimmingBackticks, default: []].insert(.init(type: nil, value: .other)) }
         return .visitChildren
     }
 

@@ -59,6 +59,25 @@ import Testing
         #expect(lines[4] == "let b = Bundle.main.url(forResource: \"M\", withExtension: ext)")
     }
 
+    /// A parameter or binding of the same name hides the constant, so a bare name that
+    /// may be either is left as it is.
+    @Test func aParameterOfTheSameNameIsNotTheConstant() {
+        let source = """
+            import CoreData
+            let ext = "momd"
+            func url(_ bundle: Bundle, ext: String) -> URL? { bundle.url(forResource: "M", withExtension: ext) }
+            let sel = #selector(Stack.reload)
+            func observe(_ center: NotificationCenter, sel: Selector) { center.addObserver(self, selector: sel, name: .r, object: nil) }
+            extension Stack { func reload() {} }
+
+            """
+        let result = ported(source)
+        let lines = result.text.split(separator: "\n").map(String.init)
+        #expect(lines[2] == "func url(_ bundle: Bundle, ext: String) -> URL? { bundle.url(forResource: \"M\", withExtension: ext) }")
+        #expect(result.diagnostics.map(\.line) == [5])
+        #expect(result.diagnostics.first?.message.contains("cannot tell which method sel names") == true)
+    }
+
     /// The constant in another ported file: `Porter.run` indexes every source first, and
     /// the plugin's tool reads the other sources with `--index`.
     @Test func aConstantInAnotherPortedFile() throws {
