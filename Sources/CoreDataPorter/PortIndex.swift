@@ -41,10 +41,13 @@ struct PortIndex: Sendable {
         declarations = indexer.declarations
     }
 
-    /// Whether `text` may declare one: only such files are indexed before the port.
+    /// Whether `text` may declare one (`= "momd"`, `= #selector(`): only such files are
+    /// indexed before the port, so a tree of files that declare none is parsed once.
     static func mayDeclareConstants(_ text: String) -> Bool {
-        text.contains("\"mom") || text.contains("#selector")
+        ["= \"mom", "=\"mom", "= #selector", "=#selector"].contains { text.contains($0) }
     }
+
+    var isEmpty: Bool { declarations.isEmpty }
 
     mutating func merge(_ other: PortIndex) {
         for (name, set) in other.declarations { declarations[name, default: []].formUnion(set) }

@@ -76,7 +76,8 @@ public enum Porter {
         if mayNeedPorting(text) {
             let tree = Parser.parse(source: text)
             var known = index
-            if PortIndex.mayDeclareConstants(text) { known.merge(PortIndex(indexing: tree, locals: true)) }
+            // The file's own constants, and the names that hide the others' (a parameter `ext`).
+            if !index.isEmpty || PortIndex.mayDeclareConstants(text) { known.merge(PortIndex(indexing: tree, locals: true)) }
             let rewriter = PortRewriter(path: path, tree: tree, relationships: relationships, index: known)
             let rewritten = rewriter.rewrite(tree)
             body = rewritten.description

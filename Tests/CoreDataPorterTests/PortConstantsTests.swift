@@ -1,4 +1,5 @@
 import Foundation
+import SwiftParser
 import Testing
 
 @testable import CoreDataPorter
@@ -76,6 +77,10 @@ import Testing
         #expect(lines[2] == "func url(_ bundle: Bundle, ext: String) -> URL? { bundle.url(forResource: \"M\", withExtension: ext) }")
         #expect(result.diagnostics.map(\.line) == [5])
         #expect(result.diagnostics.first?.message.contains("cannot tell which method sel names") == true)
+        // The constant in another file, the parameter in this one.
+        let index = PortIndex(indexing: Parser.parse(source: "enum Constants {\n    static let ext = \"momd\"\n}\n"), locals: false)
+        let call = "func url(_ bundle: Bundle, ext: String) -> URL? { bundle.url(forResource: \"M\", withExtension: ext) }\n"
+        #expect(ported("import CoreData\n" + call, index: index).text == "import CoreData\n" + call)
     }
 
     /// The constant in another ported file: `Porter.run` indexes every source first, and
