@@ -438,9 +438,14 @@ final class PortRewriter: SyntaxRewriter {
 
     // MARK: Casts between fetch requests (PortRewriter+Casts.swift)
 
+    override func visit(_ node: IsTypePatternSyntax) -> PatternSyntax {
+        if Self.isFetchRequestType(node.type) { report(at: node, Self.patternCastMessage) }
+        return super.visit(node)
+    }
+
     override func visit(_ node: SequenceExprSyntax) -> ExprSyntax {
         let visited = super.visit(node)
-        guard let sequence = visited.as(SequenceExprSyntax.self), let ported = portFetchRequestCasts(sequence) else { return visited }
+        guard let sequence = visited.as(SequenceExprSyntax.self), let ported = portFetchRequestCasts(sequence, original: node) else { return visited }
         return ExprSyntax(ported)
     }
 

@@ -102,6 +102,29 @@ import Testing
         #expect(result.diagnostics.isEmpty)
     }
 
+    /// `is` between fetch requests is always true on Apple platforms and false on Linux
+    /// (different specializations): the copy asks whether the conversion fits. A cast in
+    /// a pattern cannot become a call, so it is reported with what to write.
+    @Test func fetchRequestChecksAndPatterns() {
+        let source = """
+            import CoreData
+            let isMood = request is NSFetchRequest<Mood> && flag
+            switch request {
+            case let typed as NSFetchRequest<Mood>: print(typed)
+            case is NSFetchRequest<Note>: break
+            default: break
+            }
+            if case let typed as NSFetchRequest<Mood> = request { print(typed) }
+
+            """
+        let result = ported(source)
+        let lines = result.text.split(separator: "\n").map(String.init)
+        #expect(lines[1] == "let isMood = (NSFetchRequest<Mood>(fitting: request) != nil) && flag")
+        #expect(lines[3] == "case let typed as NSFetchRequest<Mood>: print(typed)")
+        #expect(result.diagnostics.map { "\($0.line):\($0.column)" } == ["4:6", "5:6", "8:9"])
+        #expect(result.diagnostics.allSatisfy { $0.message.contains("NSFetchRequest<") && $0.message.contains("(fitting:") })
+    }
+
     /// `NSClassFromString(entity.managedObjectClassName)` finds the entity's class
     /// through CoreData, which knows the program's classes; Foundation's on Linux knows
     /// only its own.
