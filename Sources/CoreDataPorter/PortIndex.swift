@@ -36,9 +36,11 @@ struct PortIndex: Sendable {
     /// The constants `tree` declares at file level and in its types (with `locals`, also
     /// in its functions and closures). `functions` resolves a `#selector` without labels.
     init(indexing tree: SourceFileSyntax, locals: Bool) {
-        let indexer = ConstantIndexer(locals: locals, functions: FunctionIndex.functions(in: tree))
+        let functions = FunctionIndex.functions(in: tree)
+        let indexer = ConstantIndexer(locals: locals, functions: functions)
         indexer.walk(tree)
         declarations = indexer.declarations
+        throwingMethods = Set(functions.values.joined().filter(\.throwing).map { SelectorName(base: $0.base, labels: $0.labels, throwing: true).swiftName })
     }
 
     /// Whether `text` may declare one (`= "momd"`, `= #selector(`): only such files are
@@ -47,10 +49,29 @@ struct PortIndex: Sendable {
         ["= \"mom", "=\"mom", "= #selector", "=#selector"].contains { text.contains($0) }
     }
 
-    var isEmpty: Bool { declarations.isEmpty }
+    var isEmpty: Bool { declarations.isEmpty && throwingMethods.isEmpty }
+
+    /// Whether `text` may declare an `@objc` method that throws (a selector's target):
+    /// a line with `func` and `throws` that has `@objc`, or follows a line of attributes
+    /// that does.
+    static func mayDeclareThrowingMethods(_ text: String) -> Bool {
+        guard text.contains("throws"), text.contains("@objc") else { return false }
+        var previous: Substring = ""
+        for line in text.split(separator: "\n") {
+            let attributesAbove = previous.drop(while: \.isWhitespace).hasPrefix("@objc") && !previous.contains("{")
+            if line.contains("func "), line.contains("throws"), line.contains("@objc") || attributesAbove { return true }
+            if !line.allSatisfy(\.isWhitespace) { previous = line }
+        }
+        return false
+    }
+
+    /// The methods of the indexed files that throw, by Swift name (`importChanges(_:)`):
+    /// a selector of one declared in another file is called with `try!` too.
+    private(set) var throwingMethods: Set<String> = []
 
     mutating func merge(_ other: PortIndex) {
         for (name, set) in other.declarations { declarations[name, default: []].formUnion(set) }
+        throwingMethods.formUnion(other.throwingMethods)
     }
 
     /// What `expr` names, when the index knows it without doubt: `name`, `self.name`,

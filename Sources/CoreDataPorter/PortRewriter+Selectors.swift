@@ -19,7 +19,8 @@ import SwiftSyntax
 /// the Objective-C name `m:error:`; the notification center and `perform` call it
 /// without the error pointer, so it runs, and an error it throws is written through a
 /// pointer nobody passed. With `try!` the method runs as it did, and a thrown error
-/// stops the program with the error at the caller's line instead.
+/// stops the program with the error at the caller's line instead. Whether it throws is read
+/// from this file, else from the other ported files' `@objc` methods (PortIndex).
 extension PortRewriter {
     static let performForms: Set<[String]> = [
         ["_"], ["_", "with"], ["_", "with", "with"], ["_", "with", "afterDelay"], ["_", "with", "afterDelay", "inModes"],
@@ -40,7 +41,7 @@ extension PortRewriter {
             guard macro.arguments.count == 1, let argument = macro.arguments.first, argument.label == nil else {
                 return .refused("\(macro.trimmedDescription) names a property's accessor, which the port cannot call for you; call the property itself")
             }
-            if let name = SelectorName(argument.expression, functions: functions) { return .name(name) }
+            if let name = SelectorName(argument.expression, functions: functions) { return .name(throwingElsewhere(name)) }
             let target = argument.expression.trimmedDescription
             return .refused(
                 "cannot tell how many arguments \(target) takes (it is not declared in this file); spell the selector with its labels, #selector(\(target)(_:)) for a method that takes the notification"
@@ -55,8 +56,19 @@ extension PortRewriter {
             if let name = SelectorName(objectiveC: literal, functions: functions) { return .name(name) }
             return .refused("no method of this file has the Objective-C name \"\(literal)\", so the port cannot tell which to call; call the method itself")
         }
-        if case .selector(let name)? = index.value(of: expr) { return .name(name) }
+        if case .selector(let name)? = index.value(of: expr) { return .name(throwingElsewhere(name)) }
         return .notSelector
+    }
+
+    /// `name`, throwing when this file does not declare it and another ported file
+    /// declares a method of that Swift name that throws.
+    func throwingElsewhere(_ name: SelectorName) -> SelectorName {
+        guard !name.throwing, !(functions[name.base] ?? []).contains(where: { $0.labels == name.labels }),
+            index.throwingMethods.contains(name.swiftName)
+        else { return name }
+        var thrown = name
+        thrown.throwing = true
+        return thrown
     }
 
     /// `center.addObserver(x, selector: S, name: n, object: o)` as

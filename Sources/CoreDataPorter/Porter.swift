@@ -228,7 +228,7 @@ public enum Porter {
                 let i = next.wrappingAdd(1, ordering: .relaxed).oldValue
                 guard i < unique.count else { return }
                 guard let data = FileManager.default.contents(atPath: unique[i]), let text = String(data: data, encoding: .utf8),
-                    PortIndex.mayDeclareConstants(text)
+                    PortIndex.mayDeclareConstants(text) || PortIndex.mayDeclareThrowingMethods(text)
                 else { continue }
                 let found = PortIndex(indexing: Parser.parse(source: text), locals: false)
                 index.withLock { $0.merge(found) }

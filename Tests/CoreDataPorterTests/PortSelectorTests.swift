@@ -77,6 +77,23 @@ import Testing
         #expect(lines[4] == "        try! refresh()")
     }
 
+    /// The throwing method in another ported file (an extension of the observer's type).
+    @Test func aThrowingMethodOfAnotherFile() {
+        let other = "extension Importer {\n    @objc\n    func importChanges(_ note: Notification) throws {}\n    @objc func merge(_ note: Notification) {}\n}\n"
+        #expect(PortIndex.mayDeclareThrowingMethods(other))
+        #expect(!PortIndex.mayDeclareThrowingMethods("@objc(Note) class Note: NSManagedObject {}\nfunc save() throws {}\n"))
+        let index = PortIndex(indexing: Parser.parse(source: other), locals: false)
+        let source = """
+            import CoreData
+            center.addObserver(self, selector: #selector(importChanges(_:)), name: .a, object: nil)
+            center.addObserver(self, selector: #selector(merge(_:)), name: .b, object: nil)
+            """
+        let (lines, diagnostics) = lines(source, index: index)
+        #expect(diagnostics.isEmpty)
+        #expect(lines[1] == "center.addObserver(self, name: .a, object: nil) { observer, note in try! observer.importChanges(note) }")
+        #expect(lines[2] == "center.addObserver(self, name: .b, object: nil) { observer, note in observer.merge(note) }")
+    }
+
     @Test func performOfANamedMethodIsADirectCall() {
         let source = """
             import CoreData
