@@ -45,6 +45,19 @@ extension PortRewriter {
         return call.with(\.leadingTrivia, node.leadingTrivia).with(\.trailingTrivia, node.trailingTrivia)
     }
 
+    /// `_ = perform(S)` of a method of this file that returns nothing, as the call alone
+    /// (`_ =` before it would draw the compiler's "redundant" warning); nil otherwise.
+    func discardedPerform(_ node: SequenceExprSyntax) -> ExprSyntax? {
+        let elements = Array(node.elements)
+        guard elements.count == 3, elements[0].is(DiscardAssignmentExprSyntax.self), elements[1].is(AssignmentExprSyntax.self),
+            let call = elements[2].as(FunctionCallExprSyntax.self), Self.calleeName(call) == "perform", let first = call.arguments.first,
+            case .name(let name) = selectorArgument(first.expression),
+            let declared = functions[name.base]?.filter({ $0.labels == name.labels }), !declared.isEmpty, !declared.contains(where: \.returnsValue),
+            let ported = portPerform(call), ported.trimmedDescription != call.trimmedDescription
+        else { return nil }
+        return ported.with(\.leadingTrivia, node.leadingTrivia).with(\.trailingTrivia, node.trailingTrivia)
+    }
+
     /// `node` is a statement of its own, or `_ = node`: its result is not read.
     static func isStatement(_ node: FunctionCallExprSyntax) -> Bool {
         if node.parent?.is(CodeBlockItemSyntax.self) == true { return true }

@@ -108,6 +108,35 @@ extension PortRewriter {
         return super.visit(rewritten)
     }
 
+    /// `statements` with each local `let sel = #selector(m(_:))` followed by `; _ = sel` on
+    /// its line: its uses were ported into calls, and a local nothing reads would draw the
+    /// compiler's "never used" warning. Nil when it has none.
+    func readingLocalSelectorConstants(_ statements: CodeBlockItemListSyntax) -> CodeBlockItemListSyntax? {
+        let names = statements.map { item -> String? in
+            guard let decl = item.item.as(VariableDeclSyntax.self), decl.bindingSpecifier.tokenKind == .keyword(.let), decl.bindings.count == 1,
+                let binding = decl.bindings.first, let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text,
+                let macro = binding.initializer?.value.as(MacroExpansionExprSyntax.self), macro.macroName.text == "selector",
+                case .name = selectorArgument(ExprSyntax(macro))
+            else { return nil }
+            return name
+        }
+        guard names.contains(where: { $0 != nil }) else { return nil }
+        var items: [CodeBlockItemSyntax] = []
+        for (item, name) in zip(statements, names) {
+            var visited = rewrite(Syntax(item)).cast(CodeBlockItemSyntax.self)
+            guard let name else {
+                items.append(visited)
+                continue
+            }
+            let after = visited.trailingTrivia
+            visited.trailingTrivia = []
+            if visited.semicolon == nil { visited.semicolon = .semicolonToken() }
+            let read = Parser.parse(source: "_ = \(name)").statements.first!.with(\.leadingTrivia, .space).with(\.trailingTrivia, after)
+            items += [visited, read]
+        }
+        return CodeBlockItemListSyntax(items)
+    }
+
     /// `let sel = #selector(m(_:))` as `let sel = "m:"` (and without a `: Selector` annotation).
     func portSelectorConstants(_ node: VariableDeclSyntax) -> VariableDeclSyntax {
         guard node.bindingSpecifier.tokenKind == .keyword(.let) else { return node }

@@ -402,7 +402,11 @@ final class PortRewriter: SyntaxRewriter {
         // Only the file's own imports: one inside `#if` is already guarded.
         guard node.parent?.is(SourceFileSyntax.self) == true,
             node.contains(where: { Self.appleOnlyImport($0) != nil })
-        else { return super.visit(node) }
+        else {
+            // A function's statements: a local `let sel = #selector(m)` is read once (PortRewriter+Selectors.swift).
+            if node.parent?.is(SourceFileSyntax.self) != true, let read = readingLocalSelectorConstants(node) { return read }
+            return super.visit(node)
+        }
         changed = true
         var kept: [CodeBlockItemSyntax] = []
         for item in node {
@@ -444,6 +448,7 @@ final class PortRewriter: SyntaxRewriter {
     }
 
     override func visit(_ node: SequenceExprSyntax) -> ExprSyntax {
+        if let call = discardedPerform(node) { return call }
         let visited = super.visit(node)
         guard let sequence = visited.as(SequenceExprSyntax.self), let ported = portFetchRequestCasts(sequence, original: node) else { return visited }
         return ExprSyntax(ported)

@@ -84,6 +84,8 @@ enum FunctionIndex {
         var throwing: Bool
         /// Its `@objc(name)`, else the name Swift gives it.
         var objectiveCName: String
+        /// It has a result type (not `Void` or `()`).
+        var returnsValue = false
     }
 
     static func functions(in tree: SourceFileSyntax) -> [String: [Function]] {
@@ -106,7 +108,9 @@ enum FunctionIndex {
                     explicit = arguments.trimmedDescription
                 }
             }
-            functions[base, default: []].append(Function(base: base, labels: labels, throwing: throwing, objectiveCName: explicit ?? name.objectiveCName))
+            let result = node.signature.returnClause?.type.trimmedDescription
+            functions[base, default: []].append(
+                Function(base: base, labels: labels, throwing: throwing, objectiveCName: explicit ?? name.objectiveCName, returnsValue: result != nil && result != "Void" && result != "()"))
             return .skipChildren
         }
     }

@@ -38,7 +38,8 @@ import Testing
         #expect(lines.count == 14)
         #expect(lines[2] == "    static let saveSelector = \"contextDidSave:\"")
         #expect(lines[3] == "    private let mergeSelector = \"mergeWithNotification:\"")
-        #expect(lines[5] == "        let sel = \"contextDidSave:\"")
+        // A local that nothing else reads would draw "never used": the copy reads it once.
+        #expect(lines[5] == "        let sel = \"contextDidSave:\"; _ = sel")
         #expect(lines[6] == "        center.addObserver(self, name: .NSManagedObjectContextDidSave, object: nil) { observer, note in observer.contextDidSave(note) }")
         #expect(lines[7] == "        center.addObserver(self, name: .NSManagedObjectContextWillSave, object: nil) { observer, note in observer.contextDidSave(note) }")
         #expect(lines[8] == "        center.addObserver(self, name: .merge, object: nil) { observer, note in observer.merge(notification: note) }")
@@ -111,26 +112,30 @@ import Testing
                         with: value)
                     context.perform { self.reload() }
                     perform(NSSelectorFromString("mergeWithChanges:extra:"), with: value, with: nil)
+                    _ = perform(#selector(count))
                 }
                 func reload() {}
                 func update(_ value: Any?) {}
                 @objc(applyChanges:) func merge(_ changes: Any?) {}
                 func merge(changes: Any?, extra: Any?) {}
+                func count() -> Int { 0 }
             }
             """
         let (lines, diagnostics) = lines(source)
         #expect(diagnostics.isEmpty, "\(diagnostics)")
-        #expect(lines.count == 21)
+        #expect(lines.count == 23)
         #expect(lines[3] == "        reload()")
         #expect(lines[4] == "        self.update(value)")
         #expect(lines[5] == "        worker?.merge(value)")
         #expect(lines[6] == "        update(value)")
-        #expect(lines[7] == "        _ = reload()")
-        #expect(lines[8] == "        let sel = \"update:\"")
+        // `_ =` before a call of a method that returns nothing would draw a warning.
+        #expect(lines[7] == "        reload()")
+        #expect(lines[8] == "        let sel = \"update:\"; _ = sel")
         #expect(lines[9] == "        update(value)")
         #expect(lines[10...12] == ["        update(value", "", ")"])
         #expect(lines[13] == "        context.perform { self.reload() }")
         #expect(lines[14] == "        merge(changes: value, extra: nil)")
+        #expect(lines[15] == "        _ = count()")
     }
 
     /// What the port cannot make a call of is refused at its line, saying what to write.

@@ -146,7 +146,7 @@ import Testing
         let store = try #require(ported["MoodStore"])
         #expect(store[7] == "    private let refreshSelector = \"refresh\"")
         #expect(store[12] == "        center.addObserver(self, name: .NSManagedObjectContextDidSave, object: nil) { observer, note in observer.contextDidSave(note) }")
-        #expect(store[13] == "        let sel = \"importChanges:\"")
+        #expect(store[13] == "        let sel = \"importChanges:\"; _ = sel")
         #expect(store[17] == "                           object: nil) { observer, note in try! observer.importChanges(note) }")
         #expect(store[18] == "        refresh()")
         #expect(store[19] == "        self.apply(\"x\")")
