@@ -15,6 +15,8 @@ extension PortRewriter {
         "NSBatchDeleteResult", "NSBatchUpdateRequest", "NSBatchUpdateResult", "NSBatchInsertRequest", "NSBatchInsertResult",
         "NSPersistentHistoryChangeRequest", "NSPersistentHistoryTransaction", "NSPersistentHistoryChange", "NSPersistentHistoryToken",
         "NSExpressionDescription", "NSExpression",
+        // Linux has no Objective-C `Selector`; CoreData has one for its sort descriptors.
+        "Selector",
         // The model.
         "NSEntityDescription", "NSPropertyDescription", "NSAttributeDescription", "NSRelationshipDescription", "NSAttributeType",
         "NSDeleteRule", "NSFetchIndexDescription",

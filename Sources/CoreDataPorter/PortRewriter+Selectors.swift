@@ -8,8 +8,10 @@ import SwiftSyntax
 ///   `center.addObserver(x, name: n, object: o) { observer, note in observer.m(note) }`,
 ///   where `S` is `#selector(m(_:))` or a `let` of one (PortIndex: in this file or
 ///   another ported one);
-/// - `let sel = #selector(m(_:))` → `let sel = "m:"`: the constant keeps its name, with
-///   the selector's Objective-C name as a String, for whatever else reads it;
+/// - `let sel = #selector(m(_:))` → `let sel = Selector("m:")`: the constant keeps its
+///   name and type, CoreData's `Selector` of the Objective-C name (Linux has no
+///   Objective-C selectors; CoreData's `NSSortDescriptor(key:ascending:selector:)` reads
+///   it), for whatever else reads it;
 /// - `perform(S)`, `perform(S, with: a)`, `x.perform(S, with: a, with: b)` → `m()`,
 ///   `m(a)`, `x.m(a, b)` when `S` is a `#selector`, a constant of one, or
 ///   `NSSelectorFromString("m:")` of a literal naming a method; refused otherwise, at
@@ -137,7 +139,7 @@ extension PortRewriter {
         return CodeBlockItemListSyntax(items)
     }
 
-    /// `let sel = #selector(m(_:))` as `let sel = "m:"` (and without a `: Selector` annotation).
+    /// `let sel = #selector(m(_:))` as `let sel = Selector("m:")`.
     func portSelectorConstants(_ node: VariableDeclSyntax) -> VariableDeclSyntax {
         guard node.bindingSpecifier.tokenKind == .keyword(.let) else { return node }
         var bindings: [PatternBindingSyntax] = []
@@ -150,17 +152,14 @@ extension PortRewriter {
                 continue
             }
             var b = binding
-            let literal = Parser.parse(source: Self.literal(name.objectiveCName)).statements.first!.item.as(ExprSyntax.self)!
-            b.initializer = initializer.with(\.value, literal.with(\.leadingTrivia, macro.leadingTrivia).with(\.trailingTrivia, macro.trailingTrivia))
-            if let annotation = b.typeAnnotation, ["Selector", "Selector?", "Selector!"].contains(annotation.type.trimmedDescription) {
-                b.typeAnnotation = nil
-                b.pattern = b.pattern.with(\.trailingTrivia, b.pattern.trailingTrivia + annotation.trailingTrivia)
-            }
+            let selector = Parser.parse(source: "Selector(\(Self.literal(name.objectiveCName)))").statements.first!.item.as(ExprSyntax.self)!
+            b.initializer = initializer.with(\.value, selector.with(\.leadingTrivia, macro.leadingTrivia).with(\.trailingTrivia, macro.trailingTrivia))
             bindings.append(b)
             didChange = true
         }
         guard didChange else { return node }
         changed = true
+        usesPortedCoreDataAPI = true
         return node.with(\.bindings, PatternBindingListSyntax(bindings))
     }
 }

@@ -34,7 +34,7 @@ struct PortCommand: ParsableCommand {
                   removeObserver(ported: x). Held weakly and removed with x, as
                   Apple's selector observers are.
               let sel = #selector(m(_:)), then addObserver(x, selector: sel, …)
-                  let sel = "m:", and the observer as above
+                  let sel = Selector("m:"), and the observer as above
               perform(#selector(m)), perform(NSSelectorFromString("m:"), with: a)
                   m(), m(a): a direct call (try! for a method that throws)
               a file that uses URLSession, URLRequest, HTTPURLResponse

@@ -13,9 +13,9 @@ import Testing
         return (result.text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init), result.diagnostics)
     }
 
-    /// The constant keeps its name, with the selector's Objective-C name as its value (a
-    /// String: Linux has no `Selector`); where it is passed, the observer is ported as if
-    /// the `#selector` were written there.
+    /// The constant keeps its name and type: CoreData's `Selector` of the selector's
+    /// Objective-C name (Linux has no Objective-C one; CoreData's sort descriptors read
+    /// it); where it is passed, the observer is ported as if the `#selector` were there.
     @Test func aSelectorKeptInAConstantIsPortedWhereItIsPassed() {
         let source = """
             import CoreData
@@ -36,10 +36,10 @@ import Testing
         let (lines, diagnostics) = lines(source)
         #expect(diagnostics.isEmpty)
         #expect(lines.count == 14)
-        #expect(lines[2] == "    static let saveSelector = \"contextDidSave:\"")
-        #expect(lines[3] == "    private let mergeSelector = \"mergeWithNotification:\"")
+        #expect(lines[2] == "    static let saveSelector = Selector(\"contextDidSave:\")")
+        #expect(lines[3] == "    private let mergeSelector: Selector = Selector(\"mergeWithNotification:\")")
         // A local that nothing else reads would draw "never used": the copy reads it once.
-        #expect(lines[5] == "        let sel = \"contextDidSave:\"; _ = sel")
+        #expect(lines[5] == "        let sel = Selector(\"contextDidSave:\"); _ = sel")
         #expect(lines[6] == "        center.addObserver(self, name: .NSManagedObjectContextDidSave, object: nil) { observer, note in observer.contextDidSave(note) }")
         #expect(lines[7] == "        center.addObserver(self, name: .NSManagedObjectContextWillSave, object: nil) { observer, note in observer.contextDidSave(note) }")
         #expect(lines[8] == "        center.addObserver(self, name: .merge, object: nil) { observer, note in observer.merge(notification: note) }")
@@ -130,7 +130,7 @@ import Testing
         #expect(lines[6] == "        update(value)")
         // `_ =` before a call of a method that returns nothing would draw a warning.
         #expect(lines[7] == "        reload()")
-        #expect(lines[8] == "        let sel = \"update:\"; _ = sel")
+        #expect(lines[8] == "        let sel = Selector(\"update:\"); _ = sel")
         #expect(lines[9] == "        update(value)")
         #expect(lines[10...12] == ["        update(value", "", ")"])
         #expect(lines[13] == "        context.perform { self.reload() }")
