@@ -139,6 +139,25 @@ extension PortRewriter {
         return CodeBlockItemListSyntax(items)
     }
 
+    /// `Selector("m:")`, CoreData's, with the trivia of the `#selector` it replaces.
+    static func coreDataSelector(_ name: SelectorName, replacing macro: MacroExpansionExprSyntax) -> ExprSyntax {
+        let selector = Parser.parse(source: "Selector(\(literal(name.objectiveCName)))").statements.first!.item.as(ExprSyntax.self)!
+        return selector.with(\.leadingTrivia, macro.leadingTrivia).with(\.trailingTrivia, macro.trailingTrivia)
+    }
+
+    /// `NSSortDescriptor(key: k, ascending: a, selector: #selector(NSString.m(_:)))` with
+    /// CoreData's `Selector("m:")`, which its sorts read.
+    func portSortSelector(_ node: FunctionCallExprSyntax) -> ExprSyntax? {
+        var arguments = Array(node.arguments)
+        guard let macro = arguments[2].expression.as(MacroExpansionExprSyntax.self), macro.macroName.text == "selector",
+            case .name(let name) = selectorArgument(ExprSyntax(macro))
+        else { return nil }
+        arguments[2] = arguments[2].with(\.expression, Self.coreDataSelector(name, replacing: macro))
+        changed = true
+        usesPortedCoreDataAPI = true
+        return super.visit(node.with(\.arguments, LabeledExprListSyntax(arguments)))
+    }
+
     /// `let sel = #selector(m(_:))` as `let sel = Selector("m:")`.
     func portSelectorConstants(_ node: VariableDeclSyntax) -> VariableDeclSyntax {
         guard node.bindingSpecifier.tokenKind == .keyword(.let) else { return node }
@@ -152,8 +171,7 @@ extension PortRewriter {
                 continue
             }
             var b = binding
-            let selector = Parser.parse(source: "Selector(\(Self.literal(name.objectiveCName)))").statements.first!.item.as(ExprSyntax.self)!
-            b.initializer = initializer.with(\.value, selector.with(\.leadingTrivia, macro.leadingTrivia).with(\.trailingTrivia, macro.trailingTrivia))
+            b.initializer = initializer.with(\.value, Self.coreDataSelector(name, replacing: macro))
             bindings.append(b)
             didChange = true
         }

@@ -307,7 +307,7 @@ final class PortRewriter: SyntaxRewriter {
         case "selector":
             report(
                 at: node,
-                "#selector needs the Objective-C runtime, which Linux does not have; only `NotificationCenter.addObserver(_:selector:name:object:)` is ported. Pass a closure instead (the block-based API of the call)"
+                "#selector needs the Objective-C runtime, which Linux does not have; the port makes calls of the selectors of `NotificationCenter.addObserver(_:selector:name:object:)` and `perform(_:)` (also through a `let`), and CoreData's Selector of `NSSortDescriptor(key:ascending:selector:)`'s. Pass a closure instead (the block-based API of the call)"
             )
             return super.visit(node)
         default:
@@ -325,6 +325,8 @@ final class PortRewriter: SyntaxRewriter {
             if let ported = portSelectorObserver(node) { return ported }
         case "perform" where Self.performForms.contains(labels.map { $0 ?? "_" }), "performSelector":
             if let ported = portPerform(node) { return ported }
+        case "NSSortDescriptor" where labels == ["key", "ascending", "selector"]:
+            if let ported = portSortSelector(node) { return ported }
         case "NSSelectorFromString":
             report(at: node, "NSSelectorFromString needs the Objective-C runtime, which Linux does not have; only `perform(NSSelectorFromString(\"name:\"), with: x)` of a string literal is ported, as a direct call. Call the method itself, or keep a closure")
             return ExprSyntax(node)

@@ -46,6 +46,22 @@ import Testing
         #expect(lines[9] == "        center.addObserver(self, name: .other, object: nil) { observer, note in observer.merge(notification: note) }")
     }
 
+    /// A sort descriptor's comparison selector is CoreData's `Selector`, which its sorts read
+    /// (docs/coredata-predicates.md): inline, or in a constant.
+    @Test func aSortDescriptorsSelectorIsCoreDatas() {
+        let source = """
+            import CoreData
+            let byName = NSSortDescriptor(key: "name", ascending: true, selector: #selector(NSString.localizedStandardCompare(_:)))
+            let compare = #selector(NSString.caseInsensitiveCompare(_:))
+            let byTitle = NSSortDescriptor(key: "title", ascending: false, selector: compare)
+            """
+        let (lines, diagnostics) = lines(source)
+        #expect(diagnostics.isEmpty)
+        #expect(lines[1] == "let byName = NSSortDescriptor(key: \"name\", ascending: true, selector: Selector(\"localizedStandardCompare:\"))")
+        #expect(lines[2] == "let compare = Selector(\"caseInsensitiveCompare:\")")
+        #expect(lines[3] == "let byTitle = NSSortDescriptor(key: \"title\", ascending: false, selector: compare)")
+    }
+
     /// A constant of another ported file, resolved by the functions of the file that declares it.
     @Test func aSelectorConstantOfAnotherFile() {
         let other = "enum Selectors {\n    static let reload = #selector(Stack.reload)\n}\nextension Stack { func reload() {} }\n"
