@@ -139,6 +139,18 @@ extension PortRewriter {
         return CodeBlockItemListSyntax(items)
     }
 
+    /// Whether `statements` are a function's or a closure's (also in an `#if` there), not
+    /// the file's, where an added expression would not compile.
+    static func isInBody(_ statements: CodeBlockItemListSyntax) -> Bool {
+        var node = statements.parent
+        while let n = node {
+            if n.is(CodeBlockSyntax.self) || n.is(ClosureExprSyntax.self) || n.is(SwitchCaseSyntax.self) { return true }
+            if n.is(SourceFileSyntax.self) || n.is(MemberBlockSyntax.self) { return false }
+            node = n.parent
+        }
+        return false
+    }
+
     /// `Selector("m:")`, CoreData's, with the trivia of the `#selector` it replaces.
     static func coreDataSelector(_ name: SelectorName, replacing macro: MacroExpansionExprSyntax) -> ExprSyntax {
         let selector = Parser.parse(source: "Selector(\(literal(name.objectiveCName)))").statements.first!.item.as(ExprSyntax.self)!

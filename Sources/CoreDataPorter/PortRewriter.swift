@@ -406,7 +406,7 @@ final class PortRewriter: SyntaxRewriter {
             node.contains(where: { Self.appleOnlyImport($0) != nil })
         else {
             // A function's statements: a local `let sel = #selector(m)` is read once (PortRewriter+Selectors.swift).
-            if node.parent?.is(SourceFileSyntax.self) != true, let read = readingLocalSelectorConstants(node) { return read }
+            if Self.isInBody(node), let read = readingLocalSelectorConstants(node) { return read }
             return super.visit(node)
         }
         changed = true

@@ -62,6 +62,16 @@ import Testing
         #expect(lines[3] == "let byTitle = NSSortDescriptor(key: \"title\", ascending: false, selector: compare)")
     }
 
+    /// A constant at file level, also inside `#if`, is not a local: nothing is added after it
+    /// (an expression there would not compile).
+    @Test func aFileLevelSelectorConstantIsNotReadOnItsLine() {
+        let source = "import CoreData\n#if os(Linux)\nlet sel = #selector(reload)\n#endif\nlet other = #selector(reload)\nfunc reload() {}\n"
+        let (lines, diagnostics) = lines(source)
+        #expect(diagnostics.isEmpty)
+        #expect(lines[2] == "let sel = Selector(\"reload\")")
+        #expect(lines[4] == "let other = Selector(\"reload\")")
+    }
+
     /// A constant of another ported file, resolved by the functions of the file that declares it.
     @Test func aSelectorConstantOfAnotherFile() {
         let other = "enum Selectors {\n    static let reload = #selector(Stack.reload)\n}\nextension Stack { func reload() {} }\n"
