@@ -46,6 +46,10 @@ struct CoreDataPort: BuildToolPlugin {
         // A command per few files: a change re-ports only its batch, and the tool's start-up
         // (about 25 ms in a debug build, most of a small file's port) is paid per batch.
         let sources = try swiftFiles(configuration.sources, root: root, configuration: configurationURL)
+        // Every command reads all the sources for the constants its files may name (a
+        // model's extension, a #selector kept in a let, in another file): an edit re-runs
+        // every batch's port, which rewrites only the copies whose text changes.
+        let index = configuration.sources.flatMap { ["--index", root.appending(path: $0).path()] }
         for start in stride(from: 0, to: sources.count, by: Self.filesPerCommand) {
             let batch = Array(sources[start..<min(start + Self.filesPerCommand, sources.count)])
             let relatives = batch.map { String($0.path().dropFirst(root.path().count)).trimmingCharacters(in: CharacterSet(charactersIn: "/")) }
@@ -53,10 +57,10 @@ struct CoreDataPort: BuildToolPlugin {
                 .buildCommand(
                     displayName: "Porting \(relatives[0])\(batch.count > 1 ? " and \(batch.count - 1) more" : "") for Linux",
                     executable: tool.url,
-                    arguments: batch.map { $0.path() } + models.flatMap { ["--model", $0.path()] } + [
+                    arguments: batch.map { $0.path() } + models.flatMap { ["--model", $0.path()] } + index + [
                         "--output", output.path(), "--relative-to", root.path(), "--no-model-copy", "--no-generated",
                     ],
-                    inputFiles: batch + [configurationURL] + modelFiles,
+                    inputFiles: sources + [configurationURL] + modelFiles,
                     // Note.swift is written as Note.ported.swift (Porter.portedName): the
                     // same name would make the compiler warn of conflicting #fileIDs.
                     outputFiles: relatives.map { output.appending(path: String($0.dropLast(".swift".count)) + ".ported.swift") }))

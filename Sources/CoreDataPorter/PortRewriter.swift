@@ -17,14 +17,19 @@ import SwiftSyntax
 ///   `addObserver(x, name:object:) { observer, note in observer.m(note) }`, and
 ///   `removeObserver(x…)` becomes `removeObserver(ported: x…)` (CoreData's
 ///   NotificationCenter+Ported.swift says how the two behave).
+///   The selector may be a `let` of one; `perform` of a selector is a direct call
+///   (PortRewriter+Selectors.swift, PortRewriter+Perform.swift).
 /// - Uses of `URLSession` and its types are noted, so the file gets `import FoundationNetworking`.
 /// - `bundle.url(forResource: m, withExtension: "momd")` (and `path(forResource:ofType:)`,
-///   and `"mom"`) becomes `url(forModelResource:withExtension:)`, CoreData's lookup of the
-///   Xcode model, as Linux has no compiled one.
+///   and `"mom"`, or a constant of it: PortIndex) becomes `url(forModelResource:withExtension:)`,
+///   CoreData's lookup of the Xcode model, as Linux has no compiled one.
 /// - A top-level `import UIKit`, `AppKit` or `Cocoa` is taken out and noted, so the file
 ///   gets it back behind `#if canImport`, with what it brought that Linux has.
-/// What cannot be ported (KVO, `NSClassFromString`, collection operators, other
-/// `#selector`s, other `@NSManaged` functions) becomes a `PortDiagnostic`.
+/// - `x as! NSFetchRequest<T>` and `as?` become CoreData's conversions (PortRewriter+Casts.swift).
+/// - `NSClassFromString(name)` becomes `NSClassFromString(ported: name)`.
+/// - Uses of Core Data's names are noted (CoreDataNames.swift), so the file gets `import CoreData`.
+/// What cannot be ported (KVO, collection operators, other `#selector`s, other
+/// `@NSManaged` functions) becomes a `PortDiagnostic`.
 final class PortRewriter: SyntaxRewriter {
     private let path: String
     private let tree: SourceFileSyntax
@@ -32,9 +37,10 @@ final class PortRewriter: SyntaxRewriter {
     /// Relationship names of the model's entities, by class name (to spell a to-many
     /// accessor's key as the model does); empty without a model.
     private let relationships: [String: [String]]
-    /// The functions the file declares, by base name: their parameter counts (read only
-    /// when a `#selector` without labels needs it).
-    private lazy var functionArity: [String: Set<Int>] = FunctionIndex.arity(in: tree)
+    /// The functions the file declares, by base name (read when a selector names one).
+    lazy var functions: [String: [FunctionIndex.Function]] = FunctionIndex.functions(in: tree)
+    /// The constants it may name: the other ported files' and its own.
+    let index: PortIndex
     /// Trivia of removed attributes and modifiers, put before the next token kept.
     private var pendingTrivia: Trivia?
     /// The class or extension being visited (for the model's relationship names).
@@ -43,16 +49,19 @@ final class PortRewriter: SyntaxRewriter {
     private(set) var diagnostics: [PortDiagnostic] = []
     private(set) var usesNetworking = false
     /// The rewrite calls CoreData's ported API (observers, the model lookup): the file needs `import CoreData`.
-    private(set) var usesPortedCoreDataAPI = false
+    var usesPortedCoreDataAPI = false
+    /// The file names one of Core Data's types or constants (`coreDataNames`): it needs `import CoreData`.
+    var usesCoreDataTypes = false
     private(set) var imports: Set<String> = []
     /// Apple-only frameworks whose top-level imports were taken out, in file order.
     private(set) var removedAppleImports: [String] = []
-    private(set) var changed = false
+    var changed = false
 
-    init(path: String, tree: SourceFileSyntax, relationships: [String: [String]]) {
+    init(path: String, tree: SourceFileSyntax, relationships: [String: [String]], index: PortIndex = PortIndex()) {
         self.path = path
         self.tree = tree
         self.relationships = relationships
+        self.index = index
         super.init(viewMode: .sourceAccurate)
     }
 
@@ -66,7 +75,7 @@ final class PortRewriter: SyntaxRewriter {
 
     /// `pending` then `leading`, without the indentation a removed line would leave
     /// behind as trailing spaces (when `leading` starts a new line).
-    private static func merge(_ pending: Trivia, _ leading: Trivia) -> Trivia {
+    static func merge(_ pending: Trivia, _ leading: Trivia) -> Trivia {
         guard leading.pieces.first?.isNewline == true else { return pending + leading }
         var pieces = pending.pieces
         while let last = pieces.last, last.isSpaceOrTab { pieces.removeLast() }
@@ -80,7 +89,7 @@ final class PortRewriter: SyntaxRewriter {
         return node.leadingTrivia + Trivia(pieces: Array(trailing))
     }
 
-    private func carry(_ trivia: Trivia) {
+    func carry(_ trivia: Trivia) {
         pendingTrivia = pendingTrivia.map { Self.merge($0, trivia) } ?? trivia
     }
 
@@ -152,7 +161,7 @@ final class PortRewriter: SyntaxRewriter {
     // MARK: @NSManaged properties
 
     override func visit(_ node: VariableDeclSyntax) -> DeclSyntax {
-        guard Self.hasNSManaged(node.attributes) else { return super.visit(node) }
+        guard Self.hasNSManaged(node.attributes) else { return super.visit(portSelectorConstants(node)) }
         guard let rewritten = super.visit(node).as(VariableDeclSyntax.self) else { return DeclSyntax(node) }
         var bindings: [PatternBindingSyntax] = []
         for binding in rewritten.bindings {
@@ -298,7 +307,7 @@ final class PortRewriter: SyntaxRewriter {
         case "selector":
             report(
                 at: node,
-                "#selector needs the Objective-C runtime, which Linux does not have; only `NotificationCenter.addObserver(_:selector:name:object:)` is ported. Pass a closure instead (the block-based API of the call)"
+                "#selector needs the Objective-C runtime, which Linux does not have; the port makes calls of the selectors of `NotificationCenter.addObserver(_:selector:name:object:)` and `perform(_:)` (also through a `let`), and CoreData's Selector of `NSSortDescriptor(key:ascending:selector:)`'s. Pass a closure instead (the block-based API of the call)"
             )
             return super.visit(node)
         default:
@@ -314,6 +323,13 @@ final class PortRewriter: SyntaxRewriter {
         switch callee {
         case "addObserver" where labels.contains("selector"):
             if let ported = portSelectorObserver(node) { return ported }
+        case "perform" where Self.performForms.contains(labels.map { $0 ?? "_" }), "performSelector":
+            if let ported = portPerform(node) { return ported }
+        case "NSSortDescriptor" where labels == ["key", "ascending", "selector"]:
+            if let ported = portSortSelector(node) { return ported }
+        case "NSSelectorFromString":
+            report(at: node, "NSSelectorFromString needs the Objective-C runtime, which Linux does not have; only `perform(NSSelectorFromString(\"name:\"), with: x)` of a string literal is ported, as a direct call. Call the method itself, or keep a closure")
+            return ExprSyntax(node)
         case "addObserver" where labels.contains("forKeyPath"):
             report(at: node, "key-value observing (addObserver(_:forKeyPath:options:context:)) needs the Objective-C runtime, which Linux does not have. Observe the context instead: NSManagedObjectContext.didChangeObjectsNotification (.NSManagedObjectContextObjectsDidChange) names the changed objects")
         case "removeObserver" where labels.contains("forKeyPath"):
@@ -327,12 +343,19 @@ final class PortRewriter: SyntaxRewriter {
             }
         case "observe" where node.arguments.first?.expression.is(KeyPathExprSyntax.self) == true:
             report(at: node, "key-value observing (observe(\\.key)) needs the Objective-C runtime, which Linux does not have. Observe the context instead: .NSManagedObjectContextObjectsDidChange names the changed objects, or use an NSFetchedResultsController-style fetch after each save")
-        case "NSClassFromString":
-            report(at: node, "NSClassFromString needs the Objective-C runtime, which Linux does not have. Name the class itself (JournalEntry.self), or keep a dictionary from names to types")
+        case "NSClassFromString" where labels == [nil] && node.calledExpression.is(DeclReferenceExprSyntax.self):
+            // Foundation's on Linux finds only its own classes; CoreData's knows the program's.
+            changed = true
+            usesPortedCoreDataAPI = true
+            var arguments = Array(node.arguments)
+            arguments[0] = arguments[0].with(\.label, .identifier("ported")).with(\.colon, .colonToken(trailingTrivia: .space))
+            return super.visit(node.with(\.arguments, LabeledExprListSyntax(arguments)))
         case "url" where labels == ["forResource", "withExtension"], "path" where labels == ["forResource", "ofType"]:
             // The compiled model, which Linux does not have: CoreData finds the Xcode model.
-            let ext = node.arguments.last?.expression.as(StringLiteralExprSyntax.self)?.representedLiteralValue
-            if ext == "momd" || ext == "mom" {
+            // The extension as a literal, or a constant of one (PortIndex).
+            let argument = node.arguments.last!.expression
+            let ext = argument.as(StringLiteralExprSyntax.self)?.representedLiteralValue
+            if ext == "momd" || ext == "mom" || index.value(of: argument) == .modelExtension {
                 changed = true
                 usesPortedCoreDataAPI = true
                 var arguments = Array(node.arguments)
@@ -358,67 +381,10 @@ final class PortRewriter: SyntaxRewriter {
         return node.arguments.first?.expression.trimmedDescription == "self"
     }
 
-    private static func calleeName(_ node: FunctionCallExprSyntax) -> String? {
+    static func calleeName(_ node: FunctionCallExprSyntax) -> String? {
         if let member = node.calledExpression.as(MemberAccessExprSyntax.self) { return member.declName.baseName.text }
         if let ref = node.calledExpression.as(DeclReferenceExprSyntax.self) { return ref.baseName.text }
         return nil
-    }
-
-    /// `center.addObserver(x, selector: #selector(m(_:)), name: n, object: o)` as
-    /// `center.addObserver(x, name: n, object: o) { observer, note in observer.m(note) }`.
-    private func portSelectorObserver(_ node: FunctionCallExprSyntax) -> ExprSyntax? {
-        let arguments = Array(node.arguments)
-        guard arguments.map({ $0.label?.text }) == [nil, "selector", "name", "object"], node.trailingClosure == nil,
-            let macro = arguments[1].expression.as(MacroExpansionExprSyntax.self), macro.macroName.text == "selector",
-            let target = macro.arguments.first?.expression
-        else { return nil }
-        guard let call = methodCall(target) else {
-            report(
-                at: macro,
-                "cannot tell how many arguments \(target.trimmedDescription) takes (it is not declared in this file); spell the selector with its labels, #selector(\(target.trimmedDescription)(_:)) for a method that takes the notification"
-            )
-            return ExprSyntax(node)
-        }
-        changed = true
-        usesPortedCoreDataAPI = true
-        // Drop the selector argument; its leading trivia (a line break) goes to `name:`.
-        var name = arguments[2]
-        name.leadingTrivia = Self.merge(arguments[1].leadingTrivia, name.leadingTrivia)
-        let kept = [arguments[0], name, arguments[3]]
-        let closure = Parser.parse(source: "f { observer, note in observer.\(call) }").statements.first!.item.as(ExprSyntax.self)!
-            .as(FunctionCallExprSyntax.self)!.trailingClosure!
-        var rewritten = node.with(\.arguments, LabeledExprListSyntax(kept))
-        let after = rewritten.rightParen?.trailingTrivia ?? []
-        rewritten.rightParen = rewritten.rightParen?.with(\.trailingTrivia, [])
-        rewritten.trailingClosure = closure.with(\.leadingTrivia, .space).with(\.trailingTrivia, after)
-        return super.visit(rewritten)
-    }
-
-    /// The call on `observer` that a selector names: `m(_:)` → `m(note)`,
-    /// `m(notification:)` → `m(notification: note)`, `m` → by the arity the file declares.
-    private func methodCall(_ target: ExprSyntax) -> String? {
-        let ref: DeclReferenceExprSyntax
-        if let r = target.as(DeclReferenceExprSyntax.self) {
-            ref = r
-        } else if let member = target.as(MemberAccessExprSyntax.self) {
-            ref = member.declName
-        } else {
-            return nil
-        }
-        let base = ref.baseName.text
-        if let names = ref.argumentNames {
-            let labels = names.arguments.map { $0.name.text }
-            switch labels.count {
-            case 0: return "\(base)()"
-            case 1: return labels[0] == "_" ? "\(base)(note)" : "\(base)(\(labels[0]): note)"
-            default: return nil
-            }
-        }
-        switch functionArity[base] {
-        case [0]: return "\(base)()"
-        case [1]: return "\(base)(note)"
-        default: return nil
-        }
     }
 
     // MARK: Imports and FoundationNetworking
@@ -438,7 +404,11 @@ final class PortRewriter: SyntaxRewriter {
         // Only the file's own imports: one inside `#if` is already guarded.
         guard node.parent?.is(SourceFileSyntax.self) == true,
             node.contains(where: { Self.appleOnlyImport($0) != nil })
-        else { return super.visit(node) }
+        else {
+            // A function's statements: a local `let sel = #selector(m)` is read once (PortRewriter+Selectors.swift).
+            if Self.isInBody(node), let read = readingLocalSelectorConstants(node) { return read }
+            return super.visit(node)
+        }
         changed = true
         var kept: [CodeBlockItemSyntax] = []
         for item in node {
@@ -462,39 +432,39 @@ final class PortRewriter: SyntaxRewriter {
 
     override func visit(_ node: DeclReferenceExprSyntax) -> ExprSyntax {
         if Self.networkingTypes.contains(node.baseName.text) { usesNetworking = true }
+        if Self.coreDataNames.contains(node.baseName.text) { usesCoreDataTypes = true }
         return super.visit(node)
     }
 
     override func visit(_ node: IdentifierTypeSyntax) -> TypeSyntax {
         if Self.networkingTypes.contains(node.name.text) { usesNetworking = true }
+        if Self.coreDataNames.contains(node.name.text) { usesCoreDataTypes = true }
         return super.visit(node)
+    }
+
+    // MARK: Casts between fetch requests (PortRewriter+Casts.swift)
+
+    override func visit(_ node: IsTypePatternSyntax) -> PatternSyntax {
+        if Self.isFetchRequestType(node.type) { report(at: node, Self.patternCastMessage) }
+        return super.visit(node)
+    }
+
+    override func visit(_ node: SequenceExprSyntax) -> ExprSyntax {
+        if let call = discardedPerform(node) { return call }
+        let visited = super.visit(node)
+        guard let sequence = visited.as(SequenceExprSyntax.self), let ported = portFetchRequestCasts(sequence, original: node) else { return visited }
+        return ExprSyntax(ported)
     }
 
     // MARK: Diagnostics
 
-    private func report(at node: some SyntaxProtocol, _ message: String) {
+    func report(at node: some SyntaxProtocol, _ message: String) {
         let location = node.startLocation(converter: converter)
         diagnostics.append(PortDiagnostic(path: path, line: location.line, column: location.column, message: message))
     }
 
     static func literal(_ text: String) -> String {
         "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
-    }
-}
-
-/// The functions a file declares: base name → parameter counts.
-private final class FunctionIndex: SyntaxVisitor {
-    var arity: [String: Set<Int>] = [:]
-
-    static func arity(in tree: SourceFileSyntax) -> [String: Set<Int>] {
-        let index = FunctionIndex(viewMode: .sourceAccurate)
-        index.walk(tree)
-        return index.arity
-    }
-
-    override func visit(_ node: FunctionDeclSyntax) -> SyntaxVisitorContinueKind {
-        arity[node.name.text, default: []].insert(node.signature.parameterClause.parameters.count)
-        return .skipChildren
     }
 }
 

@@ -26,6 +26,9 @@ public struct PortJob: Sendable {
     public var relativeTo: String
     /// Report only: write nothing.
     public var checkOnly = false
+    /// More sources, only read: for the constants the ported ones may name (`PortIndex`).
+    /// The build plugin ports a few files per command and gives it the others here.
+    public var indexSources: [String] = []
     /// Copy each model into the output folder.
     public var copiesModels = true
     /// Write the entity classes of models with `codeGenerationType` `class`/`category`.
@@ -60,13 +63,22 @@ public enum Porter {
     /// and in diagnostics as given). `relationships` (by class name) spells to-many keys
     /// as the model does.
     public static func port(source text: String, path: String, relationships: [String: [String]] = [:], sourceLocation: Bool = true) -> PortedSource {
+        port(source: text, path: path, relationships: relationships, index: PortIndex(), sourceLocation: sourceLocation)
+    }
+
+    /// `port(source:path:relationships:sourceLocation:)` with the constants of the other
+    /// ported files (`PortIndex`).
+    static func port(source text: String, path: String, relationships: [String: [String]], index: PortIndex, sourceLocation: Bool = true) -> PortedSource {
         let body: String
         var diagnostics: [PortDiagnostic] = []
         var header: [String] = []
         var changed = false
         if mayNeedPorting(text) {
             let tree = Parser.parse(source: text)
-            let rewriter = PortRewriter(path: path, tree: tree, relationships: relationships)
+            var known = index
+            // The file's own constants, and the names that hide the others' (a parameter `ext`).
+            if !index.isEmpty || PortIndex.mayDeclareConstants(text) { known.merge(PortIndex(indexing: tree, locals: true)) }
+            let rewriter = PortRewriter(path: path, tree: tree, relationships: relationships, index: known)
             let rewritten = rewriter.rewrite(tree)
             body = rewritten.description
             changed = body != text
@@ -78,8 +90,12 @@ public enum Porter {
                 header += ["#if canImport(FoundationNetworking)", "import FoundationNetworking", "#endif"]
                 changed = true
             }
-            if rewriter.usesPortedCoreDataAPI && !rewriter.imports.contains("CoreData") {
+            // The ported API is CoreData's; so are the types a file may name with only
+            // `import Foundation` (Cocoa's `#else` above already imports CoreData).
+            let needsCoreData = rewriter.usesPortedCoreDataAPI || (rewriter.usesCoreDataTypes && !rewriter.removedAppleImports.contains("Cocoa"))
+            if needsCoreData && !rewriter.imports.contains("CoreData") {
                 header.append("import CoreData")
+                changed = true
             }
         } else {
             body = text
@@ -99,8 +115,10 @@ public enum Porter {
         let markers = [
             "@NSManaged", "@objc", "dynamic", "#keyPath", "#selector", "URLSession", "URLRequest", "URLResponse", "observe(", "Observer",
             "NSClassFromString", "forKeyPath", "import UIKit", "import AppKit", "import Cocoa", "\"momd\"", "\"mom\"",
+            // A model's extension in a constant; casts of fetch requests; perform(_:) of a selector.
+            "forResource", "NSFetchRequest", "perform(", "NSSelectorFromString",
         ]
-        return markers.contains { text.contains($0) }
+        return markers.contains { text.contains($0) } || PortRewriter.mentionsCoreDataName(text)
     }
 
     /// Runs `job`: reads every source and model, ports them, and writes the outputs
@@ -116,6 +134,8 @@ public enum Porter {
         let relationships = byClass
         let files = try collectSwiftFiles(job.sources)
         let output = URL(fileURLWithPath: job.output).standardizedFileURL
+        // The constants every file may name, from all of them (and the ones only read) first.
+        let index = constants(in: (files + (try collectSwiftFiles(job.indexSources))).map(\.path))
 
         // Port the sources, two at a time (the machine's cores), each read, ported and written alone.
         let results = Mutex<[Int: (relative: String, lines: Int, ported: PortedSource)]>([:])
@@ -134,7 +154,7 @@ public enum Porter {
                     guard let text = String(data: data, encoding: .utf8) else {
                         throw PortError(.unparsable, "is not UTF-8 text, so it is not a Swift source", path: file.display)
                     }
-                    let ported = port(source: text, path: file.path, relationships: relationships)
+                    let ported = port(source: text, path: file.path, relationships: relationships, index: index)
                     let relative = portedName(relativePath(file.path, root: root, fallback: file.relative))
                     if !job.checkOnly { try writeIfChanged(ported.text, to: output.appendingPathComponent(relative)) }
                     let lines = text.utf8.reduce(0) { $0 + ($1 == 10 ? 1 : 0) }
@@ -159,35 +179,62 @@ public enum Porter {
         }
 
         // The models: copied, and their generated entity classes.
-        for model in models {
-            let modelURL = URL(fileURLWithPath: model.path).standardizedFileURL
-            let relative = relativePath(modelURL.path, root: root, fallback: modelURL.lastPathComponent)
-            if job.copiesModels {
-                report.outputs.append(relative)
-                if !job.checkOnly { try copyModel(modelURL, to: output.appendingPathComponent(relative)) }
-            }
-            guard job.generatesClasses else { continue }
-            let folder = (relative as NSString).deletingLastPathComponent
-            let generated = EntityClassGenerator.files(for: model.summary)
-            var parts: [(name: String, text: String)] = []
-            for file in generated {
-                let ported = port(source: file.text, path: file.name, relationships: relationships, sourceLocation: false)
-                report.diagnostics += ported.diagnostics
-                parts.append((file.name, ported.text))
-            }
-            let outputs: [(name: String, text: String)] =
-                job.combinesGenerated
-                ? [("\(model.summary.name)+CoreDataGenerated.swift", "// The entity classes Xcode would generate for \(model.summary.name) (none when no entity uses class or category code generation).\n" + parts.map { "\n// MARK: \($0.name)\n" + $0.text }.joined())]
-                : parts
-            for part in outputs {
-                let path = (((folder as NSString).appendingPathComponent("\(model.summary.name)+Generated")) as NSString).appendingPathComponent(part.name)
-                report.outputs.append(path)
-                report.generatedCount += 1
-                if !job.checkOnly { try writeIfChanged(part.text, to: output.appendingPathComponent(path)) }
-            }
-        }
+        for model in models { try add(model, to: &report, job: job, root: root, output: output, relationships: relationships) }
         report.diagnostics.sort { ($0.path, $0.line, $0.column) < ($1.path, $1.line, $1.column) }
         return report
+    }
+
+    /// Copies `model` into the output (with `copiesModels`) and writes its generated
+    /// entity classes (with `generatesClasses`), adding them to `report`.
+    private static func add(
+        _ model: (path: String, summary: ModelSummary), to report: inout PortReport, job: PortJob, root: String, output: URL, relationships: [String: [String]]
+    ) throws(PortError) {
+        let modelURL = URL(fileURLWithPath: model.path).standardizedFileURL
+        let relative = relativePath(modelURL.path, root: root, fallback: modelURL.lastPathComponent)
+        if job.copiesModels {
+            report.outputs.append(relative)
+            if !job.checkOnly { try copyModel(modelURL, to: output.appendingPathComponent(relative)) }
+        }
+        guard job.generatesClasses else { return }
+        let folder = (relative as NSString).deletingLastPathComponent
+        let generated = EntityClassGenerator.files(for: model.summary)
+        var parts: [(name: String, text: String)] = []
+        for file in generated {
+            let ported = port(source: file.text, path: file.name, relationships: relationships, sourceLocation: false)
+            report.diagnostics += ported.diagnostics
+            parts.append((file.name, ported.text))
+        }
+        let outputs: [(name: String, text: String)] =
+            job.combinesGenerated
+            ? [("\(model.summary.name)+CoreDataGenerated.swift", "// The entity classes Xcode would generate for \(model.summary.name) (none when no entity uses class or category code generation).\n" + parts.map { "\n// MARK: \($0.name)\n" + $0.text }.joined())]
+            : parts
+        for part in outputs {
+            let path = (((folder as NSString).appendingPathComponent("\(model.summary.name)+Generated")) as NSString).appendingPathComponent(part.name)
+            report.outputs.append(path)
+            report.generatedCount += 1
+            if !job.checkOnly { try writeIfChanged(part.text, to: output.appendingPathComponent(path)) }
+        }
+    }
+
+    /// The constants the files at `paths` declare (`PortIndex`), read two at a time; a
+    /// file that cannot be read is left to the port, which says so.
+    static func constants(in paths: [String]) -> PortIndex {
+        let unique = Array(Set(paths)).sorted()
+        let index = Mutex(PortIndex())
+        let next = Atomic<Int>(0)
+        let workers = min(max(ProcessInfo.processInfo.activeProcessorCount, 1), max(unique.count, 1))
+        DispatchQueue.concurrentPerform(iterations: workers) { _ in
+            while true {
+                let i = next.wrappingAdd(1, ordering: .relaxed).oldValue
+                guard i < unique.count else { return }
+                guard let data = FileManager.default.contents(atPath: unique[i]), let text = String(data: data, encoding: .utf8),
+                    PortIndex.mayDeclareConstants(text) || PortIndex.mayDeclareThrowingMethods(text)
+                else { continue }
+                let found = PortIndex(indexing: Parser.parse(source: text), locals: false)
+                index.withLock { $0.merge(found) }
+            }
+        }
+        return index.withLock { $0 }
     }
 
     /// The Swift files of the inputs: files as given, folders searched (sorted).

@@ -5,6 +5,7 @@
 //   --no-model-copy        do not copy the models into the output folder
 //   --no-generated         do not write the models' generated entity classes
 //   --combine-generated    write a model's generated classes as one Model+CoreDataGenerated.swift
+//   --index SOURCE         a source (or folder) only read, for the constants the ported ones name
 // Exit status: 0 ported; 1 a construct cannot be ported (file:line:col: error: …);
 // 64 usage; 65 an input cannot be read; 73 an output cannot be written.
 import CoreDataPorter
@@ -18,6 +19,7 @@ func fail(_ message: String, _ status: Int32) -> Never {
 let usage = """
     USAGE: ctxdebug-port SOURCE... [--model M.xcdatamodeld ...] --output DIR [--check]
                          [--relative-to DIR] [--no-model-copy] [--no-generated] [--combine-generated]
+                         [--index SOURCE ...]
 
     The CoreDataPort build plugin's tool: `ctxdebug port` (its --help says what is
     rewritten) without the rest of the CLI. You rarely run it yourself: the plugin
@@ -31,6 +33,9 @@ let usage = """
       --no-model-copy        do not copy the models into DIR
       --no-generated         do not write the models' generated entity classes
       --combine-generated    write a model's generated classes as one Model+CoreDataGenerated.swift
+      --index SOURCE         a Swift file or folder only read, for the constants the ported
+                             files name (a model's extension, a #selector kept in a let);
+                             the plugin gives every command all the configuration's sources
 
     EXIT STATUS: 0 ported; 1 a construct cannot be ported (file:line:col: error: …);
     64 usage; 65 an input cannot be read; 73 an output cannot be written.
@@ -44,6 +49,7 @@ var check = false
 var copiesModels = true
 var generates = true
 var combines = false
+var indexSources: [String] = []
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     func value() -> String {
@@ -58,6 +64,7 @@ while let argument = arguments.popFirst() {
     case "--no-model-copy": copiesModels = false
     case "--no-generated": generates = false
     case "--combine-generated": combines = true
+    case "--index": indexSources.append(value())
     case "-h", "--help":
         print(usage)
         exit(0)
@@ -72,6 +79,7 @@ job.checkOnly = check
 job.copiesModels = copiesModels
 job.generatesClasses = generates
 job.combinesGenerated = combines
+job.indexSources = indexSources
 do {
     let report = try Porter.run(job)
     for d in report.diagnostics { FileHandle.standardError.write(Data("\(d)\n".utf8)) }

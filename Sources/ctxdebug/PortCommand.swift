@@ -33,16 +33,26 @@ struct PortCommand: ParsableCommand {
                   observer.m(note) }; removeObserver(x) becomes
                   removeObserver(ported: x). Held weakly and removed with x, as
                   Apple's selector observers are.
+              let sel = #selector(m(_:)), then addObserver(x, selector: sel, …)
+                  let sel = Selector("m:"), and the observer as above
+              perform(#selector(m)), perform(NSSelectorFromString("m:"), with: a)
+                  m(), m(a): a direct call (try! for a method that throws)
               a file that uses URLSession, URLRequest, HTTPURLResponse
                   gets `import FoundationNetworking`
               import UIKit, import AppKit, import Cocoa
                   moved above the copy behind #if canImport, with Foundation
                   (CoreData for Cocoa) on Linux; a UIKit type still used is a
                   compiler error at your line
-              Bundle.main.url(forResource: m, withExtension: "momd")
+              Bundle.main.url(forResource: m, withExtension: "momd") (or a let of "momd")
                   url(forModelResource: m, withExtension: "momd"): the Xcode
                   model m.xcdatamodeld from the program's resources (also
                   path(forResource:ofType:), and "mom")
+              x as! NSFetchRequest<Mood>, x as? NSFetchRequest<Mood>
+                  NSFetchRequest<Mood>(x), NSFetchRequest<Mood>(fitting: x)
+              NSClassFromString(name)
+                  NSClassFromString(ported: name)
+              a file that names Core Data's types with only import Foundation
+                  gets `import CoreData`
 
             Each --model is copied into DIR, and its entities whose Codegen is "Class \
             Definition" or "Category/Extension" get the files Xcode would generate \
@@ -53,8 +63,9 @@ struct PortCommand: ParsableCommand {
             instead, and nothing is dropped silently:
               App/Model/Watcher.swift:12:23: error: key-value observing (observe(\\.key))
                   needs the Objective-C runtime, which Linux does not have. …
-            (KVO on managed objects, NSClassFromString, key paths with collection operators \
-            such as @sum, other #selector uses, @NSManaged functions that are not Xcode's \
+            (KVO on managed objects, key paths with collection operators \
+            such as @sum, other #selector uses, perform of a selector that names no method, \
+            NSSelectorFromString, @NSManaged functions that are not Xcode's \
             accessors.) The other files are still written.
 
             A file already as it would be is not written again, so a second run changes \

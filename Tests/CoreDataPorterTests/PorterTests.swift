@@ -117,6 +117,45 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("SurfJournalModel.xcdatamodeld/SurfJournalModel.xcdatamodel/contents").path))
     }
 
+    /// A model layer with the spellings of issue 46, item 9, across three files: the
+    /// model's extension and an observer's selector in another file's constants, a
+    /// selector in a local and in a property, a throwing observer, `perform`, casts of
+    /// fetch requests, `NSClassFromString`, and only `import Foundation` in each. Every
+    /// line stays where it was, and nothing is left to report. (Its copy was
+    /// type-checked by hand against a stub of the CoreData API it calls; building it
+    /// against CoreData itself belongs in Tests/PortConsumer.)
+    @Test func aModelLayerWithConstantsCastsAndPerformPortsWhole() throws {
+        let fixture = CoreDataPorterTests.fixtures.appendingPathComponent("Moods")
+        let out = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: out) }
+        let report = try Porter.run(PortJob(sources: [fixture.path], models: [], output: out.path, relativeTo: fixture.path))
+        #expect(report.diagnostics.isEmpty, "\(report.diagnostics)")
+        #expect(report.outputs == ["Constants.ported.swift", "Mood.ported.swift", "MoodStore.ported.swift"])
+        var ported: [String: [String]] = [:]
+        for name in ["Constants", "Mood", "MoodStore"] {
+            let original = try String(contentsOf: fixture.appendingPathComponent("\(name).swift"), encoding: .utf8)
+            let text = try String(contentsOf: out.appendingPathComponent("\(name).ported.swift"), encoding: .utf8)
+            var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            // Each names Core Data's types (Constants.swift its Selector) with only Foundation: the copy imports CoreData.
+            #expect(lines.first == "import CoreData", "\(name)")
+            lines = Array(lines.drop { !$0.hasPrefix("#sourceLocation(file:") }.dropFirst().dropLast(2))
+            #expect(lines.count == original.split(separator: "\n", omittingEmptySubsequences: false).count - 1, "\(name)")
+            ported[name] = [""] + lines  // by line number
+        }
+        #expect(ported["Constants"]?[8] == "    static let saveSelector = Selector(\"contextDidSave:\")")
+        let store = try #require(ported["MoodStore"])
+        #expect(store[7] == "    private let refreshSelector: Selector = Selector(\"refresh\")")
+        #expect(store[12] == "        center.addObserver(self, name: .NSManagedObjectContextDidSave, object: nil) { observer, note in observer.contextDidSave(note) }")
+        #expect(store[13] == "        let sel = Selector(\"importChanges:\"); _ = sel")
+        #expect(store[17] == "                           object: nil) { observer, note in try! observer.importChanges(note) }")
+        #expect(store[18] == "        refresh()")
+        #expect(store[19] == "        self.apply(\"x\")")
+        #expect(store[25] == "        Bundle.main.url(forModelResource: ModelConstants.name, withExtension: ModelConstants.modelExtension)")
+        #expect(store[29] == "        let request = NSFetchRequest<Mood>(Mood.fetchRequest())")
+        #expect(store[35] == "        guard let typed = NSFetchRequest<Mood>(fitting: request) else { return nil }")
+        #expect(store[40] == "        NSClassFromString(ported: entity.managedObjectClassName)")
+    }
+
     @Test func badInputsSayWhatToDo() throws {
         #expect(throws: PortError.self) { try Porter.run(PortJob(sources: ["/no/such/file.swift"], models: [], output: "/tmp/x")) }
         do {

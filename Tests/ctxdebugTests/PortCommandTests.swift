@@ -90,4 +90,22 @@ struct PortCommandTests {
         #expect(unknown.status == 64, "\(unknown)")
         #expect(unknown.stderr.contains("ctxdebug-port: error: unknown option --bogus (see --help)"), "\(unknown.stderr)")
     }
+
+    @Test("ctxdebug-port --index reads other sources for the constants a batch's files name (the plugin's way)")
+    func pluginToolIndex() throws {
+        let tool = try CLI.product("ctxdebug-port")
+        let moods = CLI.packageRoot.appendingPathComponent("Tests/CoreDataPorterTests/Fixtures/Moods")
+        let store = moods.appendingPathComponent("MoodStore.swift").path
+        let out = try temporaryDirectory("port-index")
+        // MoodStore.swift alone: the observer's selector and the model's extension are ModelConstants', in Constants.swift.
+        let alone = try CLI.run(tool, [store, "--output", out.appendingPathComponent("alone").path, "--relative-to", moods.path])
+        #expect(alone.status == 1, "\(alone)")
+        #expect(alone.stderr.contains("MoodStore.swift:12:44: error: the port cannot tell which method ModelConstants.saveSelector names"), "\(alone.stderr)")
+        let indexed = try CLI.run(tool, [store, "--index", moods.path, "--output", out.appendingPathComponent("indexed").path, "--relative-to", moods.path])
+        #expect(indexed.status == 0, "\(indexed)")
+        let text = try String(contentsOf: out.appendingPathComponent("indexed/MoodStore.ported.swift"), encoding: .utf8)
+        #expect(text.contains("{ observer, note in observer.contextDidSave(note) }"))
+        #expect(text.contains("Bundle.main.url(forModelResource: ModelConstants.name, withExtension: ModelConstants.modelExtension)"))
+        #expect(!FileManager.default.fileExists(atPath: out.appendingPathComponent("indexed/Constants.ported.swift").path))
+    }
 }

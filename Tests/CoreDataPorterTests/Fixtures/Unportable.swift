@@ -12,11 +12,8 @@ final class RatingWatcher: NSObject {
         (folder.value(forKeyPath: "notes.@sum.rating") as? Int) ?? 0
     }
 
-    func entityClass(named name: String) -> AnyClass? {
-        NSClassFromString(name)
-    }
-
     func button() {
         _ = #selector(watch(_:))
+        perform(NSSelectorFromString(name), with: nil)
     }
 }

@@ -1,0 +1,108 @@
+import Foundation
+import SwiftParser
+import Testing
+
+@testable import CoreDataPorter
+
+/// Issue 46, item 9: the compiled model's extension kept in a constant, in the same file
+/// or in another of the ported sources (our own fixtures, in the style of real stacks).
+@Suite struct PortConstantsTests {
+    func ported(_ source: String, index: PortIndex = PortIndex()) -> PortedSource {
+        Porter.port(source: source, path: "/app/Model/File.swift", relationships: [:], index: index, sourceLocation: false)
+    }
+
+    @Test func aModelExtensionInAConstantIsTheModelsToo() {
+        let source = """
+            import CoreData
+            let modelExtension = "momd"
+            enum Model { static let ext = "mom"; static let seedExtension = "json" }
+            final class Stack {
+                let kind = "momd"
+                var mutable = "momd"
+                func urls(bundle: Bundle, name: String) {
+                    _ = bundle.url(forResource: name, withExtension: modelExtension)
+                    _ = bundle.path(forResource: name, ofType: Model.ext)
+                    _ = bundle.url(forResource: name, withExtension: self.kind)
+                    _ = bundle.url(forResource: name, withExtension: kind)
+                    _ = bundle.url(forResource: name, withExtension: Model.seedExtension)
+                    _ = bundle.url(forResource: name, withExtension: mutable)
+                    _ = bundle.url(forResource: name, withExtension: Elsewhere.ext)
+                }
+            }
+
+            """
+        let result = ported(source)
+        let lines = result.text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines.count == 17)
+        #expect(lines[7] == "        _ = bundle.url(forModelResource: name, withExtension: modelExtension)")
+        #expect(lines[8] == "        _ = bundle.path(forModelResource: name, ofType: Model.ext)")
+        #expect(lines[9] == "        _ = bundle.url(forModelResource: name, withExtension: self.kind)")
+        #expect(lines[10] == "        _ = bundle.url(forModelResource: name, withExtension: kind)")
+        // Another resource's, a `var` (it may change), and a constant no ported file declares.
+        #expect(lines[11] == "        _ = bundle.url(forResource: name, withExtension: Model.seedExtension)")
+        #expect(lines[12] == "        _ = bundle.url(forResource: name, withExtension: mutable)")
+        #expect(lines[13] == "        _ = bundle.url(forResource: name, withExtension: Elsewhere.ext)")
+        #expect(result.diagnostics.isEmpty)
+    }
+
+    /// A name declared twice with different values is left as it is.
+    @Test func aNameWithTwoValuesIsNotTheModels() {
+        let source = """
+            import CoreData
+            enum A { static let ext = "momd" }
+            enum B { static let ext = "png" }
+            let a = Bundle.main.url(forResource: "M", withExtension: A.ext)
+            let b = Bundle.main.url(forResource: "M", withExtension: ext)
+
+            """
+        let lines = ported(source).text.split(separator: "\n").map(String.init)
+        #expect(lines[3] == "let a = Bundle.main.url(forModelResource: \"M\", withExtension: A.ext)")
+        #expect(lines[4] == "let b = Bundle.main.url(forResource: \"M\", withExtension: ext)")
+    }
+
+    /// A parameter or binding of the same name hides the constant, so a bare name that
+    /// may be either is left as it is.
+    @Test func aParameterOfTheSameNameIsNotTheConstant() {
+        let source = """
+            import CoreData
+            let ext = "momd"
+            func url(_ bundle: Bundle, ext: String) -> URL? { bundle.url(forResource: "M", withExtension: ext) }
+            let sel = #selector(Stack.reload)
+            func observe(_ center: NotificationCenter, sel: Selector) { center.addObserver(self, selector: sel, name: .r, object: nil) }
+            extension Stack { func reload() {} }
+
+            """
+        let result = ported(source)
+        let lines = result.text.split(separator: "\n").map(String.init)
+        #expect(lines[2] == "func url(_ bundle: Bundle, ext: String) -> URL? { bundle.url(forResource: \"M\", withExtension: ext) }")
+        #expect(result.diagnostics.map(\.line) == [5])
+        #expect(result.diagnostics.first?.message.contains("cannot tell which method sel names") == true)
+        // The constant in another file, the parameter in this one.
+        let index = PortIndex(indexing: Parser.parse(source: "enum Constants {\n    static let ext = \"momd\"\n}\n"), locals: false)
+        let call = "func url(_ bundle: Bundle, ext: String) -> URL? { bundle.url(forResource: \"M\", withExtension: ext) }\n"
+        #expect(ported("import CoreData\n" + call, index: index).text == "import CoreData\n" + call)
+    }
+
+    /// The constant in another ported file: `Porter.run` indexes every source first, and
+    /// the plugin's tool reads the other sources with `--index`.
+    @Test func aConstantInAnotherPortedFile() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("port-constants-\(UUID().uuidString)")
+        let sources = folder.appendingPathComponent("App")
+        try FileManager.default.createDirectory(at: sources, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try "import Foundation\n\nenum Constants {\n    static let modelExtension = \"momd\"\n}\n".write(to: sources.appendingPathComponent("Constants.swift"), atomically: true, encoding: .utf8)
+        let stack = "import CoreData\n\nlet url = Bundle.main.url(forResource: \"Model\", withExtension: Constants.modelExtension)!\n"
+        try stack.write(to: sources.appendingPathComponent("Stack.swift"), atomically: true, encoding: .utf8)
+        let out = folder.appendingPathComponent("out")
+        _ = try Porter.run(PortJob(sources: [sources.path], models: [], output: out.path, relativeTo: folder.path))
+        let text = try String(contentsOf: out.appendingPathComponent("App/Stack.ported.swift"), encoding: .utf8)
+        #expect(text.contains("\nlet url = Bundle.main.url(forModelResource: \"Model\", withExtension: Constants.modelExtension)!\n"))
+        // One batch of the plugin: Stack.swift alone, Constants.swift only read.
+        var batch = PortJob(sources: [sources.appendingPathComponent("Stack.swift").path], models: [], output: folder.appendingPathComponent("batch").path, relativeTo: folder.path)
+        batch.indexSources = [sources.path]
+        let report = try Porter.run(batch)
+        #expect(report.outputs == ["App/Stack.ported.swift"])
+        let batchText = try String(contentsOf: folder.appendingPathComponent("batch/App/Stack.ported.swift"), encoding: .utf8)
+        #expect(batchText == text)
+    }
+}
