@@ -9,21 +9,10 @@ import Synchronization
 /// that cannot be found gives plain `NSManagedObject`, with Core Data's warning.
 enum ClassResolver {
     static func managedObjectClass(named rawName: String?, entity: String) -> NSManagedObject.Type {
-        guard var name = rawName, !name.isEmpty, name != "NSManagedObject" else { return NSManagedObject.self }
-        for prefix in ["$(PRODUCT_MODULE_NAME).", "."] where name.hasPrefix(prefix) { name.removeFirst(prefix.count) }
-        if let found = registered.withLock({ $0[name] }) { return found }
-        var candidates: [String] = []
-        let parts = name.split(separator: ".").map(String.init)
-        if parts.count >= 2 {
-            candidates.append(mangledClassName(parts))
-        }
-        let bare = parts.last ?? name
-        candidates += ProgramSymbols.moduleNames.map { mangledClassName([$0, bare]) }
-        for candidate in candidates {
-            if let cls = _typeByName(candidate) as? NSManagedObject.Type { return cls }
-        }
+        guard let rawName, !rawName.isEmpty, rawName != "NSManagedObject" else { return NSManagedObject.self }
+        if let found = existingManagedObjectClass(named: rawName) { return found }
         warnOnce(
-            "CoreData: warning: Unable to load class named '\(rawName!)' for entity '\(entity)'.  Class not found, using default NSManagedObject instead.")
+            "CoreData: warning: Unable to load class named '\(rawName)' for entity '\(entity)'.  Class not found, using default NSManagedObject instead.")
         return NSManagedObject.self
     }
 
@@ -40,7 +29,7 @@ enum ClassResolver {
     }
 
     /// The mangled name `_typeByName` takes for a class `Module.Class`: `6Module5ClassC`.
-    private static func mangledClassName(_ parts: [String]) -> String {
+    static func mangledClassName(_ parts: [String]) -> String {
         parts.map { "\($0.utf8.count)\($0)" }.joined() + "C"
     }
 
@@ -87,5 +76,31 @@ enum ProgramSymbols {
         let name = rest.dropFirst(digits.count).prefix(length)
         guard name.count == length else { return nil }
         return String(decoding: name, as: UTF8.self)
+    }
+}
+
+/// `NSClassFromString(_:)` as `ctxdebug port` writes it for Core Data code
+/// (`NSClassFromString(entity.managedObjectClassName)`): a model's class name finds its
+/// `NSManagedObject` subclass as the model's own lookup does (a bare `Note` in whichever
+/// module of the program declares it, or `Module.Note`); any other name goes to
+/// Foundation's `NSClassFromString`.
+public func NSClassFromString(ported name: String) -> AnyClass? {
+    if let found = ClassResolver.existingManagedObjectClass(named: name) { return found }
+    return Foundation.NSClassFromString(name)
+}
+
+extension ClassResolver {
+    /// The `NSManagedObject` subclass `name` names, or nil (no warning: the caller asks).
+    static func existingManagedObjectClass(named rawName: String) -> NSManagedObject.Type? {
+        var name = rawName
+        for prefix in ["$(PRODUCT_MODULE_NAME).", "."] where name.hasPrefix(prefix) { name.removeFirst(prefix.count) }
+        guard !name.isEmpty else { return nil }
+        if name == "NSManagedObject" { return NSManagedObject.self }
+        if let found = registered.withLock({ $0[name] }) { return found }
+        let parts = name.split(separator: ".").map(String.init)
+        var candidates = parts.count >= 2 ? [mangledClassName(parts)] : []
+        let bare = parts.last ?? name
+        candidates += ProgramSymbols.moduleNames.map { mangledClassName([$0, bare]) }
+        return candidates.lazy.compactMap { _typeByName($0) as? NSManagedObject.Type }.first
     }
 }

@@ -86,3 +86,30 @@ open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, CustomStringCon
         "<NSFetchRequest: entity: \(entityName ?? "nil"), predicate: (\(predicate.map { "\($0)" } ?? "nil")), sortDescriptors: \(sortDescriptors.map { "\($0)" } ?? "nil"), limit: \(fetchLimit)>"
     }
 }
+
+extension NSFetchRequest {
+    /// The same request with this result type when its results are of it, else nil: what
+    /// `request as? NSFetchRequest<Mood>` (and `is`) answers on Apple platforms, where the
+    /// cast asks nothing of the generic parameter; `ctxdebug port` writes this for those
+    /// casts. Objects fit when the entity's class is `ResultType` or a subclass of it (or
+    /// when the request names no entity the model resolved); IDs, dictionaries and counts
+    /// fit `NSManagedObjectID`, `NSDictionary` and `NSNumber`; anything fits
+    /// `any NSFetchRequestResult`.
+    public convenience init?<Other>(fitting other: NSFetchRequest<Other>?) {
+        guard let other, Self.results(of: other, fit: ResultType.self) else { return nil }
+        self.init(other)
+    }
+
+    private static func results<Other>(of other: NSFetchRequest<Other>, fit type: ResultType.Type) -> Bool {
+        if ResultType.self == (any NSFetchRequestResult).self || ResultType.self == Any.self { return true }
+        switch other.resultType {
+        case .managedObjectIDResultType: return ResultType.self == NSManagedObjectID.self
+        case .dictionaryResultType: return ResultType.self == NSDictionary.self || ResultType.self == [String: Any].self
+        case .countResultType: return ResultType.self == NSNumber.self
+        default:
+            guard let entity = other.entity, let name = entity.name else { return true }
+            let cls: AnyClass = ClassResolver.managedObjectClass(named: entity.managedObjectClassName, entity: name)
+            return cls is ResultType.Type
+        }
+    }
+}
