@@ -42,6 +42,8 @@ open class NSBatchDeleteRequest: NSPersistentStoreRequest, @unchecked Sendable {
         self.fetchRequest = NSFetchRequest(entityName: objectIDs.first?.entityName ?? "")
         self.objectIDs = objectIDs
     }
+
+    open override var requestType: NSPersistentStoreRequestType { .batchDeleteRequestType }
 }
 
 /// Core Data's `NSBatchUpdateRequest`: sets properties of what a predicate matches.
@@ -54,6 +56,8 @@ open class NSBatchUpdateRequest: NSPersistentStoreRequest, @unchecked Sendable {
 
     public init(entityName: String) { self.entityName = entityName }
     public convenience init(entity: NSEntityDescription) { self.init(entityName: entity.name ?? "") }
+
+    open override var requestType: NSPersistentStoreRequestType { .batchUpdateRequestType }
 }
 
 /// Core Data's `NSBatchInsertRequest`: inserts rows given as dictionaries.
@@ -79,6 +83,20 @@ open class NSBatchInsertRequest: NSPersistentStoreRequest, @unchecked Sendable {
         self.entityName = entityName
         self.managedObjectHandler = managedObjectHandler
     }
+    /// Core Data's `init(entity:dictionaryHandler:)`, as Apple's Earthquakes sample makes its import.
+    public convenience init(entity: NSEntityDescription, dictionaryHandler: @escaping (NSMutableDictionary) -> Bool) {
+        self.init(entityName: entity.name ?? "", dictionaryHandler: dictionaryHandler)
+        self.entity = entity
+    }
+    /// Core Data's `init(entity:managedObjectHandler:)`.
+    public convenience init(entity: NSEntityDescription, managedObjectHandler: @escaping (NSManagedObject) -> Bool) {
+        self.init(entityName: entity.name ?? "", managedObjectHandler: managedObjectHandler)
+        self.entity = entity
+    }
+    /// The entity the request was made with, when it was made with one.
+    open var entity: NSEntityDescription?
+
+    open override var requestType: NSPersistentStoreRequestType { .batchInsertRequestType }
 }
 
 open class NSBatchDeleteResult: NSPersistentStoreResult, @unchecked Sendable {

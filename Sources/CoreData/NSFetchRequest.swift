@@ -13,6 +13,22 @@ public struct NSFetchRequestResultType: OptionSet, Sendable, Hashable {
 /// Core Data's `NSPersistentStoreRequest`: what `execute(_:)` runs.
 open class NSPersistentStoreRequest: @unchecked Sendable {
     public init() {}
+
+    /// What kind of request this is (Core Data's `requestType`): each request class says.
+    open var requestType: NSPersistentStoreRequestType { .fetchRequestType }
+
+    /// Core Data's `affectedStores`: the stores to run the request on, nil for all. A
+    /// coordinator has one store here, so a request runs on it either way.
+    open var affectedStores: [NSPersistentStore]?
+}
+
+/// Core Data's `NSPersistentStoreRequestType`, with its raw values.
+public enum NSPersistentStoreRequestType: UInt, Sendable, Hashable {
+    case fetchRequestType = 1
+    case saveRequestType = 2
+    case batchInsertRequestType = 5
+    case batchUpdateRequestType = 6
+    case batchDeleteRequestType = 7
 }
 
 /// Core Data's `NSFetchRequest<ResultType>`: a class, as in Core Data, so requests are

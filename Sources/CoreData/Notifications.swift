@@ -7,7 +7,13 @@ public let NSUpdatedObjectsKey = ManagedObjectContext.NotificationKey.updatedObj
 public let NSDeletedObjectsKey = ManagedObjectContext.NotificationKey.deletedObjects.rawValue
 public let NSRefreshedObjectsKey = ManagedObjectContext.NotificationKey.refreshedObjects.rawValue
 public let NSInvalidatedAllObjectsKey = ManagedObjectContext.NotificationKey.invalidatedAllObjects.rawValue
-public let NSInvalidatedObjectsKey = "invalidated"
+public let NSInvalidatedObjectsKey = ManagedObjectContext.NotificationKey.invalidatedObjects.rawValue
+public let NSInsertedObjectIDsKey = ManagedObjectContext.NotificationKey.insertedObjectIDs.rawValue
+public let NSUpdatedObjectIDsKey = ManagedObjectContext.NotificationKey.updatedObjectIDs.rawValue
+public let NSDeletedObjectIDsKey = ManagedObjectContext.NotificationKey.deletedObjectIDs.rawValue
+public let NSRefreshedObjectIDsKey = ManagedObjectContext.NotificationKey.refreshedObjectIDs.rawValue
+public let NSInvalidatedObjectIDsKey = ManagedObjectContext.NotificationKey.invalidatedObjectIDs.rawValue
+public let NSManagedObjectContextQueryGenerationKey = ManagedObjectContext.NotificationKey.queryGeneration.rawValue
 /// Core Data's key of the persistent history token in a remote-change notification.
 public let NSPersistentHistoryTokenKey = "historyToken"
 /// Core Data's key of the store URL in a remote-change notification.
@@ -20,6 +26,10 @@ extension Notification.Name {
     public static let NSManagedObjectContextWillSave = ManagedObjectContext.willSaveObjectsNotification
     /// Core Data's `NSManagedObjectContextDidSave`.
     public static let NSManagedObjectContextDidSave = ManagedObjectContext.didSaveObjectsNotification
+    /// Core Data's `NSManagedObjectContextDidSaveObjectIDs`.
+    public static let NSManagedObjectContextDidSaveObjectIDs = ManagedObjectContext.didSaveObjectIDsNotification
+    /// Core Data's `NSManagedObjectContextDidMergeChangesObjectIDs`.
+    public static let NSManagedObjectContextDidMergeChangesObjectIDs = ManagedObjectContext.didMergeChangesObjectIDsNotification
     /// Core Data's `NSPersistentStoreRemoteChange`. Stores here post none: only this
     /// process writes through the coordinator, and history is not recorded.
     public static let NSPersistentStoreRemoteChange = Notification.Name("NSPersistentStoreRemoteChangeNotification")

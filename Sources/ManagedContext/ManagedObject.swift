@@ -59,6 +59,9 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
     var updatedFlag = false
     /// True once the object's row was found gone when a fault fired.
     var isStale = false
+    /// A fault whose row was gone when it fired, turned into a deleted object
+    /// (`shouldDeleteInaccessibleFaults`): exempt from validation.
+    var isInaccessibleFault = false
     /// True once its context was reset: it can never load values again.
     var isInvalidated = false
     /// True once a save removed it from its context as deleted (its context is nil).
@@ -338,7 +341,8 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
     }
 
     private func setToOneChecked(_ r: RelationshipDescription, to destination: ManagedObject?, maintainInverse: Bool) {
-        fireFaultIfNeeded()
+        // Without inverse maintenance, this is the other side of one the runtime maintains.
+        fireFaultIfNeeded(byRuntime: !maintainInverse)
         let old = toOne[r.toOneIndex]
         let new = destination?.objectID
         if old == new { return }
@@ -396,7 +400,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
     func toManyDidChange(_ r: RelationshipDescription) {
         access(accessEvent(.set, attribute: entity.attributes.count + r.index)) {
             // Loads the row version the save compares with the store's.
-            fireFaultIfNeeded()
+            fireFaultIfNeeded(byRuntime: true)
             changedToMany.insert(r.index)
             if !updatedFlag && !insertedFlag { managedObjectContext?.objectDidChange(self) }
         }
@@ -422,10 +426,13 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
 
     /// Fires the fault. Every caller has just checked its access, reported as
     /// "fire fault" when the object was a fault, so the check is not repeated.
-    final func fireFaultIfNeeded() {
+    /// Fires the fault. `byRuntime`: the runtime's own bookkeeping fires it (inverse
+    /// maintenance), not the app's use of the object, so a row found gone is not the
+    /// app's stale use of it.
+    final func fireFaultIfNeeded(byRuntime: Bool = false) {
         guard isFaultFlag, let context = managedObjectContext else { return }
         context.schedulingPoint(.fault)
-        context.fulfillFault(self)
+        context.fulfillFault(self, byRuntime: byRuntime)
     }
 
     func turnIntoFault() {

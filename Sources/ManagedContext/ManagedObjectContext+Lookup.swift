@@ -114,9 +114,9 @@ extension ManagedObjectContext {
     }
 
     /// Loads a fault's values from the parent (or store).
-    func fulfillFault(_ o: ManagedObject) {
+    func fulfillFault(_ o: ManagedObject, byRuntime: Bool = false) {
         if o.isInvalidated || o.objectID.isTemporaryID && o.snapshot == nil && !o.insertedFlag && persistentStoreCoordinator?.alias(of: o.objectID) == nil && parent == nil {
-            markStale(o)
+            markStale(o, byRuntime: byRuntime)
             return
         }
         let loaded: RowSnapshot?
@@ -127,7 +127,7 @@ extension ManagedObjectContext {
             loaded = nil
         }
         guard let loaded else {
-            markStale(o)
+            markStale(o, byRuntime: byRuntime)
             return
         }
         o.values = loaded.values
@@ -137,12 +137,26 @@ extension ManagedObjectContext {
         o.awakeFromFetch()
     }
 
-    private func markStale(_ o: ManagedObject) {
+    /// A fault with no row behind it. After `reset()` it is stale: values nil. Else the
+    /// row was deleted, and with `shouldDeleteInaccessibleFaults` (Core Data's default)
+    /// the object becomes deleted, as Core Data documents: "attributes … all set to nil or
+    /// 0", "isDeleted … set to true, which adds the object to the context's deletedObjects
+    /// set", "exempt from validation rules", discarded at the next save. So inverse
+    /// maintenance on it marks nothing updated, and no later save conflicts over it.
+    private func markStale(_ o: ManagedObject, byRuntime: Bool) {
         let wasReset = o.isInvalidated
         o.isFaultFlag = false
         o.isStale = true
-        diagnoseStaleObject(o, reset: wasReset)
+        if !byRuntime { diagnoseStaleObject(o, reset: wasReset) }
         o.values = o.entity.attributes.map { _ in .null }
+        if !wasReset && shouldDeleteInaccessibleFaults && o.managedObjectContext === self && !o.deletedFlag && !o.insertedFlag {
+            o.isInaccessibleFault = true
+            o.updatedFlag = false
+            changeSets.updated.remove(o)
+            o.deletedFlag = true
+            changeSets.deleted.insert(o)
+            return
+        }
         FileHandle.standardError.write(Data("ctxdebug: could not fulfill a fault for \(o.objectID): its row is gone (deleted and saved, or its context was reset). Its values read as nil.\n".utf8))
     }
 

@@ -7,15 +7,26 @@ extension ManagedObjectContext {
     public static let didChangeObjectsNotification = Notification.Name("ManagedObjectContextObjectsDidChange")
     public static let willSaveObjectsNotification = Notification.Name("ManagedObjectContextWillSave")
     public static let didSaveObjectsNotification = Notification.Name("ManagedObjectContextDidSave")
+    /// Core Data's `NSManagedObjectContextDidSaveObjectIDs`: after each did-save, the
+    /// same save as objectID sets only (`insertedObjectIDs`, `updatedObjectIDs`,
+    /// `deletedObjectIDs`), which any queue may read.
+    public static let didSaveObjectIDsNotification = Notification.Name("NSManagedObjectContextDidSaveObjectIDsNotification")
+    /// Core Data's `NSManagedObjectContextDidMergeChangesObjectIDs`: after a merge into
+    /// this context, the merged objectIDs.
+    public static let didMergeChangesObjectIDsNotification = Notification.Name("NSManagedObjectContextDidMergeChangesObjectIDsNotification")
 
     /// Keys of the notifications' `userInfo`. Object sets are `Set<ManagedObject>`,
     /// objectID sets `Set<ManagedObjectID>`; `invalidatedAllObjects`, posted by
     /// `reset()`, holds an array of the forgotten objects' IDs (`[ManagedObjectID]`),
     /// as Core Data's `NSInvalidatedAllObjectsKey` holds an array of objectIDs.
+    /// The raw values are Core Data's (`NSInsertedObjectsKey` is "inserted",
+    /// `NSInsertedObjectIDsKey` "inserted_objectIDs").
     public enum NotificationKey: String, Sendable {
         case insertedObjects = "inserted", updatedObjects = "updated", deletedObjects = "deleted"
-        case refreshedObjects = "refreshed", invalidatedAllObjects = "invalidatedAll"
-        case insertedObjectIDs, updatedObjectIDs, deletedObjectIDs, refreshedObjectIDs
+        case refreshedObjects = "refreshed", invalidatedObjects = "invalidated", invalidatedAllObjects = "invalidatedAll"
+        case insertedObjectIDs = "inserted_objectIDs", updatedObjectIDs = "updated_objectIDs", deletedObjectIDs = "deleted_objectIDs"
+        case refreshedObjectIDs = "refreshed_objectIDs", invalidatedObjectIDs = "invalidated_objectIDs"
+        case queryGeneration = "managedObjectContextQueryGeneration"
     }
 
     /// Posts `didChangeObjectsNotification` for the changes made since the last

@@ -80,7 +80,7 @@ extension ManagedObjectContext {
         }
         try validate(changeSets.inserted) { try $0.validateForInsert() }
         try validate(changeSets.updated) { try $0.validateForUpdate() }
-        try validate(changeSets.deleted) { try $0.validateForDelete() }
+        try validate(changeSets.deleted.filter { !$0.isInaccessibleFault }) { try $0.validateForDelete() }
     }
 
     /// A deleted object once its deletion is saved: out of the registry, a fault, and
@@ -378,6 +378,12 @@ extension ManagedObjectContext {
             Self.didSaveObjectsNotification, object: self,
             userInfo: Self.didSaveUserInfo(
                 inserted: inserted, updated: updated, deleted: deleted, insertedIDs: insertedIDs, updatedIDs: updatedIDs, deletedIDs: deletedIDs))
+        NotificationCenter.default.post(
+            name: Self.didSaveObjectIDsNotification, object: self,
+            userInfo: [
+                NotificationKey.insertedObjectIDs.rawValue: insertedIDs, NotificationKey.updatedObjectIDs.rawValue: updatedIDs,
+                NotificationKey.deletedObjectIDs.rawValue: deletedIDs,
+            ])
     }
 
     private static func didSaveUserInfo(

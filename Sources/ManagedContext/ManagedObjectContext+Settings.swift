@@ -12,6 +12,16 @@ extension ManagedObjectContext {
         set { configuration.withLock { $0.stalenessInterval = newValue } }
     }
 
+    /// Core Data's `shouldDeleteInaccessibleFaults` (true by default, as in Core Data): a
+    /// fault whose row is gone (deleted and saved by another context) becomes a deleted
+    /// object when it fires, with nil values, in `deletedObjects`, exempt from validation,
+    /// and dropped at the next save. When false, Core Data raises; here its values read as
+    /// nil, with a warning, and it stays as it was.
+    public var shouldDeleteInaccessibleFaults: Bool {
+        get { configuration.withLock { $0.shouldDeleteInaccessibleFaults } }
+        set { configuration.withLock { $0.shouldDeleteInaccessibleFaults = newValue } }
+    }
+
     /// Core Data's `transactionAuthor`, kept for code that sets it. There is no
     /// persistent history here, so it is not written anywhere.
     public var transactionAuthor: String? {

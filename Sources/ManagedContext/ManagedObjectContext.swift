@@ -50,6 +50,7 @@ public final class ManagedObjectContext: @unchecked Sendable, Hashable, AccessDe
         /// "background" for `newBackgroundContext()`.
         var origin: String?
         var stalenessInterval: TimeInterval = -1
+        var shouldDeleteInaccessibleFaults = true
         var transactionAuthor: String?
         var pinnedQueryGeneration: (any AnyObject & Sendable)?
     }
