@@ -747,7 +747,7 @@ final class FactCollector: SyntaxVisitor {
             if reference.baseName.text == "URLSession" { recordSessionDelegate(node) }
             return .visitChildren
         }
-        guard let name = Expressions.lastName(callee), name.first?.isLowercase == true else { return .visitChildren }
+        guard let name = Expressions.lastName(callee), Self.startsLikeMember(name) else { return .visitChildren }
         recordIsolationSetting(node, name: name)
         var receiverType: String?
         if let member = callee.as(MemberAccessExprSyntax.self), let base = member.base, !Expressions.isSelf(base),
@@ -867,16 +867,20 @@ final class FactCollector: SyntaxVisitor {
         return .visitChildren
     }
 
-    /// 7 bytes or more, "ontext" in it, a lowercase first letter. Every identifier of
-    /// the project comes here: an ASCII name (nearly all) is read on its UTF-8 bytes,
-    /// which answers as the String checks do and costs no Foundation search.
+    /// 7 bytes or more, "ontext" in it, a lowercase first letter (after any
+    /// underscores). Every identifier of the project comes here: an ASCII name (nearly
+    /// all) is read on its UTF-8 bytes, which answers as the String checks do and costs
+    /// no Foundation search.
     static func isContextLikeName(_ name: String) -> Bool {
         let utf8 = name.utf8
         guard utf8.count >= 7 else { return false }
         let ascii = utf8.withContiguousStorageIfAvailable { bytes -> Bool? in
             guard !bytes.contains(where: { $0 >= 0x80 }) else { return nil }
-            guard bytes[0] >= UInt8(ascii: "a"), bytes[0] <= UInt8(ascii: "z") else { return false }
-            var index = 0
+            // Underscores first (`_backgroundContext`), then a lowercase letter.
+            var first = 0
+            while first < bytes.count, bytes[first] == UInt8(ascii: "_") { first += 1 }
+            guard first < bytes.count, bytes[first] >= UInt8(ascii: "a"), bytes[first] <= UInt8(ascii: "z") else { return false }
+            var index = first
             while index + 6 <= bytes.count {
                 if bytes[index] == UInt8(ascii: "o"), bytes[index + 1] == UInt8(ascii: "n"), bytes[index + 2] == UInt8(ascii: "t"),
                     bytes[index + 3] == UInt8(ascii: "e"), bytes[index + 4] == UInt8(ascii: "x"), bytes[index + 5] == UInt8(ascii: "t")
@@ -888,7 +892,15 @@ final class FactCollector: SyntaxVisitor {
             return false
         }
         if let ascii, let answer = ascii { return answer }
-        return name.contains("ontext") && name.first?.isLowercase == true
+        return name.contains("ontext") && startsLikeMember(name)
+    }
+
+    /// A function's or property's name, not a type's: it starts with a lowercase letter,
+    /// or with underscores before one (`_reload`, `__context`), as private helpers are
+    /// often spelled.
+    static func startsLikeMember(_ name: String) -> Bool {
+        let rest = name.drop { $0 == "_" }
+        return rest.first?.isLowercase == true
     }
 
     /// `name.save()`, `name?.hasChanges`, `Entity(context: name)`,
