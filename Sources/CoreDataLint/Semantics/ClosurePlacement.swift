@@ -400,6 +400,27 @@ struct ClosurePlacement {
     }
 
     /// The names of a closure's parameters: `{ context in }`, `{ (note: Notification) in }`.
+    /// Whether a closure binds `name` itself, as a parameter or in its capture list
+    /// (`[context = archive]`): inside it, the name is not the function's.
+    static func binds(_ name: String, _ closure: ClosureExprSyntax) -> Bool {
+        if parameters(of: closure).contains(where: { $0.text == name }) { return true }
+        return closure.signature?.capture?.items.contains { $0.name.text == name } ?? false
+    }
+
+    /// Whether a closure between `node` and its function binds `name` (`binds(_:_:)`).
+    static func isBoundByClosure(_ name: String, around node: some SyntaxProtocol) -> Bool {
+        var current = Syntax(node).parent
+        while let syntax = current {
+            switch syntax.kind {
+            case .functionDecl, .initializerDecl, .accessorBlock: return false
+            case .closureExpr: if binds(name, syntax.cast(ClosureExprSyntax.self)) { return true }
+            default: break
+            }
+            current = syntax.parent
+        }
+        return false
+    }
+
     static func parameters(of closure: ClosureExprSyntax) -> [TokenSyntax] {
         switch closure.signature?.parameterClause {
         case .simpleInput(let list): list.map(\.name)

@@ -526,7 +526,7 @@ final class FactCollector: SyntaxVisitor {
         var current = Syntax(argument).parent
         while let syntax = current {
             if syntax.is(FunctionDeclSyntax.self) { return name }
-            if let closure = syntax.as(ClosureExprSyntax.self), ClosurePlacement.parameters(of: closure).contains(where: { $0.text == name }) { return nil }
+            if let closure = syntax.as(ClosureExprSyntax.self), ClosurePlacement.binds(name, closure) { return nil }
             current = syntax.parent
         }
         return nil
@@ -835,7 +835,7 @@ final class FactCollector: SyntaxVisitor {
             let member = node.calledExpression.as(MemberAccessExprSyntax.self),
             CoreDataAPI.contextMethods.contains(member.declName.baseName.text),
             let base = member.base?.as(DeclReferenceExprSyntax.self), let label = function.initParameters[base.baseName.text],
-            placementOfCall(node) == .direct
+            placementOfCall(node) == .direct, !ClosurePlacement.isBoundByClosure(base.baseName.text, around: node)
         else { return }
         facts.contextParameterUses.append(
             ContextParameterUse(function: function.name, label: label, method: member.declName.baseName.text, place: place(member)))
@@ -930,7 +930,8 @@ final class FactCollector: SyntaxVisitor {
         guard let function = functions.last, !function.initParameters.isEmpty, function.name != "init",
             CoreDataAPI.contextStateProperties.contains(node.declName.baseName.text),
             let base = node.base?.as(DeclReferenceExprSyntax.self), let label = function.initParameters[base.baseName.text],
-            !Expressions.isAssignmentTarget(node), placementOfCall(node) == .direct
+            !Expressions.isAssignmentTarget(node), placementOfCall(node) == .direct,
+            !ClosurePlacement.isBoundByClosure(base.baseName.text, around: node)
         else { return .visitChildren }
         facts.contextParameterUses.append(
             ContextParameterUse(function: function.name, label: label, method: node.declName.baseName.text, place: place(node), isGetter: true))
