@@ -78,7 +78,7 @@ public struct Linter: Sendable {
                 return root == group.root
             }
             let settings = ProjectSettings(reading: ownProjectFiles)
-            let result = lint(group.files.map { path in (path, { () throws(LintError) in try Self.read(path) }) }, settings: settings)
+            let result = lint(group.files.map { path in (path, { () throws(LintError) in try Self.read(path) }) }, settings: settings, root: group.root)
             merged = merged.map { $0.adding(result) } ?? result
         }
         return merged ?? lint([], settings: ProjectSettings(reading: projectFiles))
@@ -91,7 +91,9 @@ public struct Linter: Sendable {
 
     private typealias Input = (path: String, text: @Sendable () throws(LintError) -> String)
 
-    private func lint(_ inputs: [Input], settings: ProjectSettings) -> LintResult {
+    /// `root`: the project's folder, whose manifest or Xcode layout tells its targets
+    /// (`ProjectTargets`); nil for files under no project, one target.
+    private func lint(_ inputs: [Input], settings: ProjectSettings, root: String? = nil) -> LintResult {
         let enabled = Set(enabledRules)
         let shared = SharedNames(settings: settings.facts)
         let summaries = Self.parallelMap(inputs) { input in
@@ -106,10 +108,21 @@ public struct Linter: Sendable {
             case .failure(let error): errors.append(error)
             }
         }
-        let index = ProjectIndex(files: files.map(\.1.facts) + [settings.facts])
-        let agrees = shared.answers.agreement(with: index)
+        // One index per target that declares a name another target declares too; one
+        // for all the others (and for a project of one target).
+        let targets = ProjectTargets.names(of: files.map(\.0.path), root: root)
+        var indexes: [(index: ProjectIndex, agrees: [Bool])] = []
+        var indexOfFile = [Int](repeating: 0, count: files.count)
+        for view in TargetViews(files: files.map(\.1.facts), targets: targets).views {
+            let index = ProjectIndex(files: view.facts + [settings.facts])
+            for file in view.files { indexOfFile[file] = indexes.count }
+            indexes.append((index, shared.answers.agreement(with: index)))
+        }
         let reuses = reusesFirstPass
-        let findings = Self.parallelMap(files) { input, summary -> (findings: [Finding], reparsed: Bool) in
+        let perFile = indexOfFile.map { indexes[$0] }
+        let findings = Self.parallelMap(Array(zip(files, perFile))) { file, view -> (findings: [Finding], reparsed: Bool) in
+            let (input, summary) = file
+            let (index, agrees) = view
             // The rules ran in the first pass against the file's own index: their
             // findings stand when the project's index answers every question they asked
             // the same way. Otherwise the file is parsed again, as the index saw it.
