@@ -50,13 +50,16 @@ public struct LintSource: Sendable {
 /// memory stays small.
 public struct Linter: Sendable {
     public let enabledRules: [String]
+    /// Other people's APIs: the built-in table, with a configuration's rows first.
+    public var apiTable = APITable.builtIn
     /// Whether the second pass keeps the first pass's findings where the project's index
     /// agrees (tests turn it off to compare).
     var reusesFirstPass = true
 
     /// `rules`: the ids to run, every rule when nil. Unknown ids are the caller's to refuse.
-    public init(rules: [String]? = nil) {
+    public init(rules: [String]? = nil, apiTable: APITable = .builtIn) {
         enabledRules = rules ?? RuleCatalog.ids
+        self.apiTable = apiTable
     }
 
     /// Lints the files at `paths`, each named in findings as given. `projectFiles`: Xcode
@@ -77,16 +80,16 @@ public struct Linter: Sendable {
                 let root = groups.compactMap(\.root).filter { path.hasPrefix($0 + "/") }.max(by: { $0.count < $1.count })
                 return root == group.root
             }
-            let settings = ProjectSettings(reading: ownProjectFiles)
+            let settings = ProjectSettings(reading: ownProjectFiles, apiTable: apiTable)
             let result = lint(group.files.map { path in (path, { () throws(LintError) in try Self.read(path) }) }, settings: settings, root: group.root)
             merged = merged.map { $0.adding(result) } ?? result
         }
-        return merged ?? lint([], settings: ProjectSettings(reading: projectFiles))
+        return merged ?? lint([], settings: ProjectSettings(reading: projectFiles, apiTable: apiTable))
     }
 
     /// Lints sources held in memory, each named by its path in findings.
     public func lint(sources: [LintSource]) -> LintResult {
-        lint(sources.map { source in (source.path, { () throws(LintError) in source.text }) }, settings: ProjectSettings())
+        lint(sources.map { source in (source.path, { () throws(LintError) in source.text }) }, settings: ProjectSettings(apiTable: apiTable))
     }
 
     private typealias Input = (path: String, text: @Sendable () throws(LintError) -> String)
@@ -95,7 +98,7 @@ public struct Linter: Sendable {
     /// (`ProjectTargets`); nil for files under no project, one target.
     private func lint(_ inputs: [Input], settings: ProjectSettings, root: String? = nil) -> LintResult {
         let enabled = Set(enabledRules)
-        let shared = SharedNames(settings: settings.facts)
+        let shared = SharedNames(settings: settings.facts, apiTable: apiTable)
         let summaries = Self.parallelMap(inputs) { input in
             FileSummary.read(input.path, input.text, rules: enabled, shared: shared)
         }
@@ -114,7 +117,7 @@ public struct Linter: Sendable {
         var indexes: [(index: ProjectIndex, agrees: [Bool])] = []
         var indexOfFile = [Int](repeating: 0, count: files.count)
         for view in TargetViews(files: files.map(\.1.facts), targets: targets).views {
-            let index = ProjectIndex(files: view.facts + [settings.facts])
+            let index = ProjectIndex(files: view.facts + [settings.facts], apiTable: apiTable)
             for file in view.files { indexOfFile[file] = indexes.count }
             indexes.append((index, shared.answers.agreement(with: index)))
         }
@@ -181,8 +184,8 @@ struct FileSummary: Sendable {
             }
             let lines = LineTable(text)
             let fileName = path.split(separator: "/").last.map(String.init) ?? path
-            let facts = FileFacts(tree, lines: lines, fileName: fileName, text: text)
-            let own = ProjectIndex(files: [facts, shared.settings], declaredElsewhere: shared.declare(facts))
+            let facts = FileFacts(tree, lines: lines, fileName: fileName, text: text, apiTable: shared.apiTable)
+            let own = ProjectIndex(files: [facts, shared.settings], declaredElsewhere: shared.declare(facts), apiTable: shared.apiTable)
             shared.addHeldKinds(of: own)
             let view = IndexView(own, recording: true, extraManagedObjectClasses: shared.isManagedObjectClass, heldElsewhere: shared.holdsAny)
             let parsed = ParsedFile(path: path, text: text, tree: tree, lines: lines)
@@ -203,6 +206,7 @@ struct FileSummary: Sendable {
 final class SharedNames: Sendable {
     /// What the Xcode projects' build settings tell, as facts of no file.
     let settings: FileFacts
+    let apiTable: APITable
     private let functions = LockedValue<Set<String>>([])
     private let managedObjectClasses = LockedValue<Set<String>>([])
     /// The questions of `IndexQuestion.holdsAnyKinds` some file's own index answered yes.
@@ -210,8 +214,9 @@ final class SharedNames: Sendable {
     /// The questions the rules asked of each file's own index, and the answers.
     let answers = AnswerTable()
 
-    init(settings: FileFacts = FileFacts()) {
+    init(settings: FileFacts = FileFacts(), apiTable: APITable = .builtIn) {
         self.settings = settings
+        self.apiTable = apiTable
     }
 
     /// Adds the file's functions; returns those another file declared first.
@@ -327,7 +332,9 @@ enum ParseErrorLocator {
 struct ProjectSettings {
     var facts = FileFacts()
 
-    init(reading projectFiles: [String] = []) {
+    /// `apiTable`: its context rows are facts of no file, as a project's declarations are.
+    init(reading projectFiles: [String] = [], apiTable: APITable = .builtIn) {
+        facts.contextDeclarations = apiTable.declarations
         for path in projectFiles {
             guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else { continue }
             if Self.changesDefaultIsolation(text) { facts.changesDefaultIsolation = true }

@@ -79,6 +79,10 @@ struct ClosurePlacement {
             frame.reason = "CKDatabase.save(_:completionHandler:) calls its completion handler on a thread of its choosing (Apple: \"Your block must be capable of running on any thread of the app\")"
             return
         }
+        if let row = walker.index.apiTable.callback(method: method, receiver: base, label: label) {
+            place(by: row, closure, outer: outer)
+            return
+        }
         if let queue = Self.callbackQueue(method: method, base: base, call: call)
             ?? (Self.receiverQueueMethods.contains(method) ? Self.callbackQueue(method: method, resolved: base.flatMap(walker.resolve)) : nil)
         {
@@ -109,12 +113,6 @@ struct ClosurePlacement {
             frame.isPerformAndWait = method == "performAndWait"
             // performAndWait, and perform on the main queue, still hold up the caller.
             frame.isActionHandler = outer.isActionHandler && context.queue == .main
-        case "performBackgroundTask":
-            let context = ContextRef(
-                key: "performBackgroundTask@\(closure.position.utf8Offset)",
-                name: Self.parameters(of: closure).first?.text ?? "$0", queue: .private, origin: .backgroundTask)
-            frame.queue = .context(context)
-            firstParameter = .context(context)
         case "addObserver":
             guard let name = Expressions.argument("forName", of: call) else { return }
             let queue = Expressions.argument("queue", of: call).map(Expressions.unwrapped)
@@ -135,6 +133,28 @@ struct ClosurePlacement {
             frame.queue = Self.observerQueue(queue)
         default:
             placeByCallee(call, closure, label, walker)
+        }
+    }
+
+    /// Where an API table row puts the closure (`APITable`).
+    private mutating func place(by row: APITable.Callback, _ closure: ClosureExprSyntax, outer: Frame) {
+        switch row.queue {
+        case .main:
+            frame.queue = .main
+            frame.reason = row.why.map { "\($0) runs on the main queue" }
+        case .background:
+            frame.queue = .background(row.why ?? "a \(row.method) callback, off the main queue and every context's")
+        case .privateContext:
+            // `performBackgroundTask { context in }`: a new private context, on its queue.
+            let context = ContextRef(
+                key: "\(row.method)@\(closure.position.utf8Offset)",
+                name: Self.parameters(of: closure).first?.text ?? "$0", queue: .private, origin: .backgroundTask)
+            frame.queue = .context(context)
+            firstParameter = .context(context)
+        case .here:
+            frame = outer
+        case .unknown:
+            break
         }
     }
 
@@ -212,7 +232,7 @@ struct ClosurePlacement {
         case elsewhere
     }
 
-    static func shape(of closure: ClosureExprSyntax) -> Shape {
+    static func shape(of closure: ClosureExprSyntax, table: APITable = .builtIn) -> Shape {
         if let call = closure.parent?.as(FunctionCallExprSyntax.self), call.calledExpression.id == closure.id { return .here }
         if isMainActorClosure(closure) { return .main }
         guard let (call, label) = call(receiving: closure) else { return .elsewhere }
@@ -224,6 +244,15 @@ struct ClosurePlacement {
         if CoreDataAPI.synchronousClosureMethods.contains(method) { return .here }
         if method == "run", base.flatMap(Expressions.lastName) == "MainActor" { return .main }
         if method == "addTask" || method == "addTaskUnlessCancelled" { return .background }
+        if let row = table.callback(method: method, receiver: base, label: label) {
+            switch row.queue {
+            case .main: return .main
+            case .background: return .background
+            case .privateContext: return .privateBlock
+            case .here: return .here
+            case .unknown: return .elsewhere
+            }
+        }
         switch callbackQueue(method: method, base: base, call: call) ?? (["async", "asyncAfter", "sync"].contains(method) ? base.flatMap(dispatchQueue) : nil) {
         case .main: return .main
         case .background: return .background
@@ -231,7 +260,6 @@ struct ClosurePlacement {
         }
         if method == "detached", base.flatMap(Expressions.lastName) == "Task" { return .background }
         if method == "perform" || method == "performAndWait" { return .perform(base, andWait: method == "performAndWait") }
-        if method == "performBackgroundTask" { return .privateBlock }
         if method == "scheduledTimer", base.flatMap(Expressions.lastName) == "Timer" { return .timer }
         if method == "async" || method == "asyncAfter", let base, isOwnQueue(base, around: closure) { return .background }
         if isCloudKitSaveCompletion(method: method, base: base, call: call, label: label, closure: closure) { return .background }
@@ -272,19 +300,14 @@ struct ClosurePlacement {
         return Expressions.lastName(Expressions.unwrapped(value)).map(cloudDatabases.contains) ?? false
     }
 
-    /// A URLSession completion handler of `URLSession.shared` (the shared session's
-    /// delegate queue is a background operation queue), an operation added to
-    /// `OperationQueue.main` or to a new `OperationQueue()`.
+    /// An operation added to a new `OperationQueue()` made right there, or to
+    /// `DispatchQueue.main`'s kin written `.main`: what the receiver's value, not an API
+    /// row, tells (the named APIs are rows of `APITable`).
     private static func callbackQueue(method: String, base: ExprSyntax?, call: FunctionCallExprSyntax) -> ExecutionQueue? {
-        guard let base else { return nil }
-        if ["dataTask", "downloadTask", "uploadTask"].contains(method), Expressions.text(base) == "URLSession.shared" {
-            return .background("a URLSession completion handler (URLSession.shared's delegate queue)")
-        }
-        if method == "addOperation" {
-            if isMainQueue(base) { return .main }
-            if let made = base.as(FunctionCallExprSyntax.self), isNewOperationQueue(made) {
-                return .background("an OperationQueue operation")
-            }
+        guard let base, method == "addOperation" else { return nil }
+        if isMainQueue(base) { return .main }
+        if let made = base.as(FunctionCallExprSyntax.self), isNewOperationQueue(made) {
+            return .background("an OperationQueue operation")
         }
         return nil
     }

@@ -4,8 +4,8 @@ extension FileFacts {
     /// Reads the facts of one file in one walk. `fileName` names the file in messages.
     /// `text`, the tree's source when at hand, lets the walk skip bodies whose bytes
     /// cannot hold what it looks for.
-    init(_ tree: SourceFileSyntax, lines: LineTable, fileName: String, text: String? = nil) {
-        let collector = FactCollector(lines: lines, fileName: fileName, text: text)
+    init(_ tree: SourceFileSyntax, lines: LineTable, fileName: String, text: String? = nil, apiTable: APITable = .builtIn) {
+        let collector = FactCollector(lines: lines, fileName: fileName, text: text, apiTable: apiTable)
         collector.walk(tree)
         self = collector.facts
     }
@@ -89,10 +89,14 @@ final class FactCollector: SyntaxVisitor {
     /// The source of the tree being walked, when at hand.
     private let text: String?
 
-    init(lines: LineTable, fileName: String, text: String? = nil) {
+    /// Where other people's callbacks run.
+    private let apiTable: APITable
+
+    init(lines: LineTable, fileName: String, text: String? = nil, apiTable: APITable = .builtIn) {
         self.lines = lines
         self.fileName = fileName
         self.text = text
+        self.apiTable = apiTable
         super.init(viewMode: .sourceAccurate)
     }
 
@@ -289,9 +293,11 @@ final class FactCollector: SyntaxVisitor {
             return false
         } ?? false
         let kind: ContextDeclaration.Kind = isComputed ? .computedProperty : .storedProperty
-        if FactCollector.isEnvironmentContext(variable) {
-            // SwiftUI's environment context is the container's viewContext.
-            return ContextDeclaration(name: name, kind: kind, evidence: .queue(.main), place: place(binding))
+        if let wrapper = FactCollector.contextWrapper(variable, declaredAsContext: declaredAsContext) {
+            // `@Environment(\.managedObjectContext)`, `@Injected(\.viewContext)`: the
+            // context the API table says the wrapper gives (SwiftUI's is the
+            // container's viewContext); unknown for a wrapper it has no row of.
+            return ContextDeclaration(name: name, kind: kind, evidence: .name(wrapper), place: place(binding))
         }
         let setup = Syntax(binding.initializer?.value) ?? Syntax(binding.accessorBlock)
         let evidence = setup.map(Self.evidence(of:))
@@ -1038,13 +1044,13 @@ final class FactCollector: SyntaxVisitor {
     /// met kept in `closurePlacements`: the calls in one closure share it, and finding
     /// a closure's shape is most of the cost.
     private func placementOfCall(_ node: some SyntaxProtocol) -> CallPlacement {
-        Self.placement(of: node, memo: &closurePlacements)
+        Self.placement(of: node, memo: &closurePlacements, table: apiTable)
     }
 
     /// `placement(of:)`, reading and filling `memo`: the placement of the code straight
     /// inside each closure, by the closure. Node kinds are read once a step (each
     /// `is(_:)` made a typed node).
-    private static func placement(of node: some SyntaxProtocol, memo: inout [SyntaxIdentifier: CallPlacement]) -> CallPlacement {
+    private static func placement(of node: some SyntaxProtocol, memo: inout [SyntaxIdentifier: CallPlacement], table: APITable = .builtIn) -> CallPlacement {
         var current = Syntax(node).parent
         while let syntax = current {
             switch syntax.kind {
@@ -1054,8 +1060,8 @@ final class FactCollector: SyntaxVisitor {
                 if let known = memo[syntax.id] { return known }
                 let closure = syntax.cast(ClosureExprSyntax.self)
                 let inside: CallPlacement
-                switch ClosurePlacement.shape(of: closure) {
-                case .here: inside = placement(of: closure, memo: &memo)
+                switch ClosurePlacement.shape(of: closure, table: table) {
+                case .here: inside = placement(of: closure, memo: &memo, table: table)
                 case .main: inside = .main
                 case .background: inside = .background
                 case .perform(let base, _): inside = base.flatMap(Expressions.lastName).map(CallPlacement.perform) ?? .unknown
@@ -1066,7 +1072,7 @@ final class FactCollector: SyntaxVisitor {
                     // default mode", so its block runs on the thread that scheduled it:
                     // the main thread when scheduled from the main queue. A dispatch
                     // queue's thread runs no run loop: anywhere else, unknown.
-                    inside = placement(of: closure, memo: &memo) == .main ? .main : .unknown
+                    inside = placement(of: closure, memo: &memo, table: table) == .main ? .main : .unknown
                 case .elsewhere: inside = .unknown
                 }
                 memo[syntax.id] = inside
@@ -1117,12 +1123,17 @@ final class FactCollector: SyntaxVisitor {
         return expression.map(Expressions.unwrapped).flatMap(Expressions.lastName)
     }
 
-    /// `@Environment(\.managedObjectContext) var viewContext`.
-    static func isEnvironmentContext(_ variable: VariableDeclSyntax) -> Bool {
-        !variable.attributes.isEmpty && variable.attributes.contains { element in
-            guard let attribute = element.as(AttributeSyntax.self), Expressions.trimmedText(attribute.attributeName) == "Environment" else { return false }
-            return attribute.arguments.map(Expressions.trimmedText)?.hasSuffix(".managedObjectContext") == true
+    /// `@Environment(\.managedObjectContext) var viewContext`, `@Injected(\.context) var
+    /// context: NSManagedObjectContext`: the wrapper's key in the API table
+    /// (`APITable.wrapperKey`), for a property declared a context or whose key path
+    /// names one.
+    static func contextWrapper(_ variable: VariableDeclSyntax, declaredAsContext: Bool) -> String? {
+        guard !variable.attributes.isEmpty else { return nil }
+        for element in variable.attributes {
+            guard let attribute = element.as(AttributeSyntax.self), let key = APITable.wrapperKey(attribute) else { continue }
+            if declaredAsContext || key.contains("ontext") { return key }
         }
+        return nil
     }
 
     static func isContextExpression(_ expression: ExprSyntax) -> Bool {
