@@ -68,6 +68,27 @@ struct TargetTests {
         #expect(marks(whole, under: target) == Set(expected))
     }
 
+    @Test("An Xcode project's target folders are targets too: the app's bugs are found beside its extension")
+    func xcodeTargetFolders() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("lint-xcode-targets-\(getpid())")
+        try? FileManager.default.removeItem(at: root)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let manager = FileManager.default
+        for folder in ["Journal.xcodeproj", "Journal", "ShareExtension"] {
+            try manager.createDirectory(at: root.appendingPathComponent(folder), withIntermediateDirectories: true)
+        }
+        let project = "\t\tA1 = {\n\t\t\tisa = PBXNativeTarget;\n\t\t\tname = Journal;\n\t\t};\n\t\tA2 = {\n\t\t\tisa = PBXNativeTarget;\n\t\t\tname = ShareExtension;\n\t\t};\n"
+        try project.write(to: root.appendingPathComponent("Journal.xcodeproj/project.pbxproj"), atomically: true, encoding: .utf8)
+        let app = Self.twoTargets.appendingPathComponent("Sources/JournalCore/EntryStore.swift")
+        let share = Self.twoTargets.appendingPathComponent("Extensions/Share/ShareViewController.swift")
+        try manager.copyItem(at: app, to: root.appendingPathComponent("Journal/EntryStore.swift"))
+        try manager.copyItem(at: share, to: root.appendingPathComponent("ShareExtension/ShareViewController.swift"))
+        let (files, projectFiles) = try SourceCollector.inputs(under: [root.path])
+        let found = Linter().lint(files: files, projectFiles: projectFiles).findings.map { "\(($0.path as NSString).lastPathComponent):\($0.line) \($0.ruleID)" }
+        let expected = try FixtureTests.expectedMarks(in: app.path).map { "EntryStore.swift:\($0.line) \($0.rule)" }
+        #expect(found.sorted() == expected.sorted())
+    }
+
     @Test("A name two other targets declare is unknown in a third, even when they agree; each target's own is known")
     func ambiguousNameIsUnknown() throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("lint-targets-\(getpid())")
