@@ -45,8 +45,16 @@ public struct APITable: Sendable, Equatable {
         var source: String
     }
 
+    /// An operator that moves what follows it onto the scheduler its argument names:
+    /// Combine's `receive(on:)`.
+    struct Delivery: Sendable, Equatable {
+        var method: String
+        var label: String
+    }
+
     private(set) var callbacks: [Callback] = []
     private(set) var contexts: [ContextRow] = []
+    private(set) var deliveries: [Delivery] = []
 
     /// No rows.
     public init() {}
@@ -77,6 +85,7 @@ public struct APITable: Sendable, Equatable {
         var table = self
         table.callbacks = other.callbacks + callbacks
         table.contexts = other.contexts + contexts
+        table.deliveries = other.deliveries + deliveries
         return table
     }
 
@@ -90,12 +99,16 @@ public struct APITable: Sendable, Equatable {
         }
     }
 
-    static let rowKeys: Set<String> = ["callback", "context", "receiver", "label", "queue", "new", "why"]
+    static let rowKeys: Set<String> = ["callback", "context", "delivery", "receiver", "label", "queue", "new", "why"]
 
     private mutating func add(_ row: [String: Any], number: Int, source: String) throws(LintError) {
         func fail(_ reason: String) -> LintError { LintError(path: source, reason: "'api' row \(number): \(reason)") }
         if let key = row.keys.sorted().first(where: { !Self.rowKeys.contains($0) }) {
             throw fail("unknown key '\(key)'; the keys are \(Self.rowKeys.sorted().joined(separator: ", "))")
+        }
+        if let method = row["delivery"] as? String, row["callback"] == nil, row["context"] == nil {
+            deliveries.append(Delivery(method: method, label: row["label"] as? String ?? "on"))
+            return
         }
         guard let queue = row["queue"] as? String else { throw fail("'queue' must be a string") }
         if let method = row["callback"] as? String, row["context"] == nil {
@@ -106,7 +119,7 @@ public struct APITable: Sendable, Equatable {
             guard let kind = kinds[queue] else { throw fail("a context's 'queue' is main, private or unknown, not '\(queue)'") }
             contexts.append(ContextRow(name: name, queue: kind, makesNew: row["new"] as? Bool ?? false, source: source))
         } else {
-            throw fail("a row names one 'callback' or one 'context'")
+            throw fail("a row names one 'callback', one 'context' or one 'delivery'")
         }
     }
 
@@ -118,6 +131,24 @@ public struct APITable: Sendable, Equatable {
             guard let receiver else { return false }
             return Expressions.text(receiver) == expected || Expressions.lastName(receiver) == expected
         }
+    }
+
+    /// The scheduler of the nearest delivery operator upstream of `base` in a chain
+    /// (`publisher.receive(on: DispatchQueue.main).map { … }.sink { … }`): every
+    /// closure downstream of it runs there, whatever operators come between.
+    func deliveryScheduler(upstreamOf base: ExprSyntax?) -> ExprSyntax? {
+        guard !deliveries.isEmpty else { return nil }
+        var current = base.map(Expressions.unwrapped)
+        var steps = 0
+        while let call = current?.as(FunctionCallExprSyntax.self), let member = call.calledExpression.as(MemberAccessExprSyntax.self), steps < 32 {
+            let method = member.declName.baseName.text
+            if let row = deliveries.first(where: { $0.method == method }), let scheduler = Expressions.argument(row.label, of: call) {
+                return Expressions.unwrapped(scheduler)
+            }
+            current = member.base.map(Expressions.unwrapped)
+            steps += 1
+        }
+        return nil
     }
 
     /// The context rows as facts of no file, for the index: a call of `mr_default()`, a
@@ -146,6 +177,10 @@ public struct APITable: Sendable, Equatable {
     /// library's) documentation puts the closure; a DI container's context is whatever
     /// the app registered, so it is unknown until a configuration row says.
     static let builtInRows = #"""
+        # Combine: the operators after receive(on:) run their closures on its scheduler
+        # (DispatchQueue.main, RunLoop.main and OperationQueue.main: the main queue).
+        - delivery: receive
+          label: on
         # Foundation: URLSession.shared calls its completion handlers on its delegate
         # queue, a serial operation queue off the main queue.
         - callback: dataTask

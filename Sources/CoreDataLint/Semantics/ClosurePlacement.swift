@@ -66,6 +66,12 @@ struct ClosurePlacement {
             if outer.queue == .main { frame.queue = .main; frame.reason = outer.reason }
             return
         }
+        if let scheduler = walker.index.apiTable.deliveryScheduler(upstreamOf: base) {
+            // Downstream of `receive(on:)`: Combine runs the closure on that scheduler.
+            frame.queue = Self.schedulerQueue(scheduler) ?? .unknown
+            if frame.queue == .main { frame.reason = "receive(on: \(Expressions.text(scheduler))) delivers to the main queue" }
+            return
+        }
         if CoreDataAPI.synchronousClosureMethods.contains(method) {
             frame = outer
             if let base, case .managedObject(var object) = walker.resolve(base), object.isCollection {
@@ -241,6 +247,13 @@ struct ClosurePlacement {
         guard let member = call.calledExpression.as(MemberAccessExprSyntax.self) else { return .elsewhere }
         let method = member.declName.baseName.text
         let base = member.base.map(Expressions.unwrapped)
+        if let scheduler = table.deliveryScheduler(upstreamOf: base) {
+            switch schedulerQueue(scheduler) {
+            case .main?: return .main
+            case .background?: return .background
+            default: return .elsewhere
+            }
+        }
         if CoreDataAPI.synchronousClosureMethods.contains(method) { return .here }
         if method == "run", base.flatMap(Expressions.lastName) == "MainActor" { return .main }
         if method == "addTask" || method == "addTaskUnlessCancelled" { return .background }
@@ -466,6 +479,17 @@ struct ClosurePlacement {
             return .background("a global queue (DispatchQueue.global())")
         }
         return nil
+    }
+
+    /// The queue a Combine scheduler names: `DispatchQueue.main`, `RunLoop.main`,
+    /// `OperationQueue.main` (the main queue), `DispatchQueue.global()`; nil otherwise.
+    static func schedulerQueue(_ scheduler: ExprSyntax) -> ExecutionQueue? {
+        if let member = scheduler.as(MemberAccessExprSyntax.self), member.declName.baseName.text == "main",
+            member.base.flatMap(Expressions.lastName) == "RunLoop"
+        {
+            return .main
+        }
+        return dispatchQueue(scheduler)
     }
 
     /// Where a did-save observer runs: `queue: nil` on the saving context's thread.
