@@ -59,7 +59,7 @@ struct APITableTests {
         for (yaml, reason) in [
             ("api:\n  - callback: fetch\n    queue: sometimes\n", "'api' row 1: a callback's 'queue' is main, background, private-context, here or unknown"),
             ("api:\n  - context: shared\n    queue: main\n    owner: me\n", "'api' row 1: unknown key 'owner'"),
-            ("api:\n  - callback: a\n    context: b\n    queue: main\n", "'api' row 1: a row names one 'callback', one 'context' or one 'delivery'"),
+            ("api:\n  - callback: a\n    context: b\n    queue: main\n", "'api' row 1: a row names one 'callback', one 'context', one 'objects' or one 'delivery'"),
             ("api: fetch\n", "'api' must be a list of rows"),
         ] {
             #expect(throws: LintError.self) { try LintConfiguration(yaml: yaml, path: "c.yml") }

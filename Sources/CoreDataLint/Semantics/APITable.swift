@@ -55,6 +55,9 @@ public struct APITable: Sendable, Equatable {
     private(set) var callbacks: [Callback] = []
     private(set) var contexts: [ContextRow] = []
     private(set) var deliveries: [Delivery] = []
+    /// Property wrappers whose property holds managed objects of a context of this
+    /// queue (`@FetchRequest`: the view context's), by the wrapper's name.
+    private(set) var objectWrappers: [ContextRow] = []
 
     /// No rows.
     public init() {}
@@ -86,6 +89,7 @@ public struct APITable: Sendable, Equatable {
         table.callbacks = other.callbacks + callbacks
         table.contexts = other.contexts + contexts
         table.deliveries = other.deliveries + deliveries
+        table.objectWrappers = other.objectWrappers + objectWrappers
         return table
     }
 
@@ -99,7 +103,7 @@ public struct APITable: Sendable, Equatable {
         }
     }
 
-    static let rowKeys: Set<String> = ["callback", "context", "delivery", "receiver", "label", "queue", "new", "why"]
+    static let rowKeys: Set<String> = ["callback", "context", "delivery", "objects", "receiver", "label", "queue", "new", "why"]
 
     private mutating func add(_ row: [String: Any], number: Int, source: String) throws(LintError) {
         func fail(_ reason: String) -> LintError { LintError(path: source, reason: "'api' row \(number): \(reason)") }
@@ -111,15 +115,21 @@ public struct APITable: Sendable, Equatable {
             return
         }
         guard let queue = row["queue"] as? String else { throw fail("'queue' must be a string") }
-        if let method = row["callback"] as? String, row["context"] == nil {
+        let kinds = ["callback", "context", "objects"].filter { row[$0] != nil }
+        guard kinds.count == 1 else { throw fail("a row names one 'callback', one 'context', one 'objects' or one 'delivery'") }
+        if let wrapper = row["objects"] as? String {
+            let queues: [String: ContextQueue] = ["main": .main, "private": .private, "unknown": .unknown]
+            guard let kind = queues[queue] else { throw fail("an objects row's 'queue' is main, private or unknown, not '\(queue)'") }
+            objectWrappers.append(ContextRow(name: wrapper, queue: kind, source: source))
+        } else if let method = row["callback"] as? String {
             guard let kind = CallbackQueue(rawValue: queue) else { throw fail("a callback's 'queue' is main, background, private-context, here or unknown, not '\(queue)'") }
             callbacks.append(Callback(method: method, receiver: row["receiver"] as? String, label: row["label"] as? String, queue: kind, why: row["why"] as? String))
-        } else if let name = row["context"] as? String, row["callback"] == nil {
+        } else if let name = row["context"] as? String {
             let kinds: [String: ContextQueue] = ["main": .main, "private": .private, "unknown": .unknown]
             guard let kind = kinds[queue] else { throw fail("a context's 'queue' is main, private or unknown, not '\(queue)'") }
             contexts.append(ContextRow(name: name, queue: kind, makesNew: row["new"] as? Bool ?? false, source: source))
         } else {
-            throw fail("a row names one 'callback', one 'context' or one 'delivery'")
+            throw fail("a row's 'callback', 'context' or 'objects' must be a string")
         }
     }
 
@@ -131,6 +141,17 @@ public struct APITable: Sendable, Equatable {
             guard let receiver else { return false }
             return Expressions.text(receiver) == expected || Expressions.lastName(receiver) == expected
         }
+    }
+
+    /// The objects row of a property's wrapper (`@FetchRequest(sortDescriptors: [])`).
+    func objectWrapper(of variable: VariableDeclSyntax) -> ContextRow? {
+        guard !objectWrappers.isEmpty, !variable.attributes.isEmpty else { return nil }
+        for element in variable.attributes {
+            guard let attribute = element.as(AttributeSyntax.self) else { continue }
+            let name = Expressions.trimmedText(attribute.attributeName)
+            if let row = objectWrappers.first(where: { $0.name == name || $0.name == "@" + name }) { return row }
+        }
+        return nil
     }
 
     /// The scheduler of the nearest delivery operator upstream of `base` in a chain
@@ -181,6 +202,12 @@ public struct APITable: Sendable, Equatable {
         # (DispatchQueue.main, RunLoop.main and OperationQueue.main: the main queue).
         - delivery: receive
           label: on
+        # SwiftUI: a @FetchRequest's results are objects of the environment's context,
+        # the view context.
+        - objects: FetchRequest
+          queue: main
+        - objects: SectionedFetchRequest
+          queue: main
         # Foundation: URLSession.shared calls its completion handlers on its delegate
         # queue, a serial operation queue off the main queue.
         - callback: dataTask

@@ -500,7 +500,14 @@ final class SemanticWalker: SyntaxVisitor {
             for binding in variable.bindings {
                 guard let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text else { continue }
                 names.insert(name)
-                if variable.bindingSpecifier.tokenKind == .keyword(.let), let value = binding.initializer?.value, let queue = resolveOwnQueue(value) {
+                if let row = index.apiTable.objectWrapper(of: variable) {
+                    // `@FetchRequest var notes: FetchedResults<Note>`: the table says whose objects.
+                    let wrapper = "@" + row.name.drop { $0 == "@" }
+                    let owner = ContextRef.property(
+                        row.queue == .main ? "viewContext" : wrapper, queue: row.queue,
+                        citation: "`\(wrapper)` (\(row.source)) gives objects of \(row.queue.article) context")
+                    table[name] = .managedObject(ManagedObjectInfo(owner: row.queue == .unknown ? nil : owner, isCollection: true))
+                } else if variable.bindingSpecifier.tokenKind == .keyword(.let), let value = binding.initializer?.value, let queue = resolveOwnQueue(value) {
                     table[name] = queue
                 } else if let type = binding.typeAnnotation?.type {
                     if let value = declaredValue(type, key: name, name: name, origin: .property) {

@@ -76,3 +76,30 @@ struct BookmarkList: View {
         Button("Save") { try? viewContext.save() }
     }
 }
+
+struct BookmarkGrid: View {
+    @FetchRequest(sortDescriptors: []) private var bookmarks: FetchedResults<Bookmark>
+
+    var body: some View {
+        // object-across-queues, the bug: a @FetchRequest's results are the view
+        // context's objects, read in a detached task.
+        Button("Export") {
+            Task.detached {
+                print(bookmarks.first?.url ?? "") // expect: object-across-queues
+            }
+        }
+    }
+}
+
+struct BookmarkGridFixed: View {
+    @FetchRequest(sortDescriptors: []) private var bookmarks: FetchedResults<Bookmark>
+
+    var body: some View {
+        // The correct twin: only the IDs cross.
+        Button("Export") {
+            Task.detached { [ids = bookmarks.map(\.objectID)] in
+                print(ids.count)
+            }
+        }
+    }
+}
