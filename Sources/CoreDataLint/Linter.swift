@@ -70,7 +70,8 @@ public struct Linter: Sendable {
     ///
     /// Separate projects among `paths` (folders with their own Xcode project, workspace
     /// or `Package.swift`) are linted apart, each with its own index and its own
-    /// `projectFiles` (`ProjectGroups`).
+    /// `projectFiles` (`ProjectGroups`). Inside a project, names are resolved per target
+    /// (`ProjectTargets`, `TargetViews`): a target's files see their own declarations first.
     public func lint(files paths: [String], projectFiles: [String] = []) -> LintResult {
         let groups = ProjectGroups.split(paths)
         var merged: LintResult?
