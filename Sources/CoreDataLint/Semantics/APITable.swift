@@ -226,6 +226,9 @@ public struct APITable: Sendable, Equatable {
         - callback: addOperation
           receiver: OperationQueue.main
           queue: main
+        - callback: addOperation
+          receiver: .main
+          queue: main
         # Core Data: performBackgroundTask's block gets a new private context, on its queue.
         - callback: performBackgroundTask
           queue: private-context

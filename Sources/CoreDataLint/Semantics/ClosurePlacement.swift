@@ -313,12 +313,10 @@ struct ClosurePlacement {
         return Expressions.lastName(Expressions.unwrapped(value)).map(cloudDatabases.contains) ?? false
     }
 
-    /// An operation added to a new `OperationQueue()` made right there, or to
-    /// `DispatchQueue.main`'s kin written `.main`: what the receiver's value, not an API
-    /// row, tells (the named APIs are rows of `APITable`).
+    /// An operation added to a new `OperationQueue()` made right there: what the
+    /// receiver's value, not an API row, tells (`OperationQueue.main` is a row of `APITable`).
     private static func callbackQueue(method: String, base: ExprSyntax?, call: FunctionCallExprSyntax) -> ExecutionQueue? {
         guard let base, method == "addOperation" else { return nil }
-        if isMainQueue(base) { return .main }
         if let made = base.as(FunctionCallExprSyntax.self), isNewOperationQueue(made) {
             return .background("an OperationQueue operation")
         }
