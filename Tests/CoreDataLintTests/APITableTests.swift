@@ -52,6 +52,11 @@ struct APITableTests {
         try #require(marked.count >= 3)
         #expect(Linter(apiTable: APITable()).lint(files: files).findings.isEmpty)
         #expect(Linter().lint(files: files).findings.count == marked.count)
+        // Foundation's: `OperationQueue.main.addOperation { }` is on the main queue by a row.
+        let callbacks = FixtureTests.fixtures.appendingPathComponent("Callbacks")
+        let badge = ["Download.swift", "DownloadBadge.swift"].map { callbacks.appendingPathComponent($0).path }
+        #expect(Linter(apiTable: APITable()).lint(files: badge).findings.filter { $0.path.hasSuffix("DownloadBadge.swift") }.isEmpty)
+        #expect(Linter().lint(files: badge).findings.filter { $0.path.hasSuffix("DownloadBadge.swift") }.map(\.ruleID) == ["object-across-queues"])
     }
 
     @Test("A row the table cannot read is a configuration error that names the row")
