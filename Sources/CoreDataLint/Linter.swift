@@ -82,7 +82,9 @@ public struct Linter: Sendable {
                 return root == group.root
             }
             let settings = ProjectSettings(reading: ownProjectFiles, apiTable: apiTable)
-            let result = lint(group.files.map { path in (path, { () throws(LintError) in try Self.read(path) }) }, settings: settings, root: group.root)
+            // Files under no project below what was linted may be in one above it.
+            let root = group.root ?? (groups.count == 1 ? ProjectTargets.enclosingProject(of: group.files) : nil)
+            let result = lint(group.files.map { path in (path, { () throws(LintError) in try Self.read(path) }) }, settings: settings, root: root)
             merged = merged.map { $0.adding(result) } ?? result
         }
         return merged ?? lint([], settings: ProjectSettings(reading: projectFiles, apiTable: apiTable))

@@ -59,6 +59,20 @@ enum ProjectTargets {
         return targets
     }
 
+    /// The nearest folder at or above the files' common folder that holds a project:
+    /// `ctxdebug lint Sources` in a package lints its targets' folders, each a target
+    /// still, though the project is above what was linted. Nil when none does.
+    static func enclosingProject(of files: [String], isProjectFolder: (String) -> Bool = ProjectGroups.holdsProject) -> String? {
+        guard !files.isEmpty else { return nil }
+        let folders = files.map { (URL(fileURLWithPath: $0).standardizedFileURL.path as NSString).deletingLastPathComponent }
+        var folder = ProjectGroups.commonFolder(folders)
+        while true {
+            if isProjectFolder(folder) { return folder }
+            guard folder != "/", !folder.isEmpty else { return nil }
+            folder = (folder as NSString).deletingLastPathComponent
+        }
+    }
+
     /// A manifest target's name and a folder of it, relative to the package.
     struct ManifestTarget: Equatable {
         var name: String

@@ -131,5 +131,8 @@ struct TargetTests {
         let result = Linter().lint(files: try SourceCollector.swiftFiles(under: [root.path]))
         let found = result.findings.map { "\(($0.path as NSString).lastPathComponent):\($0.line) \($0.ruleID)" }
         #expect(found == ["AStack.swift:9 context-without-perform"], "\(result.findings.map(\.message))")
+        // Linting the targets' folder, below the manifest, resolves them as targets too.
+        let below = Linter().lint(files: try SourceCollector.swiftFiles(under: [root.appendingPathComponent("Sources").path]))
+        #expect(below.findings.map { "\(($0.path as NSString).lastPathComponent):\($0.line) \($0.ruleID)" } == found)
     }
 }
