@@ -230,8 +230,8 @@ struct ClosurePlacement {
         case background
         /// `x.perform { }`, `x.performAndWait { }`.
         case perform(ExprSyntax?, andWait: Bool)
-        /// `performBackgroundTask { }`: a new private context's queue.
-        case privateBlock
+        /// `performBackgroundTask { }`: a new private context's queue; the method's name.
+        case privateBlock(String)
         /// `Timer.scheduledTimer(withTimeInterval:repeats:) { }`: on the run loop of the
         /// thread that schedules it.
         case timer
@@ -261,7 +261,7 @@ struct ClosurePlacement {
             switch row.queue {
             case .main: return .main
             case .background: return .background
-            case .privateContext: return .privateBlock
+            case .privateContext: return .privateBlock(row.method)
             case .here: return .here
             case .unknown: return .elsewhere
             }
@@ -433,7 +433,6 @@ struct ClosurePlacement {
         return nil
     }
 
-    /// The names of a closure's parameters: `{ context in }`, `{ (note: Notification) in }`.
     /// Whether a closure binds `name` itself, as a parameter or in its capture list
     /// (`[context = archive]`): inside it, the name is not the function's.
     static func binds(_ name: String, _ closure: ClosureExprSyntax) -> Bool {
@@ -455,6 +454,7 @@ struct ClosurePlacement {
         return false
     }
 
+    /// The names of a closure's parameters: `{ context in }`, `{ (note: Notification) in }`.
     static func parameters(of closure: ClosureExprSyntax) -> [TokenSyntax] {
         switch closure.signature?.parameterClause {
         case .simpleInput(let list): list.map(\.name)

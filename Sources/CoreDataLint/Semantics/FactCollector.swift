@@ -1065,7 +1065,7 @@ final class FactCollector: SyntaxVisitor {
                 case .main: inside = .main
                 case .background: inside = .background
                 case .perform(let base, _): inside = base.flatMap(Expressions.lastName).map(CallPlacement.perform) ?? .unknown
-                case .privateBlock: inside = .privateQueue(queue: "the queue of performBackgroundTask's context", block: "performBackgroundTask { }")
+                case .privateBlock(let method): inside = .privateQueue(queue: "the queue of \(method)'s context", block: "\(method) { }")
                 case .timer:
                     // Apple's `Timer.scheduledTimer(withTimeInterval:repeats:block:)`:
                     // "Creates a timer and schedules it on the current run loop in the
