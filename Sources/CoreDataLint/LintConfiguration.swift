@@ -10,18 +10,28 @@ import Yams
 ///       - "**/*.generated.swift"
 ///     disabled_rules:
 ///       - confinement-type
+///     api:               # rows of the API table (APITable), before the built-in ones
+///       - callback: fetchFeed
+///         receiver: FeedClient.shared
+///         queue: background
 public struct LintConfiguration: Sendable, Equatable {
     public static let fileName = ".ctxdebug-lint.yml"
-    public static let keys = ["included", "excluded", "disabled_rules"]
+    public static let keys = ["included", "excluded", "disabled_rules", "api"]
 
     public var included: [String] = []
     public var excluded: [String] = []
     public var disabledRules: [String] = []
+    /// The configuration's API rows alone; `apiTable` is what the linter reads.
+    public var api = APITable()
 
-    public init(included: [String] = [], excluded: [String] = [], disabledRules: [String] = []) {
+    /// The built-in API table with this configuration's rows first.
+    public var apiTable: APITable { APITable.builtIn.adding(api) }
+
+    public init(included: [String] = [], excluded: [String] = [], disabledRules: [String] = [], api: APITable = APITable()) {
         self.included = included
         self.excluded = excluded
         self.disabledRules = disabledRules
+        self.api = api
     }
 
     /// Reads the file at `path`; an error names the file and the key at fault.
@@ -49,6 +59,7 @@ public struct LintConfiguration: Sendable, Equatable {
         included = try Self.strings(table["included"], key: "included", path: path)
         excluded = try Self.strings(table["excluded"], key: "excluded", path: path)
         disabledRules = try Self.strings(table["disabled_rules"], key: "disabled_rules", path: path)
+        api = try APITable(rows: table["api"], source: path)
         for id in disabledRules where RuleCatalog.description(of: id) == nil {
             throw LintError(path: path, reason: "'disabled_rules' names an unknown rule '\(id)'; the rules are \(RuleCatalog.ids.joined(separator: ", "))")
         }

@@ -50,13 +50,16 @@ public struct LintSource: Sendable {
 /// memory stays small.
 public struct Linter: Sendable {
     public let enabledRules: [String]
+    /// Other people's APIs: the built-in table, with a configuration's rows first.
+    public var apiTable = APITable.builtIn
     /// Whether the second pass keeps the first pass's findings where the project's index
     /// agrees (tests turn it off to compare).
     var reusesFirstPass = true
 
     /// `rules`: the ids to run, every rule when nil. Unknown ids are the caller's to refuse.
-    public init(rules: [String]? = nil) {
+    public init(rules: [String]? = nil, apiTable: APITable = .builtIn) {
         enabledRules = rules ?? RuleCatalog.ids
+        self.apiTable = apiTable
     }
 
     /// Lints the files at `paths`, each named in findings as given. `projectFiles`: Xcode
@@ -67,7 +70,8 @@ public struct Linter: Sendable {
     ///
     /// Separate projects among `paths` (folders with their own Xcode project, workspace
     /// or `Package.swift`) are linted apart, each with its own index and its own
-    /// `projectFiles` (`ProjectGroups`).
+    /// `projectFiles` (`ProjectGroups`). Inside a project, names are resolved per target
+    /// (`ProjectTargets`, `TargetViews`): a target's files see their own declarations first.
     public func lint(files paths: [String], projectFiles: [String] = []) -> LintResult {
         let groups = ProjectGroups.split(paths)
         var merged: LintResult?
@@ -77,23 +81,27 @@ public struct Linter: Sendable {
                 let root = groups.compactMap(\.root).filter { path.hasPrefix($0 + "/") }.max(by: { $0.count < $1.count })
                 return root == group.root
             }
-            let settings = ProjectSettings(reading: ownProjectFiles)
-            let result = lint(group.files.map { path in (path, { () throws(LintError) in try Self.read(path) }) }, settings: settings)
+            let settings = ProjectSettings(reading: ownProjectFiles, apiTable: apiTable)
+            // Files under no project below what was linted may be in one above it.
+            let root = group.root ?? (groups.count == 1 ? ProjectTargets.enclosingProject(of: group.files) : nil)
+            let result = lint(group.files.map { path in (path, { () throws(LintError) in try Self.read(path) }) }, settings: settings, root: root)
             merged = merged.map { $0.adding(result) } ?? result
         }
-        return merged ?? lint([], settings: ProjectSettings(reading: projectFiles))
+        return merged ?? lint([], settings: ProjectSettings(reading: projectFiles, apiTable: apiTable))
     }
 
     /// Lints sources held in memory, each named by its path in findings.
     public func lint(sources: [LintSource]) -> LintResult {
-        lint(sources.map { source in (source.path, { () throws(LintError) in source.text }) }, settings: ProjectSettings())
+        lint(sources.map { source in (source.path, { () throws(LintError) in source.text }) }, settings: ProjectSettings(apiTable: apiTable))
     }
 
     private typealias Input = (path: String, text: @Sendable () throws(LintError) -> String)
 
-    private func lint(_ inputs: [Input], settings: ProjectSettings) -> LintResult {
+    /// `root`: the project's folder, whose manifest or Xcode layout tells its targets
+    /// (`ProjectTargets`); nil for files under no project, one target.
+    private func lint(_ inputs: [Input], settings: ProjectSettings, root: String? = nil) -> LintResult {
         let enabled = Set(enabledRules)
-        let shared = SharedNames(settings: settings.facts)
+        let shared = SharedNames(settings: settings.facts, apiTable: apiTable)
         let summaries = Self.parallelMap(inputs) { input in
             FileSummary.read(input.path, input.text, rules: enabled, shared: shared)
         }
@@ -106,10 +114,21 @@ public struct Linter: Sendable {
             case .failure(let error): errors.append(error)
             }
         }
-        let index = ProjectIndex(files: files.map(\.1.facts) + [settings.facts])
-        let agrees = shared.answers.agreement(with: index)
+        // One index per target that declares a name another target declares too; one
+        // for all the others (and for a project of one target).
+        let targets = ProjectTargets.names(of: files.map(\.0.path), root: root)
+        var indexes: [(index: ProjectIndex, agrees: [Bool])] = []
+        var indexOfFile = [Int](repeating: 0, count: files.count)
+        for view in TargetViews(files: files.map(\.1.facts), targets: targets).views {
+            let index = ProjectIndex(files: view.facts + [settings.facts], apiTable: apiTable)
+            for file in view.files { indexOfFile[file] = indexes.count }
+            indexes.append((index, shared.answers.agreement(with: index)))
+        }
         let reuses = reusesFirstPass
-        let findings = Self.parallelMap(files) { input, summary -> (findings: [Finding], reparsed: Bool) in
+        let perFile = indexOfFile.map { indexes[$0] }
+        let findings = Self.parallelMap(Array(zip(files, perFile))) { file, view -> (findings: [Finding], reparsed: Bool) in
+            let (input, summary) = file
+            let (index, agrees) = view
             // The rules ran in the first pass against the file's own index: their
             // findings stand when the project's index answers every question they asked
             // the same way. Otherwise the file is parsed again, as the index saw it.
@@ -168,8 +187,8 @@ struct FileSummary: Sendable {
             }
             let lines = LineTable(text)
             let fileName = path.split(separator: "/").last.map(String.init) ?? path
-            let facts = FileFacts(tree, lines: lines, fileName: fileName, text: text)
-            let own = ProjectIndex(files: [facts, shared.settings], declaredElsewhere: shared.declare(facts))
+            let facts = FileFacts(tree, lines: lines, fileName: fileName, text: text, apiTable: shared.apiTable)
+            let own = ProjectIndex(files: [facts, shared.settings], declaredElsewhere: shared.declare(facts), apiTable: shared.apiTable)
             shared.addHeldKinds(of: own)
             let view = IndexView(own, recording: true, extraManagedObjectClasses: shared.isManagedObjectClass, heldElsewhere: shared.holdsAny)
             let parsed = ParsedFile(path: path, text: text, tree: tree, lines: lines)
@@ -190,6 +209,7 @@ struct FileSummary: Sendable {
 final class SharedNames: Sendable {
     /// What the Xcode projects' build settings tell, as facts of no file.
     let settings: FileFacts
+    let apiTable: APITable
     private let functions = LockedValue<Set<String>>([])
     private let managedObjectClasses = LockedValue<Set<String>>([])
     /// The questions of `IndexQuestion.holdsAnyKinds` some file's own index answered yes.
@@ -197,8 +217,9 @@ final class SharedNames: Sendable {
     /// The questions the rules asked of each file's own index, and the answers.
     let answers = AnswerTable()
 
-    init(settings: FileFacts = FileFacts()) {
+    init(settings: FileFacts = FileFacts(), apiTable: APITable = .builtIn) {
         self.settings = settings
+        self.apiTable = apiTable
     }
 
     /// Adds the file's functions; returns those another file declared first.
@@ -314,7 +335,9 @@ enum ParseErrorLocator {
 struct ProjectSettings {
     var facts = FileFacts()
 
-    init(reading projectFiles: [String] = []) {
+    /// `apiTable`: its context rows are facts of no file, as a project's declarations are.
+    init(reading projectFiles: [String] = [], apiTable: APITable = .builtIn) {
+        facts.contextDeclarations = apiTable.declarations
         for path in projectFiles {
             guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else { continue }
             if Self.changesDefaultIsolation(text) { facts.changesDefaultIsolation = true }

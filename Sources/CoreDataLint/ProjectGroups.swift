@@ -54,7 +54,7 @@ enum ProjectGroups {
         return chain.reversed().first(where: isProject)
     }
 
-    private static func commonFolder(_ folders: [String]) -> String {
+    static func commonFolder(_ folders: [String]) -> String {
         guard var common = folders.first?.split(separator: "/", omittingEmptySubsequences: true) else { return "/" }
         for folder in folders.dropFirst() {
             let parts = folder.split(separator: "/", omittingEmptySubsequences: true)

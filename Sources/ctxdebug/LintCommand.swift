@@ -174,7 +174,7 @@ struct LintCommand: ParsableCommand {
             throw ExitCode(Self.cannotRead)
         }
 
-        let result = Linter(rules: rules).lint(files: files, projectFiles: projectFiles)
+        let result = Linter(rules: rules, apiTable: configuration.apiTable).lint(files: files, projectFiles: projectFiles)
         let findings = previous?.newFindings(result.findings) ?? result.findings
         let failsOnSkipped = strict && !result.skipped.isEmpty
         let exit = !result.errors.isEmpty || failsOnSkipped ? Self.cannotRead : (findings.isEmpty ? 0 : Self.findingsFound)

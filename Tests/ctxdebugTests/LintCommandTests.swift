@@ -173,7 +173,7 @@ struct LintCommandTests {
         for (yaml, key) in [
             ("disabled_rules: object-across-queues\n", "'disabled_rules' must be a list of strings"),
             ("disabled_rules:\n  - no-such-rule\n", "'disabled_rules' names an unknown rule 'no-such-rule'"),
-            ("exclude:\n  - Views\n", "unknown key 'exclude'; the keys are included, excluded, disabled_rules"),
+            ("exclude:\n  - Views\n", "unknown key 'exclude'; the keys are included, excluded, disabled_rules, api"),
             ("excluded: [Views\n", "is not valid YAML"),
         ] {
             try yaml.write(to: file, atomically: true, encoding: .utf8)

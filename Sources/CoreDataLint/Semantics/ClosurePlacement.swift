@@ -66,6 +66,12 @@ struct ClosurePlacement {
             if outer.queue == .main { frame.queue = .main; frame.reason = outer.reason }
             return
         }
+        if let scheduler = walker.index.apiTable.deliveryScheduler(upstreamOf: base) {
+            // Downstream of `receive(on:)`: Combine runs the closure on that scheduler.
+            frame.queue = Self.schedulerQueue(scheduler) ?? .unknown
+            if frame.queue == .main { frame.reason = "receive(on: \(Expressions.text(scheduler))) delivers to the main queue" }
+            return
+        }
         if CoreDataAPI.synchronousClosureMethods.contains(method) {
             frame = outer
             if let base, case .managedObject(var object) = walker.resolve(base), object.isCollection {
@@ -77,6 +83,10 @@ struct ClosurePlacement {
         if Self.isCloudKitSaveCompletion(method: method, base: base, call: call, label: label, closure: closure) {
             frame.queue = .background("a CloudKit completion handler, which may run on any thread")
             frame.reason = "CKDatabase.save(_:completionHandler:) calls its completion handler on a thread of its choosing (Apple: \"Your block must be capable of running on any thread of the app\")"
+            return
+        }
+        if let row = walker.index.apiTable.callback(method: method, receiver: base, label: label) {
+            place(by: row, closure, outer: outer)
             return
         }
         if let queue = Self.callbackQueue(method: method, base: base, call: call)
@@ -109,12 +119,6 @@ struct ClosurePlacement {
             frame.isPerformAndWait = method == "performAndWait"
             // performAndWait, and perform on the main queue, still hold up the caller.
             frame.isActionHandler = outer.isActionHandler && context.queue == .main
-        case "performBackgroundTask":
-            let context = ContextRef(
-                key: "performBackgroundTask@\(closure.position.utf8Offset)",
-                name: Self.parameters(of: closure).first?.text ?? "$0", queue: .private, origin: .backgroundTask)
-            frame.queue = .context(context)
-            firstParameter = .context(context)
         case "addObserver":
             guard let name = Expressions.argument("forName", of: call) else { return }
             let queue = Expressions.argument("queue", of: call).map(Expressions.unwrapped)
@@ -135,6 +139,28 @@ struct ClosurePlacement {
             frame.queue = Self.observerQueue(queue)
         default:
             placeByCallee(call, closure, label, walker)
+        }
+    }
+
+    /// Where an API table row puts the closure (`APITable`).
+    private mutating func place(by row: APITable.Callback, _ closure: ClosureExprSyntax, outer: Frame) {
+        switch row.queue {
+        case .main:
+            frame.queue = .main
+            frame.reason = row.why.map { "\($0) runs on the main queue" }
+        case .background:
+            frame.queue = .background(row.why ?? "a \(row.method) callback, off the main queue and every context's")
+        case .privateContext:
+            // `performBackgroundTask { context in }`: a new private context, on its queue.
+            let context = ContextRef(
+                key: "\(row.method)@\(closure.position.utf8Offset)",
+                name: Self.parameters(of: closure).first?.text ?? "$0", queue: .private, origin: .backgroundTask)
+            frame.queue = .context(context)
+            firstParameter = .context(context)
+        case .here:
+            frame = outer
+        case .unknown:
+            break
         }
     }
 
@@ -204,15 +230,15 @@ struct ClosurePlacement {
         case background
         /// `x.perform { }`, `x.performAndWait { }`.
         case perform(ExprSyntax?, andWait: Bool)
-        /// `performBackgroundTask { }`: a new private context's queue.
-        case privateBlock
+        /// `performBackgroundTask { }`: a new private context's queue; the method's name.
+        case privateBlock(String)
         /// `Timer.scheduledTimer(withTimeInterval:repeats:) { }`: on the run loop of the
         /// thread that schedules it.
         case timer
         case elsewhere
     }
 
-    static func shape(of closure: ClosureExprSyntax) -> Shape {
+    static func shape(of closure: ClosureExprSyntax, table: APITable = .builtIn) -> Shape {
         if let call = closure.parent?.as(FunctionCallExprSyntax.self), call.calledExpression.id == closure.id { return .here }
         if isMainActorClosure(closure) { return .main }
         guard let (call, label) = call(receiving: closure) else { return .elsewhere }
@@ -221,9 +247,25 @@ struct ClosurePlacement {
         guard let member = call.calledExpression.as(MemberAccessExprSyntax.self) else { return .elsewhere }
         let method = member.declName.baseName.text
         let base = member.base.map(Expressions.unwrapped)
+        if let scheduler = table.deliveryScheduler(upstreamOf: base) {
+            switch schedulerQueue(scheduler) {
+            case .main?: return .main
+            case .background?: return .background
+            default: return .elsewhere
+            }
+        }
         if CoreDataAPI.synchronousClosureMethods.contains(method) { return .here }
         if method == "run", base.flatMap(Expressions.lastName) == "MainActor" { return .main }
         if method == "addTask" || method == "addTaskUnlessCancelled" { return .background }
+        if let row = table.callback(method: method, receiver: base, label: label) {
+            switch row.queue {
+            case .main: return .main
+            case .background: return .background
+            case .privateContext: return .privateBlock(row.method)
+            case .here: return .here
+            case .unknown: return .elsewhere
+            }
+        }
         switch callbackQueue(method: method, base: base, call: call) ?? (["async", "asyncAfter", "sync"].contains(method) ? base.flatMap(dispatchQueue) : nil) {
         case .main: return .main
         case .background: return .background
@@ -231,7 +273,6 @@ struct ClosurePlacement {
         }
         if method == "detached", base.flatMap(Expressions.lastName) == "Task" { return .background }
         if method == "perform" || method == "performAndWait" { return .perform(base, andWait: method == "performAndWait") }
-        if method == "performBackgroundTask" { return .privateBlock }
         if method == "scheduledTimer", base.flatMap(Expressions.lastName) == "Timer" { return .timer }
         if method == "async" || method == "asyncAfter", let base, isOwnQueue(base, around: closure) { return .background }
         if isCloudKitSaveCompletion(method: method, base: base, call: call, label: label, closure: closure) { return .background }
@@ -272,19 +313,12 @@ struct ClosurePlacement {
         return Expressions.lastName(Expressions.unwrapped(value)).map(cloudDatabases.contains) ?? false
     }
 
-    /// A URLSession completion handler of `URLSession.shared` (the shared session's
-    /// delegate queue is a background operation queue), an operation added to
-    /// `OperationQueue.main` or to a new `OperationQueue()`.
+    /// An operation added to a new `OperationQueue()` made right there: what the
+    /// receiver's value, not an API row, tells (`OperationQueue.main` is a row of `APITable`).
     private static func callbackQueue(method: String, base: ExprSyntax?, call: FunctionCallExprSyntax) -> ExecutionQueue? {
-        guard let base else { return nil }
-        if ["dataTask", "downloadTask", "uploadTask"].contains(method), Expressions.text(base) == "URLSession.shared" {
-            return .background("a URLSession completion handler (URLSession.shared's delegate queue)")
-        }
-        if method == "addOperation" {
-            if isMainQueue(base) { return .main }
-            if let made = base.as(FunctionCallExprSyntax.self), isNewOperationQueue(made) {
-                return .background("an OperationQueue operation")
-            }
+        guard let base, method == "addOperation" else { return nil }
+        if let made = base.as(FunctionCallExprSyntax.self), isNewOperationQueue(made) {
+            return .background("an OperationQueue operation")
         }
         return nil
     }
@@ -399,6 +433,27 @@ struct ClosurePlacement {
         return nil
     }
 
+    /// Whether a closure binds `name` itself, as a parameter or in its capture list
+    /// (`[context = archive]`): inside it, the name is not the function's.
+    static func binds(_ name: String, _ closure: ClosureExprSyntax) -> Bool {
+        if parameters(of: closure).contains(where: { $0.text == name }) { return true }
+        return closure.signature?.capture?.items.contains { $0.name.text == name } ?? false
+    }
+
+    /// Whether a closure between `node` and its function binds `name` (`binds(_:_:)`).
+    static func isBoundByClosure(_ name: String, around node: some SyntaxProtocol) -> Bool {
+        var current = Syntax(node).parent
+        while let syntax = current {
+            switch syntax.kind {
+            case .functionDecl, .initializerDecl, .accessorBlock: return false
+            case .closureExpr: if binds(name, syntax.cast(ClosureExprSyntax.self)) { return true }
+            default: break
+            }
+            current = syntax.parent
+        }
+        return false
+    }
+
     /// The names of a closure's parameters: `{ context in }`, `{ (note: Notification) in }`.
     static func parameters(of closure: ClosureExprSyntax) -> [TokenSyntax] {
         switch closure.signature?.parameterClause {
@@ -422,6 +477,17 @@ struct ClosurePlacement {
             return .background("a global queue (DispatchQueue.global())")
         }
         return nil
+    }
+
+    /// The queue a Combine scheduler names: `DispatchQueue.main`, `RunLoop.main`,
+    /// `OperationQueue.main` (the main queue), `DispatchQueue.global()`; nil otherwise.
+    static func schedulerQueue(_ scheduler: ExprSyntax) -> ExecutionQueue? {
+        if let member = scheduler.as(MemberAccessExprSyntax.self), member.declName.baseName.text == "main",
+            member.base.flatMap(Expressions.lastName) == "RunLoop"
+        {
+            return .main
+        }
+        return dispatchQueue(scheduler)
     }
 
     /// Where a did-save observer runs: `queue: nil` on the saving context's thread.

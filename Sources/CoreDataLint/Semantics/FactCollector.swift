@@ -4,8 +4,8 @@ extension FileFacts {
     /// Reads the facts of one file in one walk. `fileName` names the file in messages.
     /// `text`, the tree's source when at hand, lets the walk skip bodies whose bytes
     /// cannot hold what it looks for.
-    init(_ tree: SourceFileSyntax, lines: LineTable, fileName: String, text: String? = nil) {
-        let collector = FactCollector(lines: lines, fileName: fileName, text: text)
+    init(_ tree: SourceFileSyntax, lines: LineTable, fileName: String, text: String? = nil, apiTable: APITable = .builtIn) {
+        let collector = FactCollector(lines: lines, fileName: fileName, text: text, apiTable: apiTable)
         collector.walk(tree)
         self = collector.facts
     }
@@ -89,10 +89,14 @@ final class FactCollector: SyntaxVisitor {
     /// The source of the tree being walked, when at hand.
     private let text: String?
 
-    init(lines: LineTable, fileName: String, text: String? = nil) {
+    /// Where other people's callbacks run.
+    private let apiTable: APITable
+
+    init(lines: LineTable, fileName: String, text: String? = nil, apiTable: APITable = .builtIn) {
         self.lines = lines
         self.fileName = fileName
         self.text = text
+        self.apiTable = apiTable
         super.init(viewMode: .sourceAccurate)
     }
 
@@ -289,9 +293,11 @@ final class FactCollector: SyntaxVisitor {
             return false
         } ?? false
         let kind: ContextDeclaration.Kind = isComputed ? .computedProperty : .storedProperty
-        if FactCollector.isEnvironmentContext(variable) {
-            // SwiftUI's environment context is the container's viewContext.
-            return ContextDeclaration(name: name, kind: kind, evidence: .queue(.main), place: place(binding))
+        if let wrapper = FactCollector.contextWrapper(variable, declaredAsContext: declaredAsContext) {
+            // `@Environment(\.managedObjectContext)`, `@Injected(\.viewContext)`: the
+            // context the API table says the wrapper gives (SwiftUI's is the
+            // container's viewContext); unknown for a wrapper it has no row of.
+            return ContextDeclaration(name: name, kind: kind, evidence: .name(wrapper), place: place(binding))
         }
         let setup = Syntax(binding.initializer?.value) ?? Syntax(binding.accessorBlock)
         let evidence = setup.map(Self.evidence(of:))
@@ -526,7 +532,7 @@ final class FactCollector: SyntaxVisitor {
         var current = Syntax(argument).parent
         while let syntax = current {
             if syntax.is(FunctionDeclSyntax.self) { return name }
-            if let closure = syntax.as(ClosureExprSyntax.self), ClosurePlacement.parameters(of: closure).contains(where: { $0.text == name }) { return nil }
+            if let closure = syntax.as(ClosureExprSyntax.self), ClosurePlacement.binds(name, closure) { return nil }
             current = syntax.parent
         }
         return nil
@@ -747,7 +753,7 @@ final class FactCollector: SyntaxVisitor {
             if reference.baseName.text == "URLSession" { recordSessionDelegate(node) }
             return .visitChildren
         }
-        guard let name = Expressions.lastName(callee), name.first?.isLowercase == true else { return .visitChildren }
+        guard let name = Expressions.lastName(callee), Self.startsLikeMember(name) else { return .visitChildren }
         recordIsolationSetting(node, name: name)
         var receiverType: String?
         if let member = callee.as(MemberAccessExprSyntax.self), let base = member.base, !Expressions.isSelf(base),
@@ -835,7 +841,7 @@ final class FactCollector: SyntaxVisitor {
             let member = node.calledExpression.as(MemberAccessExprSyntax.self),
             CoreDataAPI.contextMethods.contains(member.declName.baseName.text),
             let base = member.base?.as(DeclReferenceExprSyntax.self), let label = function.initParameters[base.baseName.text],
-            placementOfCall(node) == .direct
+            placementOfCall(node) == .direct, !ClosurePlacement.isBoundByClosure(base.baseName.text, around: node)
         else { return }
         facts.contextParameterUses.append(
             ContextParameterUse(function: function.name, label: label, method: member.declName.baseName.text, place: place(member)))
@@ -867,16 +873,20 @@ final class FactCollector: SyntaxVisitor {
         return .visitChildren
     }
 
-    /// 7 bytes or more, "ontext" in it, a lowercase first letter. Every identifier of
-    /// the project comes here: an ASCII name (nearly all) is read on its UTF-8 bytes,
-    /// which answers as the String checks do and costs no Foundation search.
+    /// 7 bytes or more, "ontext" in it, a lowercase first letter (after any
+    /// underscores). Every identifier of the project comes here: an ASCII name (nearly
+    /// all) is read on its UTF-8 bytes, which answers as the String checks do and costs
+    /// no Foundation search.
     static func isContextLikeName(_ name: String) -> Bool {
         let utf8 = name.utf8
         guard utf8.count >= 7 else { return false }
         let ascii = utf8.withContiguousStorageIfAvailable { bytes -> Bool? in
             guard !bytes.contains(where: { $0 >= 0x80 }) else { return nil }
-            guard bytes[0] >= UInt8(ascii: "a"), bytes[0] <= UInt8(ascii: "z") else { return false }
-            var index = 0
+            // Underscores first (`_backgroundContext`), then a lowercase letter.
+            var first = 0
+            while first < bytes.count, bytes[first] == UInt8(ascii: "_") { first += 1 }
+            guard first < bytes.count, bytes[first] >= UInt8(ascii: "a"), bytes[first] <= UInt8(ascii: "z") else { return false }
+            var index = first
             while index + 6 <= bytes.count {
                 if bytes[index] == UInt8(ascii: "o"), bytes[index + 1] == UInt8(ascii: "n"), bytes[index + 2] == UInt8(ascii: "t"),
                     bytes[index + 3] == UInt8(ascii: "e"), bytes[index + 4] == UInt8(ascii: "x"), bytes[index + 5] == UInt8(ascii: "t")
@@ -888,7 +898,15 @@ final class FactCollector: SyntaxVisitor {
             return false
         }
         if let ascii, let answer = ascii { return answer }
-        return name.contains("ontext") && name.first?.isLowercase == true
+        return name.contains("ontext") && startsLikeMember(name)
+    }
+
+    /// A function's or property's name, not a type's: it starts with a lowercase letter,
+    /// or with underscores before one (`_reload`, `__context`), as private helpers are
+    /// often spelled.
+    static func startsLikeMember(_ name: String) -> Bool {
+        let rest = name.drop { $0 == "_" }
+        return rest.first?.isLowercase == true
     }
 
     /// `name.save()`, `name?.hasChanges`, `Entity(context: name)`,
@@ -918,7 +936,8 @@ final class FactCollector: SyntaxVisitor {
         guard let function = functions.last, !function.initParameters.isEmpty, function.name != "init",
             CoreDataAPI.contextStateProperties.contains(node.declName.baseName.text),
             let base = node.base?.as(DeclReferenceExprSyntax.self), let label = function.initParameters[base.baseName.text],
-            !Expressions.isAssignmentTarget(node), placementOfCall(node) == .direct
+            !Expressions.isAssignmentTarget(node), placementOfCall(node) == .direct,
+            !ClosurePlacement.isBoundByClosure(base.baseName.text, around: node)
         else { return .visitChildren }
         facts.contextParameterUses.append(
             ContextParameterUse(function: function.name, label: label, method: node.declName.baseName.text, place: place(node), isGetter: true))
@@ -1025,13 +1044,13 @@ final class FactCollector: SyntaxVisitor {
     /// met kept in `closurePlacements`: the calls in one closure share it, and finding
     /// a closure's shape is most of the cost.
     private func placementOfCall(_ node: some SyntaxProtocol) -> CallPlacement {
-        Self.placement(of: node, memo: &closurePlacements)
+        Self.placement(of: node, memo: &closurePlacements, table: apiTable)
     }
 
     /// `placement(of:)`, reading and filling `memo`: the placement of the code straight
     /// inside each closure, by the closure. Node kinds are read once a step (each
     /// `is(_:)` made a typed node).
-    private static func placement(of node: some SyntaxProtocol, memo: inout [SyntaxIdentifier: CallPlacement]) -> CallPlacement {
+    private static func placement(of node: some SyntaxProtocol, memo: inout [SyntaxIdentifier: CallPlacement], table: APITable = .builtIn) -> CallPlacement {
         var current = Syntax(node).parent
         while let syntax = current {
             switch syntax.kind {
@@ -1041,19 +1060,19 @@ final class FactCollector: SyntaxVisitor {
                 if let known = memo[syntax.id] { return known }
                 let closure = syntax.cast(ClosureExprSyntax.self)
                 let inside: CallPlacement
-                switch ClosurePlacement.shape(of: closure) {
-                case .here: inside = placement(of: closure, memo: &memo)
+                switch ClosurePlacement.shape(of: closure, table: table) {
+                case .here: inside = placement(of: closure, memo: &memo, table: table)
                 case .main: inside = .main
                 case .background: inside = .background
                 case .perform(let base, _): inside = base.flatMap(Expressions.lastName).map(CallPlacement.perform) ?? .unknown
-                case .privateBlock: inside = .privateQueue(queue: "the queue of performBackgroundTask's context", block: "performBackgroundTask { }")
+                case .privateBlock(let method): inside = .privateQueue(queue: "the queue of \(method)'s context", block: "\(method) { }")
                 case .timer:
                     // Apple's `Timer.scheduledTimer(withTimeInterval:repeats:block:)`:
                     // "Creates a timer and schedules it on the current run loop in the
                     // default mode", so its block runs on the thread that scheduled it:
                     // the main thread when scheduled from the main queue. A dispatch
                     // queue's thread runs no run loop: anywhere else, unknown.
-                    inside = placement(of: closure, memo: &memo) == .main ? .main : .unknown
+                    inside = placement(of: closure, memo: &memo, table: table) == .main ? .main : .unknown
                 case .elsewhere: inside = .unknown
                 }
                 memo[syntax.id] = inside
@@ -1104,12 +1123,17 @@ final class FactCollector: SyntaxVisitor {
         return expression.map(Expressions.unwrapped).flatMap(Expressions.lastName)
     }
 
-    /// `@Environment(\.managedObjectContext) var viewContext`.
-    static func isEnvironmentContext(_ variable: VariableDeclSyntax) -> Bool {
-        !variable.attributes.isEmpty && variable.attributes.contains { element in
-            guard let attribute = element.as(AttributeSyntax.self), Expressions.trimmedText(attribute.attributeName) == "Environment" else { return false }
-            return attribute.arguments.map(Expressions.trimmedText)?.hasSuffix(".managedObjectContext") == true
+    /// `@Environment(\.managedObjectContext) var viewContext`, `@Injected(\.context) var
+    /// context: NSManagedObjectContext`: the wrapper's key in the API table
+    /// (`APITable.wrapperKey`), for a property declared a context or whose key path
+    /// names one.
+    static func contextWrapper(_ variable: VariableDeclSyntax, declaredAsContext: Bool) -> String? {
+        guard !variable.attributes.isEmpty else { return nil }
+        for element in variable.attributes {
+            guard let attribute = element.as(AttributeSyntax.self), let key = APITable.wrapperKey(attribute) else { continue }
+            if declaredAsContext || key.contains("ontext") { return key }
         }
+        return nil
     }
 
     static func isContextExpression(_ expression: ExprSyntax) -> Bool {

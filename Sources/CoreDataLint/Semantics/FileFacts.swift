@@ -6,7 +6,8 @@ struct SourcePlace: Sendable, Hashable {
     var file: String
     var line: Int
 
-    var described: String { "\(file):\(line)" }
+    /// A row of the API table has no line: "the API table", ".ctxdebug-lint.yml".
+    var described: String { line > 0 ? "\(file):\(line)" : file }
 }
 
 /// What tells the queue of a context: tokens of its setup, or another context

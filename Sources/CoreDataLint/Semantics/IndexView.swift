@@ -142,6 +142,9 @@ final class IndexView {
         answers = recording ? Dictionary(minimumCapacity: 256) : nil
     }
 
+    /// The API table of the run: the same for a file's own index and the project's.
+    var apiTable: APITable { index.apiTable }
+
     private func ask(_ question: IndexQuestion) -> IndexAnswer {
         if let known = answers?[question] { return known }
         var answer = index.answer(question)

@@ -114,11 +114,15 @@ struct ProjectIndex: Sendable {
     /// each declaration's labels: `getDefaultPrinter()` and `getDefaultPrinter(context:)`
     /// are two functions, each known by its full name, and a call by its labels.
     var overloads: [String: [ParameterLabels]] = [:]
+    /// Other people's APIs: where their callbacks run (the contexts they return are
+    /// facts of the settings' file, `APITable.declarations`).
+    var apiTable = APITable.builtIn
 
     /// `declaredElsewhere`: function names other files declare too, for an index of a
     /// few files that stands in for the project's (a name declared twice is no one
     /// function).
-    init(files: [FileFacts], declaredElsewhere: Set<String> = []) {
+    init(files: [FileFacts], declaredElsewhere: Set<String> = [], apiTable: APITable = .builtIn) {
+        self.apiTable = apiTable
         var superclasses: [String: String] = [:]
         var conformances: [String: [String]] = [:]
         var mainActorTypes: Set<String> = []

@@ -500,7 +500,14 @@ final class SemanticWalker: SyntaxVisitor {
             for binding in variable.bindings {
                 guard let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text else { continue }
                 names.insert(name)
-                if variable.bindingSpecifier.tokenKind == .keyword(.let), let value = binding.initializer?.value, let queue = resolveOwnQueue(value) {
+                if let row = index.apiTable.objectWrapper(of: variable) {
+                    // `@FetchRequest var notes: FetchedResults<Note>`: the table says whose objects.
+                    let wrapper = "@" + row.name.drop { $0 == "@" }
+                    let owner = ContextRef.property(
+                        row.queue == .main ? "viewContext" : wrapper, queue: row.queue,
+                        citation: "`\(wrapper)` (\(row.source)) gives objects of \(row.queue.article) context")
+                    table[name] = .managedObject(ManagedObjectInfo(owner: row.queue == .unknown ? nil : owner, isCollection: true))
+                } else if variable.bindingSpecifier.tokenKind == .keyword(.let), let value = binding.initializer?.value, let queue = resolveOwnQueue(value) {
                     table[name] = queue
                 } else if let type = binding.typeAnnotation?.type {
                     if let value = declaredValue(type, key: name, name: name, origin: .property) {
@@ -775,9 +782,16 @@ final class SemanticWalker: SyntaxVisitor {
     // MARK: Closures
 
     override func visit(_ node: ClosureExprSyntax) -> SyntaxVisitorContinueKind {
+        let captures = captureValues(node)
         let placement = ClosurePlacement(node, walker: self)
-        frames.append(placement.frame)
+        // The capture list's names are bound where the closure is made (their values,
+        // their queue depth), in the closure's own scope: they hide the names outside,
+        // a type's property of the same name too.
         pushScope()
+        for capture in captures {
+            if let outer = capture.outer { scopes[scopes.count - 1][capture.name] = outer } else { bind(capture.name, capture.value, at: capture.node) }
+        }
+        frames.append(placement.frame)
         let parameters = ClosurePlacement.parameters(of: node)
         for (offset, parameter) in parameters.enumerated() {
             bind(parameter.text, offset == 0 ? placement.firstParameter : nil, at: parameter)
@@ -792,6 +806,35 @@ final class SemanticWalker: SyntaxVisitor {
         popScope()
         frames.removeLast()
     }
+
+    /// `[context = backgroundContext]`, `[weak store]`, `[entries]`: what each name of a
+    /// closure's capture list holds. An initializer is evaluated where the closure is
+    /// made, so the rules see it there, in the code around the closure; a name captured
+    /// as it is holds what it holds outside. `self` is read as `self` anyway.
+    private func captureValues(_ closure: ClosureExprSyntax) -> [Capture] {
+        guard let items = closure.signature?.capture?.items, !items.isEmpty else { return [] }
+        var captures: [Capture] = []
+        for item in items where item.name.text != "self" {
+            if let value = item.initializer?.value {
+                walk(value)
+                captures.append(Capture(name: item.name.text, value: resolve(value), node: item))
+            } else {
+                // The binding outside as it is: its queue depth tells what crosses.
+                captures.append(Capture(name: item.name.text, outer: lookup(item.name.text) ?? Binding(value: nil, queueDepth: frame.queueDepth), node: item))
+            }
+        }
+        return captures
+    }
+
+    private struct Capture {
+        var name: String
+        var value: Value? = nil
+        var outer: Binding? = nil
+        var node: ClosureCaptureSyntax
+    }
+
+    /// The capture list was read with the code around the closure (`captureValues`).
+    override func visit(_ node: ClosureCaptureClauseSyntax) -> SyntaxVisitorContinueKind { .skipChildren }
 
     // MARK: Scopes and bindings
 

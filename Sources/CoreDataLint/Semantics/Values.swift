@@ -71,7 +71,8 @@ struct ContextRef: Equatable {
     /// expression that makes it: "the private-queue context that
     /// stack.newTaskContext() makes".
     var described: String {
-        if origin == .backgroundTask { return "performBackgroundTask's context '\(name)'" }
+        // The block's method names it: `performBackgroundTask@…`, `save@…` (MagicalRecord's).
+        if origin == .backgroundTask { return "\(key.prefix { $0 != "@" })'s context '\(name)'" }
         if isUnnamed {
             switch queue {
             case .main: return "the main-queue context that \(name) makes"
