@@ -195,6 +195,9 @@ enum BatchWork {
 
     static func insert(_ request: NSBatchInsertRequest, coordinator: PersistentStoreCoordinator) throws -> NSBatchInsertResult {
         let context = context(coordinator)
+        // A batch insert into an entity with uniqueness constraints updates the rows that
+        // hold the new rows' keys (an upsert, as Apple's Earthquakes sample imports).
+        context.mergePolicy = .mergeByPropertyObjectTrump
         let ids: [NSManagedObjectID] = try context.performAndWait {
             var inserted: [NSManagedObject] = []
             func make() -> NSManagedObject { NSEntityDescription.insertNewObject(forEntityName: request.entityName, into: context) }
@@ -223,7 +226,8 @@ enum BatchWork {
                 }
             }
             try context.save()
-            return inserted.map(\.objectID)
+            // An object merged into another of the batch's rows left the context.
+            return inserted.filter { $0.managedObjectContext != nil }.map(\.objectID)
         }
         switch request.resultType {
         case .statusOnly: return NSBatchInsertResult(true)

@@ -56,3 +56,8 @@ public let NSStoreModelVersionIdentifiersKey = "NSStoreModelVersionIdentifiers"
 public let NSAddedPersistentStoresKey = "added"
 public let NSRemovedPersistentStoresKey = "removed"
 public let NSUUIDChangedPersistentStoresKey = "changedUUID"
+
+/// Core Data's `NSConstraintConflict`: objects of a save sharing the values of a
+/// uniqueness constraint (`conflictingObjects`), and the store's row with them
+/// (`databaseObject`). A value here, not a class.
+public typealias NSConstraintConflict = ConstraintConflict

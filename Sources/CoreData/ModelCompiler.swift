@@ -34,6 +34,10 @@ enum ModelCompiler {
             // Z_ENT); the subentity's properties list the inherited ones first.
             declaration.parentName = entity.superentity?.name
             declaration.isAbstract = entity.isAbstract
+            // Names, or property descriptions (Core Data accepts either).
+            declaration.uniquenessConstraints = entity.uniquenessConstraints.map { constraint in
+                constraint.compactMap { ($0 as? String) ?? ($0 as? NSPropertyDescription)?.name }
+            }
             for property in entity.allProperties {
                 if let a = property as? NSAttributeDescription {
                     if a.isTransient { continue }

@@ -10,6 +10,7 @@ extension ManagedContextError: CustomNSError {
     public var errorCode: Int {
         switch code {
         case .mergeConflict: 133020  // NSManagedObjectMergeError
+        case .constraintConflict: 133021  // NSManagedObjectConstraintMergeError
         case .schemaMismatch: 134100  // NSPersistentStoreIncompatibleVersionHashError
         case .migrationFailed: 134110  // NSMigrationError
         case .validationFailed:
@@ -30,6 +31,7 @@ extension ManagedContextError: CustomNSError {
         if let path { info[NSFilePathErrorKey] = path }
         if let cause { info[NSUnderlyingErrorKey] = cause as NSError }
         if !conflicts.isEmpty { info["conflictList"] = conflicts }
+        if !constraintConflicts.isEmpty { info["conflictList"] = constraintConflicts }
         if let validation {
             if let key = validation.key { info["NSValidationErrorKey"] = key }
             info["NSValidationErrorObjectID"] = validation.objectID

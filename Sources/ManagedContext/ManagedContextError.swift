@@ -20,6 +20,7 @@ public struct ManagedContextError: Error, CustomStringConvertible, Sendable {
             case readOnlyStore = "read-only-store"
             case saveFailed = "save-failed"
             case mergeConflict = "merge-conflict"
+            case constraintConflict = "constraint-conflict"
             case objectNotFound = "object-not-found"
             case invalidFetchRequest = "invalid-fetch-request"
             case invalidObjectID = "invalid-object-id"
@@ -48,6 +49,8 @@ public struct ManagedContextError: Error, CustomStringConvertible, Sendable {
         public static let saveFailed = Code(.saveFailed)
         /// Optimistic locking failed under the `error` merge policy.
         public static let mergeConflict = Code(.mergeConflict)
+        /// Uniqueness constraints failed under the `error` merge policy (Core Data's 133021).
+        public static let constraintConflict = Code(.constraintConflict)
         public static let objectNotFound = Code(.objectNotFound)
         public static let invalidFetchRequest = Code(.invalidFetchRequest)
         public static let invalidObjectID = Code(.invalidObjectID)
@@ -72,13 +75,16 @@ public struct ManagedContextError: Error, CustomStringConvertible, Sendable {
     public let cause: (any Error & Sendable)?
     /// For merge conflicts: each conflicting object.
     public let conflicts: [MergeConflict]
+    /// For uniqueness-constraint conflicts: each set of objects sharing a constraint's values.
+    public let constraintConflicts: [ConstraintConflict]
     /// For validation failures: what failed, on which object.
     public let validation: ValidationFailure?
 
     public init(
         _ code: Code, _ message: String, path: String? = nil, cause: (any Error & Sendable)? = nil, conflicts: [MergeConflict] = [],
-        validation: ValidationFailure? = nil
+        constraintConflicts: [ConstraintConflict] = [], validation: ValidationFailure? = nil
     ) {
+        self.constraintConflicts = constraintConflicts
         self.code = code
         self.message = message
         self.path = path
@@ -97,7 +103,9 @@ public struct ManagedContextError: Error, CustomStringConvertible, Sendable {
 
     /// The same error, its conflicts able to name their objects in `context`.
     func attachingConflicts(to context: ManagedObjectContext) -> ManagedContextError {
-        ManagedContextError(code, message, path: path, cause: cause, conflicts: conflicts.map { $0.attached(to: context) }, validation: validation)
+        ManagedContextError(
+            code, message, path: path, cause: cause, conflicts: conflicts.map { $0.attached(to: context) },
+            constraintConflicts: constraintConflicts.map { $0.attached(to: context) }, validation: validation)
     }
 
     public var description: String {

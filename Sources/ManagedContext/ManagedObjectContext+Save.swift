@@ -125,8 +125,8 @@ extension ManagedObjectContext {
             changes.mergeType = .errorMergePolicyType
             do {
                 result = try write(changes, to: store)
-            } catch where error.code == .mergeConflict {
-                try resolve(error.conflicts, with: policy)
+            } catch where error.code == .mergeConflict || error.code == .constraintConflict {
+                try resolve(error, with: policy)
                 processPendingChanges()
                 (inserted, updated, deleted) = (changeSets.inserted, changeSets.updated, changeSets.deleted)
                 changes = storeChanges(inserted: inserted, updated: updated, deleted: deleted, coordinator: c)
@@ -155,22 +155,28 @@ extension ManagedObjectContext {
     private func write(_ changes: StoreChanges, to store: SQLiteStore) throws(ManagedContextError) -> StoreSaveResult {
         do {
             return try store.save(changes)
-        } catch where error.code == .mergeConflict {
+        } catch where error.code == .mergeConflict || error.code == .constraintConflict {
             throw error.attachingConflicts(to: self)
         }
     }
 
     /// A merge policy subclass's `resolve(optimisticLockingConflicts:)`, on this queue;
     /// what it throws fails the save (the context keeps its changes).
-    private func resolve(_ conflicts: [MergeConflict], with policy: MergePolicy) throws(ManagedContextError) {
+    /// (or `resolve(constraintConflicts:)`) on this queue; what it throws fails the save
+    /// (the context keeps its changes).
+    private func resolve(_ failure: ManagedContextError, with policy: MergePolicy) throws(ManagedContextError) {
         do {
-            try policy.resolve(optimisticLockingConflicts: conflicts)
+            if failure.code == .constraintConflict {
+                try policy.resolve(constraintConflicts: failure.constraintConflicts)
+            } else {
+                try policy.resolve(optimisticLockingConflicts: failure.conflicts)
+            }
         } catch let error as ManagedContextError {
             throw error
         } catch {
             throw ManagedContextError(
-                .mergeConflict, "\(policy) did not resolve the save's \(conflicts.count) conflict(s): \(error)",
-                cause: SendableErrorDescription(error), conflicts: conflicts)
+                failure.code, "\(policy) did not resolve the save's conflicts: \(error)", cause: SendableErrorDescription(error),
+                conflicts: failure.conflicts, constraintConflicts: failure.constraintConflicts)
         }
     }
 
@@ -217,21 +223,63 @@ extension ManagedObjectContext {
         o.changedToMany = ChangeMask()
     }
 
-    /// Saved inserts: permanent IDs, no longer inserted, the row as written.
+    /// Saved inserts: permanent IDs, no longer inserted, the row as written. An object a
+    /// uniqueness constraint merged into a row that another object of this context
+    /// already stands for leaves the context, that object taking the row as written:
+    /// one object per row, as the context's uniquing requires.
     private func applySavedInserts(_ inserted: Set<ManagedObject>, _ result: StoreSaveResult) -> Set<ManagedObjectID> {
         var ids = Set<ManagedObjectID>()
-        for o in inserted {
+        let mergedAway = objectsMergedAway(inserted, result)
+        for o in inserted.subtracting(mergedAway) {
             let written = result.written[o.objectID]
-            if let permanent = result.permanentIDs[o.objectID], permanent != o.objectID { reKey(o, to: permanent) }
+            let permanent = result.permanentIDs[o.objectID]
+            // Merged with another row by a uniqueness constraint: it takes the row's values as written.
+            let merged = !result.mergedInto.isEmpty && (result.mergedInto[o.objectID] != nil || result.mergedInto.values.contains { $0 == permanent })
+            if let permanent, permanent != o.objectID { reKey(o, to: permanent) }
             o.insertedFlag = false
             clearChangeMasks(o)
             if let written {
+                if merged { o.values = written.values }
                 o.toOne = written.toOne
                 o.snapshot = written
             }
             ids.insert(o.objectID)
         }
+        for o in mergedAway {
+            let row = result.mergedInto[o.objectID]!
+            if let written = result.written[o.objectID], let survivor = registered(row), survivor !== o, !survivor.insertedFlag {
+                survivor.values = written.values
+                survivor.toOne = written.toOne
+                survivor.snapshot = written
+            }
+            registry.remove(o.objectID)
+            o.insertedFlag = false
+            clearChangeMasks(o)
+            o.managedObjectContext = nil
+            o.isRemovedByDelete = true
+            ids.insert(row)
+        }
         return ids
+    }
+
+    /// The inserted objects a uniqueness constraint merged into a row that another object
+    /// stands for: one registered already, or one of this save made earlier.
+    private func objectsMergedAway(_ inserted: Set<ManagedObject>, _ result: StoreSaveResult) -> Set<ManagedObject> {
+        guard !result.mergedInto.isEmpty else { return [] }
+        var taken = Set<ManagedObjectID>()
+        for o in inserted where result.mergedInto[o.objectID] == nil {
+            if let id = result.permanentIDs[o.objectID] { taken.insert(id) }
+        }
+        var away: Set<ManagedObject> = []
+        for o in inserted.filter({ result.mergedInto[$0.objectID] != nil }).sorted(by: { $0.creationSerial < $1.creationSerial }) {
+            let row = result.mergedInto[o.objectID]!
+            if taken.contains(row) || (registered(row).map { $0 !== o } ?? false) {
+                away.insert(o)
+            } else {
+                taken.insert(row)
+            }
+        }
+        return away
     }
 
     /// Saved updates: the row as written, or, for one the merge policy discarded, the

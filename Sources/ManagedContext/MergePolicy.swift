@@ -71,6 +71,15 @@ open class MergePolicy: @unchecked Sendable, Hashable, CustomStringConvertible {
         throw ManagedContextError.mergeConflict(list, path: nil)
     }
 
+    /// Resolves uniqueness-constraint conflicts found at a save (objects sharing the values
+    /// of a constraint, with each other or with the store's row). The base class's throws
+    /// Core Data's 133021 for the error type; for the others the store merges each set into
+    /// one row (the object's values win for the object-trump types, the row's for the others).
+    open func resolve(constraintConflicts list: [ConstraintConflict]) throws {
+        guard mergeType == .errorMergePolicyType, !list.isEmpty else { return }
+        throw ManagedContextError.constraintConflict(list, path: nil)
+    }
+
     /// Whether a save must hand this policy its conflicts before writing: only a
     /// subclass's resolution needs them; the base class's is applied in the transaction.
     var resolvesConflictsItself: Bool { type(of: self) != MergePolicy.self }

@@ -188,6 +188,21 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
         preconditionFailure("Entity \(self.name) has no relationship named '\(name)'.")
     }
 
+    /// The constraints as declared (attribute names), resolved by `uniquenessConstraints`.
+    var declaredConstraints: [[String]] = []
+
+    /// The entity's uniqueness constraints and those it inherits, as attribute indices;
+    /// a name that is not an attribute of the entity is left out of its constraint.
+    package var uniquenessConstraints: [[Int]] {
+        var all: [[String]] = []
+        var entity: EntityDescription? = self
+        while let e = entity {
+            all.append(contentsOf: e.declaredConstraints)
+            entity = e.superentity
+        }
+        return all.map { names in names.compactMap { attributeIndex(ifPresent: $0) } }.filter { !$0.isEmpty }
+    }
+
     func finishDeclaring(attributes: [AttributeDescription], relationships: [RelationshipDescription]) {
         self.attributes = attributes
         self.relationships = relationships
@@ -332,6 +347,7 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
             entity.declaration = declaration.declaration
             entity.isAbstract = declaration.isAbstract
             entity.renamingIdentifier = declaration.renamingIdentifier
+            entity.declaredConstraints = declaration.uniquenessConstraints
             var attributes: [AttributeDescription] = []
             var relationships: [RelationshipDescription] = []
             var toOneCount = 0
@@ -519,6 +535,9 @@ package struct RowLayout: Sendable {
     public var parentName: String?
     /// Core Data's `isAbstract`.
     public var isAbstract = false
+    /// Core Data's `uniquenessConstraints`: each a list of attribute names whose values
+    /// together are unique among the entity's rows (and its subentities').
+    public var uniquenessConstraints: [[String]] = []
     public init(name: String, managedObjectClass: ManagedObject.Type, declaration: AnyObject? = nil) {
         self.name = name
         self.managedObjectClass = managedObjectClass

@@ -59,8 +59,28 @@ extension SQLiteStore {
     private func applySave(_ db: Database, _ changes: StoreChanges) throws -> StoreSaveResult {
         var result = StoreSaveResult()
         let storeRows = try checkVersions(db, changes)
-        let maxKeys = try assignPrimaryKeys(db, changes.inserts, into: &result)
-        for insert in changes.inserts { try insertRow(db, insert, into: &result) }
+        let merges = try constraintMerges(db, changes)
+        let inserts = merges.isEmpty ? changes.inserts : mergingDuplicateInserts(changes.inserts, merges, type: changes.mergeType)
+        let maxKeys = try assignPrimaryKeys(db, inserts.filter { merges.targets[$0.id] == nil }, into: &result)
+        // A merged insert's key is its row's, known before any row is written (another
+        // insert's to-one may point to it).
+        for (id, target) in merges.targets {
+            switch target {
+            case .row(_, let rowID): result.permanentIDs[id] = rowID
+            case .insert(let first): result.permanentIDs[id] = result.permanentIDs[first]
+            }
+        }
+        for insert in inserts {
+            switch merges.targets[insert.id] {
+            case nil: try insertRow(db, insert, into: &result)
+            case .row(let row, let id): try mergeInsert(db, insert, into: row, id, type: changes.mergeType, result: &result)
+            case .insert(let first):
+                // Written as the first insert's row (merged values), which comes before it.
+                result.permanentIDs[insert.id] = result.permanentIDs[first]
+                result.mergedInto[insert.id] = result.permanentIDs[first]
+                result.written[insert.id] = result.written[first]
+            }
+        }
         for update in changes.updates {
             try updateRow(db, update, conflicting: storeRows, policy: changes.mergeType, into: &result)
         }
@@ -134,7 +154,7 @@ extension SQLiteStore {
 
     /// The primary key a to-one relationship stores for `id`: its own, or the one
     /// this save gave it.
-    private func foreignKey(_ id: ManagedObjectID?, from entity: EntityDescription, _ r: RelationshipDescription, _ result: StoreSaveResult) throws -> Int64? {
+    func foreignKey(_ id: ManagedObjectID?, from entity: EntityDescription, _ r: RelationshipDescription, _ result: StoreSaveResult) throws -> Int64? {
         guard let id else { return nil }
         if let pk = id.primaryKey { return pk }
         if let permanent = result.permanentIDs[id] { return permanent.primaryKey }

@@ -121,6 +121,19 @@ final class SQLiteStore: Sendable {
         }
         self.entityNumbers = numbers
         self.entitiesByNumber = Dictionary(zip(numbers, model.entities), uniquingKeysWith: { a, _ in a })
+        if !readOnly && model.entities.contains(where: { !$0.declaredConstraints.isEmpty }) {
+            do {
+                try DispatchBypass.run {
+                    try pool.write { db in
+                        try StoreSchema.addMissingUniqueIndexes(db, model: model, entityNumber: { numbers[$0.index] }, path: path)
+                    }
+                }
+            } catch {
+                try? pool.close()
+                if let e = error as? ManagedContextError { throw e }
+                throw Self.translate(error, path: path, doing: "add the model's uniqueness constraints to the store")
+            }
+        }
     }
 
 
@@ -151,6 +164,11 @@ final class SQLiteStore: Sendable {
         if let db = error as? DatabaseError {
             let detail = db.message ?? "\(db.resultCode)"
             switch db.resultCode {
+            case .SQLITE_CONSTRAINT where (db.message ?? "").contains("UNIQUE"):
+                return ManagedContextError(
+                    .constraintConflict,
+                    "Could not \(doing): the values a uniqueness constraint makes unique are another row's (\(detail)). Nothing was written; change the values, or delete the other row first.",
+                    path: path, cause: db)
             case .SQLITE_NOTADB:
                 return ManagedContextError(.notAStore, "Could not \(doing): the file is not an SQLite database (\(detail)). Nothing was changed.", path: path, cause: db)
             case .SQLITE_CORRUPT:

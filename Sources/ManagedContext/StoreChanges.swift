@@ -43,6 +43,9 @@ struct StoreSaveResult: Sendable {
     var discarded: [ManagedObjectID: RowSnapshot?] = [:]
     /// Attributes whose change by another save this save overwrote (trump/overwrite).
     var lostUpdates: [LostUpdate] = []
+    /// Inserted objects merged into another row by a uniqueness constraint: the objectID
+    /// of the row they became (the store's row, or another insert of the save).
+    var mergedInto: [ManagedObjectID: ManagedObjectID] = [:]
 }
 
 struct LostUpdate: Sendable {
