@@ -8,7 +8,9 @@ import Darwin
 extension ConcurrencyDebug {
     /// One environment variable of the one configuration: its name, the type of its
     /// value, its default and range, and the line `ctxdebug --help` prints for it.
-    /// `Variable.all` is the table of every `CTXDEBUG_*` variable; the checker, the
+    /// `Variable.all` is the table of every `CTXDEBUG_*` variable of the configuration (not
+    /// `CTXDEBUG_DISPATCH_COST`, explore's cost file, which DispatchControl+Cost.swift reads
+    /// with getenv; the preload library reads `CTXDEBUG_EXPLORE_SOCKET` itself); the checker, the
     /// diagnostics and the symbolizer read their values through it (`current`), the CLI
     /// and the tests build child environments from it (`environment(_:)`), and a test
     /// checks that README.md and docs/concurrency-debug.md list exactly these.
@@ -109,14 +111,14 @@ extension ConcurrencyDebug.Variable {
         name: "CTXDEBUG_EXPLORE_SITES", type: .choice(["0", "1"]), defaultValue: "0", placeholder: "0|1",
         help: "explored: send source sites at exit")
 
-    /// Every `CTXDEBUG_*` variable, in the order `--help` and the docs list them.
+    /// Every `CTXDEBUG_*` variable of the configuration, in the order `--help` and the docs list them.
     package static let all: [Self] = [
         concurrency, onViolation, report, exitCode, reportDirectory, suppressions, symbolizer, journal,
         diagnostics, missingMergeGrace, mainQueueWait, mainQueueIORows, mainQueueIOTime,
         exploreSocket, exploreGranularity, exploreHangTimeout, exploreAllowUncontrolled, exploreSites,
     ]
 
-    /// The one place the process's environment is read: every variable of the table
+    /// The one place the configuration reads the process's environment: every variable of the table
     /// that is set, Core Data's own switch (`com.apple.CoreData.ConcurrencyDebug`, which
     /// the configuration reads when `CTXDEBUG_CONCURRENCY` is unset), and `TMPDIR` (for
     /// the default journal's directory).

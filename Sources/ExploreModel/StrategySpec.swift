@@ -1,6 +1,7 @@
 import CtxdebugHelpers
 
-/// A strategy as the CLI's `--strategy` and `CTXDEBUG_EXPLORE` name it: `random`,
+/// A strategy as the CLI's `--strategy` names it (the in-process `ExploreStrategy` maps onto
+/// it; no environment variable names a strategy): `random`,
 /// `pct` (depth 3), `pct:D`, `pos`, `delay:K` or `portfolio`. Its `description` is the
 /// canonical spelling (`pct` reads back as `pct:3`).
 public enum StrategySpec: Sendable, Hashable, CustomStringConvertible {

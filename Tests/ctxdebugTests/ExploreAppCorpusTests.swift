@@ -196,7 +196,7 @@ struct ExploreAppCorpusTests {
         #expect(detail.contains("pipeNeverWritten"), "\(detail)")
     }
 
-    /// The opt-in long run of the targets (docs/benchmarks.md, "Explore (issue 37)"):
+    /// The opt-in long run of the targets (docs/benchmarks.md, "Explore: the app-style corpus"):
     /// `RELIABILITY_EXPLORE_APP_TWINS=10000` explores every fixed twin of the corpus and
     /// the XCTest sample's fixed method for that many schedules each (`-j 2`), and
     /// expects no failure. Off by default: 10,000 schedules a twin take 15 to 20 minutes.

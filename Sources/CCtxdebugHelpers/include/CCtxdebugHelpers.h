@@ -1,8 +1,10 @@
 #ifndef CCTXDEBUGHELPERS_H
 #define CCTXDEBUGHELPERS_H
 
-// What the helpers module (CtxdebugHelpers) needs from C, and nothing else: as
-// swift-nio's CNIOAtomics is to NIOConcurrencyHelpers.
+// What the helpers module (CtxdebugHelpers) needs from C, as swift-nio's CNIOAtomics is
+// to NIOConcurrencyHelpers, and what the schedule control needs besides: ManagedContext's
+// Exploration/ imports this target directly for the dispatch control's hook tables, which
+// come from another target's header (CtxdebugDispatchControl's, by a relative path below).
 
 // ThreadSanitizer annotations. Synchronization.Mutex on Linux waits on futexes, which
 // ThreadSanitizer does not see, so every access under such a lock would look like a
