@@ -232,3 +232,46 @@ struct CoordinatorNotificationTests {
         #expect(seen == ["added 1", "will remove", "removed 1"])
     }
 }
+
+@Suite("Small state questions: objects, entities, stores, locks")
+struct ObjectStateTests {
+    @Test("faultingState, hasPersistentChangedValues, objectIDs(forRelationshipNamed:), hasFault, subentitiesByName, a store's identifier and metadata, locks")
+    func smallQuestions() throws {
+        let dir = TempDirectory("object-state")
+        let container = try NotesModel.container(in: dir)
+        let context = container.newBackgroundContext()
+        try context.performAndWait {
+            let folder = Folder(context: context)
+            let note = Note(context: context)
+            note.folder = folder
+            try context.save()
+            #expect(note.faultingState == 0 && !note.hasPersistentChangedValues)
+            note.title = "changed"
+            #expect(note.hasPersistentChangedValues)
+            #expect(note.objectIDs(forRelationshipNamed: "folder") == [folder.objectID])
+            #expect(folder.objectIDs(forRelationshipNamed: "notes") == [note.objectID])
+            #expect(!note.hasFault(forRelationshipNamed: "folder"))
+            context.refresh(folder, mergeChanges: false)
+            #expect(folder.faultingState == 1)
+            #expect(note.hasFault(forRelationshipNamed: "folder"))
+        }
+        let parent = NSEntityDescription()
+        parent.name = "Parent"
+        let child = NSEntityDescription()
+        child.name = "Child"
+        parent.subentities = [child]
+        #expect(parent.subentitiesByName["Child"] === child)
+        let coordinator = container.persistentStoreCoordinator
+        let store = try #require(coordinator.persistentStores.first)
+        #expect(store.identifier == coordinator.storeUUID)
+        #expect(store.metadata[NSStoreTypeKey] as? String == NSSQLiteStoreType)
+        try store.loadMetadata()
+        #expect(coordinator.url(for: store) == store.url)
+        context.lock()
+        #expect(context.tryLock())
+        context.unlock()
+        context.unlock()
+        coordinator.lock()
+        coordinator.unlock()
+    }
+}
