@@ -1,5 +1,5 @@
 @_spi(CoreData) public import ManagedContext
-import Synchronization
+import CtxdebugHelpers
 
 /// Core Data's smaller questions about an object's state and relationships.
 extension NSManagedObject {
@@ -37,7 +37,7 @@ extension NSEntityDescription {
 /// there, kept by older code): a recursive lock per object. They add no confinement:
 /// contexts are used through `perform` here as on Apple platforms.
 enum ObjectLocks {
-    private static let locks = Mutex<[ObjectIdentifier: NSRecursiveLock]>([:])
+    private static let locks = LockedValue<[ObjectIdentifier: NSRecursiveLock]>([:])
     static func lock(for object: AnyObject) -> NSRecursiveLock {
         locks.withLock { table in
             if let lock = table[ObjectIdentifier(object)] { return lock }

@@ -13,6 +13,7 @@ extension ManagedContextError: CustomNSError {
         case .constraintConflict: 133021  // NSManagedObjectConstraintMergeError
         case .schemaMismatch: 134100  // NSPersistentStoreIncompatibleVersionHashError
         case .migrationFailed: 134110  // NSMigrationError
+        case .migrationConstraintViolation: 134111  // NSMigrationConstraintViolationError
         case .validationFailed:
             validation?.kind == .missingMandatoryProperty ? 1570 : 1550  // NSValidationMissingMandatoryPropertyError, NSManagedObjectValidationError
         case .notAStore, .corruptStore: 259  // NSFileReadCorruptFileError

@@ -13,6 +13,7 @@ public struct ManagedContextError: Error, CustomStringConvertible, Sendable {
             case corruptStore = "corrupt-store"
             case schemaMismatch = "schema-mismatch"
             case migrationFailed = "migration-failed"
+            case migrationConstraintViolation = "migration-constraint-violation"
             case directoryMissing = "directory-missing"
             case directoryUnwritable = "directory-unwritable"
             case storeOpenFailed = "store-open-failed"
@@ -40,6 +41,9 @@ public struct ManagedContextError: Error, CustomStringConvertible, Sendable {
         /// The store does not fit the model and a lightweight migration could not make it
         /// fit (Core Data's 134110); the store is as it was.
         public static let migrationFailed = Code(.migrationFailed)
+        /// The store's rows break a uniqueness constraint of the model (Core Data's
+        /// 134111): the store is as it was.
+        public static let migrationConstraintViolation = Code(.migrationConstraintViolation)
         public static let directoryMissing = Code(.directoryMissing)
         public static let directoryUnwritable = Code(.directoryUnwritable)
         public static let storeOpenFailed = Code(.storeOpenFailed)

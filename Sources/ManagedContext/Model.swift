@@ -191,8 +191,8 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     /// The constraints as declared (attribute names), resolved by `uniquenessConstraints`.
     var declaredConstraints: [[String]] = []
 
-    /// The entity's uniqueness constraints and those it inherits, as attribute indices;
-    /// a name that is not an attribute of the entity is left out of its constraint.
+    /// The entity's uniqueness constraints and those it inherits, as attribute indices.
+    /// A constraint that names anything but attributes (a relationship) is not enforced.
     package var uniquenessConstraints: [[Int]] {
         var all: [[String]] = []
         var entity: EntityDescription? = self
@@ -200,7 +200,10 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
             all.append(contentsOf: e.declaredConstraints)
             entity = e.superentity
         }
-        return all.map { names in names.compactMap { attributeIndex(ifPresent: $0) } }.filter { !$0.isEmpty }
+        return all.compactMap { names in
+            let indices = names.compactMap { attributeIndex(ifPresent: $0) }
+            return indices.count == names.count && !indices.isEmpty ? indices : nil
+        }
     }
 
     func finishDeclaring(attributes: [AttributeDescription], relationships: [RelationshipDescription]) {

@@ -35,7 +35,7 @@ extension StoreSchema {
                 try db.execute(sql: index.sql)
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                 throw ManagedContextError(
-                    .migrationFailed,
+                    .migrationConstraintViolation,
                     "The model has a uniqueness constraint (\(index.name)) that the store's rows break: two or more rows share its values. Nothing was changed. Remove the duplicate rows with the model that made the store, or drop the constraint.",
                     path: path, cause: error)
             }

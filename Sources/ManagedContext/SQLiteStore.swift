@@ -92,6 +92,9 @@ final class SQLiteStore: Sendable {
                         throw ManagedContextError(.migrationFailed, "The store changed while it was opened and can no longer be migrated: \(comparison.summary()). Nothing was changed.", path: path)
                     }
                     try LightweightMigration.apply(comparison, model: model, db: db)
+                    // In the same transaction: rows the migration gave one value break a
+                    // uniqueness constraint, and the whole migration is rolled back.
+                    try StoreSchema.addMissingUniqueIndexes(db, model: model, entityNumber: { Int64($0.index + 1) }, path: path)
                     return comparison.uuid
                 } }
                 self.identity = StoreIdentity(uuid: uuid)

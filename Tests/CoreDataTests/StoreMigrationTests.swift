@@ -151,10 +151,33 @@ import TestSupport
 
     // MARK: Lightweight migration
 
+    /// Version 2 adds `identifier` with a default and a uniqueness constraint on it: every
+    /// migrated row would get the same identifier, which Core Data refuses
+    /// (NSMigrationConstraintViolationError, 134111, "migration failed due to a violated
+    /// uniqueness constraint", CoreDataErrors.h). So the store is refused as it was.
+    @Test func aMigrationThatBreaksAUniquenessConstraintIsRefusedAndChangesNothing() throws {
+        let dir = TempDirectory("migrate")
+        let url = try Self.v1Store(in: dir)
+        let v2 = try Self.notebook("v2")
+        do {
+            try Self.open(v2, at: url, migrate: true)
+            Issue.record("opened")
+        } catch {
+            #expect(error.code == .migrationConstraintViolation, "\(error)")
+            #expect((error as NSError).code == 134111)
+        }
+        let v1 = try Self.open(try Self.notebook("v1"), at: url)
+        let c = Self.context(v1)
+        #expect(try c.performAndWait { try c.count(for: Self.request("Note", in: v1, sortedBy: "title")) } == 3)
+    }
+
     @Test func addedAttributesMigrateWithTheirDefaults() throws {
         let dir = TempDirectory("migrate")
         let url = try Self.v1Store(in: dir)
-        let coordinator = try Self.open(try Self.notebook("v2"), at: url, migrate: true)
+        // The default identifier would be every row's: the constraint on it is the test above's.
+        let v2 = try Self.notebook("v2")
+        v2.entitiesByName["Note"]?.uniquenessConstraints = v2.entitiesByName["Note"]?.uniquenessConstraints.filter { ($0 as? [String]) != ["identifier"] && ($0.first as? String) != "identifier" } ?? []
+        let coordinator = try Self.open(v2, at: url, migrate: true)
         let c = Self.context(coordinator)
         struct Row: Equatable {
             var title: String?
@@ -177,7 +200,7 @@ import TestSupport
         #expect(rows == ["a", "b", "c"].map { Row(title: $0, priority: 3, pinned: true, revision: -7, body: nil, folder: "Work") })
         // The store now fits v2: it opens with migration off, and saves.
         coordinator.removePersistentStore()
-        let again = try Self.open(try Self.notebook("v2"), at: url)
+        let again = try Self.open(v2, at: url)
         let c2 = Self.context(again)
         try c2.performAndWait {
             let note = NSManagedObject(entity: again.managedObjectModel.entity(named: "Note")!, insertInto: c2)
