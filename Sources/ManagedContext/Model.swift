@@ -191,9 +191,12 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     /// The constraints as declared (attribute names), resolved by `uniquenessConstraints`.
     var declaredConstraints: [[String]] = []
 
-    /// The entity's uniqueness constraints and those it inherits, as attribute indices.
+    /// The entity's uniqueness constraints and those it inherits, as attribute indices
+    /// (resolved once, when the model is built: each save asks).
+    package internal(set) var uniquenessConstraints: [[Int]] = []
+
     /// A constraint that names anything but attributes (a relationship) is not enforced.
-    package var uniquenessConstraints: [[Int]] {
+    func resolvedConstraints() -> [[Int]] {
         var all: [[String]] = []
         var entity: EntityDescription? = self
         while let e = entity {
@@ -411,7 +414,10 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
             }
         }
         EntityTree.assignJoinTables(built)
-        for entity in built { entity.rowLayout = EntityTree.rowLayout(of: entity) }
+        for entity in built {
+            entity.rowLayout = EntityTree.rowLayout(of: entity)
+            entity.uniquenessConstraints = entity.resolvedConstraints()
+        }
         self.entities = built
         self.entitiesByName = byName
         // A class that stands for several entities (Core Data's plain NSManagedObject)
