@@ -51,8 +51,7 @@ struct ExploreCommand: ParsableCommand {
               1     a schedule failed (with --replay: it failed again, or diverged)
               64    usage error: no COMMAND, a bad strategy, shard, time or granularity, an output path that cannot be written
               65    the --replay file cannot be read or is not a schedule
-              69    the preload library libCtxdebugDispatchControl.so is not beside ctxdebug: nothing is run
-                    (Scripts/ctxdebug builds it; --allow-uncontrolled explores without it)
+              69    no preload library beside ctxdebug: nothing is run (Scripts/ctxdebug builds it)
               73    a --json, --junit or --sarif file could not be written after the run
               74    the schedule directory cannot be written
               126   COMMAND cannot be executed

@@ -178,19 +178,30 @@ struct CtxdebugScriptTests {
 
     /// The opt-in run of the README's own command from a fresh clone (issue 50's
     /// acceptance): `RELIABILITY_EXPLORE_README_SETUP=1` clones this package's committed
-    /// HEAD into a scratch directory, builds the XCTest sample there (Tests/ExploreXCTestSample,
-    /// app-style XCTest methods run as `swift test` runs them) and runs the clone's
-    /// `Scripts/ctxdebug explore` on the sample's buggy method: the bug is found. Then,
-    /// the library removed, the clone's ctxdebug exits 69 and runs nothing. Off by
-    /// default: two release builds from nothing take 20 minutes and more on 2 cores.
-    static let readmeSetup = ProcessInfo.processInfo.environment["RELIABILITY_EXPLORE_README_SETUP"] == "1"
+    /// HEAD into a scratch directory (`=DIR`: uses the clone at DIR as it is, say one
+    /// made by hand with `git clone`), builds the XCTest sample there
+    /// (Tests/ExploreXCTestSample, app-style XCTest methods run as `swift test` runs
+    /// them) and runs the clone's `Scripts/ctxdebug explore` on the sample's buggy
+    /// method: the bug is found. Then, the library removed, the clone's ctxdebug exits 69
+    /// and runs nothing. Off by default: two release builds from nothing take 20 minutes
+    /// and more on 2 cores.
+    static let readmeSetup = ProcessInfo.processInfo.environment["RELIABILITY_EXPLORE_README_SETUP"] ?? ""
 
-    @Test("a fresh clone's Scripts/ctxdebug explore finds an XCTest method's bug; without the library it exits 69 (opt-in)", .enabled(if: readmeSetup))
-    func theReadmeCommandFromAFreshClone() throws {
-        let scratch = TempDirectory("explore-readme-clone")
+    /// The clone the opt-in run uses: a fresh one in `scratch`, or the one it names.
+    static func clone(in scratch: TempDirectory) throws -> URL {
+        guard readmeSetup == "1" else { return URL(fileURLWithPath: readmeSetup) }
         let clone = scratch.file("ctxdebug")
         let cloned = try CLI.run(try #require(CLI.which("git")), ["clone", "--quiet", CLI.packageRoot.path, clone.path], timeout: nil)
         try #require(cloned.status == 0, "\(cloned)")
+        return clone
+    }
+
+    @Test(
+        "a fresh clone's Scripts/ctxdebug explore finds an XCTest method's bug; without the library it exits 69 (opt-in)",
+        .enabled(if: !readmeSetup.isEmpty))
+    func theReadmeCommandFromAFreshClone() throws {
+        let scratch = TempDirectory("explore-readme-clone")
+        let clone = try Self.clone(in: scratch)
         let sample = try CLI.run(
             try #require(CLI.which("swift")),
             ["build", "--disable-build-manifest-caching", "--package-path", clone.path, "-c", "release", "--product", "ctxdebug-explore-xctest-sample"],
