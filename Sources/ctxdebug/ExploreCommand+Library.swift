@@ -25,8 +25,8 @@ enum DispatchControlLibrary {
         if isBuilt { return expectedPath }
         say(
             "ctxdebug explore: \(expectedPath) is missing, so libdispatch is not controlled (main-queue hops, groups, semaphores, "
-                + "timers and tasks run unexplored, and a hang may be one a real run cannot have); --allow-uncontrolled explores "
-                + "without it. Build it with \(buildAdvice(binaryDirectory: binaryDirectory)).")
+                + "timers and tasks run unexplored, and a hang may be one a real run cannot have): exploring without it, as "
+                + "--allow-uncontrolled asks. Build it with \(buildAdvice(binaryDirectory: binaryDirectory)).")
         return nil
     }()
 
