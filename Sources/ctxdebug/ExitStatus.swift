@@ -44,13 +44,17 @@ struct ExitStatus: Hashable, Sendable, CustomStringConvertible {
     /// Sources or the baseline cannot be read.
     static let lintInputUnreadable = dataError
 
-    // `ctxdebug explore`, besides `usage`, `cannotExecute` and `notFound`.
+    // `ctxdebug explore`, besides `usage`, `unavailable`, `cannotExecute` and `notFound`.
     /// A schedule failed, or a replayed one failed again or diverged (as lint's findings).
     static let scheduleFailed = ExitStatus(1)
     /// The --replay file cannot be read or is not a schedule file.
     static let scheduleUnreadable = dataError
     /// The schedule directory cannot be created or written.
     static let scheduleDirectoryUnwritable = ioError
+    /// Its preload library (libCtxdebugDispatchControl.so) is not beside the binary, and
+    /// `--allow-uncontrolled` did not ask to go on without it: nothing is run (as `bench`
+    /// without ctxdebug-bench).
+    static let exploreLibraryMissing = unavailable
 
     // `ctxdebug journal`.
     static let journalUnreadable = ExitStatus(1)

@@ -250,22 +250,3 @@ final class ExploreProcessGroups: Sendable {
         }
     }
 }
-
-/// The preload library that puts libdispatch under the scheduler's control in the
-/// processes `ctxdebug explore` runs (Sources/CtxdebugDispatchControl): built with the
-/// package, beside the ctxdebug binary.
-enum DispatchControlLibrary {
-    static let fileName = "libCtxdebugDispatchControl.so"
-
-    /// Its path, or nil when it was not built (then only the runtime's own points are
-    /// controlled, and `explore` says so once).
-    static let path: String? = {
-        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        let candidate = executable.deletingLastPathComponent().appendingPathComponent(fileName).path
-        if FileManager.default.fileExists(atPath: candidate) { return candidate }
-        FileHandle.standardError.write(Data((
-            "ctxdebug explore: \(candidate) is missing, so libdispatch is not controlled (main-queue hops, groups, semaphores, "
-                + "timers and tasks run unexplored). Build it with `swift build --product CtxdebugDispatchControl`.\n").utf8))
-        return nil
-    }()
-}

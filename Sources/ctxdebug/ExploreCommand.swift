@@ -51,6 +51,7 @@ struct ExploreCommand: ParsableCommand {
               1     a schedule failed (with --replay: it failed again, or diverged)
               64    usage error: no COMMAND, a bad strategy, shard, time or granularity, an output path that cannot be written
               65    the --replay file cannot be read or is not a schedule
+              69    no preload library beside ctxdebug: nothing is run (Scripts/ctxdebug builds it)
               73    a --json, --junit or --sarif file could not be written after the run
               74    the schedule directory cannot be written
               126   COMMAND cannot be executed
@@ -84,7 +85,10 @@ struct ExploreCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The runtime's hang timeout; this process waits twice as long, and a second.", valueName: "seconds"))
     var hangTimeout: Double = 2
 
-    @Flag(help: "Let runtime calls from threads the scheduler does not control run (the schedules are then not reproducible).")
+    @Flag(
+        help: ArgumentHelp(
+            "Let runtime calls from threads the scheduler does not control run, and explore without the preload library (libdispatch uncontrolled); the schedules are then not reproducible."
+        ))
     var allowUncontrolled = false
 
     @Option(help: ArgumentHelp("Run this schedule file's schedule 3 times instead of exploring.", valueName: "file"))
@@ -117,6 +121,11 @@ struct ExploreCommand: ParsableCommand {
 
     func run() throws {
         let settings = try settings()
+        // Before anything runs: without the library every schedule would run libdispatch
+        // uncontrolled and report hangs a real run cannot have.
+        if !settings.allowUncontrolled, !DispatchControlLibrary.isBuilt {
+            throw CommandSupport.fail(DispatchControlLibrary.missingMessage(), status: .exploreLibraryMissing)
+        }
         if replay == nil, let problem = ExploreScheduleDirectory.writeProblem(settings.scheduleDirectory) {
             throw CommandSupport.fail(
                 "the schedule directory \(settings.scheduleDirectory) cannot be written (\(problem)); give a writable one with --schedule-dir",
