@@ -38,6 +38,7 @@ enum ModelCompiler {
             declaration.uniquenessConstraints = entity.uniquenessConstraints.map { constraint in
                 constraint.compactMap { ($0 as? String) ?? ($0 as? NSPropertyDescription)?.name }
             }
+            declaration.fetchIndexes = entity.indexes.map(\.compiled)
             for property in entity.allProperties {
                 if let a = property as? NSAttributeDescription {
                     if a.isTransient { continue }
@@ -47,6 +48,7 @@ enum ModelCompiler {
                     let stored = StorageConversion.toStorage(a.defaultValue, of: a) ?? nil
                     var attribute = EntityDeclaration.Attribute(name: a.name, attributeType: storage, isOptional: a.isOptional, defaultValue: stored)
                     attribute.renamingIdentifier = a.renamingIdentifier
+                    attribute.isIndexed = a.isIndexed
                     declaration.attributes.append(attribute)
                 } else if let r = property as? NSRelationshipDescription {
                     guard let destination = r.destinationEntity?.name ?? r.destinationEntityName, byName[destination] != nil else {

@@ -17,8 +17,10 @@ open class NSEntityDescription: @unchecked Sendable, CustomStringConvertible {
     open var renamingIdentifier: String?
     /// Core Data's `versionHashModifier`.
     open var versionHashModifier: String?
-    /// The fetch indexes the model declares, by name: their property names.
-    open var indexes: [NSFetchIndexDescription] = []
+    /// Core Data's `indexes`: the entity's fetch indexes, each an SQLite index of the store.
+    open var indexes: [NSFetchIndexDescription] = [] {
+        didSet { for index in indexes { index.entity = self } }
+    }
     public internal(set) weak var managedObjectModel: NSManagedObjectModel!
     open internal(set) weak var superentity: NSEntityDescription?
     private var storedSubentities: [NSEntityDescription] = []
@@ -130,17 +132,6 @@ open class NSEntityDescription: @unchecked Sendable, CustomStringConvertible {
     }
 }
 
-/// Core Data's `NSFetchIndexDescription`, as a model's fetch index: its name and the
-/// properties it indexes. The store does not create the index yet.
-open class NSFetchIndexDescription: @unchecked Sendable {
-    open var name: String
-    open var propertyNames: [String]
-    public init(name: String, propertyNames: [String]) {
-        self.name = name
-        self.propertyNames = propertyNames
-    }
-}
-
 /// Core Data's `NSPropertyDescription`.
 open class NSPropertyDescription: @unchecked Sendable, CustomStringConvertible {
     open var name: String = ""
@@ -148,6 +139,11 @@ open class NSPropertyDescription: @unchecked Sendable, CustomStringConvertible {
     open var isTransient = false
     open var userInfo: [AnyHashable: Any]?
     open var renamingIdentifier: String?
+    /// Core Data's `isIndexed`: the store keeps an SQLite index on the property's column
+    /// (`Z<ENTITY>_<COLUMN>_INDEX`). Apple deprecates it for `NSFetchIndexDescription`.
+    open var isIndexed = false
+    /// Accepted and kept: there is no Spotlight on Linux.
+    open var isIndexedBySpotlight = false
     public internal(set) weak var entity: NSEntityDescription!
     public init() {}
     open var description: String { "\(type(of: self))(\(name))" }

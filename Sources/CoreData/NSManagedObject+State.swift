@@ -76,7 +76,7 @@ extension NSPersistentStore {
     }
 
     /// Core Data's `loadMetadata()`: checks that the store's metadata can be read.
-    open func loadMetadata() throws {
+    public func loadMetadata() throws {
         guard let url else { return }
         _ = try PersistentStoreCoordinator.metadataForStore(at: url)
     }

@@ -20,6 +20,8 @@ public struct AttributeDescription: Sendable, Hashable {
     /// relationship whose inverse this entity declares. Not one of the model's attributes:
     /// key-value access, `changedValues()` and dictionary fetches leave it out.
     package var isOrderKey = false
+    /// Core Data's `isIndexed`: the store keeps an index `Z<ENTITY>_<COLUMN>_INDEX` on its column.
+    package var isIndexed = false
     /// Core Data's column name: `Z` and the upper-cased name (with a number after it
     /// when a sibling entity in the same table has a property of the same name).
     package var columnName: String { assignedColumnName ?? "Z" + name.uppercased() }
@@ -191,6 +193,10 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     /// The constraints as declared (attribute names), resolved by `uniquenessConstraints`.
     var declaredConstraints: [[String]] = []
 
+    /// The fetch indexes the entity declares (not those it inherits: an index is made
+    /// once, on the table of the tree, by the entity that declares it).
+    package internal(set) var fetchIndexes: [FetchIndex] = []
+
     /// The entity's uniqueness constraints and those it inherits, as attribute indices
     /// (resolved once, when the model is built: each save asks).
     package internal(set) var uniquenessConstraints: [[Int]] = []
@@ -354,6 +360,7 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
             entity.isAbstract = declaration.isAbstract
             entity.renamingIdentifier = declaration.renamingIdentifier
             entity.declaredConstraints = declaration.uniquenessConstraints
+            entity.fetchIndexes = declaration.fetchIndexes
             var attributes: [AttributeDescription] = []
             var relationships: [RelationshipDescription] = []
             var toOneCount = 0
@@ -365,7 +372,7 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
                     AttributeDescription(
                         name: a.name, attributeType: a.attributeType, isOptional: a.isOptional,
                         defaultValue: a.defaultValue, index: attributes.count, renamingIdentifier: a.renamingIdentifier,
-                        assignedColumnName: a.isOrderKey ? a.name : nil, isOrderKey: a.isOrderKey))
+                        assignedColumnName: a.isOrderKey ? a.name : nil, isOrderKey: a.isOrderKey, isIndexed: a.isIndexed))
             }
             for r in declaration.relationships {
                 let toOneIndex = r.isToMany ? -1 : toOneCount
@@ -499,6 +506,8 @@ package struct RowLayout: Sendable {
         public var renamingIdentifier: String?
         /// The order column of an ordered to-many relationship (`EntityTree.addingOrderKeys`).
         package var isOrderKey = false
+        /// Core Data's `isIndexed`.
+        public var isIndexed = false
         public init(name: String, attributeType: AttributeType, isOptional: Bool, defaultValue: Any?) {
             self.name = name
             self.attributeType = attributeType
@@ -547,6 +556,8 @@ package struct RowLayout: Sendable {
     /// Core Data's `uniquenessConstraints`: each a list of attribute names whose values
     /// together are unique among the entity's rows (and its subentities').
     public var uniquenessConstraints: [[String]] = []
+    /// Core Data's `indexes`: the entity's fetch indexes, which the store makes SQLite indexes.
+    public var fetchIndexes: [FetchIndex] = []
     public init(name: String, managedObjectClass: ManagedObject.Type, declaration: AnyObject? = nil) {
         self.name = name
         self.managedObjectClass = managedObjectClass

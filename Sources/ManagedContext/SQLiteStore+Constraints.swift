@@ -25,11 +25,11 @@ extension StoreSchema {
         return indexes
     }
 
-    /// Makes each constraint's unique index that the store lacks (a store made before the
-    /// model had the constraint). Refused, with nothing changed, when the store's rows
-    /// break the constraint: the error names the entity, the attributes and the values.
-    static func addMissingUniqueIndexes(_ db: Database, model: ManagedObjectModel, entityNumber: (EntityDescription) -> Int64, path: String) throws {
-        for index in uniqueIndexes(of: model, entityNumber: entityNumber) {
+    /// Makes each index of the model that the store lacks (a store made before the model
+    /// had the constraint or the fetch index). Refused, with nothing changed, when the
+    /// store's rows break a constraint: the error names the constraint's index.
+    static func addMissingIndexes(_ db: Database, model: ManagedObjectModel, entityNumber: (EntityDescription) -> Int64, path: String) throws {
+        for index in modelIndexes(of: model, entityNumber: entityNumber) {
             guard try !db.indexExists(index.name) else { continue }
             do {
                 try db.execute(sql: index.sql)

@@ -94,7 +94,7 @@ final class SQLiteStore: Sendable {
                     try LightweightMigration.apply(comparison, model: model, db: db)
                     // In the same transaction: rows the migration gave one value break a
                     // uniqueness constraint, and the whole migration is rolled back.
-                    try StoreSchema.addMissingUniqueIndexes(db, model: model, entityNumber: { Int64($0.index + 1) }, path: path)
+                    try StoreSchema.addMissingIndexes(db, model: model, entityNumber: { Int64($0.index + 1) }, path: path)
                     return comparison.uuid
                 } }
                 self.identity = StoreIdentity(uuid: uuid)
@@ -124,17 +124,17 @@ final class SQLiteStore: Sendable {
         }
         self.entityNumbers = numbers
         self.entitiesByNumber = Dictionary(zip(numbers, model.entities), uniquingKeysWith: { a, _ in a })
-        if !readOnly && model.entities.contains(where: { !$0.declaredConstraints.isEmpty }) {
+        if !readOnly && model.declaresIndexes {
             do {
                 try DispatchBypass.run {
                     try pool.write { db in
-                        try StoreSchema.addMissingUniqueIndexes(db, model: model, entityNumber: { numbers[$0.index] }, path: path)
+                        try StoreSchema.addMissingIndexes(db, model: model, entityNumber: { numbers[$0.index] }, path: path)
                     }
                 }
             } catch {
                 try? pool.close()
                 if let e = error as? ManagedContextError { throw e }
-                throw Self.translate(error, path: path, doing: "add the model's uniqueness constraints to the store")
+                throw Self.translate(error, path: path, doing: "add the model's indexes and uniqueness constraints to the store")
             }
         }
     }

@@ -134,7 +134,7 @@ enum StoreSchema {
         for table in model.joinTables {
             for sql in table.createSQL { try db.execute(sql: sql) }
         }
-        for index in uniqueIndexes(of: model, entityNumber: { Int64($0.index + 1) }) { try db.execute(sql: index.sql) }
+        for index in modelIndexes(of: model, entityNumber: { Int64($0.index + 1) }) { try db.execute(sql: index.sql) }
         try db.execute(sql: "CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)")
         for entity in model.entities {
             try db.execute(

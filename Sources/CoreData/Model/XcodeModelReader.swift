@@ -95,7 +95,13 @@ enum XcodeModelReader {
             entity.versionHashModifier = e.versionHashModifier
             entity.userInfo = e.userInfo.isEmpty ? nil : e.userInfo
             entity.uniquenessConstraints = e.uniquenessConstraints
-            entity.indexes = e.fetchIndexes.map { NSFetchIndexDescription(name: $0.name, propertyNames: $0.elements.map(\.property)) }
+            entity.indexes = e.fetchIndexes.map { index in
+                NSFetchIndexDescription(
+                    name: index.name,
+                    elements: index.elements.map {
+                        NSFetchIndexElementDescription(propertyName: $0.property, collationType: $0.type == "RTree" ? .rTree : .binary, isAscending: $0.ascending)
+                    })
+            }
             var properties: [NSPropertyDescription] = []
             for a in e.attributes {
                 let d = NSAttributeDescription()
@@ -109,6 +115,7 @@ enum XcodeModelReader {
                 d.attributeValueClassName = a.customClassName
                 d.allowsExternalBinaryDataStorage = a.allowsExternalBinaryDataStorage
                 d.renamingIdentifier = a.renamingIdentifier
+                d.isIndexed = a.isIndexed
                 d.userInfo = a.userInfo.isEmpty ? nil : a.userInfo
                 properties.append(d)
             }
@@ -159,6 +166,9 @@ enum XcodeModelReader {
                     d?.inverseRelationship = inverse
                 }
             }
+        }
+        for entity in entities {
+            for index in entity.indexes { for element in index.elements { element.resolve(in: entity) } }
         }
         let model = NSManagedObjectModel()
         model.entities = entities
