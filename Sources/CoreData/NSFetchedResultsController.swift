@@ -31,6 +31,12 @@ public protocol NSFetchedResultsControllerDelegate: AnyObject {
         atSectionIndex sectionIndex: Int, for type: NSFetchedResultsChangeType)
     func controllerDidChangeContent(_ controller: NSFetchedResultsController<any NSFetchRequestResult>)
     func controller(_ controller: NSFetchedResultsController<any NSFetchRequestResult>, sectionIndexTitleForSectionName sectionName: String) -> String?
+    /// The controller's whole content after each change, and after `performFetch()`.
+    /// When a delegate implements it, no other method is called.
+    func controller(_ controller: NSFetchedResultsController<any NSFetchRequestResult>, didChangeContentWith snapshot: NSDiffableDataSourceSnapshotReference)
+    /// The change of the objects' IDs, for a controller without sections whose delegate
+    /// has no snapshot method. When a delegate implements it, no other method is called.
+    func controller(_ controller: NSFetchedResultsController<any NSFetchRequestResult>, didChangeContentWith diff: CollectionDifference<NSManagedObjectID>)
 }
 
 extension NSFetchedResultsControllerDelegate {
@@ -47,6 +53,13 @@ extension NSFetchedResultsControllerDelegate {
     public func controller(_ controller: NSFetchedResultsController<any NSFetchRequestResult>, sectionIndexTitleForSectionName sectionName: String) -> String? {
         sectionName.first.map { String($0).uppercased() }
     }
+    // Optional in Core Data: these two tell the controller that the delegate has none.
+    public func controller(_ controller: NSFetchedResultsController<any NSFetchRequestResult>, didChangeContentWith snapshot: NSDiffableDataSourceSnapshotReference) {
+        controller.state.unanswered = true
+    }
+    public func controller(_ controller: NSFetchedResultsController<any NSFetchRequestResult>, didChangeContentWith diff: CollectionDifference<NSManagedObjectID>) {
+        controller.state.unanswered = true
+    }
 }
 
 /// Core Data's `NSFetchedResultsController`: a fetch's results in sections, kept up to
@@ -60,7 +73,7 @@ open class NSFetchedResultsController<ResultType>: @unchecked Sendable {
     public let sectionNameKeyPath: String?
     public let cacheName: String?
     open weak var delegate: (any NSFetchedResultsControllerDelegate)?
-    private let state: FetchedResultsState
+    let state: FetchedResultsState
 
     public init(fetchRequest: NSFetchRequest<ResultType>, managedObjectContext context: NSManagedObjectContext, sectionNameKeyPath: String?, cacheName name: String?) {
         precondition(
@@ -91,8 +104,10 @@ open class NSFetchedResultsController<ResultType>: @unchecked Sendable {
     /// Runs the fetch and starts following the context's changes.
     open func performFetch() throws {
         let objects = try fetchRequestObjects()
+        let old = state.sections ?? []
         state.objects = objects
         state.sections = makeSections(objects)
+        if let delegate { _ = tellWhole(delegate, old: old, new: state.sections ?? [], updated: []) }
         if state.observer == nil {
             state.observer = NotificationCenter.default.addObserver(
                 forName: ManagedObjectContext.didChangeObjectsNotification, object: managedObjectContext, queue: nil
@@ -168,6 +183,21 @@ open class NSFetchedResultsController<ResultType>: @unchecked Sendable {
         return "\(value)"
     }
 
+    /// Hands the delegate the whole content, as a snapshot or, without sections, as the
+    /// difference of the IDs, when it has the method (Core Data calls no other then).
+    /// False when it has neither.
+    private func tellWhole(_ delegate: any NSFetchedResultsControllerDelegate, old: [FetchedResultsSection], new: [FetchedResultsSection], updated: Set<ObjectIdentifier>) -> Bool {
+        let controller = erased
+        state.unanswered = false
+        delegate.controller(controller, didChangeContentWith: FetchedResultsDiff.snapshot(old: old, new: new, updated: updated))
+        if !state.unanswered { return true }
+        guard sectionNameKeyPath == nil else { return false }
+        state.unanswered = false
+        let ids = { (sections: [FetchedResultsSection]) in sections.flatMap(\.members).compactMap(FetchedResultsDiff.objectID) }
+        delegate.controller(controller, didChangeContentWith: ids(new).difference(from: ids(old)))
+        return !state.unanswered
+    }
+
     private var erased: NSFetchedResultsController<any NSFetchRequestResult> {
         if let same = self as? NSFetchedResultsController<any NSFetchRequestResult> { return same }
         return NSFetchedResultsController<any NSFetchRequestResult>(erasing: self)
@@ -197,6 +227,7 @@ open class NSFetchedResultsController<ResultType>: @unchecked Sendable {
         guard let delegate else { return }
         let changes = FetchedResultsDiff(old: oldSections, new: newSections, updated: updated)
         guard !changes.isEmpty else { return }
+        if tellWhole(delegate, old: oldSections, new: newSections, updated: updated) { return }
         let controller = erased
         delegate.controllerWillChangeContent(controller)
         for change in changes.sections {
@@ -224,6 +255,8 @@ final class FetchedResultsState: @unchecked Sendable {
     var objects: [Any]?
     var sections: [FetchedResultsSection]?
     var observer: (any NSObjectProtocol)?
+    /// Set by the delegate methods Core Data makes optional, when the delegate lacks one.
+    var unanswered = false
 
     /// The observer goes with the last view of the controller (the one the app made, or
     /// an erased view a delegate kept).
@@ -249,6 +282,29 @@ struct FetchedResultsDiff {
     var sections: [SectionChange] = []
     var objects: [ObjectChange] = []
     var isEmpty: Bool { sections.isEmpty && objects.isEmpty }
+
+    static func objectID(_ member: Any) -> NSManagedObjectID? {
+        (member as? NSManagedObject)?.objectID ?? member as? NSManagedObjectID
+    }
+
+    /// The content as Core Data's snapshot: sections by name, items by objectID; the
+    /// updated objects that stayed are marked for reload (as iOS 15 and later do).
+    static func snapshot(old: [FetchedResultsSection], new: [FetchedResultsSection], updated: Set<ObjectIdentifier>) -> NSDiffableDataSourceSnapshotReference {
+        var snapshot = NSDiffableDataSourceSnapshot<AnyHashable, AnyHashable>()
+        let before = Set(old.flatMap(\.members).map { ObjectIdentifier($0 as AnyObject) })
+        var reloaded: [AnyHashable] = []
+        for section in new {
+            snapshot.appendSections([AnyHashable(section.name)])
+            for member in section.members {
+                guard let id = objectID(member) else { continue }
+                snapshot.appendItems([AnyHashable(id)], toSection: AnyHashable(section.name))
+                let key = ObjectIdentifier(member as AnyObject)
+                if updated.contains(key) && before.contains(key) { reloaded.append(AnyHashable(id)) }
+            }
+        }
+        snapshot.reloadItems(reloaded)
+        return NSDiffableDataSourceSnapshotReference(snapshot)
+    }
 
     init<S: NSFetchedResultsSectionInfo>(old: [S], new: [S], updated: Set<ObjectIdentifier>) {
         let oldNames = old.map(\.name), newNames = new.map(\.name)
