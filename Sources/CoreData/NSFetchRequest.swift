@@ -55,6 +55,9 @@ open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, CustomStringCon
     open var resultType: NSFetchRequestResultType = .managedObjectResultType
     open var includesPendingChanges = true
     open var includesSubentities = true
+    /// Core Data's `includesPropertyValues`: false, the objects a fetch newly registers
+    /// come back as faults, their values read when first used (objects the context held
+    /// keep theirs).
     open var includesPropertyValues = true
     /// Kept for source compatibility: objects come back with their values (the
     /// runtime loads a fetched row's values with it), so faults are never cheaper here.

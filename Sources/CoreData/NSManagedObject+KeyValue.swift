@@ -22,9 +22,11 @@ extension NSManagedObject {
         setValue(value, forKey: key)
     }
 
+    /// Core Data's `willAccessValue(forKey:)`: fires the object's fault (a custom
+    /// accessor brackets its `primitiveValue(forKey:)` read with it), checked as a read.
+    public func willAccessValue(forKey key: String?) { fireFaultAsRead() }
     /// Key-value observing is not available on Linux; these mark the accessors Core
     /// Data's custom-accessor pattern brackets with them, and do nothing else.
-    public func willAccessValue(forKey key: String?) {}
     public func didAccessValue(forKey key: String?) {}
     public func willChangeValue(forKey key: String) {}
     public func didChangeValue(forKey key: String) {}

@@ -22,7 +22,12 @@ extension ManagedObjectContext {
             dictionaryRequest.returnsDistinctResults = request.returnsDistinctResults
             return try fetchDictionaries(dictionaryRequest).map { row in try cast(NSDictionary(dictionary: row.dictionary), request) }
         default:
-            return try fetch(runtimeRequest).map { try cast($0, request) }
+            guard !request.includesPropertyValues else { return try fetch(runtimeRequest).map { try cast($0, request) } }
+            // Objects the context already held keep their state; the fetch's new ones are faults.
+            let held = Set(registeredObjects.map(ObjectIdentifier.init))
+            let objects = try fetch(runtimeRequest)
+            for object in objects where !held.contains(ObjectIdentifier(object)) { object.becomeFaultAfterFetch() }
+            return try objects.map { try cast($0, request) }
         }
     }
 

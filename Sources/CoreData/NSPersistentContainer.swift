@@ -6,8 +6,9 @@ open class NSPersistentStoreDescription: @unchecked Sendable, CustomStringConver
     open var type: String = NSSQLiteStoreType
     open var configuration: String?
     open var isReadOnly = false
-    /// Core Data adds stores synchronously unless told otherwise; here the handler is
-    /// always called before `loadPersistentStores` returns, on the calling thread.
+    /// Core Data's `shouldAddStoreAsynchronously`: false, the store is added and the
+    /// container's handler called before `loadPersistentStores` returns, on the calling
+    /// thread; true, both happen later, on a background queue.
     open var shouldAddStoreAsynchronously = false
     open var shouldMigrateStoreAutomatically = true
     open var shouldInferMappingModelAutomatically = true
@@ -83,6 +84,7 @@ extension PersistentStoreCoordinator {
         // Core Data's coordinator migrates only when asked; the container asks by default.
         storeOptions.shouldMigrateStoreAutomatically = flag(NSMigratePersistentStoresAutomaticallyOption)
         storeOptions.shouldInferMappingModelAutomatically = flag(NSInferMappingModelAutomaticallyOption)
+        storeOptions.pragmas = try SQLitePragmas.parse(options?[NSSQLitePragmasOption])
         let store = try addPersistentStore(at: url, options: storeOptions) { _ in
             NSPersistentStore(type: storeType, configurationName: configurationName, at: storeURL ?? url, options: options)
         }
@@ -202,15 +204,24 @@ open class NSPersistentContainer: @unchecked Sendable, Hashable {
     /// before returning.
     open func loadPersistentStores(completionHandler block: @escaping (NSPersistentStoreDescription, (any Error)?) -> Void) {
         for description in persistentStoreDescriptions {
-            do {
-                if let modelError {
-                    throw ManagedContextError(.storeOpenFailed, "The model \(name) cannot be used: \(modelError)")
-                }
-                try load(description)
-                block(description, nil)
-            } catch {
-                block(description, error)
+            guard description.shouldAddStoreAsynchronously else {
+                loadReporting(description, to: block)
+                continue
             }
+            nonisolated(unsafe) let block = block
+            DispatchQueue.global(qos: .userInitiated).async { self.loadReporting(description, to: block) }
+        }
+    }
+
+    private func loadReporting(_ description: NSPersistentStoreDescription, to block: (NSPersistentStoreDescription, (any Error)?) -> Void) {
+        do {
+            if let modelError {
+                throw ManagedContextError(.storeOpenFailed, "The model \(name) cannot be used: \(modelError)")
+            }
+            try load(description)
+            block(description, nil)
+        } catch {
+            block(description, error)
         }
     }
 

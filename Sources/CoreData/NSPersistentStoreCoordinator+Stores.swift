@@ -44,6 +44,11 @@ extension PersistentStoreCoordinator {
         options[NSReadOnlyPersistentStoreOption] = description.isReadOnly
         options[NSMigratePersistentStoresAutomaticallyOption] = description.shouldMigrateStoreAutomatically
         options[NSInferMappingModelAutomaticallyOption] = description.shouldInferMappingModelAutomatically
+        if !description.sqlitePragmas.isEmpty {
+            var pragmas = (options[NSSQLitePragmasOption] as? [String: Any]) ?? [:]
+            for (name, value) in description.sqlitePragmas { pragmas[name] = value }
+            options[NSSQLitePragmasOption] = pragmas
+        }
         var type = description.type
         var url = description.url
         if url?.path == "/dev/null" {

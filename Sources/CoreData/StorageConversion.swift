@@ -1,3 +1,4 @@
+import CtxdebugHelpers
 import Foundation
 
 /// Converts between the values Core Data's attribute types hand out (`Float`,
@@ -58,19 +59,46 @@ enum StorageConversion {
     }
 }
 
-/// Transformable attributes, kept as keyed archives (Core Data's default,
-/// `NSSecureUnarchiveFromData`). Foundation on Linux has no `ValueTransformer`, so a
-/// custom transformer name is not honoured: values that are already `Data` are kept
-/// as they are, as a transformer that makes data would.
+/// Transformable attributes. With no transformer name, or Core Data's default
+/// (`NSSecureUnarchiveFromData`), a value is kept as a keyed archive; with the name of a
+/// registered transformer, through it, in Core Data's direction: an unarchiving
+/// transformer (an `NSSecureUnarchiveFromDataTransformer`) stores with its
+/// `reverseTransformedValue(_:)` and reads with `transformedValue(_:)`, any other stores
+/// with `transformedValue(_:)` (which must make `Data`) and reads with the reverse. A
+/// name no transformer is registered under is warned about once, and kept as an archive.
 enum Transformation {
     static func data(from value: Any, name: String?) -> Any?? {
+        if let transformer = transformer(named: name) {
+            let stored = transformer is NSSecureUnarchiveFromDataTransformer ? transformer.reverseTransformedValue(value) : transformer.transformedValue(value)
+            guard let data = stored as? Data else { return nil }
+            return .some(data)
+        }
         if let data = value as? Data { return .some(data) }
         guard let archived = try? NSKeyedArchiver.archivedData(withRootObject: value, requiringSecureCoding: false) else { return nil }
         return .some(archived)
     }
 
     static func value(from data: Data, name: String?) -> Any? {
+        if let transformer = transformer(named: name) {
+            return transformer is NSSecureUnarchiveFromDataTransformer ? transformer.transformedValue(data) : transformer.reverseTransformedValue(data)
+        }
         if let object = try? NSKeyedUnarchiver.unarchiveTopLevelObjectWithData(data) { return object }
         return data
     }
+
+    /// The transformer a non-default name stands for, or nil (after a warning, once per
+    /// name, when none is registered under it).
+    private static func transformer(named name: String?) -> ValueTransformer? {
+        guard let name, !name.isEmpty, !defaultNames.contains(name) else { return nil }
+        if let transformer = ValueTransformer.registered(forName: NSValueTransformerName(name)) { return transformer }
+        let first = warned.withLock { $0.insert(name).inserted }
+        if first {
+            FileHandle.standardError.write(
+                Data("CoreData: warning: no value transformer is registered under the name \(name); its attribute is kept as a keyed archive. Register it with ValueTransformer.setValueTransformer(_:forName:) before the store is used.\n".utf8))
+        }
+        return nil
+    }
+
+    private static let defaultNames: Set<String> = ["NSSecureUnarchiveFromData", "NSKeyedUnarchiveFromData", "NSUnarchiveFromData"]
+    private static let warned = LockedValue<Set<String>>([])
 }

@@ -426,13 +426,27 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
 
     /// Fires the fault. Every caller has just checked its access, reported as
     /// "fire fault" when the object was a fault, so the check is not repeated.
-    /// Fires the fault. `byRuntime`: the runtime's own bookkeeping fires it (inverse
+    /// `byRuntime`: the runtime's own bookkeeping fires it (inverse
     /// maintenance), not the app's use of the object, so a row found gone is not the
     /// app's stale use of it.
     final func fireFaultIfNeeded(byRuntime: Bool = false) {
         guard isFaultFlag, let context = managedObjectContext else { return }
         context.schedulingPoint(.fault)
         context.fulfillFault(self, byRuntime: byRuntime)
+    }
+
+    /// Core Data's `willAccessValue(forKey:)`: a read of the object, checked as one, that
+    /// fires its fault.
+    @_spi(CoreData) public final func fireFaultAsRead() {
+        guard isFaultFlag else { return }
+        access(accessEvent(.get, attribute: .max)) { fireFaultIfNeeded() }
+    }
+
+    /// Core Data's `includesPropertyValues = false`: an object a fetch has just registered
+    /// comes back as a fault; its values are read when it is first used.
+    @_spi(CoreData) public final func becomeFaultAfterFetch() {
+        guard !isFaultFlag, !updatedFlag, !insertedFlag else { return }
+        turnIntoFault()
     }
 
     func turnIntoFault() {

@@ -14,6 +14,10 @@ public struct StoreOptions: Sendable, Hashable {
     @_spi(CoreData) public var shouldMigrateStoreAutomatically = false
     /// Core Data's `shouldInferMappingModelAutomatically` (`NSInferMappingModelAutomaticallyOption`).
     @_spi(CoreData) public var shouldInferMappingModelAutomatically = false
+    /// Core Data's `NSSQLitePragmasOption`: SQLite pragmas run on each of the store's
+    /// connections as it opens (`PRAGMA name = value`), by name. Names must be SQL
+    /// identifiers and values numbers, identifiers or quoted strings (`SQLitePragma`).
+    @_spi(CoreData) public var pragmas: [SQLitePragma] = []
     public init(readOnly: Bool = false) { self.readOnly = readOnly }
 }
 
@@ -110,7 +114,7 @@ public final class PersistentStoreCoordinator: Sendable, Hashable {
 
     private func openStore(at url: URL, options: StoreOptions) throws(ManagedContextError) -> SQLiteStore {
         let migrate = options.shouldMigrateStoreAutomatically && options.shouldInferMappingModelAutomatically
-        return try SQLiteStore(url: url, model: managedObjectModel, readOnly: options.readOnly, migrate: migrate)
+        return try SQLiteStore(url: url, model: managedObjectModel, readOnly: options.readOnly, migrate: migrate, pragmas: options.pragmas)
     }
 
     /// The one object that stands for the added store in Core Data's API: the one made

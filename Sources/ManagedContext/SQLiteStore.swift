@@ -29,7 +29,7 @@ final class SQLiteStore: Sendable {
     /// automatic migration with an inferred mapping model), migrated in place in one
     /// transaction when Core Data could infer the migration, and refused with
     /// `.migrationFailed` otherwise. A refused store is not touched.
-    init(url: URL, model: ManagedObjectModel, readOnly: Bool, migrate: Bool = false) throws(ManagedContextError) {
+    init(url: URL, model: ManagedObjectModel, readOnly: Bool, migrate: Bool = false, pragmas: [SQLitePragma] = []) throws(ManagedContextError) {
         self.url = url
         self.model = model
         self.isReadOnly = readOnly
@@ -71,7 +71,10 @@ final class SQLiteStore: Sendable {
         config.readonly = readOnly
         config.busyMode = .timeout(10)
         config.label = "ctxdebug.store"
-        config.prepareDatabase { db in StoreSQLFunctions.register(in: db) }
+        config.prepareDatabase { db in
+            StoreSQLFunctions.register(in: db)
+            for pragma in pragmas { try db.execute(sql: pragma.sql) }
+        }
         let pool: DatabasePool
         do {
             pool = try DispatchBypass.run { try DatabasePool(path: path, configuration: config) }
