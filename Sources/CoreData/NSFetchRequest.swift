@@ -66,6 +66,8 @@ open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, CustomStringCon
     /// With `.dictionaryResultType`: property names (or `NSPropertyDescription`s).
     open var propertiesToFetch: [Any]?
     open var returnsDistinctResults = false
+    /// Core Data's `shouldRefreshRefetchedObjects`: true, objects the context already held
+    /// and has not changed take the store's current values.
     open var shouldRefreshRefetchedObjects = false
     open var propertiesToGroupBy: [Any]?
     open var havingPredicate: NSPredicate?

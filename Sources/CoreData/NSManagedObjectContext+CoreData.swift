@@ -22,13 +22,30 @@ extension ManagedObjectContext {
             dictionaryRequest.returnsDistinctResults = request.returnsDistinctResults
             return try fetchDictionaries(dictionaryRequest).map { row in try cast(NSDictionary(dictionary: row.dictionary), request) }
         default:
-            guard !request.includesPropertyValues else { return try fetch(runtimeRequest).map { try cast($0, request) } }
-            // Objects the context already held keep their state; the fetch's new ones are faults.
+            guard !request.includesPropertyValues || request.shouldRefreshRefetchedObjects else {
+                return try fetch(runtimeRequest).map { try cast($0, request) }
+            }
             let held = Set(registeredObjects.map(ObjectIdentifier.init))
             let objects = try fetch(runtimeRequest)
-            for object in objects where !held.contains(ObjectIdentifier(object)) { object.becomeFaultAfterFetch() }
+            for object in objects {
+                if !held.contains(ObjectIdentifier(object)) {
+                    // The fetch's new objects are faults; those the context held keep their state.
+                    if !request.includesPropertyValues { object.becomeFaultAfterFetch() }
+                } else if request.shouldRefreshRefetchedObjects && !object.hasChanges {
+                    // Held objects take the store's current values (their own changes stay).
+                    refresh(object, mergeChanges: true)
+                }
+            }
             return try objects.map { try cast($0, request) }
         }
+    }
+
+    /// Core Data's `assign(_:to:)`: the store a newly inserted object is saved in. A
+    /// coordinator here has one store, so only that store can be named.
+    public func assign(_ object: Any, to store: NSPersistentStore) {
+        precondition(
+            persistentStoreCoordinator?.persistentStores.contains(store) == true,
+            "Can't assign an object to a store that is not in this context's coordinator (\(store.url?.path ?? "no URL")). Add the store to the coordinator first.")
     }
 
     /// Core Data's `count(for:)`.

@@ -138,3 +138,50 @@ struct IncludesPropertyValuesTests {
         }
     }
 }
+
+/// `shouldRefreshRefetchedObjects`: "whether the fetch request should cause property
+/// values of fetched objects to be updated with the current values in the persistent
+/// store" (Apple's documentation of NSFetchRequest); false by default, when a held
+/// object keeps the values it had.
+@Suite("Fetch: shouldRefreshRefetchedObjects")
+struct RefreshRefetchedObjectsTests {
+    @Test("true: a held, unchanged object takes the store's value; false: it keeps its own")
+    func refetchedObjectsRefresh() throws {
+        let dir = TempDirectory("coredata-refresh-refetched")
+        let container = try NotesModel.container(in: dir)
+        let reader = container.newBackgroundContext()
+        let writer = container.newBackgroundContext()
+        let request = NSFetchRequest<Note>(entityName: "Note")
+        let id = try writer.performAndWait {
+            let note = Note(context: writer)
+            note.title = "first"
+            try writer.save()
+            return note.objectID
+        }
+        let held = try reader.performAndWait { try #require(try reader.fetch(request).first) }
+        try writer.performAndWait {
+            (try writer.existingObject(with: id) as! Note).title = "second"
+            try writer.save()
+        }
+        try reader.performAndWait {
+            _ = try reader.fetch(request)
+            #expect(held.title == "first")
+            request.shouldRefreshRefetchedObjects = true
+            _ = try reader.fetch(request)
+            #expect(held.title == "second")
+        }
+    }
+
+    @Test("assign(_:to:) names the coordinator's store")
+    func assignToTheStore() throws {
+        let dir = TempDirectory("coredata-assign")
+        let container = try NotesModel.container(in: dir)
+        let context = container.viewContext
+        try context.performAndWait {
+            let note = Note(context: context)
+            context.assign(note, to: try #require(container.persistentStoreCoordinator.persistentStores.first))
+            try context.save()
+            #expect(!note.objectID.isTemporaryID)
+        }
+    }
+}
