@@ -1,3 +1,4 @@
+@_spi(Runtime) import ConcurrencyDebug
 import CScheduleControl
 import CtxdebugHelpers
 import Foundation
@@ -73,9 +74,10 @@ enum DispatchControl {
     }
 
     /// Whether the hooks serve in-process runs: installed once, at the first `attach`
-    /// (never in a process whose own scheduler has them).
+    /// (never in a process `ctxdebug explore` runs: its own scheduler takes them at its
+    /// first context, as without in-process runs).
     private static let runHooks: Bool = {
-        guard scheduler == nil else { return false }
+        guard scheduler == nil, ProcessExploration.socketPath(in: ConcurrencyDebug.Variable.current()) == nil else { return false }
         servesRuns = true
         guard installHooks(for: nil) else {
             servesRuns = false
