@@ -44,8 +44,9 @@ let package = Package(
         // The bottom: what every layer may import (as NIOConcurrencyHelpers is for swift-nio).
         .target(name: "CCtxdebugHelpers"),
         // libdispatch's entry points as scheduling points, in the processes `ctxdebug explore`
-        // runs; linked by nothing (loaded with LD_PRELOAD), inert unless the runtime installs
-        // its hooks.
+        // runs (or that run the in-process explore); linked by nothing (loaded with LD_PRELOAD),
+        // inert unless ScheduleControl installs its hooks. Its hook tables are CScheduleControl's
+        // header: it has none of its own to publish.
         .target(name: "CtxdebugDispatchControl", dependencies: ["CScheduleControl"], publicHeadersPath: ".", linkerSettings: [.linkedLibrary("dl")]),
         // ScheduleControl's C: the preload library's hook and service tables, one header both sides read.
         .target(name: "CScheduleControl"),
