@@ -44,9 +44,12 @@ let package = Package(
         // The bottom: what every layer may import (as NIOConcurrencyHelpers is for swift-nio).
         .target(name: "CCtxdebugHelpers"),
         // libdispatch's entry points as scheduling points, in the processes `ctxdebug explore`
-        // runs; linked by nothing (loaded with LD_PRELOAD), inert unless the runtime installs
-        // its hooks.
-        .target(name: "CtxdebugDispatchControl", linkerSettings: [.linkedLibrary("dl")]),
+        // runs (or that run the in-process explore); linked by nothing (loaded with LD_PRELOAD),
+        // inert unless ScheduleControl installs its hooks. Its hook tables are CScheduleControl's
+        // header: it has none of its own to publish.
+        .target(name: "CtxdebugDispatchControl", dependencies: ["CScheduleControl"], publicHeadersPath: ".", linkerSettings: [.linkedLibrary("dl")]),
+        // ScheduleControl's C: the preload library's hook and service tables, one header both sides read.
+        .target(name: "CScheduleControl"),
         .target(name: "CtxdebugHelpers", dependencies: ["CCtxdebugHelpers"]),
         .target(name: "CConcurrencyDebug", dependencies: ["CLibunwind"]),
         // Foundation-only values and formats: what reports read and write, without the runtime.
@@ -56,13 +59,19 @@ let package = Package(
         // Schedule exploration's strategies, schedule file, step log, minimizer and result model.
         .target(name: "ExploreModel", dependencies: ["CtxdebugHelpers"]),
         .target(name: "ConcurrencyDebug", dependencies: ["CConcurrencyDebug", "CtxdebugHelpers", "ViolationModel"]),
+        // The controlled scheduler `explore` drives (docs/explore.md), off by default: logical
+        // queues keyed by queue, the dispatch control's hooks, the parent channel, the
+        // uncontrolled waits. Below ManagedContext, which reaches it through one door (ScheduleDoor).
+        .target(name: "ScheduleControl", dependencies: ["ConcurrencyDebug", "CScheduleControl", "CtxdebugHelpers", "ExploreModel"]),
         .target(
             name: "ManagedContext",
-            dependencies: ["ConcurrencyDebug", "CConcurrencyDebug", "CtxdebugHelpers", "CCtxdebugHelpers", "ExploreModel", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")]
+            dependencies: ["ConcurrencyDebug", "CtxdebugHelpers", "ScheduleControl", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")]
         ),
         // Core Data's API with its NS names over ManagedContext (Linux); nothing below imports it.
         .target(name: "CoreData", dependencies: ["ManagedContext", "ConcurrencyDebug", "CtxdebugHelpers"]),
-        .target(name: "ConcurrencyDebugTesting", dependencies: ["ConcurrencyDebug", "CtxdebugHelpers", "ManagedContext", "ExploreModel", "Reports"]),
+        // The in-process explore drives ScheduleControl: it links no runtime of its own (a
+        // context made in an explored body registers with the run through ManagedContext).
+        .target(name: "ConcurrencyDebugTesting", dependencies: ["ConcurrencyDebug", "CtxdebugHelpers", "ScheduleControl", "ExploreModel", "Reports"]),
         // The sample app's data layer, written with `import CoreData` as the chapter writes it;
         // its fast export (CSVExport) reads the runtime's dictionary fetches directly.
         .target(
@@ -128,6 +137,9 @@ let package = Package(
         // Test-only: speaks the child side of `ctxdebug explore`'s protocol (ExploreModel's
         // ExploreMessage) over a scripted two-actor program (ExploreCommandTests); not part of `ctxdebug`.
         .executableTarget(name: "ctxdebug-explore-fake-child", dependencies: ["ExploreModel"], path: "Tests/ExploreFakeChild"),
+        // Test-only: plain dispatch and a QueueConfined value, no context, explored by the
+        // in-process explore { } with the preload library loaded (ExploreDispatchSampleTests).
+        .executableTarget(name: "ctxdebug-explore-dispatch-sample", dependencies: ["ConcurrencyDebugTesting", "ConcurrencyDebug"], path: "Tests/ExploreDispatchSample"),
         // Test-only: a real ManagedContext stack with a lost update, explored across
         // processes through the runtime's child side (ExploreCommandTests).
         .executableTarget(name: "ctxdebug-explore-sample", dependencies: ["ManagedContext", "ConcurrencyDebugTesting"], path: "Tests/ExploreSample"),
@@ -136,7 +148,8 @@ let package = Package(
         .testTarget(name: "CtxdebugHelpersTests", dependencies: ["CtxdebugHelpers", "TestSupport"]),
         .testTarget(name: "ConcurrencyDebugTests", dependencies: ["ConcurrencyDebug", "CConcurrencyDebug", "TestSupport"]),
         .testTarget(name: "ConcurrencyDebugTestingTests", dependencies: ["ConcurrencyDebugTesting", "ConcurrencyDebug", "ManagedContext", "ExploreModel", "TestSupport"]),
-        .testTarget(name: "ManagedContextTests", dependencies: ["ManagedContext", "ctxdebug-wrong-queue-sample", "ConcurrencyDebug", "CtxdebugHelpers", "ExploreModel", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")]),
+        .testTarget(name: "ScheduleControlTests", dependencies: ["ScheduleControl", "ConcurrencyDebug", "CtxdebugHelpers", "ExploreModel"]),
+        .testTarget(name: "ManagedContextTests", dependencies: ["ManagedContext", "ScheduleControl", "ctxdebug-wrong-queue-sample", "ConcurrencyDebug", "CtxdebugHelpers", "ExploreModel", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")]),
         .testTarget(name: "CoreDataTests", dependencies: ["CoreData", "ManagedContext", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")], exclude: ["Fixtures"]),
         .testTarget(name: "SurfJournalTests", dependencies: ["SurfJournal", "CoreData", "ManagedContext", "TestSupport"]),
         .testTarget(name: "ReplayTests", dependencies: ["Replay", "SurfJournal", "CoreData", "ManagedContext", "ConcurrencyDebug"]),
@@ -150,13 +163,13 @@ let package = Package(
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "ReportFormats", "ViolationModel", "ReplayModel", "ExploreModel", "TestSupport"]),
         .testTarget(
             name: "ctxdebugTests",
-            dependencies: ["ctxdebug", "ctxdebug-stress-writer", "ctxdebug-explore-fake-child", "ctxdebug-explore-sample", "ctxdebug-explore-app-corpus", "ctxdebug-explore-xctest-sample", "ConcurrencyDebug", "ManagedContext", "CoreDataLint", "Reports", "Replay", "ExploreModel", "TestSupport"]
+            dependencies: ["ctxdebug", "ctxdebug-stress-writer", "ctxdebug-explore-fake-child", "ctxdebug-explore-sample", "ctxdebug-explore-app-corpus", "ctxdebug-explore-xctest-sample", "ctxdebug-explore-dispatch-sample", "ConcurrencyDebug", "ManagedContext", "CoreDataLint", "Reports", "Replay", "ExploreModel", "TestSupport"]
         ),
     ]
 )
 
 // One place for the settings every Swift target shares.
-let cTargets: Set = ["CConcurrencyDebug", "CCtxdebugHelpers", "CtxdebugDispatchControl"]
+let cTargets: Set = ["CConcurrencyDebug", "CCtxdebugHelpers", "CScheduleControl", "CtxdebugDispatchControl"]
 for target in package.targets where target.type != .system && target.type != .plugin && !cTargets.contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [
         .swiftLanguageMode(.v6),
@@ -168,8 +181,10 @@ for target in package.targets where target.type != .system && target.type != .pl
 // The modules an explored process runs in its dispatch hooks (docs/explore.md, "What is
 // controlled") reach generic type metadata through its accessor, not by demangling the
 // type's name: Swift's default looks a type up by mangled name at its first use in each
-// module, microseconds each, which every explored process paid in its first hooks.
-let hookModules: Set = ["ManagedContext", "ExploreModel", "CtxdebugHelpers"]
+// module, microseconds each, which every explored process paid in its first hooks. Only
+// these get the unsafe flag (ManagedContext runs in no hook since ScheduleControl is a
+// module of its own).
+let hookModules: Set = ["ScheduleControl", "ExploreModel", "CtxdebugHelpers"]
 for target in package.targets where hookModules.contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [
         .unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"]),

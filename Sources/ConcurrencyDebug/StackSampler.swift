@@ -11,6 +11,10 @@ package enum StackSampler {
     /// signal on this thread (libdispatch workers block signals).
     package static var currentThread: UInt { ctxdebug_sampler_self() }
 
+    /// The calling thread's kernel id (gettid, kept per thread), for reading its state in
+    /// /proc (ScheduleControl's uncontrolled waits).
+    package static var currentKernelThreadID: Int32 { Int32(truncatingIfNeeded: ctxdebug_thread_id()) }
+
     /// How long a one-shot report (a deadlock, an explored run's hang) waits for the
     /// thread it describes: the thread must be scheduled to answer, which on a busy
     /// machine can take far longer than a periodic sampler's 50 ms.

@@ -2,7 +2,7 @@
 import CtxdebugHelpers
 public import ExploreModel
 public import Foundation
-import ManagedContext
+import ScheduleControl
 import Reports
 
 /// Which schedules `explore` runs (docs/explore.md, "Strategies").

@@ -2,7 +2,7 @@
 import CtxdebugHelpers
 import ExploreModel
 import Foundation
-import ManagedContext
+import ScheduleControl
 
 /// Runs `body` once per schedule in this process: a fresh scheduler, the body on a
 /// fresh thread as the driver, then everything it queued.
@@ -33,6 +33,9 @@ struct InProcessRunner: ScheduleRunner, Sendable {
         let thrown = LockedValue<(any Error)?>(nil)
         let scope = ViolationScope(attribution: .task)
         ScopeRegistry.open(scope, for: scheduler)
+        // Plain dispatch in the body is controlled too when the preload library is loaded.
+        scheduler.controlDispatchInProcess()
+        defer { scheduler.endDispatchControl() }
         let body = self.body
         let driver = Thread {
             scheduler.runDriver {

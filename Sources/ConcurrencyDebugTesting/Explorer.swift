@@ -2,7 +2,7 @@
 import CtxdebugHelpers
 public import ExploreModel
 import Foundation
-import ManagedContext
+import ScheduleControl
 import Reports
 
 /// The in-process way into ExploreModel's `ExplorationDriver`, behind

@@ -1,5 +1,5 @@
 public import ConcurrencyDebug
-import ManagedContext
+import ScheduleControl
 import CtxdebugHelpers
 
 /// Which violations a scope of the test helpers counts as its own.

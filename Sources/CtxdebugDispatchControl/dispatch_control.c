@@ -372,7 +372,12 @@ int ctxdebug_dispatch_control_install_v2(const ctxdebug_dc_hooks *given, ctxdebu
     services->target_of = target_of;
     services->early_work = early_work_of_thread;
     const ctxdebug_dc_hooks *expected = NULL;
-    return __atomic_compare_exchange_n(&hooks, &expected, given, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED) ? 1 : 0;
+    if (!__atomic_compare_exchange_n(&hooks, &expected, given, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) return 0;
+    // Explored from now on, though CTXDEBUG_EXPLORE_SOCKET may be unset (the in-process
+    // `explore { }` installs the hooks at its first run): queues made from here on are
+    // told apart, concurrent from serial, as in a process `ctxdebug explore` runs.
+    __atomic_store_n(&active, 1, __ATOMIC_RELAXED);
+    return 1;
 }
 
 // MARK: Work submitted before the hooks

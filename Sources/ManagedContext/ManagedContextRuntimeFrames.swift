@@ -9,10 +9,7 @@ enum ManagedContextRuntimeFrames {
         let file = #filePath
         let directory = file.lastIndex(of: "/").map { String(file[...$0]) } ?? file
         ConcurrencyDebug.registerRuntimeLibrary(sourceDirectory: directory, module: "ManagedContext")
-        // A scheduling point reached through libdispatch (explore's dispatch control): the
-        // preload library's C and Swift's Dispatch overlay are plumbing, not the app's site.
-        let sources = (directory as NSString).deletingLastPathComponent
-        ConcurrencyDebug.registerRuntimeLibrary(sourceDirectory: sources + "/CtxdebugDispatchControl/", module: "CtxdebugDispatchControl")
-        ConcurrencyDebug.registerRuntimeLibrary(sourceDirectory: "/-/Dispatch/", module: "Dispatch")
+        // The schedule control's own sources (and the preload library's) are registered by
+        // ScheduleControl, at a run's first scheduler.
     }()
 }

@@ -1,4 +1,5 @@
 @_spi(Runtime) import ConcurrencyDebug
+import struct ScheduleControl.ScheduleDoor
 
 extension ManagedObjectContext {
     /// When a block given to the async `perform(schedule:_:)` runs, as Core Data's
@@ -28,8 +29,8 @@ extension ManagedObjectContext {
                 throw error as! E  // performAndWait rethrows only what the block threw
             }
         }
-        if let explorer, ThreadUnit.current?.scheduler === explorer {
-            return try await explorer.performAwaited(block, on: self)
+        if let explorer, explorer.controlsCaller {
+            return try await explorer.performAwaited(block, on: logicalQueue) { [self] in performWork($0) }
         }
         let result: Result<T, E> = await withCheckedContinuation { continuation in
             perform {

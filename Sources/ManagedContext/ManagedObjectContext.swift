@@ -2,6 +2,7 @@
 import CtxdebugHelpers
 import Dispatch
 public import Foundation
+import struct ScheduleControl.ScheduleDoor
 import Synchronization
 
 /// A scratchpad of managed objects, confined to one queue: the main queue, or a
@@ -29,9 +30,10 @@ public final class ManagedObjectContext: @unchecked Sendable, Hashable, AccessDe
     /// queue's own way).
     let dispatchQueueHandle: UnsafeRawPointer?
     let number: UInt32
-    /// The scheduler of the controlled run that made this context, when one does
-    /// (`ctxdebug explore`): nil otherwise, and then the runtime pays this one branch.
-    let explorer: ControlledScheduler?
+    /// The door of the controlled run that made this context, when one does
+    /// (`ctxdebug explore`, `explore { }`): nil otherwise, and then the runtime pays this
+    /// one branch. The context is one logical queue of the run (ManagedObjectContext+Scheduling.swift).
+    let explorer: ScheduleDoor?
 
     enum ParentStore {
         case none
@@ -79,7 +81,7 @@ public final class ManagedObjectContext: @unchecked Sendable, Hashable, AccessDe
         ManagedContextRuntimeFrames.registered
         self.concurrencyType = concurrencyType
         self.number = Self.nextNumber.add(1, ordering: .relaxed).oldValue
-        explorer = Exploration.scheduler(forNewContext: ())
+        explorer = ScheduleDoor.forNewQueue()
         switch concurrencyType {
         case .mainQueue:
             queueIdentity = .main
@@ -191,7 +193,7 @@ public final class ManagedObjectContext: @unchecked Sendable, Hashable, AccessDe
     /// Runs `block` asynchronously on the context's queue, in FIFO order.
     public func perform(_ block: @escaping @Sendable () -> Void) {
         // A nil test (no retain), and a closure made in each branch (no extra retain of it).
-        if _slowPath(explorer != nil) { return explorer!.enqueue(performWork(block), on: self) }
+        if _slowPath(explorer != nil) { return explorer!.enqueue(performWork(block), on: logicalQueue, describedAs: debugName) }
         queue.async(execute: performWork(block))
     }
 
@@ -286,17 +288,17 @@ public final class ManagedObjectContext: @unchecked Sendable, Hashable, AccessDe
     /// queue, and the real wait then finds the queue idle. The scheduler finds
     /// deadlocks itself, and waits take no time worth diagnosing.
     @inline(never)
-    private func waitForExploredQueue(_ body: () -> Void, _ explorer: ControlledScheduler) {
-        let grant = explorer.acquire(self)
-        defer { explorer.relinquish(self, grant) }
+    private func waitForExploredQueue(_ body: () -> Void, _ explorer: ScheduleDoor) {
+        let grant = explorer.acquire(logicalQueue, describedAs: debugName)
+        defer { explorer.relinquish(logicalQueue, grant) }
         if grant == .forced { return runAsOwner(body, checkQueue: false) }
         // The real wait is the scheduler's (its turn was given above), the body the app's.
         guard concurrencyType == .mainQueue else { return DispatchBypass.run { queue.sync { DispatchBypass.lifted { runAsOwner(body) } } } }
         // The main thread runs the block for the unit waiting here.
         let chain = HeldQueues.current()
-        let unit = grant == .granted ? ThreadUnit.current : nil
+        let turn = ScheduleDoor.Turn(grant)
         DispatchBypass.run {
-            queue.sync { DispatchBypass.lifted { ThreadUnit.acting(as: unit) { HeldQueues.inheriting(chain) { runAsOwner(body) } } } }
+            queue.sync { DispatchBypass.lifted { turn.acting { HeldQueues.inheriting(chain) { runAsOwner(body) } } } }
         }
     }
 

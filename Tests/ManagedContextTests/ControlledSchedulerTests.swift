@@ -2,6 +2,7 @@ import ConcurrencyDebug
 import Dispatch
 import Foundation
 @testable import ManagedContext
+@testable import ScheduleControl
 import Synchronization
 import Testing
 import TestSupport

@@ -167,6 +167,92 @@ struct ModuleGraphTests {
         return found
     }
 
+    /// The C targets of this package, and the only Swift module that imports each
+    /// (docs/architecture.md, "C targets"): nothing skips a layer into C.
+    static let cTargetImporters: [String: Set<String>] = [
+        "CLibunwind": [], "CConcurrencyDebug": ["ConcurrencyDebug"], "CCtxdebugHelpers": ["CtxdebugHelpers"],
+        "CScheduleControl": ["ScheduleControl"], "CtxdebugDispatchControl": [],
+    ]
+
+    /// The schedule control's door: the only names of ScheduleControl that ManagedContext
+    /// imports, each by a scoped import (`import struct ScheduleControl.ScheduleDoor`).
+    static let scheduleDoor: Set<String> = ["ScheduleDoor", "LogicalQueue"]
+
+    /// Each `import` line of the Swift files under `directory`, as its words without
+    /// attributes and access level: `["import", "ScheduleControl"]`,
+    /// `["import", "struct", "ScheduleControl.ScheduleDoor"]`.
+    static func importLines(under directory: URL) throws -> [(file: String, words: [String])] {
+        var found: [(String, [String])] = []
+        let files = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil)
+        while let url = files?.nextObject() as? URL {
+            guard url.pathExtension == "swift" else { continue }
+            for line in try String(contentsOf: url, encoding: .utf8).split(separator: "\n") {
+                let words = line.split(separator: " ").filter { !$0.hasPrefix("@") }.map(String.init)
+                guard let index = words.firstIndex(of: "import"), index <= 1,
+                    index == 0 || ["public", "package", "internal"].contains(words[0])
+                else { continue }
+                found.append((url.lastPathComponent, Array(words[index...])))
+            }
+        }
+        return found
+    }
+
+    @Test("C targets are imported only by the module each belongs to; no header reaches into another target's folder")
+    func cImportsFollowTheMap() throws {
+        let manifest = try JSONDecoder().decode(Manifest.self, from: Self.dumpPackage())
+        var found: [String: Set<String>] = [:]
+        for target in manifest.targets where target.type == "regular" || target.type == "executable" {
+            let directory = Self.packageRoot.appendingPathComponent(target.path ?? "Sources/" + target.name)
+            for (_, module) in try Self.imports(under: directory) where Self.cTargetImporters[module] != nil {
+                found[module, default: []].insert(target.name)
+            }
+        }
+        for (cTarget, importers) in Self.cTargetImporters {
+            #expect(found[cTarget] ?? [] == importers, "\(cTarget) is imported by \(found[cTarget] ?? [])")
+        }
+        #expect(found["CConcurrencyDebug"] == ["ConcurrencyDebug"], "the reading works")
+        let managedContext = try #require(manifest.targets.first { $0.name == "ManagedContext" })
+        let cDependencies = managedContext.dependencies.map(\.name).filter { Self.cTargetImporters[$0] != nil }
+        #expect(cDependencies == [], "ManagedContext declares C targets: \(cDependencies)")
+        // A header that includes another target's by a relative path ("../../X/include/x.h")
+        // is an edge Package.swift does not declare.
+        let sources = Self.packageRoot.appendingPathComponent("Sources")
+        let files = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)
+        var reaching: [String] = []
+        while let url = files?.nextObject() as? URL {
+            guard ["h", "c"].contains(url.pathExtension) else { continue }
+            for line in try String(contentsOf: url, encoding: .utf8).split(separator: "\n")
+            where line.hasPrefix("#include") && line.contains("\"../") {
+                reaching.append("\(url.lastPathComponent): \(line)")
+            }
+        }
+        #expect(reaching == [])
+    }
+
+    @Test("ManagedContext imports nothing of ScheduleControl but its door; ScheduleControl links no runtime")
+    func scheduleControlIsALayerBelowTheRuntime() throws {
+        let lines = try Self.importLines(under: Self.packageRoot.appendingPathComponent("Sources/ManagedContext"))
+        let control = lines.filter { $0.words.count > 1 && $0.words.last!.split(separator: ".").first == "ScheduleControl" }
+        #expect(!control.isEmpty, "the reading works: ManagedContext calls the door")
+        for (file, words) in control {
+            let name = words.last!.split(separator: ".").dropFirst().first.map(String.init)
+            #expect(words.count == 3 && name.map(Self.scheduleDoor.contains) == true, "\(file): \(words.joined(separator: " "))")
+        }
+        // The door is what ScheduleControl declares as it: the two types, in one file.
+        let door = try String(
+            contentsOf: Self.packageRoot.appendingPathComponent("Sources/ScheduleControl/ScheduleDoor.swift"), encoding: .utf8)
+        for name in Self.scheduleDoor { #expect(door.contains("package struct \(name)"), "\(name) is not the door's") }
+
+        let graph = try Graph(dumpPackage: Self.dumpPackage())
+        let reached = graph.closure(of: "ScheduleControl")
+        #expect(!reached.isEmpty, "no target ScheduleControl")
+        let runtime = ["ManagedContext", "CoreData", "SurfJournal", "Replay", "GRDB.swift/GRDB", "GRDB.swift/GRDBSQLite"]
+        for module in runtime { #expect(reached[module] == nil, "ScheduleControl links \(reached[module]!.joined(separator: " → "))") }
+        #expect(graph.dependencies["ManagedContext"]?.contains("ScheduleControl") == true, "ManagedContext is above it")
+        let testing = graph.closure(of: "ConcurrencyDebugTesting")
+        #expect(testing["ManagedContext"] == nil, "the in-process explore needs no runtime: \(testing["ManagedContext"] ?? [])")
+    }
+
     @Test("A runtime module reached through another target, or a GRDB product, is found")
     func findsTransitiveRuntime() {
         let graph = Graph(dependencies: [

@@ -2,9 +2,8 @@
 #define CCTXDEBUGHELPERS_H
 
 // What the helpers module (CtxdebugHelpers) needs from C, as swift-nio's CNIOAtomics is
-// to NIOConcurrencyHelpers, and what the schedule control needs besides: ManagedContext's
-// Exploration/ imports this target directly for the dispatch control's hook tables, which
-// come from another target's header (CtxdebugDispatchControl's, by a relative path below).
+// to NIOConcurrencyHelpers, and nothing else (the dispatch control's hook tables are
+// CScheduleControl's).
 
 // ThreadSanitizer annotations. Synchronization.Mutex on Linux waits on futexes, which
 // ThreadSanitizer does not see, so every access under such a lock would look like a
@@ -15,12 +14,9 @@ void __tsan_release(void *addr) __attribute__((weak));
 static inline void ctxdebug_tsan_acquire(void *addr) { if (__tsan_acquire) __tsan_acquire(addr); }
 static inline void ctxdebug_tsan_release(void *addr) { if (__tsan_release) __tsan_release(addr); }
 
-// Schedule exploration's dispatch control (docs/explore.md, "What is controlled"): the
-// hooks the runtime installs in the preload library, and a per-thread count that is
-// above zero while the scheduler itself (or the runtime's store) calls libdispatch, so
-// the hooks leave those calls to the real functions.
-#include "../../CtxdebugDispatchControl/include/ctxdebug_dispatch_control.h"
-
+// A per-thread count that is above zero while the schedule control itself (or the
+// runtime's store) calls libdispatch, so the dispatch control's hooks (docs/explore.md,
+// "What is controlled") leave those calls to the real functions.
 extern _Thread_local int ctxdebug_dispatch_bypass;
 static inline int ctxdebug_dispatch_bypassed(void) { return ctxdebug_dispatch_bypass > 0; }
 static inline void ctxdebug_dispatch_bypass_enter(void) { ctxdebug_dispatch_bypass += 1; }

@@ -1,4 +1,4 @@
-import CCtxdebugHelpers
+import CScheduleControl
 import CtxdebugHelpers
 import Dispatch
 import ExploreModel

@@ -10,7 +10,7 @@ enum ProcessExploration {
     /// The process's scheduler, or nil when the process is not explored. Read once.
     static let scheduler: ControlledScheduler? = {
         let environment = ConcurrencyDebug.Variable.current()
-        guard let path = ConcurrencyDebug.Variable.exploreSocket.value(in: environment).map({ String(EnvironmentValue.trimmed($0)) }), !path.isEmpty else { return nil }
+        guard let path = socketPath(in: environment) else { return nil }
         let settings = Settings(environment)
         let channel: ParentChannel
         do {
@@ -34,6 +34,13 @@ enum ProcessExploration {
         Ending.install(scheduler, channel, sendsSites: settings.sendsSites)
         return scheduler
     }()
+
+    /// The parent's socket, when `ctxdebug explore` runs this process.
+    static func socketPath(in environment: [String: String]) -> String? {
+        guard let path = ConcurrencyDebug.Variable.exploreSocket.value(in: environment).map({ String(EnvironmentValue.trimmed($0)) }), !path.isEmpty
+        else { return nil }
+        return path
+    }
 
     struct Settings {
         var granularity = ExploreGranularity.coarse

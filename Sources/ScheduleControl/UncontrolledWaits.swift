@@ -1,5 +1,4 @@
 @_spi(Runtime) import ConcurrencyDebug
-import CConcurrencyDebug
 import CtxdebugHelpers
 import Foundation
 #if canImport(Glibc)
@@ -19,20 +18,21 @@ enum UncontrolledWaits {
     static let threshold: Double = 0.05
 
     /// The calling thread's kernel id.
-    static var currentTID: Int32 { Int32(truncatingIfNeeded: ctxdebug_thread_id()) }
+    static var currentTID: Int32 { StackSampler.currentKernelThreadID }
 
-    static func start(_ scheduler: ControlledScheduler) {
+    /// Watches the run `watched` gives (the process's, or the in-process run of now).
+    static func start(_ watched: @escaping @Sendable () -> ControlledScheduler?) {
         let thread = Thread {
-            var seen: (progress: Int, unit: Int, since: UInt64)?
+            var seen: (run: ObjectIdentifier, progress: Int, unit: Int, since: UInt64)?
             while true {
                 usleep(5_000)  // not a unit: the real sleep
-                guard let (progress, unit, tid) = scheduler.runningUnitSnapshot(), isBlockedInKernel(tid) else {
+                guard let scheduler = watched(), let (progress, unit, tid) = scheduler.runningUnitSnapshot(), isBlockedInKernel(tid) else {
                     seen = nil
                     continue
                 }
                 let now = MonotonicClock.now()
-                guard let last = seen, last.progress == progress, last.unit == unit else {
-                    seen = (progress, unit, now)
+                guard let last = seen, last.run == ObjectIdentifier(scheduler), last.progress == progress, last.unit == unit else {
+                    seen = (ObjectIdentifier(scheduler), progress, unit, now)
                     continue
                 }
                 if Double(now - last.since) / 1e9 >= threshold {

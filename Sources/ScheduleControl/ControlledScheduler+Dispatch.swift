@@ -1,4 +1,4 @@
-import CCtxdebugHelpers
+import CScheduleControl
 import CtxdebugHelpers
 import Foundation
 
@@ -8,6 +8,16 @@ import Foundation
 /// the run, or after the run gave up control, is not taken (false, or
 /// CTXDEBUG_DC_NOT_CONTROLLED) and the library does the real thing.
 extension ControlledScheduler {
+    /// An in-process run (`explore { }`) begins: when this process has the preload library
+    /// (LD_PRELOAD, as `ctxdebug explore` gives it), its units' libdispatch calls become
+    /// scheduling points, as in a process `ctxdebug explore` runs; otherwise nothing
+    /// changes. Returns whether they do. `endDispatchControl()` when the run ended.
+    @discardableResult
+    package func controlDispatchInProcess() -> Bool { DispatchControl.attach(self) }
+
+    /// The in-process run ended: libdispatch calls from threads that are no unit go to no run.
+    package func endDispatchControl() { DispatchControl.detach(self) }
+
     /// The unit the calling thread is, when the call is the run's to control.
     func dispatchUnit() -> ThreadUnit? {
         if let unit = ThreadUnit.current { return unit.scheduler === self ? unit : nil }

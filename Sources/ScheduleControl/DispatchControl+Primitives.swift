@@ -1,4 +1,4 @@
-import CCtxdebugHelpers
+import CScheduleControl
 
 /// The hooks of `dispatch_apply` and of timer sources, and the target chains of queues
 /// (ControlledScheduler+Primitives.swift).

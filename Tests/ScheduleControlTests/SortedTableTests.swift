@@ -1,4 +1,4 @@
-@testable import ManagedContext
+@testable import ScheduleControl
 import Foundation
 import Testing
 

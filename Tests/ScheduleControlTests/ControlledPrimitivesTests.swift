@@ -1,4 +1,5 @@
-@testable import ManagedContext
+@testable import ScheduleControl
+import ExploreModel
 import Synchronization
 import Testing
 
@@ -9,6 +10,9 @@ import Testing
 /// library, are in Tests/ExploreAppCorpus (`barrier-cache-dirty-read`,
 /// `timer-debounce-before-save`, ExploreAppCorpusTests).
 @Suite struct ControlledPrimitivesTests {
+    /// Always the FIFO choice.
+    static let fifo: ControlledScheduler.Chooser = { .run($0.defaultIndex) }
+
     static func object(_ address: UInt) -> RawDispatchObject { RawDispatchObject(pointer: UnsafeMutableRawPointer(bitPattern: address)!) }
 
     /// Submits one block to the concurrent queue `queue` (a barrier when asked); returns its logical queue.
@@ -25,7 +29,7 @@ import Testing
     // on a global concurrent queue, a barrier block behaves like one submitted with dispatch_async.
     @Test("a barrier on a concurrent queue waits for every earlier block, and holds back every later one until it ended")
     func barrierWaitsAndHoldsBack() {
-        let scheduler = ControlledScheduler(chooser: ControlledSchedulerTests.fifo)
+        let scheduler = ControlledScheduler(chooser: Self.fifo)
         var s = ControlledScheduler.State()
         let cache = Self.object(0x1000)
         let earlier = Self.submit(&s, to: cache, label: "cache")
@@ -50,7 +54,7 @@ import Testing
 
     @Test("blocks of a concurrent queue with no barrier may start in any order, and a global queue's barrier is a plain block")
     func withoutBarriersAnyBlockMayStart() {
-        let scheduler = ControlledScheduler(chooser: ControlledSchedulerTests.fifo)
+        let scheduler = ControlledScheduler(chooser: Self.fifo)
         var s = ControlledScheduler.State()
         let mine = Self.object(0x1000)
         let global = Self.object(0x2000)
@@ -66,7 +70,7 @@ import Testing
 
     @Test("a timer source is a timer of virtual time while it is active: resumed, suspended, fired, repeated, cancelled")
     func timerSourceLivesOnVirtualTime() {
-        let scheduler = ControlledScheduler(chooser: ControlledSchedulerTests.fifo)
+        let scheduler = ControlledScheduler(chooser: Self.fifo)
         let source = Self.object(0x3000)
         let queue = Self.object(0x4000)
         func deadlines() -> [UInt64] { scheduler.state.withLock { $0.timers.map(\.deadline) } }
@@ -136,7 +140,7 @@ import Testing
 
     @Test("no block of a queue starts while a block of another queue of the same serial order runs")
     func sharedOrderHoldsBack() {
-        let scheduler = ControlledScheduler(chooser: ControlledSchedulerTests.fifo)
+        let scheduler = ControlledScheduler(chooser: ControlledPrimitivesTests.fifo)
         var s = ControlledScheduler.State()
         let a = s.queueKey(for: Self.engineA, concurrent: false, label: .made("sync-a"))
         let b = s.queueKey(for: Self.engineB, concurrent: false, label: .made("sync-b"))

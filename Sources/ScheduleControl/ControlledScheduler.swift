@@ -50,6 +50,7 @@ package final class ControlledScheduler: Sendable {
         self.describesCandidates = describesCandidates
         self.chooser = chooser
         state.withLock { $0.onFailure = onFailure }
+        ScheduleControlRuntimeFrames.registered
         // Before any unit starts: each unit's thread lets the sampling signal in when it
         // starts (StackSampler.currentThread), so a hung one can be sampled.
         StackSampler.install()
@@ -246,34 +247,34 @@ package final class ControlledScheduler: Sendable {
     // MARK: Points reached by the runtime
 
     /// A unit reached `point`: the strategy may run another unit first.
-    package func reach(_ point: SchedulingPoint, context: ManagedObjectContext?) {
+    package func reach(_ point: SchedulingPoint, on queue: LogicalQueue?, describedAs description: @autoclosure () -> String) {
         if point.isFine && granularity == .coarse { return }
-        guard let unit = controlledUnit(at: point, context: context) else { return }
+        guard let unit = controlledUnit(at: point, describedAs: queue == nil ? nil : description()) else { return }
         let addresses = sites()
         let action = state.withLock { s -> Handoff in
             guard s.mode != .released else { return .none }
             s.units[unit.id]?.status = .ready
-            return decide(&s, from: unit, point: point, context: context?.shortName, addresses: addresses)
+            return decide(&s, from: unit, point: point, context: queue?.name, addresses: addresses)
         }
         action.perform(self)
         if action.parksCaller(unit) { unit.park() }
     }
 
-    /// `perform`: puts `block` on `context`'s logical queue, then lets the strategy
+    /// `perform`: puts `block` on `queue`'s logical queue, then lets the strategy
     /// choose (the new block may start before the caller goes on).
-    package func enqueue(_ block: @escaping @Sendable () -> Void, on context: ManagedObjectContext) {
-        guard let unit = controlledUnit(at: .performEnqueue, context: context) else {
-            return context.queue.async(execute: block)
+    package func enqueue(_ block: @escaping @Sendable () -> Void, on queue: LogicalQueue, describedAs description: @autoclosure () -> String) {
+        guard let unit = controlledUnit(at: .performEnqueue, describedAs: description()) else {
+            return queue.queue.async(execute: block)
         }
         let addresses = sites()
         let action = state.withLock { s -> Handoff in
             if s.mode == .released {
-                return .dispatch(.queue(context.queue), block)
+                return .dispatch(.queue(queue.queue), block)
             }
-            let key = s.queueKey(for: context)
+            let key = s.queueKey(for: queue)
             s.append(.block(block, addresses), to: key)
             s.units[unit.id]?.status = .ready
-            return decide(&s, from: unit, point: .performEnqueue, context: context.shortName, addresses: addresses)
+            return decide(&s, from: unit, point: .performEnqueue, context: queue.name, addresses: addresses)
         }
         action.perform(self)
         if action.parksCaller(unit) { unit.park() }
@@ -283,30 +284,31 @@ package final class ControlledScheduler: Sendable {
     /// the block ran and the strategy chooses it again; then its task resumes, on
     /// whatever thread, and that thread goes on as the driver.
     nonisolated(nonsending) package func performAwaited<T: Sendable, E: Error>(
-        _ block: @escaping @Sendable () throws(E) -> T, on context: ManagedObjectContext
+        _ block: @escaping @Sendable () throws(E) -> T, on queue: LogicalQueue,
+        work: @escaping @Sendable (@escaping @Sendable () -> Void) -> @Sendable () -> Void
     ) async throws(E) -> T {
         let result = LockedValue<Result<T, E>?>(nil)
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            enqueueAwaited(context.performWork { result.withLock { $0 = Result { () throws(E) -> T in try block() } } }, on: context) {
+            enqueueAwaited(work { result.withLock { $0 = Result { () throws(E) -> T in try block() } } }, on: queue) {
                 continuation.resume()
             }
         }
         return try result.withLock { $0! }.get()
     }
 
-    private func enqueueAwaited(_ work: @escaping @Sendable () -> Void, on context: ManagedObjectContext, resume: @escaping @Sendable () -> Void) {
+    private func enqueueAwaited(_ work: @escaping @Sendable () -> Void, on queue: LogicalQueue, resume: @escaping @Sendable () -> Void) {
         guard let unit = ThreadUnit.current, unit.scheduler === self else {
-            return context.queue.async { work(); resume() }
+            return queue.queue.async { work(); resume() }
         }
         if DispatchControl.controls(self) {
             // The task's continuation is resumed through libdispatch, which is controlled:
             // the task goes on as a unit of its own, and the caller's thread goes on now.
-            return enqueue({ work(); resume() }, on: context)
+            return enqueue({ work(); resume() }, on: queue, describedAs: queue.name)
         }
         let addresses = sites()
         let action = state.withLock { s -> Handoff in
-            if s.mode == .released { return .dispatch(.queue(context.queue), { work(); resume() }) }
-            let key = s.queueKey(for: context)
+            if s.mode == .released { return .dispatch(.queue(queue.queue), { work(); resume() }) }
+            let key = s.queueKey(for: queue)
             let awaited: @Sendable () -> Void = { [self] in
                 work()
                 // The driver may go on from the next decision on, which the block's end takes.
@@ -320,35 +322,27 @@ package final class ControlledScheduler: Sendable {
             }
             s.append(.block(awaited, addresses), to: key)
             s.units[unit.id]?.status = .awaiting
-            return decide(&s, from: unit, point: .performEnqueue, context: context.shortName, addresses: addresses)
+            return decide(&s, from: unit, point: .performEnqueue, context: queue.name, addresses: addresses)
         }
         // The task suspends now; its next thread takes the driver's part when it resumes.
         ThreadUnit.setCurrent(nil)
         action.perform(self)
     }
 
-    /// How a `performAndWait` caller got its queue.
-    package enum Grant {
-        /// In turn, as libdispatch would give it: go on with the real wait.
-        case granted
-        /// After a deadlock was found, to let the run unwind: run the block now on the
-        /// caller's thread, without waiting for the queue (the run is already failed).
-        case forced
-        /// Not controlled (released, or an uncontrolled call allowed): the real wait.
-        case uncontrolled
-    }
+    /// How a `performAndWait` caller got its queue (the door's word).
+    package typealias Grant = ScheduleDoor.Grant
 
-    /// `performAndWait` on `context` from a unit that does not hold its queue: waits,
-    /// as a FIFO waiter, until the strategy gives the queue to it.
-    package func acquire(_ context: ManagedObjectContext) -> Grant {
-        guard let unit = controlledUnit(at: .performAndWait, context: context) else { return .uncontrolled }
+    /// `performAndWait` on `queue` from a unit that does not hold it: waits, as a FIFO
+    /// waiter, until the strategy gives the queue to it.
+    package func acquire(_ queue: LogicalQueue, describedAs description: @autoclosure () -> String) -> Grant {
+        guard let unit = controlledUnit(at: .performAndWait, describedAs: description()) else { return .uncontrolled }
         let addresses = sites()
         let action = state.withLock { s -> Handoff in
             if s.mode == .released { return .none }
-            let key = s.queueKey(for: context)
+            let key = s.queueKey(for: queue)
             s.append(.waiter(unit.id), to: key)
             s.units[unit.id]?.status = .waiting(key)
-            return decide(&s, from: unit, point: .performAndWait, context: context.shortName, addresses: addresses)
+            return decide(&s, from: unit, point: .performAndWait, context: queue.name, addresses: addresses)
         }
         action.perform(self)
         if action.parksCaller(unit) { unit.park() }
@@ -362,11 +356,11 @@ package final class ControlledScheduler: Sendable {
         }
     }
 
-    /// The `performAndWait` block on `context` ended: its queue is free.
-    package func relinquish(_ context: ManagedObjectContext, _ grant: Grant) {
+    /// The `performAndWait` block on `queue` ended: it is free.
+    package func relinquish(_ queue: LogicalQueue, _ grant: Grant) {
         guard grant != .uncontrolled else { return }
         state.withLock { s in
-            let key = s.queueKey(for: context)
+            let key = s.queueKey(for: queue)
             if grant == .granted { s.queues[key]?.busy = false }
             s.queues[key]?.touch(&s.sequence)
         }
@@ -375,14 +369,14 @@ package final class ControlledScheduler: Sendable {
     /// The unit the calling thread is, or nil when the call is not controlled: after the
     /// run gave up control, or from a thread that is no unit of this run (recorded as
     /// uncontrolled work unless allowed).
-    private func controlledUnit(at point: SchedulingPoint, context: ManagedObjectContext? = nil) -> ThreadUnit? {
+    private func controlledUnit(at point: SchedulingPoint, describedAs description: @autoclosure () -> String? = nil) -> ThreadUnit? {
         if let unit = ThreadUnit.current, unit.scheduler === self { return unit }
         if let driver = state.withLock({ s in adoptDriver(&s) }) {
             ThreadUnit.setCurrent(driver)
             return driver
         }
         let addresses = StackTrace.capture(maximumDepth: 24)
-        let names = context.map { " on \($0.debugName)" } ?? ""
+        let names = description().map { " on \($0)" } ?? ""
         let handoffs = state.withLock { s -> [Handoff] in
             s.sawUncontrolled = true
             guard s.mode != .released, !allowsUncontrolled else { return [] }

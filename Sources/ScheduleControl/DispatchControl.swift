@@ -1,4 +1,5 @@
-import CCtxdebugHelpers
+@_spi(Runtime) import ConcurrencyDebug
+import CScheduleControl
 import CtxdebugHelpers
 import Foundation
 #if canImport(Glibc)
@@ -17,15 +18,23 @@ struct RawDispatchObject: @unchecked Sendable, Hashable {
     var tableKey: Int { Int(bitPattern: pointer) }
 }
 
-/// The runtime's side of the preload library `ctxdebug explore` loads into COMMAND
-/// (Sources/CtxdebugDispatchControl, docs/explore.md "What is controlled"): one door
-/// through which every intercepted libdispatch call reaches the process's scheduler,
-/// as Fray's RuntimeDelegate is for the JVM. Installed only in a process connected to
-/// `ctxdebug explore` whose LD_PRELOAD holds the library; otherwise nothing is installed
+/// The schedule control's side of the preload library `ctxdebug explore` loads into
+/// COMMAND (Sources/CtxdebugDispatchControl, docs/explore.md "What is controlled"): the
+/// hooks through which every intercepted libdispatch call reaches the scheduler, as
+/// Fray's RuntimeDelegate is for the JVM. Installed only in a process whose LD_PRELOAD
+/// holds the library and that is explored: connected to `ctxdebug explore` (one
+/// scheduler, the process's), or running the in-process `explore { }` (`attach`: each
+/// hook serves the run the calling thread is a unit of). Otherwise nothing is installed
 /// and the library forwards every call.
 enum DispatchControl {
-    /// The scheduler the hooks serve, once installed (written once, before any hook can run).
+    /// The process's scheduler the hooks serve, once installed (written once, before any
+    /// hook can run); nil for in-process runs.
     nonisolated(unsafe) private static var scheduler: ControlledScheduler?
+    /// Whether the hooks serve in-process runs (written once, before any hook can run).
+    nonisolated(unsafe) private static var servesRuns = false
+    /// The in-process run attached now, for calls from threads that are no unit (a wake,
+    /// the uncontrolled waits' watch).
+    private static let attached = LockedValue<ControlledScheduler?>(nil)
     nonisolated(unsafe) private static var services = ctxdebug_dc_services()
     nonisolated(unsafe) static var mainQueueAddress: UInt = 0
     /// Where a concurrent queue's blocks start (see `ctxdebug_dc_services.overcommit_queue`).
@@ -35,12 +44,51 @@ enum DispatchControl {
     static let installSymbol = "ctxdebug_dispatch_control_install_v2"
 
     /// Whether `scheduler`'s libdispatch calls are controlled.
-    static func controls(_ candidate: ControlledScheduler) -> Bool { scheduler === candidate }
+    static func controls(_ candidate: ControlledScheduler) -> Bool {
+        scheduler === candidate || (servesRuns && attached.withLock { $0 === candidate })
+    }
 
-    /// Installs the hooks for `scheduler` when the preload library is loaded. Returns
-    /// whether it was.
+    /// Installs the hooks for `scheduler`, a process's, when the preload library is
+    /// loaded. Returns whether it was.
     @discardableResult
     static func install(_ scheduler: ControlledScheduler) -> Bool {
+        guard installHooks(for: scheduler) else { return false }
+        // Waits it cannot model are noticed by their threads' state (UncontrolledWaits.swift).
+        UncontrolledWaits.start { scheduler }
+        return true
+    }
+
+    /// An in-process run (`explore { }`) begins: its units' libdispatch calls are
+    /// controlled from now on when the preload library is loaded (the hooks are installed
+    /// at the first run). Returns whether they are.
+    @discardableResult
+    static func attach(_ run: ControlledScheduler) -> Bool {
+        let installed = runHooks
+        if installed { attached.withLock { $0 = run } }
+        return installed
+    }
+
+    /// The run ended: calls from threads that are no unit go to no run.
+    static func detach(_ run: ControlledScheduler) {
+        attached.withLock { if $0 === run { $0 = nil } }
+    }
+
+    /// Whether the hooks serve in-process runs: installed once, at the first `attach`
+    /// (never in a process `ctxdebug explore` runs: its own scheduler takes them at its
+    /// first context, as without in-process runs).
+    private static let runHooks: Bool = {
+        guard scheduler == nil, ProcessExploration.socketPath(in: ConcurrencyDebug.Variable.current()) == nil else { return false }
+        servesRuns = true
+        guard installHooks(for: nil) else {
+            servesRuns = false
+            return false
+        }
+        UncontrolledWaits.start { attached.withLock { $0 } }
+        return true
+    }()
+
+    /// Hands the hook table to the preload library, when it is loaded and of this layout.
+    private static func installHooks(for scheduler: ControlledScheduler?) -> Bool {
         // The name carries the layout of the hook and service tables: a library of another
         // layout (an older ctxdebug beside a newer runtime) is not found, and dispatch runs
         // uncontrolled rather than through a misread table.
@@ -64,8 +112,6 @@ enum DispatchControl {
         services = given
         mainQueueAddress = UInt(bitPattern: given.main_queue)
         overcommitQueue = given.overcommit_queue.map { RawDispatchObject(pointer: $0) }
-        // Waits it cannot model are noticed by their threads' state (UncontrolledWaits.swift).
-        UncontrolledWaits.start(scheduler)
         return true
     }
 
@@ -82,7 +128,7 @@ enum DispatchControl {
             return ControlCost.measure { scheduler.dispatchSyncBegin(object(queue), barrier: barrier != 0) ? 1 : 0 }
         },
         sync_end: { queue in
-            guard let queue, let scheduler = Self.scheduler else { return }
+            guard let queue, let scheduler = Self.scheduler ?? unitsRun() else { return }
             scheduler.dispatchSyncEnd(object(queue))
         },
         after: { when, isLong, queue, context, function in
@@ -104,7 +150,7 @@ enum DispatchControl {
         },
         wake: { kind, object in
             // From any thread: an uncontrolled thread's signal still ends a modelled wait.
-            guard let object, !DispatchBypass.isOn, let scheduler = Self.scheduler else { return }
+            guard let object, !DispatchBypass.isOn, let scheduler = Self.scheduler ?? unitsRun() ?? attachedRun() else { return }
             scheduler.wake(waitKey(kind, object), group: kind == CTXDEBUG_DC_WAIT_GROUP ? Self.object(object) : nil)
         },
         main_parks: {
@@ -129,7 +175,18 @@ enum DispatchControl {
     /// The scheduler, for a call that is the app's (not the scheduler's own, nor the store's).
     @inline(__always)
     private static func active() -> ControlledScheduler? {
-        DispatchBypass.isOn ? nil : scheduler
+        DispatchBypass.isOn ? nil : scheduler ?? unitsRun()
+    }
+
+    /// In-process runs: the run the calling thread is a unit of.
+    @inline(__always)
+    private static func unitsRun() -> ControlledScheduler? {
+        servesRuns ? ThreadUnit.current?.scheduler : nil
+    }
+
+    /// In-process runs: the run attached now.
+    private static func attachedRun() -> ControlledScheduler? {
+        servesRuns ? attached.withLock { $0 } : nil
     }
 
     private static func object(_ pointer: UnsafeMutableRawPointer) -> RawDispatchObject { RawDispatchObject(pointer: pointer) }

@@ -2,13 +2,15 @@
 #define CTXDEBUG_DISPATCH_CONTROL_H
 
 // The door between the preload library (libCtxdebugDispatchControl.so, which
-// `ctxdebug explore` puts in LD_PRELOAD of the processes it runs) and the runtime's
-// scheduler (ManagedContext's DispatchControl.swift). The library replaces libdispatch's
+// `ctxdebug explore` puts in LD_PRELOAD of the processes it runs) and the schedule
+// control (ScheduleControl's DispatchControl.swift). The library replaces libdispatch's
 // entry points and forwards each to the real function found with dlsym(RTLD_NEXT, ...)
-// until the runtime installs its hooks, which it does only in a process that connected
-// to `ctxdebug explore`. Each hook returns 0 when it does not take the call (the caller
-// is no unit of the run, or the run gave up control): the library then calls the real
-// function. Included by CCtxdebugHelpers too, so both sides read one declaration.
+// until the schedule control installs its hooks, which it does only in a process being
+// explored (connected to `ctxdebug explore`, or running the in-process `explore { }`).
+// Each hook returns 0 when it does not take the call (the caller is no unit of the run,
+// or the run gave up control): the library then calls the real function. This header is
+// CScheduleControl's, the C target of ScheduleControl; the library's target depends on
+// it, so both sides read one declaration.
 
 #include <stddef.h>
 #include <stdint.h>

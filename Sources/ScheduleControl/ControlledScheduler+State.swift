@@ -158,8 +158,8 @@ extension ControlledScheduler {
         var units = SortedTable<UnitState>()
         var running: Int?
         var queues = QueueTable()
-        /// By context number.
-        var keysByContext = SortedTable<String>()
+        /// The logical queues of registered queues, by their `LogicalQueue.key`.
+        var keysByRegistrant = SortedTable<String>()
         var privateQueues = 0
         var steps: [ControlledStep] = []
         var failure: ControlledRunFailure?
@@ -199,20 +199,20 @@ extension ControlledScheduler {
             return unit
         }
 
-        /// The logical queue of `context`: "main" for every main-queue context (they
-        /// share the main queue), "q1", "q2"... for private queues in first-use order.
-        mutating func queueKey(for context: ManagedObjectContext) -> String {
-            if let key = keysByContext[Int(context.number)] { return key }
+        /// The logical queue of a registered queue (a context's): "main" for every main
+        /// one (they share the main queue), "q1", "q2"... for the others in first-use order.
+        mutating func queueKey(for queue: LogicalQueue) -> String {
+            if let key = keysByRegistrant[queue.key] { return key }
             let key: String
-            if context.concurrencyType == .mainQueue {
+            if queue.isMain {
                 key = "main"
             } else {
                 privateQueues += 1
                 key = "q" + String(privateQueues)
             }
-            keysByContext[Int(context.number)] = key
+            keysByRegistrant[queue.key] = key
             if queues[key] == nil {
-                queues[key] = QueueState(key: key, name: context.shortName, real: .queue(context.queue))
+                queues[key] = QueueState(key: key, name: queue.name, real: .queue(queue.queue))
             }
             return key
         }
