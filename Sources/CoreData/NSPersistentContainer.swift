@@ -83,6 +83,8 @@ extension PersistentStoreCoordinator {
         // Core Data's coordinator migrates only when asked; the container asks by default.
         storeOptions.shouldMigrateStoreAutomatically = flag(NSMigratePersistentStoresAutomaticallyOption)
         storeOptions.shouldInferMappingModelAutomatically = flag(NSInferMappingModelAutomaticallyOption)
+        storeOptions.persistentHistoryTracking = flag(NSPersistentHistoryTrackingKey)
+        storeOptions.postsRemoteChangeNotifications = flag(NSPersistentStoreRemoteChangeNotificationPostOptionKey)
         let store = try addPersistentStore(at: url, options: storeOptions) { _ in
             NSPersistentStore(type: storeType, configurationName: configurationName, at: storeURL ?? url, options: options)
         }

@@ -14,6 +14,13 @@ public struct StoreOptions: Sendable, Hashable {
     @_spi(CoreData) public var shouldMigrateStoreAutomatically = false
     /// Core Data's `shouldInferMappingModelAutomatically` (`NSInferMappingModelAutomaticallyOption`).
     @_spi(CoreData) public var shouldInferMappingModelAutomatically = false
+    /// Core Data's `NSPersistentHistoryTrackingKey`: every save records a transaction and
+    /// its changes in the store's history tables (docs/coredata-on-linux.md, "Persistent history").
+    public var persistentHistoryTracking = false
+    /// Core Data's `NSPersistentStoreRemoteChangeNotificationPostOptionKey`: post
+    /// `PersistentStoreCoordinator.remoteChangeNotification` after each write to the store,
+    /// by this process or another (needs `persistentHistoryTracking` here).
+    public var postsRemoteChangeNotifications = false
     public init(readOnly: Bool = false) { self.readOnly = readOnly }
 }
 
@@ -21,6 +28,8 @@ public struct StoreOptions: Sendable, Hashable {
 public final class PersistentStoreCoordinator: Sendable, Hashable {
     public let managedObjectModel: ManagedObjectModel
     private let storeBox = LockedValue<AddedStore?>(nil)
+    /// The store's persistent history and remote-change watcher (History/).
+    let history = HistoryCoordination()
 
     /// The store once added, and the object `import CoreData` hands out for it (its
     /// `NSPersistentStore`), made at most once per added store.
@@ -110,7 +119,8 @@ public final class PersistentStoreCoordinator: Sendable, Hashable {
 
     private func openStore(at url: URL, options: StoreOptions) throws(ManagedContextError) -> SQLiteStore {
         let migrate = options.shouldMigrateStoreAutomatically && options.shouldInferMappingModelAutomatically
-        return try SQLiteStore(url: url, model: managedObjectModel, readOnly: options.readOnly, migrate: migrate)
+        let store = try SQLiteStore(url: url, model: managedObjectModel, readOnly: options.readOnly, migrate: migrate)
+        return try startHistory(store, options: options)
     }
 
     /// The one object that stands for the added store in Core Data's API: the one made
@@ -153,6 +163,7 @@ public final class PersistentStoreCoordinator: Sendable, Hashable {
             s = nil
             return old
         }
+        history.stop()
         s?.close()
     }
 
