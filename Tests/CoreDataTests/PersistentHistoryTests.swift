@@ -90,7 +90,9 @@ import Testing
         let afterTransaction = try #require(try history(reader, .fetchHistory(after: transactions[1])) as? [NSPersistentHistoryTransaction])
         #expect(afterTransaction.map(\.transactionNumber) == [3])
         let byDate = try #require(try history(reader, .fetchHistory(after: transactions[0].timestamp)) as? [NSPersistentHistoryTransaction])
-        #expect(byDate.allSatisfy { $0.timestamp > transactions[0].timestamp })
+        #expect(byDate.allSatisfy { $0.timestamp > transactions[0].timestamp } && !byDate.contains { $0.transactionNumber == 1 })
+        let sinceLongAgo = try #require(try history(reader, .fetchHistory(after: Date.distantPast)) as? [NSPersistentHistoryTransaction])
+        #expect(sinceLongAgo.map(\.transactionNumber) == [1, 2, 3])
         #expect(container.persistentStoreCoordinator.currentPersistentHistoryToken(fromStores: nil) == transactions[2].token)
     }
 
