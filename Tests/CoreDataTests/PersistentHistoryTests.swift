@@ -165,6 +165,29 @@ import Testing
         #expect(container.persistentStoreCoordinator.currentPersistentHistoryToken(fromStores: nil)?.transactionNumber == 6)
     }
 
+    /// An update's `updatedProperties` names what it set: here a to-one relationship and
+    /// an attribute, not the attributes it left alone.
+    @Test func updatedPropertiesNameTheToOneAndAttributesSet() throws {
+        let dir = TempDirectory("history-updated-properties")
+        let container = try Self.container(dir)
+        let context = container.newBackgroundContext()
+        try context.performAndWait {
+            let note = Note(context: context)
+            note.title = "a"
+            try context.save()
+            let folder = Folder(context: context)
+            folder.name = "inbox"
+            note.folder = folder
+            note.priority = NSNumber(value: 2)
+            try context.save()
+        }
+        let transactions = try #require(try history(context, .fetchHistory(after: nil as NSPersistentHistoryToken?)) as? [NSPersistentHistoryTransaction])
+        let second = try #require(transactions.last?.changes)
+        let update = try #require(second.first { $0.changeType == .update })
+        #expect(Set(update.updatedProperties?.map(\.name) ?? []) == ["folder", "priority"])
+        #expect(second.filter { $0.changeType == .insert }.map(\.changedObjectID.entity.name) == ["Folder"])
+    }
+
     @Test func batchRequestsAreRecordedWithTheExecutingContextsAuthor() throws {
         let dir = TempDirectory("history-batch")
         let container = try Self.container(dir)
