@@ -100,6 +100,9 @@ final class HistoryCoordination: Sendable {
         }
     }
 
+    /// The coordinator is gone: its watcher's thread ends too.
+    deinit { state.withLock { $0.watcher }?.stop() }
+
     func stop() {
         let old = state.withLock { s in
             let w = s.watcher
