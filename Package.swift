@@ -117,6 +117,9 @@ let package = Package(
             dependencies: ["ManagedContext", "CoreData", "SurfJournal", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Tests/StressWriter"
         ),
+        // Test-only: the other process of the cross-process persistent history tests
+        // (Tests/CoreDataTests/RemoteChangeTests.swift).
+        .executableTarget(name: "ctxdebug-history-writer", dependencies: ["CoreData"], path: "Tests/HistoryWriter"),
         // Test-only: the corpus of ordering-dependent Core Data bugs with fixed twins (issue 26,
         // Tests/ExploreCorpus/README.md), and its runner (`list`, `run`, `measure`).
         .target(name: "ExploreCorpus", dependencies: ["ManagedContext", "CtxdebugHelpers"], path: "Tests/ExploreCorpus", exclude: ["README.md"]),
@@ -150,7 +153,7 @@ let package = Package(
         .testTarget(name: "ConcurrencyDebugTestingTests", dependencies: ["ConcurrencyDebugTesting", "ConcurrencyDebug", "ManagedContext", "ExploreModel", "TestSupport"]),
         .testTarget(name: "ScheduleControlTests", dependencies: ["ScheduleControl", "ConcurrencyDebug", "CtxdebugHelpers", "ExploreModel"]),
         .testTarget(name: "ManagedContextTests", dependencies: ["ManagedContext", "ScheduleControl", "ctxdebug-wrong-queue-sample", "ConcurrencyDebug", "CtxdebugHelpers", "ExploreModel", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")]),
-        .testTarget(name: "CoreDataTests", dependencies: ["CoreData", "ManagedContext", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")], exclude: ["Fixtures"]),
+        .testTarget(name: "CoreDataTests", dependencies: ["CoreData", "ManagedContext", "ConcurrencyDebug", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")], exclude: ["Fixtures"]),
         .testTarget(name: "SurfJournalTests", dependencies: ["SurfJournal", "CoreData", "ManagedContext", "TestSupport"]),
         .testTarget(name: "ReplayTests", dependencies: ["Replay", "SurfJournal", "CoreData", "ManagedContext", "ConcurrencyDebug"]),
         .testTarget(name: "CoreDataLintTests", dependencies: ["CoreDataLint"]),

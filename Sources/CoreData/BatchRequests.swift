@@ -124,14 +124,11 @@ extension ManagedObjectContext {
             throw ManagedContextError(.noStore, "execute(_:) needs a context on a persistent store coordinator.")
         }
         switch request {
-        case let delete as NSBatchDeleteRequest: return try BatchWork.delete(delete, coordinator: coordinator)
-        case let update as NSBatchUpdateRequest: return try BatchWork.update(update, coordinator: coordinator)
-        case let insert as NSBatchInsertRequest: return try BatchWork.insert(insert, coordinator: coordinator)
+        case let delete as NSBatchDeleteRequest: return try BatchWork.delete(delete, coordinator: coordinator, author: transactionAuthor)
+        case let update as NSBatchUpdateRequest: return try BatchWork.update(update, coordinator: coordinator, author: transactionAuthor)
+        case let insert as NSBatchInsertRequest: return try BatchWork.insert(insert, coordinator: coordinator, author: transactionAuthor)
         case let fetch as any AsynchronousFetch: return fetch.start(in: self)
-        case is NSPersistentHistoryChangeRequest:
-            throw ManagedContextError(
-                .fetchFailed,
-                "This store records no persistent history (persistent history tracking is not available on Linux). Read changes from did-save notifications instead.")
+        case let history as NSPersistentHistoryChangeRequest: return try HistoryWork.execute(history, coordinator: coordinator)
         default:
             throw ManagedContextError(.invalidFetchRequest, "execute(_:) does not run \(type(of: request)) here; use fetch(_:) for fetch requests.")
         }
@@ -140,15 +137,18 @@ extension ManagedObjectContext {
 
 /// The batch requests, each in one private context and one save.
 enum BatchWork {
-    private static func context(_ coordinator: PersistentStoreCoordinator) -> NSManagedObjectContext {
+    /// The batch's own context; its saves are recorded in the persistent history with the
+    /// executing context's `transactionAuthor`, as Core Data records a batch request's.
+    private static func context(_ coordinator: PersistentStoreCoordinator, author: String?) -> NSManagedObjectContext {
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
         context.name = "batch request"
+        context.transactionAuthor = author
         return context
     }
 
-    static func delete(_ request: NSBatchDeleteRequest, coordinator: PersistentStoreCoordinator) throws -> NSBatchDeleteResult {
-        let context = context(coordinator)
+    static func delete(_ request: NSBatchDeleteRequest, coordinator: PersistentStoreCoordinator, author: String?) throws -> NSBatchDeleteResult {
+        let context = context(coordinator, author: author)
         let ids: [NSManagedObjectID] = try context.performAndWait {
             let ids: [NSManagedObjectID]
             if let given = request.objectIDs {
@@ -171,8 +171,8 @@ enum BatchWork {
         }
     }
 
-    static func update(_ request: NSBatchUpdateRequest, coordinator: PersistentStoreCoordinator) throws -> NSBatchUpdateResult {
-        let context = context(coordinator)
+    static func update(_ request: NSBatchUpdateRequest, coordinator: PersistentStoreCoordinator, author: String?) throws -> NSBatchUpdateResult {
+        let context = context(coordinator, author: author)
         let ids: [NSManagedObjectID] = try context.performAndWait {
             let fetch = NSFetchRequest<NSManagedObject>(entityName: request.entityName)
             fetch.predicate = request.predicate
@@ -193,8 +193,8 @@ enum BatchWork {
         }
     }
 
-    static func insert(_ request: NSBatchInsertRequest, coordinator: PersistentStoreCoordinator) throws -> NSBatchInsertResult {
-        let context = context(coordinator)
+    static func insert(_ request: NSBatchInsertRequest, coordinator: PersistentStoreCoordinator, author: String?) throws -> NSBatchInsertResult {
+        let context = context(coordinator, author: author)
         // A batch insert into an entity with uniqueness constraints updates the rows that
         // hold the new rows' keys (an upsert, as Apple's Earthquakes sample imports).
         context.mergePolicy = .mergeByPropertyObjectTrump
@@ -235,56 +235,4 @@ enum BatchWork {
         case .count: return NSBatchInsertResult(ids.count)
         }
     }
-}
-
-// MARK: Persistent history (types only: no store here records history)
-
-/// Core Data's `NSPersistentHistoryToken`.
-open class NSPersistentHistoryToken: @unchecked Sendable {}
-
-/// Core Data's `NSPersistentHistoryChangeRequest`. Executing one fails: stores here
-/// record no history (see `execute(_:)`).
-open class NSPersistentHistoryChangeRequest: NSPersistentStoreRequest, @unchecked Sendable {
-    open var resultType: NSPersistentHistoryResultType = .transactionsAndChanges
-    open var token: NSPersistentHistoryToken?
-    open var fetchRequest: NSFetchRequest<any NSFetchRequestResult>?
-    open class func fetchHistory(after token: NSPersistentHistoryToken?) -> NSPersistentHistoryChangeRequest {
-        let request = NSPersistentHistoryChangeRequest()
-        request.token = token
-        return request
-    }
-    open class func fetchHistory(after date: Date) -> NSPersistentHistoryChangeRequest { NSPersistentHistoryChangeRequest() }
-    open class func deleteHistory(before token: NSPersistentHistoryToken?) -> NSPersistentHistoryChangeRequest { NSPersistentHistoryChangeRequest() }
-    open class func deleteHistory(before date: Date) -> NSPersistentHistoryChangeRequest { NSPersistentHistoryChangeRequest() }
-}
-
-/// Core Data's `NSPersistentHistoryResultType`.
-public enum NSPersistentHistoryResultType: Int, Sendable {
-    case statusOnly = 0, objectIDs = 1, count = 2, transactionsOnly = 3, changesOnly = 4, transactionsAndChanges = 5
-}
-
-/// Core Data's `NSPersistentHistoryResult`.
-open class NSPersistentHistoryResult: NSPersistentStoreResult, @unchecked Sendable {
-    public let result: Any? = nil
-}
-
-/// Core Data's `NSPersistentHistoryTransaction`.
-open class NSPersistentHistoryTransaction: @unchecked Sendable {
-    public let changes: [NSPersistentHistoryChange]? = nil
-    public let token: NSPersistentHistoryToken = NSPersistentHistoryToken()
-    public let timestamp: Date = Date()
-    public let author: String? = nil
-    public let contextName: String? = nil
-    open func objectIDNotification() -> Notification { Notification(name: .NSManagedObjectContextDidSave) }
-}
-
-/// Core Data's `NSPersistentHistoryChange`.
-open class NSPersistentHistoryChange: @unchecked Sendable {
-    public let changedObjectID: NSManagedObjectID? = nil
-}
-
-extension PersistentStoreCoordinator {
-    /// Core Data's `currentPersistentHistoryToken(fromStores:)`: nil, as no store here
-    /// records history.
-    public func currentPersistentHistoryToken(fromStores stores: [Any]?) -> NSPersistentHistoryToken? { nil }
 }

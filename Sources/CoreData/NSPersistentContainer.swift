@@ -85,6 +85,8 @@ extension PersistentStoreCoordinator {
         storeOptions.shouldMigrateStoreAutomatically = flag(NSMigratePersistentStoresAutomaticallyOption)
         storeOptions.shouldInferMappingModelAutomatically = flag(NSInferMappingModelAutomaticallyOption)
         storeOptions.pragmas = try SQLitePragmas.parse(options?[NSSQLitePragmasOption])
+        storeOptions.persistentHistoryTracking = flag(NSPersistentHistoryTrackingKey)
+        storeOptions.postsRemoteChangeNotifications = flag(NSPersistentStoreRemoteChangeNotificationPostOptionKey)
         let store = try addPersistentStore(at: url, options: storeOptions) { _ in
             NSPersistentStore(type: storeType, configurationName: configurationName, at: storeURL ?? url, options: options)
         }

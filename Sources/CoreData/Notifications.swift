@@ -30,9 +30,12 @@ extension Notification.Name {
     public static let NSManagedObjectContextDidSaveObjectIDs = ManagedObjectContext.didSaveObjectIDsNotification
     /// Core Data's `NSManagedObjectContextDidMergeChangesObjectIDs`.
     public static let NSManagedObjectContextDidMergeChangesObjectIDs = ManagedObjectContext.didMergeChangesObjectIDsNotification
-    /// Core Data's `NSPersistentStoreRemoteChange`. Stores here post none: only this
-    /// process writes through the coordinator, and history is not recorded.
-    public static let NSPersistentStoreRemoteChange = Notification.Name("NSPersistentStoreRemoteChangeNotification")
+    /// Core Data's `NSPersistentStoreRemoteChange`: posted on a private thread, with the
+    /// coordinator as its object, after each write to a store added with
+    /// `NSPersistentStoreRemoteChangeNotificationPostOptionKey` (and history tracking), by
+    /// this process or another; `userInfo` holds `NSPersistentStoreURLKey`,
+    /// `NSStoreUUIDKey` and `NSPersistentHistoryTokenKey`.
+    public static let NSPersistentStoreRemoteChange = PersistentStoreCoordinator.remoteChangeNotification
     /// Core Data's `NSPersistentStoreCoordinatorStoresDidChange`: posted by a coordinator
     /// (the object) after a store is added or removed, with `NSAddedPersistentStoresKey` or
     /// `NSRemovedPersistentStoresKey` holding the stores.

@@ -22,6 +22,9 @@ extension ViolationKind {
     public static let mainQueueWait = ViolationKind("main-queue-wait")
     /// A fetch or save on a main-queue context over the row or time threshold.
     public static let mainQueueIO = ViolationKind("main-queue-io")
+    /// A process with remote-change notifications and history reading an object another
+    /// process changed, without having merged that history.
+    public static let remoteChangeUnmerged = ViolationKind("remote-change-unmerged")
 }
 
 /// The runtime's diagnostics beyond queue confinement. They run when checking is
@@ -43,7 +46,7 @@ extension ViolationKind {
 public enum Diagnostics {
     public static let allKinds: [ViolationKind] = [
         .temporaryID, .crossContextRelationship, .staleObject, .unsavedAncestor, .abandonedInsert,
-        .missingMerge, .lostUpdate, .mainQueueWait, .mainQueueIO,
+        .missingMerge, .lostUpdate, .mainQueueWait, .mainQueueIO, .remoteChangeUnmerged,
     ]
     /// Kinds that flag a choice a correct program may make on purpose: off unless
     /// named in `CTXDEBUG_DIAGNOSTICS` (or `all`).
@@ -57,7 +60,9 @@ public enum Diagnostics {
     /// - `lost-update`: it fires only under `mergeByPropertyObjectTrump` or
     ///   `overwrite`, policies an app sets to say "the last writer wins".
     /// - `main-queue-wait`, `main-queue-io`: slowness, not incorrect data.
-    public static let optInKinds: Set<ViolationKind> = [.abandonedInsert, .missingMerge, .lostUpdate, .mainQueueWait, .mainQueueIO]
+    /// - `remote-change-unmerged`: like missing-merge, across processes: a process may
+    ///   show another's old values on purpose until it chooses to refresh.
+    public static let optInKinds: Set<ViolationKind> = [.abandonedInsert, .missingMerge, .lostUpdate, .mainQueueWait, .mainQueueIO, .remoteChangeUnmerged]
     /// On by default: what these flag is a bug in every program.
     public static let defaultKinds: Set<ViolationKind> = Set(allKinds).subtracting(optInKinds)
 

@@ -20,6 +20,7 @@ extension ManagedContextError: CustomNSError {
         case .directoryMissing: 4  // NSFileNoSuchFileError
         case .directoryUnwritable: 513  // NSFileWriteNoPermissionError
         case .storeOpenFailed: 134080  // NSPersistentStoreOpenError
+        case .historyTokenExpired: 134301  // NSPersistentHistoryTokenExpiredError
         case .readOnlyStore, .saveFailed: 134030  // NSPersistentStoreSaveError
         case .objectNotFound: 133000  // NSManagedObjectReferentialIntegrityError
         case .invalidObjectID: 133000

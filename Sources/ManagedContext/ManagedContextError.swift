@@ -28,6 +28,7 @@ public struct ManagedContextError: Error, CustomStringConvertible, Sendable {
             case fetchFailed = "fetch-failed"
             case seedFailed = "seed-failed"
             case validationFailed = "validation-failed"
+            case historyTokenExpired = "history-token-expired"
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -63,6 +64,9 @@ public struct ManagedContextError: Error, CustomStringConvertible, Sendable {
         /// An object's validation stopped a save (a missing required value, or its own
         /// `validateForInsert`/`Update`/`Delete`).
         public static let validationFailed = Code(.validationFailed)
+        /// A history request's token is older than the history left in the store (it was
+        /// deleted past it): Core Data's `NSPersistentHistoryTokenExpiredError`.
+        public static let historyTokenExpired = Code(.historyTokenExpired)
 
         public var description: String { base.rawValue }
 

@@ -214,6 +214,7 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
             checkedSaveCount = Diagnostics.saveCount
             return
         }
+        context.diagnoseRemoteChangeUnmerged(self, operation: "read", attribute: entity.attributes[attribute].name)
         context.diagnoseMissingMerge(self, storeVersion: nil, operation: "read", attribute: entity.attributes[attribute].name)
     }
 

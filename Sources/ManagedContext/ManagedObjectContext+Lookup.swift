@@ -87,6 +87,7 @@ extension ManagedObjectContext {
     func materialize(_ id: ManagedObjectID, _ snapshot: RowSnapshot?) -> ManagedObject {
         if let o = registered(id) {
             if let snapshot, !o.isFaultFlag, o.checkedSaveCount != Diagnostics.saveCount {
+                diagnoseRemoteChangeUnmerged(o, operation: "fetch", attribute: nil)
                 diagnoseMissingMerge(o, storeVersion: snapshot.version, operation: "fetch")
             }
             if o.isFaultFlag, !o.isInvalidated, let snapshot {

@@ -187,6 +187,7 @@ extension ManagedObjectContext {
     ) -> StoreChanges {
         var changes = StoreChanges()
         changes.mergeType = mergePolicy.mergeType
+        changes.history = c.historyRecording(author: transactionAuthor, contextName: name)
         for o in inserted.sorted(by: { $0.creationSerial < $1.creationSerial }) {
             changes.inserts.append(.init(id: o.objectID, values: o.values, toOne: o.toOne.map { $0.map(c.permanent) }))
         }

@@ -22,8 +22,9 @@ extension ManagedObjectContext {
         set { configuration.withLock { $0.shouldDeleteInaccessibleFaults = newValue } }
     }
 
-    /// Core Data's `transactionAuthor`, kept for code that sets it. There is no
-    /// persistent history here, so it is not written anywhere.
+    /// Core Data's `transactionAuthor`: the author the store's persistent history records
+    /// for this context's saves (`PersistentHistoryTransaction.author`), when the store
+    /// was added with `persistentHistoryTracking`.
     public var transactionAuthor: String? {
         get { configuration.withLock { $0.transactionAuthor } }
         set { configuration.withLock { $0.transactionAuthor = newValue } }

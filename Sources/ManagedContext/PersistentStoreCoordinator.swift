@@ -18,6 +18,13 @@ public struct StoreOptions: Sendable, Hashable {
     /// connections as it opens (`PRAGMA name = value`), by name. Names must be SQL
     /// identifiers and values numbers, identifiers or quoted strings (`SQLitePragma`).
     @_spi(CoreData) public var pragmas: [SQLitePragma] = []
+    /// Core Data's `NSPersistentHistoryTrackingKey`: every save records a transaction and
+    /// its changes in the store's history tables (docs/coredata-on-linux.md, "Persistent history").
+    public var persistentHistoryTracking = false
+    /// Core Data's `NSPersistentStoreRemoteChangeNotificationPostOptionKey`: post
+    /// `PersistentStoreCoordinator.remoteChangeNotification` after each write to the store,
+    /// by this process or another (needs `persistentHistoryTracking` here).
+    public var postsRemoteChangeNotifications = false
     public init(readOnly: Bool = false) { self.readOnly = readOnly }
 }
 
@@ -25,6 +32,8 @@ public struct StoreOptions: Sendable, Hashable {
 public final class PersistentStoreCoordinator: Sendable, Hashable {
     public let managedObjectModel: ManagedObjectModel
     private let storeBox = LockedValue<AddedStore?>(nil)
+    /// The store's persistent history and remote-change watcher (History/).
+    let history = HistoryCoordination()
 
     /// The store once added, and the object `import CoreData` hands out for it (its
     /// `NSPersistentStore`), made at most once per added store.
@@ -114,7 +123,8 @@ public final class PersistentStoreCoordinator: Sendable, Hashable {
 
     private func openStore(at url: URL, options: StoreOptions) throws(ManagedContextError) -> SQLiteStore {
         let migrate = options.shouldMigrateStoreAutomatically && options.shouldInferMappingModelAutomatically
-        return try SQLiteStore(url: url, model: managedObjectModel, readOnly: options.readOnly, migrate: migrate, pragmas: options.pragmas)
+        let store = try SQLiteStore(url: url, model: managedObjectModel, readOnly: options.readOnly, migrate: migrate, pragmas: options.pragmas)
+        return try startHistory(store, options: options)
     }
 
     /// The one object that stands for the added store in Core Data's API: the one made
@@ -157,6 +167,7 @@ public final class PersistentStoreCoordinator: Sendable, Hashable {
             s = nil
             return old
         }
+        history.stop()
         s?.close()
     }
 

@@ -45,7 +45,9 @@ extension SQLiteStore {
             throw ManagedContextError(.readOnlyStore, "The store was opened read-only, so the save was refused. The context keeps its changes.", path: url.path)
         }
         do {
-            return try DispatchBypass.run { try pool.write { db in try applySave(db, changes) } }
+            let result = try DispatchBypass.run { try pool.write { db in try applySave(db, changes) } }
+            if let number = result.historyTransaction { changes.history?.committed(number) }
+            return result
         } catch {
             throw Self.translate(error, path: url.path, doing: "save")
         }
@@ -99,6 +101,7 @@ extension SQLiteStore {
             let entity = model.entities[index]
             try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = MAX(IFNULL(Z_MAX, 0), ?) WHERE Z_ENT = ?", arguments: [key, entityNumber(entity)])
         }
+        if let history = changes.history { result.historyTransaction = try recordHistory(db, changes, result, history) }
         return result
     }
 

@@ -30,6 +30,8 @@ struct StoreChanges: Sendable {
     var links: [Link] = []
     /// The type of the context's merge policy: the resolution the store applies.
     var mergeType: MergePolicyType = .errorMergePolicyType
+    /// Set when the store records persistent history: the transaction's author and names.
+    var history: HistoryRecording?
     var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && deletes.isEmpty && links.isEmpty }
 }
 
@@ -46,6 +48,8 @@ struct StoreSaveResult: Sendable {
     /// Inserted objects merged into another row by a uniqueness constraint: the objectID
     /// of the row they became (the store's row, or another insert of the save).
     var mergedInto: [ManagedObjectID: ManagedObjectID] = [:]
+    /// The persistent history transaction the save recorded, when it records history.
+    var historyTransaction: Int64?
 }
 
 struct LostUpdate: Sendable {

@@ -45,6 +45,8 @@ struct StoreLayout {
             guard let number: Int64 = row["Z_ENT"], let name: String = row["Z_NAME"] else {
                 throw ManagedContextError(.schemaMismatch, "The store's Z_PRIMARYKEY has a row without Z_ENT or Z_NAME, so its entities cannot be told apart. Nothing was changed; restore the store from a copy.", path: path)
             }
+            // The persistent history tables' rows (16001…16003) are no entities of the model.
+            if HistoryTables.isHistoryRow(number: number, name: name) { continue }
             primaryKeys.append(PrimaryKeyRow(entityNumber: number, name: name, superNumber: row["Z_SUPER"] ?? 0, max: row["Z_MAX"] ?? 0))
         }
         var tables: [String: [Column]] = [:]

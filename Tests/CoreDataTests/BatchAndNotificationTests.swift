@@ -60,7 +60,7 @@ import Testing
         context.performAndWait {
             #expect(container.persistentStoreCoordinator.currentPersistentHistoryToken(fromStores: nil) == nil)
             #expect {
-                try context.execute(NSPersistentHistoryChangeRequest.fetchHistory(after: nil))
+                try context.execute(NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?))
             } throws: { "\($0)".contains("records no persistent history") }
         }
     }

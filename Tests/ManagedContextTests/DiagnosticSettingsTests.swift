@@ -8,7 +8,7 @@ import ManagedContext
 /// same as the code.
 @Suite struct DiagnosticSettingsTests {
     static let expectedDefaults = ["temporary-id", "cross-context-relationship", "stale-object", "unsaved-ancestor"]
-    static let expectedOptIn = ["abandoned-insert", "missing-merge", "lost-update", "main-queue-wait", "main-queue-io"]
+    static let expectedOptIn = ["abandoned-insert", "missing-merge", "lost-update", "main-queue-wait", "main-queue-io", "remote-change-unmerged"]
 
     @Test func theDefaultSetIsTheBugsOfEveryProgram() {
         #expect(Diagnostics.defaultKinds.map(\.rawValue).sorted() == Self.expectedDefaults.sorted())
