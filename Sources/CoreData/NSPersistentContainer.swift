@@ -83,6 +83,10 @@ extension PersistentStoreCoordinator {
         // Core Data's coordinator migrates only when asked; the container asks by default.
         storeOptions.shouldMigrateStoreAutomatically = flag(NSMigratePersistentStoresAutomaticallyOption)
         storeOptions.shouldInferMappingModelAutomatically = flag(NSInferMappingModelAutomaticallyOption)
+        if storeType == NSSQLiteStoreType, !storeOptions.readOnly {
+            try AutomaticMigration.beforeOpening(
+                url, coordinator: self, options: options, migrate: storeOptions.shouldMigrateStoreAutomatically, infer: storeOptions.shouldInferMappingModelAutomatically)
+        }
         let store = try addPersistentStore(at: url, options: storeOptions) { _ in
             NSPersistentStore(type: storeType, configurationName: configurationName, at: storeURL ?? url, options: options)
         }

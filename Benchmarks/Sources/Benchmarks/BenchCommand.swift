@@ -22,7 +22,9 @@ struct BenchCommand: ParsableCommand {
             3-context test, and one scheduling point; 11 a fetch with NSPredicate(format:) against \
             the same fetch with the typed predicate; 12 loading a 50-entity Xcode model from its XML \
             (NSManagedObjectModel(contentsOf:)); 13 value(forKey:) and setValue(_:forKey:) against the typed \
-            accessors of the same attribute; 14 `ctxdebug port` on item 8's tree. --only runs the items listed. Each target of the map is marked met or missed.
+            accessors of the same attribute; 14 `ctxdebug port` on item 8's tree; 16 migrating a store of \
+            100,000 rows: in place by SQL and through NSMigrationManager (inferred, and with a splitting \
+            policy), beside writing the same rows fresh. --only runs the items listed. Each target of the map is marked met or missed.
 
             Stores given with --store and --ui-store are seeded when missing and reused \
             after. Scripts/bench builds the release and ThreadSanitizer binaries, runs \
@@ -80,10 +82,10 @@ struct BenchCommand: ParsableCommand {
         if let entries, entries < 1 || entries > 50_000_000 { throw ValidationError("--entries must be between 1 and 50000000 (got \(entries)).") }
         if let uiEntries, uiEntries < 1 || uiEntries > 50_000_000 { throw ValidationError("--ui-entries must be between 1 and 50000000 (got \(uiEntries)).") }
         if let only {
-            let known = Set((1...14).map(String.init))
+            let known = Set((1...14).map(String.init) + ["16"])
             let bad = Self.items(only).filter { !known.contains($0) }
             if !bad.isEmpty || Self.items(only).isEmpty {
-                throw ValidationError("--only takes item numbers from 1 to 14, separated by commas (got \(only)).")
+                throw ValidationError("--only takes item numbers from 1 to 14 and 16, separated by commas (got \(only)).")
             }
         }
         if let repetitions, repetitions < 1 || repetitions > 100 { throw ValidationError("--repetitions must be between 1 and 100 (got \(repetitions)).") }
@@ -131,6 +133,10 @@ struct BenchCommand: ParsableCommand {
         if wants("13") {
             progress("13/14 key-value access against typed access")
             items.append(try KeyValueBench.run(accesses: quick ? 20_000 : 2_000_000, repetitions: repetitions ?? (quick ? 3 : 7), work: work))
+        }
+        if wants("16") {
+            progress("16 migrating a store")
+            items.append(try MigrationBench.run(rows: quick ? 5_000 : 100_000, repetitions: repetitions ?? (quick ? 1 : 3), work: work))
         }
         items.sort { (Int($0.id) ?? 0) < (Int($1.id) ?? 0) }
         try write(items, start: start, loadAtStart: loadAtStart)
