@@ -60,7 +60,7 @@ import TestSupport
         var old = 0, new = 0
         for cycle in 1...cycles {
             try Self.copy(template, to: url)
-            let delay = UInt32.random(in: 0...UInt32(duration * 1.3e6), using: &rng)
+            let delay = UInt32.random(in: 0...UInt32(duration * 2.5e6), using: &rng)
             await #expect(processExitsWith: .signal(SIGKILL)) { [path = url.path as String, delay = delay as UInt32] in
                 NSEntityMigrationPolicy.register(PersonSplitPolicy.self)
                 Thread.detachNewThread {
