@@ -1,3 +1,4 @@
+@_spi(CoreData) import ManagedContext
 import Foundation
 
 /// The variables of one evaluation: Core Data's `$source`, `$destination`, `$manager`,
@@ -27,9 +28,9 @@ struct MappingVariables {
 extension NSMigrationManager {
     /// Sets the destination's attributes from the mapping's attribute mappings.
     func applyAttributeMappings(_ mapping: NSEntityMapping, source: NSManagedObject, destination: NSManagedObject, policy: NSEntityMigrationPolicy) throws {
-        guard let entity = destinationEntity(for: mapping) else { return }
+        guard let entity = destinationEntities[mapping.destinationEntityName ?? ""] else { return }
         var variables = MappingVariables(source: source, destination: destination, manager: self, entityMapping: mapping, policy: policy)
-        let attributes = entity.attributesByName
+        let attributes = properties(of: entity).attributes
         for property in mapping.attributeMappings ?? [] {
             guard let name = property.name, let expression = property.valueExpression else { continue }
             guard let attribute = attributes[name] else {
@@ -50,10 +51,10 @@ extension NSMigrationManager {
     /// Sets the destination's relationships from the mapping's relationship mappings,
     /// evaluated with the source instance it was made from.
     func applyRelationshipMappings(_ mapping: NSEntityMapping, destination: NSManagedObject, policy: NSEntityMigrationPolicy) throws {
-        guard let entity = destinationEntity(for: mapping), let name = mapping.name else { return }
+        guard let entity = destinationEntities[mapping.destinationEntityName ?? ""], let name = mapping.name else { return }
         let source = sourceInstances(forEntityMappingName: name, destinationInstances: [destination]).first
         var variables = MappingVariables(source: source, destination: destination, manager: self, entityMapping: mapping, policy: policy)
-        let relationships = entity.relationshipsByName
+        let relationships = properties(of: entity).relationships
         for property in mapping.relationshipMappings ?? [] {
             guard let key = property.name, let expression = property.valueExpression else { continue }
             guard let relationship = relationships[key] else {
@@ -67,6 +68,14 @@ extension NSMigrationManager {
                 destination.setValue(objects.first, forKey: key)
             }
         }
+    }
+
+    func properties(of entity: NSEntityDescription) -> (attributes: [String: NSAttributeDescription], relationships: [String: NSRelationshipDescription]) {
+        let name = entity.name ?? ""
+        if let found = destinationProperties[name] { return found }
+        let made = (entity.attributesByName, entity.relationshipsByName)
+        destinationProperties[name] = made
+        return made
     }
 
     /// The managed objects of a relationship's value (one, a set, an array, or none).
@@ -139,7 +148,7 @@ extension NSMigrationManager {
         switch object {
         case nil, is NSNull: return nil
         case let o as NSManagedObject:
-            guard o.entity.propertiesByName[key] != nil else {
+            guard o.entity.attributeIndex(ifPresent: key) != nil || o.entity.relationship(named: key) != nil else {
                 throw MigrationFailure(NSMigrationError, "A value expression reads \(key) of \(o.entity.name ?? ""), which has no property of that name.")
             }
             return o.value(forKey: key)

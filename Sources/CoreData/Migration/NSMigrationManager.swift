@@ -34,6 +34,10 @@ open class NSMigrationManager {
     /// Destination instances of each entity mapping, in the order they were made.
     private var created: [String: [NSManagedObject]] = [:]
     private var cancellation: (any Error)?
+    /// Each destination entity's attributes and relationships by name (read once: the
+    /// descriptions build these dictionaries on each call).
+    var destinationEntities: [String: NSEntityDescription] = [:]
+    var destinationProperties: [String: (attributes: [String: NSAttributeDescription], relationships: [String: NSRelationshipDescription])] = [:]
     private var done = 0, total = 1
 
     public init(sourceModel: NSManagedObjectModel, destinationModel: NSManagedObjectModel) {
@@ -64,6 +68,7 @@ open class NSMigrationManager {
         XcodeMappingModelReader.complete(mapping.entityMappings ?? [], from: sourceModel, to: destinationModel)
         reset()
         mappingModel = mapping
+        destinationEntities = destinationModel.entitiesByName
         let scratch = MigrationFiles.scratchURL(for: dURL)
         MigrationFiles.removeScratch(scratch)
         defer { MigrationFiles.removeScratch(scratch) }
@@ -220,6 +225,7 @@ open class NSMigrationManager {
         forward = [:]
         backward = [:]
         created = [:]
+        destinationProperties = [:]
         cancellation = nil
         done = 0
         total = 1
