@@ -109,6 +109,7 @@ open class NSMigrationManager {
                 let mappings = (mappingModel.entityMappings ?? []).filter { $0.mappingType != .removeEntityMappingType }
                 let policies = try mappings.map { try NSEntityMigrationPolicy.policy(for: $0) }
                 total = 1 + (try mappings.reduce(0) { $0 + (try sourceCount($1)) }) * 2
+                savesEarly = Self.canSaveEarly(mappings, policies, destinationModel)
                 for (mapping, policy) in zip(mappings, policies) { try createInstances(mapping, policy) }
                 for (mapping, policy) in zip(mappings, policies) { try createRelationships(mapping, policy) }
                 for (mapping, policy) in zip(mappings, policies) {
@@ -116,11 +117,7 @@ open class NSMigrationManager {
                     try policy.performCustomValidation(forMapping: mapping, manager: self)
                 }
                 try checkCancelled()
-                do {
-                    try destinationContext.save()
-                } catch {
-                    throw MigrationFailure(NSMigrationError, "The migrated objects could not be saved: \(error). Nothing was changed.", underlying: error)
-                }
+                try saveDestination()
                 for (mapping, policy) in zip(mappings, policies) {
                     currentEntityMapping = mapping
                     try policy.end(mapping, manager: self)
@@ -136,6 +133,7 @@ open class NSMigrationManager {
             try checkCancelled()
             try policy.createDestinationInstances(forSource: source, in: mapping, manager: self)
             step()
+            if savesEarly, done % Self.batch == 0 { try saveDestination() }
         }
         try policy.endInstanceCreation(forMapping: mapping, manager: self)
     }
@@ -169,6 +167,31 @@ open class NSMigrationManager {
         request.includesSubentities = false
         request.predicate = mapping.sourceFilterPredicate
         return try sourceContext.count(for: request)
+    }
+
+    /// Instances made between saves of the scratch store, when saving early is safe.
+    static let batch = 10_000
+    private var savesEarly = false
+
+    /// Saving the scratch store before the relationships are made changes nothing a
+    /// validation can see (one big save slows per row as it grows) when no policy of the
+    /// app's runs and every mandatory attribute is set in the first stage or has a default.
+    static func canSaveEarly(_ mappings: [NSEntityMapping], _ policies: [NSEntityMigrationPolicy], _ model: NSManagedObjectModel) -> Bool {
+        guard policies.allSatisfy({ type(of: $0) == NSEntityMigrationPolicy.self }) else { return false }
+        for m in mappings {
+            guard let entity = m.destinationEntityName.flatMap({ model.entitiesByName[$0] }) else { continue }
+            let mapped = Set((m.attributeMappings ?? []).filter { $0.valueExpression != nil }.compactMap(\.name))
+            for a in entity.attributesByName.values where !a.isOptional && !a.isTransient && a.defaultValue == nil && !mapped.contains(a.name) { return false }
+        }
+        return true
+    }
+
+    private func saveDestination() throws {
+        do {
+            try destinationContext.save()
+        } catch {
+            throw MigrationFailure(NSMigrationError, "The migrated objects could not be saved: \(error). Nothing was changed.", underlying: error)
+        }
     }
 
     private func step() {
