@@ -83,14 +83,14 @@ import TestSupport
     /// mandatory attribute is mapped or has a default.
     @Test func theScratchStoreIsSavedEarlyOnlyWhenNoValidationCanTell() throws {
         let (v1, v2, v3) = (try Contacts.version(1), try Contacts.version(2), try Contacts.version(3))
-        let inferred = try NSMappingModel.inferredMappingModel(forSourceModel: v2, destinationModel: v3)
-        let plain = inferred.entityMappings.map { _ in NSEntityMigrationPolicy() }
-        #expect(NSMigrationManager.canSaveEarly(inferred.entityMappings, plain, v3), "lastName is mandatory with a default")
-        #expect(!NSMigrationManager.canSaveEarly(inferred.entityMappings, inferred.entityMappings.map { _ in PersonSplitPolicy() }, v3))
+        let inferred: [NSEntityMapping] = try NSMappingModel.inferredMappingModel(forSourceModel: v2, destinationModel: v3).entityMappings
+        let plain = inferred.map { _ in NSEntityMigrationPolicy() }
+        #expect(NSMigrationManager.canSaveEarly(inferred, plain, v3), "lastName is mandatory with a default")
+        #expect(!NSMigrationManager.canSaveEarly(inferred, inferred.map { _ in PersonSplitPolicy() }, v3))
         let mandatory = try #require(NSManagedObjectModel(contentsOf: Fixtures.url("Contacts.xcdatamodeld/Contacts 3.xcdatamodel")))
         mandatory.entitiesByName["Person"]?.attributesByName["nickname"]?.isOptional = false
-        let unmapped = try NSMappingModel.inferredMappingModel(forSourceModel: v2, destinationModel: mandatory)
-        #expect(!NSMigrationManager.canSaveEarly(unmapped.entityMappings, plain, mandatory), "nickname is mandatory, unmapped and has no default")
+        let unmapped: [NSEntityMapping] = try NSMappingModel.inferredMappingModel(forSourceModel: v2, destinationModel: mandatory).entityMappings
+        #expect(!NSMigrationManager.canSaveEarly(unmapped, plain, mandatory), "nickname is mandatory, unmapped and has no default")
         _ = v1
     }
 
