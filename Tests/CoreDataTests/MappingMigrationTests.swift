@@ -141,6 +141,13 @@ final class PersonSplitPolicy: NSEntityMigrationPolicy {
         #expect(first.migrationProgress == 1)
         #expect(progress == progress.sorted() && progress.last == 1)
         #expect(first.destinationInstances(forEntityMappingName: "PersonToPerson", sourceInstances: nil).count == Self.people)
+        // A to-one made to-many moves its links out of the table: never made in place
+        // (dropping the column would lose them), so 2 → 3 goes through a new store.
+        if case .differs(let summary) = try StoreFit.of(storeAt: middle, model: v3.runtimeModel) {
+            #expect(summary.contains("to-one in the store and to-many in the model"), "\(summary)")
+        } else {
+            Issue.record("a to-one made to-many was found to migrate in place")
+        }
         let inferred = try NSMappingModel.inferredMappingModel(forSourceModel: v2, destinationModel: v3)
         try NSMigrationManager(sourceModel: v2, destinationModel: v3).migrateStore(from: middle, type: .sqlite, mapping: inferred, to: last, type: .sqlite)
         try Self.expectVersion3(last)
