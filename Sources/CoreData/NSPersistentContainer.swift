@@ -87,6 +87,10 @@ extension PersistentStoreCoordinator {
         storeOptions.pragmas = try SQLitePragmas.parse(options?[NSSQLitePragmasOption])
         storeOptions.persistentHistoryTracking = flag(NSPersistentHistoryTrackingKey)
         storeOptions.postsRemoteChangeNotifications = flag(NSPersistentStoreRemoteChangeNotificationPostOptionKey)
+        if storeType == NSSQLiteStoreType, !storeOptions.readOnly {
+            try AutomaticMigration.beforeOpening(
+                url, coordinator: self, options: options, migrate: storeOptions.shouldMigrateStoreAutomatically, infer: storeOptions.shouldInferMappingModelAutomatically)
+        }
         let store = try addPersistentStore(at: url, options: storeOptions) { _ in
             NSPersistentStore(type: storeType, configurationName: configurationName, at: storeURL ?? url, options: options)
         }

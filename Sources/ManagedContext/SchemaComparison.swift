@@ -186,7 +186,13 @@ struct SchemaComparison {
                 changes.append(.addColumn(table: table, column: r.columnName, type: "INTEGER", fill: .null, indexed: true))
             }
         }
+        // A to-one made to-many: its links leave this table, which no column change here does.
+        let toMany = Set(tree.flatMap { e in e.relationships.filter(\.isToMany).map(\.columnName) })
         for c in columns where !expected.contains(c.name) {
+            if toMany.contains(c.name) {
+                blockers.append("\(entity.name)'s relationship in \(c.name) is to-one in the store and to-many in the model; its links move out of \(table), which a migration in place does not do (a migration through the inferred mapping model does)")
+                continue
+            }
             changes.append(.removeColumn(table: table, column: c.name))
         }
     }

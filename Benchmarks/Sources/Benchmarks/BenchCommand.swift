@@ -24,7 +24,8 @@ struct BenchCommand: ParsableCommand {
             (NSManagedObjectModel(contentsOf:)); 13 value(forKey:) and setValue(_:forKey:) against the typed \
             accessors of the same attribute; 14 `ctxdebug port` on item 8's tree; 15 a save with a \
             uniqueness constraint against one without, per row; 16 a history-tracked save against an \
-            untracked one, per row. --only runs the items listed. Each target of the map is marked met or missed.
+            untracked one, per row; 17 migrating a store of 100,000 rows: in place by SQL and through \
+            NSMigrationManager (inferred, and with a splitting policy), beside writing the same rows fresh. --only runs the items listed. Each target of the map is marked met or missed.
 
             Stores given with --store and --ui-store are seeded when missing and reused \
             after. Scripts/bench builds the release and ThreadSanitizer binaries, runs \
@@ -82,10 +83,10 @@ struct BenchCommand: ParsableCommand {
         if let entries, entries < 1 || entries > 50_000_000 { throw ValidationError("--entries must be between 1 and 50000000 (got \(entries)).") }
         if let uiEntries, uiEntries < 1 || uiEntries > 50_000_000 { throw ValidationError("--ui-entries must be between 1 and 50000000 (got \(uiEntries)).") }
         if let only {
-            let known = Set((1...16).map(String.init))
+            let known = Set((1...17).map(String.init))
             let bad = Self.items(only).filter { !known.contains($0) }
             if !bad.isEmpty || Self.items(only).isEmpty {
-                throw ValidationError("--only takes item numbers from 1 to 16, separated by commas (got \(only)).")
+                throw ValidationError("--only takes item numbers from 1 to 17, separated by commas (got \(only)).")
             }
         }
         if let repetitions, repetitions < 1 || repetitions > 100 { throw ValidationError("--repetitions must be between 1 and 100 (got \(repetitions)).") }
@@ -109,39 +110,43 @@ struct BenchCommand: ParsableCommand {
         var items: [BenchItem] = []
         if !["1", "2", "3", "4", "5", "6", "7", "9"].filter(wants).isEmpty { items = try measureRuntime(work: work) }
         if wants("8") {
-            progress("8/16 ctxdebug lint")
+            progress("8/17 ctxdebug lint")
             items.append(try LintBench.run(lines: quick ? 20_000 : 500_000, repetitions: repetitions ?? 3, work: work))
         }
         if wants("14") {
-            progress("14/16 ctxdebug port")
+            progress("14/17 ctxdebug port")
             items.append(try PortBench.run(lines: quick ? 20_000 : 500_000, repetitions: repetitions ?? 3, work: work))
         }
         if wants("10") {
-            progress("10/16 explore, in process")
+            progress("10/17 explore, in process")
             items.append(try ExploreBench.run(
                 schedules: quick ? 20 : 400, blocks: quick ? 20 : 300, repetitions: repetitions ?? (quick ? 3 : 5), work: work))
         }
         if wants("11") {
-            progress("11/16 NSPredicate(format:) against the typed predicate")
+            progress("11/17 NSPredicate(format:) against the typed predicate")
             items.append(try PredicateBench.run(
                 entries: quick ? 2_000 : 20_000, fetchesPerSample: quick ? 5 : 40, repetitions: repetitions ?? (quick ? 3 : 7), work: work))
         }
         if wants("12") {
-            progress("12/16 loading an Xcode model")
+            progress("12/17 loading an Xcode model")
             items.append(try ModelLoadBench.run(loads: quick ? 5 : 100, repetitions: repetitions ?? (quick ? 3 : 5), work: work))
         }
         if wants("13") {
-            progress("13/16 key-value access against typed access")
+            progress("13/17 key-value access against typed access")
             items.append(try KeyValueBench.run(accesses: quick ? 20_000 : 2_000_000, repetitions: repetitions ?? (quick ? 3 : 7), work: work))
         }
         if wants("15") {
-            progress("15/16 a save with a uniqueness constraint")
+            progress("15/17 a save with a uniqueness constraint")
             items.append(try ConstraintSaveBench.run(rows: quick ? 2_000 : 20_000, repetitions: repetitions ?? (quick ? 3 : 5), work: work))
         }
         if wants("16") {
-            progress("16/16 a history-tracked save against an untracked one")
+            progress("16/17 a history-tracked save against an untracked one")
             items.append(try HistoryBench.run(
                 rowsPerSave: quick ? 50 : 500, saves: quick ? 4 : 20, repetitions: repetitions ?? (quick ? 3 : 7), work: work))
+        }
+        if wants("17") {
+            progress("17/17 migrating a store")
+            items.append(try MigrationBench.run(rows: quick ? 5_000 : 100_000, repetitions: repetitions ?? (quick ? 1 : 3), work: work))
         }
         items.sort { (Int($0.id) ?? 0) < (Int($1.id) ?? 0) }
         try write(items, start: start, loadAtStart: loadAtStart)
@@ -171,7 +176,7 @@ struct BenchCommand: ParsableCommand {
         var items: [BenchItem] = []
         var journal: URL?
         if wants("1") || wants("7") {
-            progress("1/16 per-access cost")
+            progress("1/17 per-access cost")
             let access: BenchItem
             (access, journal) = try AccessBench.run(
                 storeURL: exportStore, iterations: quick ? 200_000 : 5_000_000, repetitions: inProcessReps, work: work,
@@ -179,28 +184,28 @@ struct BenchCommand: ParsableCommand {
             if wants("1") { items.append(access) }
         }
         if wants("9") {
-            progress("9/16 block cost")
+            progress("9/17 block cost")
             items.append(try BlockBench.run(storeURL: exportStore, calls: quick ? 20_000 : 140_000, repetitions: inProcessReps))
         }
         if wants("5") {
-            progress("5/16 stack capture")
+            progress("5/17 stack capture")
             items.append(StackBench.run(repetitions: inProcessReps, capturesPerSample: quick ? 50 : 300))
         }
         if wants("2") || wants("4") {
-            progress("2/16 and 4/16 export, levels 0/1/3, and sqlite3")
+            progress("2/17 and 4/17 export, levels 0/1/3, and sqlite3")
             items += try ExportBench.run(store: exportStore, entries: exportEntries, repetitions: reps, work: work)
                 .filter { wants($0.id) }
         }
         if wants("3") {
-            progress("3/16 ThreadSanitizer")
+            progress("3/17 ThreadSanitizer")
             items.append(try threadSanitizerItem(replayStore: try replayStore(), replayEntries: replayEntries, reps: reps, work: work))
         }
         if wants("6") {
-            progress("6/16 UI replay")
+            progress("6/17 UI replay")
             items.append(try UIBench.run(store: try replayStore(), entries: replayEntries, duration: quick ? 0.5 : 3, repetitions: reps, work: work))
         }
         if let journal {
-            progress("7/16 journal reading")
+            progress("7/17 journal reading")
             items.append(try AccessJournalBench.run(journal: journal, repetitions: reps, work: work))
             try? FileManager.default.removeItem(at: journal)
         }

@@ -1,0 +1,112 @@
+import Foundation
+
+/// Core Data's `NSEntityMappingType`, with its raw values.
+public enum NSEntityMappingType: UInt, Sendable {
+    case undefinedEntityMappingType = 0
+    case customEntityMappingType = 1
+    case addEntityMappingType = 2
+    case removeEntityMappingType = 3
+    case copyEntityMappingType = 4
+    case transformEntityMappingType = 5
+}
+
+/// Core Data's `NSPropertyMapping`: how one destination property gets its value. A nil
+/// `valueExpression` leaves the property at its default, as in Core Data.
+open class NSPropertyMapping: @unchecked Sendable, CustomStringConvertible {
+    open var name: String?
+    open var valueExpression: NSExpression?
+    open var userInfo: [AnyHashable: Any]?
+
+    public init() {}
+
+    /// A mapping of `name` filled by `valueExpression`.
+    public convenience init(name: String, valueExpression: NSExpression?) {
+        self.init()
+        self.name = name
+        self.valueExpression = valueExpression
+    }
+
+    open var description: String { "NSPropertyMapping(\(name ?? "unnamed") = \(valueExpression?.description ?? "default"))" }
+}
+
+/// Core Data's `NSEntityMapping`: the instances of one source entity (or none, for an
+/// added entity) and what they become in the destination.
+///
+/// `sourceExpression` is Core Data's fetch of the source instances; here the mapping's
+/// `sourceEntityName` is fetched (without subentities, each having its own mapping),
+/// filtered by `sourceFilterPredicate` when one is set (Xcode's "Filter Predicate").
+open class NSEntityMapping: @unchecked Sendable, CustomStringConvertible {
+    open var name: String!
+    open var mappingType: NSEntityMappingType = .undefinedEntityMappingType
+    open var sourceEntityName: String?
+    open var destinationEntityName: String?
+    open var sourceEntityVersionHash: Data?
+    open var destinationEntityVersionHash: Data?
+    open var attributeMappings: [NSPropertyMapping]?
+    open var relationshipMappings: [NSPropertyMapping]?
+    open var sourceExpression: NSExpression?
+    /// The filter predicate of the source fetch, as Xcode's mapping editor writes it.
+    open var sourceFilterPredicate: NSPredicate?
+    /// The name of an `NSEntityMigrationPolicy` subclass, resolved as Core Data resolves
+    /// `NSClassFromString` (a module-qualified Swift name, or a class registered with
+    /// `NSEntityMigrationPolicy.register(_:)`).
+    open var entityMigrationPolicyClassName: String?
+    open var userInfo: [AnyHashable: Any]?
+
+    public init() {}
+
+    open var description: String {
+        "NSEntityMapping(\(name ?? "unnamed"): \(sourceEntityName ?? "-") -> \(destinationEntityName ?? "-"), \(mappingType))"
+    }
+}
+
+/// Core Data's `NSMappingModel`: the entity mappings of a migration from one model to
+/// another, made in code, read from an Xcode `.xcmappingmodel` (`init(from:forSourceModel:destinationModel:)`,
+/// `init(contentsOf:)`), or inferred (`inferredMappingModel(forSourceModel:destinationModel:)`).
+open class NSMappingModel: @unchecked Sendable, CustomStringConvertible {
+    open var entityMappings: [NSEntityMapping]! = []
+
+    open var entityMappingsByName: [String: NSEntityMapping] {
+        Dictionary((entityMappings ?? []).compactMap { m in m.name.map { ($0, m) } }, uniquingKeysWith: { a, _ in a })
+    }
+
+    /// True for a model `inferredMappingModel` made: Core Data migrates those in place.
+    var isInferred = false
+
+    public init() {}
+
+    /// Core Data's `init?(contentsOf:)`: the `.xcmappingmodel` at `url` (its folder, or its
+    /// `xcmapping.xml`), with the models it names by path, found beside it. Nil, after
+    /// printing why, when it cannot be read.
+    public convenience init?(contentsOf url: URL?) {
+        guard let url else { return nil }
+        do {
+            let read = try XcodeMappingModelReader.read(url, sourceModel: nil, destinationModel: nil)
+            self.init()
+            entityMappings = read.entityMappings
+        } catch {
+            NSManagedObjectModel.log("CoreData: error: Failed to load mapping model at \(url.path): \(error)")
+            return nil
+        }
+    }
+
+    /// Core Data's `init?(from:forSourceModel:destinationModel:)`: the mapping model in
+    /// `bundles` (nil: the main bundle and the program's SwiftPM resource bundles) whose
+    /// source and destination entities are those of the two models. Nil when none is.
+    public convenience init?(from bundles: [Bundle]?, forSourceModel sourceModel: NSManagedObjectModel?, destinationModel: NSManagedObjectModel?) {
+        guard let sourceModel, let destinationModel,
+            let found = XcodeMappingModelReader.find(in: bundles, from: sourceModel, to: destinationModel)
+        else { return nil }
+        self.init()
+        entityMappings = found.entityMappings
+    }
+
+    /// Core Data's `inferredMappingModel(forSourceModel:destinationModel:)`: the mapping
+    /// lightweight migration would use, or an error (134190, `NSInferredMappingModelError`)
+    /// that names the change no mapping can be inferred for.
+    open class func inferredMappingModel(forSourceModel sourceModel: NSManagedObjectModel, destinationModel: NSManagedObjectModel) throws -> NSMappingModel {
+        try InferredMapping.infer(from: sourceModel, to: destinationModel)
+    }
+
+    open var description: String { "NSMappingModel(\((entityMappings ?? []).compactMap(\.name).joined(separator: ", ")))" }
+}
