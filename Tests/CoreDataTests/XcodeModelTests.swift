@@ -274,6 +274,28 @@ import TestSupport
         #expect(bundle.path(forModelResource: "NoSuchModel", ofType: "momd") == nil)
     }
 
+    /// Core Data by Tutorials' EmployeeDirectory (ch. 8) ships a model whose `Sale.amount`
+    /// is an Integer 16 with the default `0.0`, which Xcode's model compiler reads as 0:
+    /// the model loads, with that default; a fraction is still refused.
+    @Test func anIntegerDefaultWrittenAsADecimalIsTheInteger() {
+        #expect(XcodeAttribute.value(of: "0.0", type: .integer16AttributeType) as? Int16 == 0)
+        #expect(XcodeAttribute.value(of: "12.00", type: .integer32AttributeType) as? Int32 == 12)
+        #expect(XcodeAttribute.value(of: "-3.0", type: .integer64AttributeType) as? Int64 == -3)
+        #expect(XcodeAttribute.value(of: "7", type: .integer16AttributeType) as? Int16 == 7)
+        #expect(XcodeAttribute.value(of: "1.5", type: .integer16AttributeType) == nil)
+        #expect(XcodeAttribute.value(of: "40000.0", type: .integer16AttributeType) == nil)
+        #expect(XcodeAttribute.value(of: "nan", type: .integer32AttributeType) == nil)
+    }
+
+    /// `NSPersistentContainer.defaultDirectoryURL()` exists once asked for, as an app's
+    /// Application Support folder does: SurfJournal copies its seeded store there before
+    /// it loads the store, and a fresh Linux user has no `~/.local/share`.
+    @Test func theDefaultDirectoryExistsOnceAskedFor() {
+        var isDirectory: ObjCBool = false
+        let url = NSPersistentContainer.defaultDirectoryURL()
+        #expect(FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue)
+    }
+
     /// `Bundle(identifier: "com.hexedbits.ExampleModel")!` (JSQCoreDataKit's example model
     /// framework) is nil on Linux, which has no framework bundles: `ctxdebug port` writes
     /// `Bundle(portedIdentifier:)`, the program's bundle, whose lookup searches the

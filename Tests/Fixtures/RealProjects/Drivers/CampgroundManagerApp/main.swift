@@ -14,15 +14,16 @@ for _ in 0..<3 {
 precondition(sites.getCampSites().compactMap(\.siteNumber).map(\.intValue) == [1, 2, 3])
 let derived = stack.newDerivedContext()
 let saved = expectSave(of: stack.mainContext)
-nonisolated(unsafe) var camperID: NSManagedObjectID?
 derived.performAndWait {
-    let camper = CamperService(managedObjectContext: derived, coreDataStack: stack).addCamper("Johnny Appleseed", phoneNumber: "408-555-1234")
-    camperID = camper?.objectID
+    // The service saves the derived context in a perform of its own, then the main context.
+    _ = CamperService(managedObjectContext: derived, coreDataStack: stack).addCamper("Johnny Appleseed", phoneNumber: "408-555-1234")
 }
 // The main context saves in a perform on the main queue: let the run loop drain it.
 while saved.wait(timeout: .now()) == .timedOut { RunLoop.main.run(until: Date().addingTimeInterval(0.01)) }
-let camper = try stack.mainContext.existingObject(with: camperID!) as! Camper
-precondition(camper.fullName == "Johnny Appleseed")
+let campers = NSFetchRequest<Camper>(entityName: "Camper")
+campers.predicate = NSPredicate(format: "fullName == %@", "Johnny Appleseed")
+let camper = try stack.mainContext.fetch(campers).first!
+precondition(camper.phoneNumber == "408-555-1234", "the camper saved from the derived context")
 let reservations = ReservationService(managedObjectContext: stack.mainContext, coreDataStack: stack)
 let site = sites.getCampSite(1)!
 let good = reservations.reserveCampSite(site, camper: camper, date: Date(timeIntervalSince1970: 1_700_000_000), numberOfNights: 5)
