@@ -46,6 +46,10 @@ client.backgroundContext.performAndWait {
     wycats.note = "Ember"
     source.updateItem(item: wycats, taskContext: client.backgroundContext)
 }
+// The view context merges the background save on the main queue: let the run loop drain it.
+let merged = DispatchSemaphore(value: 0)
+DispatchQueue.main.async { merged.signal() }
+while merged.wait(timeout: .now()) == .timedOut { RunLoop.main.run(until: Date().addingTimeInterval(0.01)) }
 let cells = source.fetchItems(taskContext: client.mainContext).map(\.asCellViewModel)
-precondition(cells.map { $0.hasNote ?? false } == [false, true, false, true], "the cells' notes")
+precondition(cells.map { $0.hasNote ?? false } == [false, true, false, true], "the cells' notes: \(cells.map { $0.hasNote ?? false })")
 print("tawktestios: 4 users synced in two pages by batch delete and insert, searched, one note saved")
