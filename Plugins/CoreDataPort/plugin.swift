@@ -29,14 +29,14 @@ struct CoreDataPort: BuildToolPlugin {
         guard let target = target as? SourceModuleTarget else { return [] }
         let root = context.package.directoryURL
         let configurationURL = target.directoryURL.appending(path: Self.configurationName)
-        guard let data = FileManager.default.contents(atPath: configurationURL.path()) else {
-            throw PluginError("\(configurationURL.path()): not found. The CoreDataPort plugin reads the target's \(Self.configurationName): {\"sources\": [\"App/Model\"], \"models\": [\"App/Model.xcdatamodeld\"]}, paths relative to the package root.")
+        guard let data = FileManager.default.contents(atPath: configurationURL.path(percentEncoded: false)) else {
+            throw PluginError("\(configurationURL.path(percentEncoded: false)): not found. The CoreDataPort plugin reads the target's \(Self.configurationName): {\"sources\": [\"App/Model\"], \"models\": [\"App/Model.xcdatamodeld\"]}, paths relative to the package root.")
         }
         let configuration: Configuration
         do {
             configuration = try JSONDecoder().decode(Configuration.self, from: data)
         } catch {
-            throw PluginError("\(configurationURL.path()): not a valid configuration (\(error)). Write {\"sources\": [...], \"models\": [...]}, paths relative to the package root.")
+            throw PluginError("\(configurationURL.path(percentEncoded: false)): not a valid configuration (\(error)). Write {\"sources\": [...], \"models\": [...]}, paths relative to the package root.")
         }
         let tool = try context.tool(named: "ctxdebug-port")
         let output = context.pluginWorkDirectoryURL.appending(path: "Ported")
@@ -49,16 +49,16 @@ struct CoreDataPort: BuildToolPlugin {
         // Every command reads all the sources for the constants its files may name (a
         // model's extension, a #selector kept in a let, in another file): an edit re-runs
         // every batch's port, which rewrites only the copies whose text changes.
-        let index = configuration.sources.flatMap { ["--index", root.appending(path: $0).path()] }
+        let index = configuration.sources.flatMap { ["--index", root.appending(path: $0).path(percentEncoded: false)] }
         for start in stride(from: 0, to: sources.count, by: Self.filesPerCommand) {
             let batch = Array(sources[start..<min(start + Self.filesPerCommand, sources.count)])
-            let relatives = batch.map { String($0.path().dropFirst(root.path().count)).trimmingCharacters(in: CharacterSet(charactersIn: "/")) }
+            let relatives = batch.map { String($0.path(percentEncoded: false).dropFirst(root.path(percentEncoded: false).count)).trimmingCharacters(in: CharacterSet(charactersIn: "/")) }
             commands.append(
                 .buildCommand(
                     displayName: "Porting \(relatives[0])\(batch.count > 1 ? " and \(batch.count - 1) more" : "") for Linux",
                     executable: tool.url,
-                    arguments: batch.map { $0.path() } + models.flatMap { ["--model", $0.path()] } + index + [
-                        "--output", output.path(), "--relative-to", root.path(), "--no-model-copy", "--no-generated",
+                    arguments: batch.map { $0.path(percentEncoded: false) } + models.flatMap { ["--model", $0.path(percentEncoded: false)] } + index + [
+                        "--output", output.path(percentEncoded: false), "--relative-to", root.path(percentEncoded: false), "--no-model-copy", "--no-generated",
                     ],
                     inputFiles: sources + [configurationURL] + modelFiles,
                     // Note.swift is written as Note.ported.swift (Porter.portedName): the
@@ -66,14 +66,14 @@ struct CoreDataPort: BuildToolPlugin {
                     outputFiles: relatives.map { output.appending(path: String($0.dropLast(".swift".count)) + ".ported.swift") }))
         }
         for model in models {
-            let relative = String(model.path().dropFirst(root.path().count)).trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+            let relative = String(model.path(percentEncoded: false).dropFirst(root.path(percentEncoded: false).count)).trimmingCharacters(in: CharacterSet(charactersIn: "/"))
             let name = model.deletingPathExtension().lastPathComponent
             let generated = output.appending(path: (relative as NSString).deletingLastPathComponent).appending(path: "\(name)+Generated").appending(path: "\(name)+CoreDataGenerated.swift")
             commands.append(
                 .buildCommand(
                     displayName: "Generating the entity classes of \(relative)",
                     executable: tool.url,
-                    arguments: ["--model", model.path(), "--output", output.path(), "--relative-to", root.path(), "--no-model-copy", "--combine-generated"],
+                    arguments: ["--model", model.path(percentEncoded: false), "--output", output.path(percentEncoded: false), "--relative-to", root.path(percentEncoded: false), "--no-model-copy", "--combine-generated"],
                     inputFiles: [configurationURL] + modelFiles,
                     outputFiles: [generated]))
         }
@@ -86,8 +86,8 @@ struct CoreDataPort: BuildToolPlugin {
         for path in paths {
             let url = root.appending(path: path)
             var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: url.path(), isDirectory: &isDirectory) else {
-                throw PluginError("\(configuration.path()): '\(path)' does not exist (paths are relative to the package root, \(root.path())).")
+            guard FileManager.default.fileExists(atPath: url.path(percentEncoded: false), isDirectory: &isDirectory) else {
+                throw PluginError("\(configuration.path(percentEncoded: false)): '\(path)' does not exist (paths are relative to the package root, \(root.path(percentEncoded: false))).")
             }
             found += isDirectory.boolValue ? files(under: url).filter { $0.pathExtension == "swift" } : [url]
         }
@@ -100,9 +100,9 @@ struct CoreDataPort: BuildToolPlugin {
         var files: [URL] = []
         for case let file as URL in walker where !file.hasDirectoryPath {
             var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: file.path(), isDirectory: &isDirectory), !isDirectory.boolValue { files.append(file) }
+            if FileManager.default.fileExists(atPath: file.path(percentEncoded: false), isDirectory: &isDirectory), !isDirectory.boolValue { files.append(file) }
         }
-        return files.isEmpty ? [url] : files.sorted { $0.path() < $1.path() }
+        return files.isEmpty ? [url] : files.sorted { $0.path(percentEncoded: false) < $1.path(percentEncoded: false) }
     }
 }
 

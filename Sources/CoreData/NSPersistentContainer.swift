@@ -192,8 +192,14 @@ open class NSPersistentContainer: @unchecked Sendable, Hashable {
 
     /// Where stores go by default: `$XDG_DATA_HOME/ctxdebug` or `~/.local/share/ctxdebug`
     /// (Core Data's is the app's Application Support folder).
+    ///
+    /// The folder is made if it is missing, as iOS and macOS give an app its Application
+    /// Support folder: a fresh Linux user has no `~/.local/share`, and stacks copy a seeded
+    /// store into this folder before they load it (Core Data by Tutorials' SurfJournal).
     open class func defaultDirectoryURL() -> URL {
-        PersistentContainer.defaultDirectoryURL()
+        let url = PersistentContainer.defaultDirectoryURL()
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
     }
 
     /// The main-queue context, made on first use, on the coordinator.

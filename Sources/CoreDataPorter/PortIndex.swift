@@ -77,12 +77,27 @@ struct PortIndex: Sendable {
     /// What `expr` names, when the index knows it without doubt: `name`, `self.name`,
     /// `Self.name` and `.name` by every declaration of that name; `Type.name` by those
     /// of `Type`; `value.name` by those in types.
+    /// An enum case's raw value reads the same way: `ModelFileExtension.bundle.rawValue`
+    /// of `enum ModelFileExtension: String { case bundle = "momd" }`.
     func value(of expr: ExprSyntax) -> Value? {
+        if let member = expr.as(MemberAccessExprSyntax.self), member.declName.baseName.text == "rawValue",
+            let base = member.base, base.is(MemberAccessExprSyntax.self)
+        {
+            return value(of: base, key: Self.caseKey)
+        }
+        return value(of: expr, key: "")
+    }
+
+    /// Where the index keeps an enum case (`case bundle = "momd"`): apart from the
+    /// constants, as only `.rawValue` reads one.
+    static let caseKey = "case "
+
+    private func value(of expr: ExprSyntax, key prefix: String) -> Value? {
         let candidates: Set<Declaration>
         if let ref = expr.as(DeclReferenceExprSyntax.self), ref.argumentNames == nil {
-            candidates = declarations[ref.baseName.text] ?? []
+            candidates = declarations[prefix + ref.baseName.text] ?? []
         } else if let member = expr.as(MemberAccessExprSyntax.self), member.declName.argumentNames == nil {
-            let all = declarations[member.declName.baseName.text] ?? []
+            let all = declarations[prefix + member.declName.baseName.text] ?? []
             let base = member.base?.trimmedDescription
             switch base {
             case nil, "self", "Self", "Self.self": candidates = all
@@ -150,6 +165,14 @@ private final class ConstantIndexer: SyntaxVisitor {
             declarations[name, default: []].insert(.init(type: functionDepth == 0 ? types.last : nil, value: value))
         }
         return .visitChildren
+    }
+
+    // An enum's cases with raw values: `ModelFileExtension.bundle.rawValue`.
+    override func visit(_ node: EnumCaseElementSyntax) -> SyntaxVisitorContinueKind {
+        guard functionDepth == 0, let raw = node.rawValue?.value else { return .skipChildren }
+        let value = Self.value(of: raw, functions: functions)
+        declarations[PortIndex.caseKey + node.name.text.trimmingBackticks, default: []].insert(.init(type: types.last, value: value == .modelExtension ? value : .other))
+        return .skipChildren
     }
 
     // Names that hide a constant in the file being ported: parameters, and the names

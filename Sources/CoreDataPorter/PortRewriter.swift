@@ -22,11 +22,15 @@ import SwiftSyntax
 /// - Uses of `URLSession` and its types are noted, so the file gets `import FoundationNetworking`.
 /// - `bundle.url(forResource: m, withExtension: "momd")` (and `path(forResource:ofType:)`,
 ///   and `"mom"`, or a constant of it: PortIndex) becomes `url(forModelResource:withExtension:)`,
-///   CoreData's lookup of the Xcode model, as Linux has no compiled one.
+///   CoreData's lookup of the Xcode model, as Linux has no compiled one; another resource
+///   of `Bundle.main` becomes `url(forPortedResource:withExtension:)`, which also searches
+///   the program's SwiftPM resource bundles, where Linux has an app's resources.
 /// - A top-level `import UIKit`, `AppKit` or `Cocoa` is taken out and noted, so the file
 ///   gets it back behind `#if canImport`, with what it brought that Linux has.
 /// - `x as! NSFetchRequest<T>` and `as?` become CoreData's conversions (PortRewriter+Casts.swift).
 /// - `NSClassFromString(name)` becomes `NSClassFromString(ported: name)`.
+/// - `Bundle(identifier: id)` becomes `Bundle(portedIdentifier: id)`: Linux has no
+///   framework bundles, and CoreData's gives the program's, whose resources hold the models.
 /// - Uses of Core Data's names are noted (CoreDataNames.swift), so the file gets `import CoreData`.
 /// What cannot be ported (KVO, collection operators, other `#selector`s, other
 /// `@NSManaged` functions) becomes a `PortDiagnostic`.
@@ -350,6 +354,13 @@ final class PortRewriter: SyntaxRewriter {
             var arguments = Array(node.arguments)
             arguments[0] = arguments[0].with(\.label, .identifier("ported")).with(\.colon, .colonToken(trailingTrivia: .space))
             return super.visit(node.with(\.arguments, LabeledExprListSyntax(arguments)))
+        case "Bundle" where labels == ["identifier"] && node.calledExpression.is(DeclReferenceExprSyntax.self):
+            // A framework's bundle, which Linux does not have: CoreData's gives the program's.
+            changed = true
+            usesPortedCoreDataAPI = true
+            var arguments = Array(node.arguments)
+            arguments[0] = arguments[0].with(\.label, .identifier("portedIdentifier"))
+            return super.visit(node.with(\.arguments, LabeledExprListSyntax(arguments)))
         case "url" where labels == ["forResource", "withExtension"], "path" where labels == ["forResource", "ofType"]:
             // The compiled model, which Linux does not have: CoreData finds the Xcode model.
             // The extension as a literal, or a constant of one (PortIndex).
@@ -360,6 +371,14 @@ final class PortRewriter: SyntaxRewriter {
                 usesPortedCoreDataAPI = true
                 var arguments = Array(node.arguments)
                 arguments[0] = arguments[0].with(\.label, .identifier("forModelResource", leadingTrivia: arguments[0].label?.leadingTrivia ?? []))
+                return super.visit(node.with(\.arguments, LabeledExprListSyntax(arguments)))
+            }
+            if let member = node.calledExpression.as(MemberAccessExprSyntax.self), member.base?.trimmedDescription == "Bundle.main" {
+                // Another resource of the app's main bundle: on Linux, SwiftPM's resource bundles.
+                changed = true
+                usesPortedCoreDataAPI = true
+                var arguments = Array(node.arguments)
+                arguments[0] = arguments[0].with(\.label, .identifier("forPortedResource", leadingTrivia: arguments[0].label?.leadingTrivia ?? []))
                 return super.visit(node.with(\.arguments, LabeledExprListSyntax(arguments)))
             }
         case "value" where labels == ["forKeyPath"], "mutableArrayValue" where labels == ["forKeyPath"]:

@@ -128,6 +128,14 @@ enum ConstraintTarget: Sendable {
     case insert(ManagedObjectID)
 }
 
+/// A constraint's values among a save's inserts: the table, the constraint's attribute
+/// names and the values (one row of the table may hold them).
+struct ConstraintKey: Hashable {
+    let table: String
+    let names: [String]
+    let values: [StoredValue]
+}
+
 /// The inserts of a save that merge into another row, found before any is written.
 struct ConstraintMerges: Sendable {
     var targets: [ManagedObjectID: ConstraintTarget] = [:]
@@ -143,16 +151,16 @@ extension SQLiteStore {
         var merges = ConstraintMerges()
         guard changes.inserts.contains(where: { !$0.id.entity.uniquenessConstraints.isEmpty }) else { return merges }
         let deleted = Set(changes.deletes.map(\.id))
-        var owners: [String: ConstraintTarget] = [:]
-        var found: [String: (constraint: [String], values: [StoredValue], row: (RowSnapshot, ManagedObjectID)?, ids: [ManagedObjectID], objects: [[String: StoredValue]])] = [:]
-        var order: [String] = []
+        var owners: [ConstraintKey: ConstraintTarget] = [:]
+        var found: [ConstraintKey: (constraint: [String], values: [StoredValue], row: (RowSnapshot, ManagedObjectID)?, ids: [ManagedObjectID], objects: [[String: StoredValue]])] = [:]
+        var order: [ConstraintKey] = []
         for ins in changes.inserts {
             let entity = ins.id.entity
             for constraint in entity.uniquenessConstraints {
                 let values = constraint.map { ins.values[$0] }
                 if values.contains(where: \.isNull) { continue }
                 let names = constraint.map { entity.attributes[$0].name }
-                let key = entity.tableName + "|" + names.joined(separator: ",") + "|" + values.map { "\($0)" }.joined(separator: "\u{1}")
+                let key = ConstraintKey(table: entity.tableName, names: names, values: values)
                 let target: ConstraintTarget
                 if let owner = owners[key] {
                     target = owner
@@ -191,7 +199,10 @@ extension SQLiteStore {
         var sql = "SELECT \(selectList(entity)) FROM \(entity.tableName) WHERE "
             + constraint.map { "\(entity.attributes[$0].columnName) = ?" }.joined(separator: " AND ")
         if entity.sharesTable { sql += " AND Z_ENT = \(entityNumber(entity))" }
-        guard let row = try Row.fetchOne(db, sql: sql + " LIMIT 1", arguments: StatementArguments(values.map(\.databaseValue))) else { return nil }
+        // One statement per constraint, prepared once per connection: a save of many
+        // constrained inserts asks it once each.
+        let statement = try db.cachedStatement(sql: sql + " LIMIT 1")
+        guard let row = try Row.fetchOne(statement, arguments: StatementArguments(values.map(\.databaseValue))) else { return nil }
         let pk: Int64 = row[0]
         return (decodeRow(row, entity: entity), ManagedObjectID(entity: entity, store: identity, primaryKey: pk))
     }

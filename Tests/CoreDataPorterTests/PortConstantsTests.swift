@@ -57,7 +57,9 @@ import Testing
             """
         let lines = ported(source).text.split(separator: "\n").map(String.init)
         #expect(lines[3] == "let a = Bundle.main.url(forModelResource: \"M\", withExtension: A.ext)")
-        #expect(lines[4] == "let b = Bundle.main.url(forResource: \"M\", withExtension: ext)")
+        // Not the model's lookup; as another resource of the main bundle, the lookup that
+        // also searches the program's resource bundles.
+        #expect(lines[4] == "let b = Bundle.main.url(forPortedResource: \"M\", withExtension: ext)")
     }
 
     /// A parameter or binding of the same name hides the constant, so a bare name that
@@ -104,5 +106,69 @@ import Testing
         #expect(report.outputs == ["App/Stack.ported.swift"])
         let batchText = try String(contentsOf: folder.appendingPathComponent("batch/App/Stack.ported.swift"), encoding: .utf8)
         #expect(batchText == text)
+    }
+
+    /// An enum case's raw value: JSQCoreDataKit's `enum ModelFileExtension: String { case
+    /// bundle = "momd" }`, read as `ModelFileExtension.bundle.rawValue` (its CoreDataModel.swift).
+    @Test func anEnumCasesRawValueIsTheModelsToo() {
+        let source = """
+            import CoreData
+            public enum ModelFileExtension: String {
+                case bundle = "momd"
+                case sqlite = "sqlite"
+            }
+            enum Other: String { case bundle = "png" }
+            func url(bundle: Bundle, name: String) {
+                _ = bundle.url(forResource: name, withExtension: ModelFileExtension.bundle.rawValue)
+                _ = bundle.url(forResource: name, withExtension: ModelFileExtension.sqlite.rawValue)
+                _ = bundle.url(forResource: name, withExtension: Other.bundle.rawValue)
+                _ = bundle.url(forResource: name, withExtension: bundle.rawValue)
+            }
+
+            """
+        let lines = ported(source).text.split(separator: "\n").map(String.init)
+        #expect(lines[7] == "    _ = bundle.url(forModelResource: name, withExtension: ModelFileExtension.bundle.rawValue)")
+        #expect(lines[8] == "    _ = bundle.url(forResource: name, withExtension: ModelFileExtension.sqlite.rawValue)")
+        #expect(lines[9] == "    _ = bundle.url(forResource: name, withExtension: Other.bundle.rawValue)")
+        // Not `Type.case.rawValue`: a value's property of that name.
+        #expect(lines[10] == "    _ = bundle.url(forResource: name, withExtension: bundle.rawValue)")
+    }
+
+    /// `Bundle(identifier:)` of a framework that holds the model (JSQCoreDataKit's example
+    /// model: `Bundle(identifier: "com.hexedbits.ExampleModel")!`): Linux has no framework
+    /// bundles, so the port asks CoreData's `Bundle(portedIdentifier:)`.
+    @Test func aBundleByIdentifierIsTheProgramsOnLinux() {
+        let source = """
+            import Foundation
+            public let modelBundle = Bundle(identifier: "com.hexedbits.ExampleModel")!
+            let other = Foundation.Bundle(path: "/tmp")
+
+            """
+        let result = ported(source)
+        let lines = result.text.split(separator: "\n").map(String.init)
+        #expect(lines.contains("public let modelBundle = Bundle(portedIdentifier: \"com.hexedbits.ExampleModel\")!"))
+        #expect(lines.contains("let other = Foundation.Bundle(path: \"/tmp\")"))
+        #expect(result.text.contains("import CoreData"))
+    }
+
+    /// Another resource of the main bundle (SurfJournal's seeded store, BubbleTeaFinder's
+    /// seed.json): CoreData's lookup that also searches the program's SwiftPM resource
+    /// bundles. Another bundle's (`Bundle.module`, a bundle variable) is left as it is.
+    @Test func aMainBundleResourceIsLookedUpInTheProgramsResources() {
+        let source = """
+            import Foundation
+            let seeded = Bundle.main.url(forResource: modelName, withExtension: "sqlite")!
+            let json = Bundle.main.path(forResource: "seed", ofType: "json")
+            let module = Bundle.module.url(forResource: "seed", withExtension: "json")
+            let model = Bundle.main.url(forResource: "Model", withExtension: "momd")
+
+            """
+        let result = ported(source)
+        let lines = result.text.split(separator: "\n").map(String.init)
+        #expect(lines.contains("let seeded = Bundle.main.url(forPortedResource: modelName, withExtension: \"sqlite\")!"))
+        #expect(lines.contains("let json = Bundle.main.path(forPortedResource: \"seed\", ofType: \"json\")"))
+        #expect(lines.contains("let module = Bundle.module.url(forResource: \"seed\", withExtension: \"json\")"))
+        #expect(lines.contains("let model = Bundle.main.url(forModelResource: \"Model\", withExtension: \"momd\")"))
+        #expect(result.text.contains("import CoreData"))
     }
 }

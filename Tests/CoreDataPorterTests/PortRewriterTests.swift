@@ -233,7 +233,9 @@ import Testing
 
     /// The compiled model's URL (CampgroundManager's CoreDataStack:
     /// `Bundle.main.url(forResource: modelName, withExtension: "momd")!`) becomes
-    /// CoreData's lookup of the Xcode model, on the same line; other resources do not.
+    /// CoreData's lookup of the Xcode model, on the same line; another resource of the main
+    /// bundle the lookup that also searches the program's SwiftPM resource bundles; another
+    /// bundle's resource is left as it is.
     @Test func theCompiledModelsURLBecomesTheModelLookup() {
         let source = """
             import Foundation
@@ -251,7 +253,7 @@ import Testing
             import Foundation
             let modelURL = Bundle.main.url(forModelResource: modelName, withExtension: "momd")!
             let path = Bundle(for: Stack.self).path(forModelResource: "Model", ofType: "mom")
-            let seed = Bundle.main.url(forResource: "seed", withExtension: "json")!
+            let seed = Bundle.main.url(forPortedResource: "seed", withExtension: "json")!
             let other = bundle.url(forResource: "Model", withExtension: ext)
             #sourceLocation()
 

@@ -276,6 +276,59 @@ import TestSupport
         #expect(bundle.path(forModelResource: "NoSuchModel", ofType: "momd") == nil)
     }
 
+    /// Core Data by Tutorials' EmployeeDirectory (ch. 8) ships a model whose `Sale.amount`
+    /// is an Integer 16 with the default `0.0`, which Xcode's model compiler reads as 0:
+    /// the model loads, with that default; a fraction is still refused.
+    @Test func anIntegerDefaultWrittenAsADecimalIsTheInteger() {
+        #expect(XcodeAttribute.value(of: "0.0", type: .integer16AttributeType) as? Int16 == 0)
+        #expect(XcodeAttribute.value(of: "12.00", type: .integer32AttributeType) as? Int32 == 12)
+        #expect(XcodeAttribute.value(of: "-3.0", type: .integer64AttributeType) as? Int64 == -3)
+        #expect(XcodeAttribute.value(of: "7", type: .integer16AttributeType) as? Int16 == 7)
+        #expect(XcodeAttribute.value(of: "1.5", type: .integer16AttributeType) == nil)
+        #expect(XcodeAttribute.value(of: "40000.0", type: .integer16AttributeType) == nil)
+        #expect(XcodeAttribute.value(of: "nan", type: .integer32AttributeType) == nil)
+    }
+
+    /// `NSPersistentContainer.defaultDirectoryURL()` exists once asked for, as an app's
+    /// Application Support folder does: SurfJournal copies its seeded store there before
+    /// it loads the store, and a fresh Linux user has no `~/.local/share`.
+    @Test func theDefaultDirectoryExistsOnceAskedFor() {
+        var isDirectory: ObjCBool = false
+        let url = NSPersistentContainer.defaultDirectoryURL()
+        #expect(FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue)
+    }
+
+    /// `Bundle(identifier: "com.hexedbits.ExampleModel")!` (JSQCoreDataKit's example model
+    /// framework) is nil on Linux, which has no framework bundles: `ctxdebug port` writes
+    /// `Bundle(portedIdentifier:)`, the program's bundle, whose lookup searches the
+    /// program's resources as the framework's would its own.
+    @Test func aBundleByIdentifierIsTheProgramsOnLinux() throws {
+        #expect(Bundle(identifier: "com.hexedbits.ExampleModel") == nil)
+        let bundle = try #require(Bundle(portedIdentifier: "com.hexedbits.ExampleModel"))
+        #expect(bundle.bundleURL.standardizedFileURL.path == Bundle.main.bundleURL.standardizedFileURL.path)
+        #expect(XcodeModelLocator.searchDirectories().contains { $0.standardizedFileURL.path == bundle.bundleURL.standardizedFileURL.path })
+    }
+
+    /// SurfJournal's stack seeds its store from `Bundle.main.url(forResource: modelName,
+    /// withExtension: "sqlite")!` (Core Data by Tutorials, ch. 9), and BubbleTeaFinder and
+    /// WorldCup read `seed.json` the same way: on Linux SwiftPM puts those resources in a
+    /// `Package_Target.resources` bundle, which Foundation's lookup does not search, so
+    /// `ctxdebug port` writes `url(forPortedResource:withExtension:)`, which does.
+    @Test func aMainBundleResourceIsFoundInTheProgramsResourceBundles() throws {
+        let dir = TempDirectory("ported-resource")
+        try FileManager.default.createDirectory(at: dir.file("App_Journal.resources/CoreDataSeed"), withIntermediateDirectories: true)
+        try Data("seed".utf8).write(to: dir.file("App_Journal.resources/CoreDataSeed/PortedSeedModel.sqlite"))
+        try Data("{}".utf8).write(to: dir.file("App_Journal.resources/ported-seed.json"))
+        let bundle = try #require(Bundle(url: dir.url))
+        #expect(bundle.url(forResource: "ported-seed", withExtension: "json") == nil)
+        #expect(bundle.url(forPortedResource: "ported-seed", withExtension: "json")?.lastPathComponent == "ported-seed.json")
+        // `.copy` of a folder keeps it: its immediate contents are searched too.
+        let seed = try #require(bundle.path(forPortedResource: "PortedSeedModel", ofType: "sqlite"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: seed)) == Data("seed".utf8))
+        #expect(bundle.url(forPortedResource: "PortedSeedModel", withExtension: "sqlite-wal") == nil)
+        #expect(bundle.url(forPortedResource: nil, withExtension: "json") == nil)
+    }
+
     /// `mergedModel(from:)`: the entities of every model in the bundles; nil when two
     /// define the same entity ("Can't merge models with two different entities named").
     @Test func mergedModelTakesEveryModelsEntities() throws {

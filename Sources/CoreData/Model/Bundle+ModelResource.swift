@@ -28,4 +28,36 @@ extension Bundle {
     public func path(forModelResource name: String?, ofType ext: String?) -> String? {
         url(forModelResource: name, withExtension: ext)?.path
     }
+
+    /// `Bundle(identifier:)` on Linux, which `ctxdebug port` writes for it: the bundle
+    /// Foundation knows by that identifier, else one of the running program (its main
+    /// bundle's folder). On Apple platforms the identifier names the app or a framework
+    /// whose resources hold its models ("Locating a bundle by identifier" in Apple's Bundle
+    /// documentation); on Linux the program is one binary, with no framework bundles, and
+    /// its models are in its SwiftPM resources, where `url(forModelResource:withExtension:)`
+    /// and `NSPersistentContainer(name:)` look. Never nil: an identifier that no bundle has
+    /// gives the program's as well.
+    public convenience init?(portedIdentifier identifier: String) {
+        self.init(url: (Bundle(identifier: identifier) ?? Bundle.main).bundleURL)
+    }
+
+    /// `Bundle.main.url(forResource:withExtension:)` of a resource that is not a model
+    /// (a seed store, a JSON file), on Linux, which `ctxdebug port` writes for it: the main
+    /// bundle's own, else the resource in the program's SwiftPM resource bundles. On Apple
+    /// platforms an app's resources are in its main bundle; on Linux SwiftPM puts a target's
+    /// resources in a `Package_Target.resources` bundle beside the executable, which
+    /// `Bundle.main` does not search. Nil when neither has it, as Foundation's lookup gives.
+    public func url(forPortedResource name: String?, withExtension ext: String?) -> URL? {
+        if let own = url(forResource: name, withExtension: ext) { return own }
+        guard let name, !name.isEmpty else { return nil }
+        var directories: [URL] = []
+        if let resources = resourceURL { directories.append(resources) }
+        directories.append(bundleURL)
+        return XcodeModelLocator.resourceURL(named: name, extension: ext, in: directories + XcodeModelLocator.searchDirectories())
+    }
+
+    /// `Bundle.main.path(forResource:ofType:)` on Linux: `url(forPortedResource:withExtension:)`'s path.
+    public func path(forPortedResource name: String?, ofType ext: String?) -> String? {
+        url(forPortedResource: name, withExtension: ext)?.path
+    }
 }

@@ -73,6 +73,15 @@ struct XcodeAttribute {
     /// compiler converts it: integers as `Int16`/`Int32`/`Int64`, `Double`, `Float`,
     /// `Decimal`, `Bool` (`YES`/`NO`), a `Date` from seconds since 2001-01-01, `UUID`,
     /// `URL`. Nil when the text does not parse.
+    /// An integer written as a decimal (`0.0`): Xcode's models keep the text the inspector
+    /// had when the attribute's type changed from a decimal type, and Core Data's model
+    /// compiler reads it as the number (Core Data by Tutorials' EmployeeDirectory:
+    /// `Sale.amount`, Integer 16, default `0.0`). A fraction (`1.5`) is not an integer.
+    private static func integral(_ text: String) -> Double? {
+        guard let value = Double(text), value.isFinite, value.rounded(.towardZero) == value else { return nil }
+        return value
+    }
+
     static func value(of text: String, type: NSAttributeType) -> Any? {
         // Spaces and tabs around a number, as Foundation's whitespace trim would drop
         // (without its cost: a model has hundreds of defaults).
@@ -81,9 +90,9 @@ struct XcodeAttribute {
         while let c = slice.last, c == " " || c == "\t" { slice.removeLast() }
         let trimmed = String(slice)
         switch type {
-        case .integer16AttributeType: return Int16(trimmed)
-        case .integer32AttributeType: return Int32(trimmed)
-        case .integer64AttributeType: return Int64(trimmed)
+        case .integer16AttributeType: return Int16(trimmed) ?? integral(trimmed).flatMap { Int16(exactly: $0) }
+        case .integer32AttributeType: return Int32(trimmed) ?? integral(trimmed).flatMap { Int32(exactly: $0) }
+        case .integer64AttributeType: return Int64(trimmed) ?? integral(trimmed).flatMap { Int64(exactly: $0) }
         case .doubleAttributeType: return Double(trimmed)
         case .floatAttributeType: return Float(trimmed)
         case .decimalAttributeType: return Decimal(string: trimmed, locale: posix)

@@ -25,6 +25,13 @@ enum XcodeModelLocator {
         return nil
     }
 
+    /// The resource `name.ext` (`name` alone when `ext` is nil or empty) in the first of
+    /// `directories` (or of their resource bundles, or their immediate subfolders) that has it.
+    static func resourceURL(named name: String, extension ext: String?, in directories: [URL]) -> URL? {
+        let file = (ext?.isEmpty ?? true) ? name : "\(name).\(ext!)"
+        return roots(directories).map { $0.appendingPathComponent(file) }.first { FileManager.default.fileExists(atPath: $0.path) }
+    }
+
     /// Every model in `directories` and their resource bundles: each `.xcdatamodeld`,
     /// and each `.xcdatamodel` that is not a version inside one.
     static func allModelURLs(in directories: [URL]) -> [URL] {

@@ -50,6 +50,7 @@ context.performAndWait {
 
     expect(note.folder === folder, "to-one through addToNotes")
     expect(folder.notes?.count == 1, "to-many as NSSet")
+    expect(folder.noteCount == 1, "a file in a folder whose name has a space (App/Model Extras)")
     expect(note.tags.first === tag && tag.note === note, "Set<Tag> and its inverse")
     expect(note.rating == 4 && note.pinned && note.words?.intValue == 120, "scalars and NSNumber")
     expect(folder.sortedTitles == ["Standup"], "#keyPath in value(forKey:)")
