@@ -8,6 +8,10 @@ extension FileFacts {
         let collector = FactCollector(lines: lines, fileName: fileName, text: text, apiTable: apiTable)
         collector.walk(tree)
         self = collector.facts
+        // Files that name no context, fetch or managed object hold nothing the analysis follows.
+        if text.map({ TextSearch.foundationContains("ontext", in: $0) || TextSearch.foundationContains("NSManaged", in: $0) }) ?? true {
+            dataflow = DataflowFacts(tree, lines: lines, fileName: fileName, apiTable: apiTable)
+        }
     }
 }
 
