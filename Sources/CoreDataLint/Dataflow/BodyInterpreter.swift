@@ -115,7 +115,8 @@ final class BodyInterpreter: SyntaxVisitor {
     }
 
     override func visitPost(_ node: ReturnStmtSyntax) {
-        guard let expression = node.expression else { return }
+        // `return nil` or a literal adds nothing to what the function returns.
+        guard let expression = node.expression, !Self.isLiteral(expression) else { return }
         returns[returns.count - 1] = ValueTerm.joined(returns[returns.count - 1], reader.term(expression) ?? .unknown)
     }
 

@@ -78,17 +78,16 @@ extension DataflowSolver {
                 joined = joined.joined(with: AbstractValue(kind: .mixed, owner: .unknown))
                 continue
             }
-            if property.kind != .computed { value.owner.makesNew = false }
+            if property.kind != .computed { value = Self.held(value, by: name) }
             joined = joined.joined(with: Self.withoutParameters(value))
         }
         for (store, function) in stores(into: name) {
             guard store.term.mentionsParameter, let function else {
-                var value = evaluate(store.term, nil)
-                value?.owner.makesNew = false
-                joined = joined.joined(with: value.map(Self.withoutParameters))
+                let value = evaluate(store.term, nil).map { Self.held(Self.withoutParameters($0), by: name) }
+                joined = joined.joined(with: value)
                 continue
             }
-            joined = joined.joined(with: storedArgument(store.term, of: function))
+            joined = joined.joined(with: storedArgument(store.term, of: function).map { Self.held($0, by: name) })
         }
         return joined
     }
@@ -109,6 +108,15 @@ extension DataflowSolver {
             joined = joined.joined(with: value)
         }
         return any ? joined : AbstractValue(kind: .mixed, owner: .unknown)
+    }
+
+    /// A context made once and kept in a stored property is that property's context:
+    /// every read gets the same one.
+    static func held(_ value: AbstractValue, by property: String) -> AbstractValue {
+        var value = value
+        value.owner.makesNew = false
+        if value.kind == .context, case .made = value.owner.identity { value.owner.identity = .property(property) }
+        return value
     }
 
     /// A value whose owner is a parameter of the function it came from, outside that

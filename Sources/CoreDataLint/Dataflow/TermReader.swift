@@ -37,8 +37,17 @@ struct TermReader {
     /// `a ?? b`, `x as? T` folded by the parser into a sequence.
     private func sequence(_ sequence: SequenceExprSyntax) -> ValueTerm? {
         let elements = Array(sequence.elements)
-        if elements.count == 3, let op = elements[1].as(BinaryOperatorExprSyntax.self), op.operator.text == "??" {
-            return ValueTerm.joined(term(elements[0]), term(elements[2]))
+        // `c ? a : b`, unfolded: the ternary's `a`, and what follows it.
+        if let index = elements.firstIndex(where: { $0.is(UnresolvedTernaryExprSyntax.self) }), index == elements.count - 2 {
+            return ValueTerm.joined(term(elements[index].cast(UnresolvedTernaryExprSyntax.self).thenExpression), term(elements[index + 1]))
+        }
+        // `a ?? b ?? c`: any of them.
+        if elements.count >= 3, elements.count % 2 == 1,
+            stride(from: 1, to: elements.count, by: 2).allSatisfy({ elements[$0].as(BinaryOperatorExprSyntax.self)?.operator.text == "??" })
+        {
+            return stride(from: 0, to: elements.count, by: 2).reduce(nil as ValueTerm?) { joined, index in
+                BodyInterpreter.isLiteral(elements[index]) ? joined : ValueTerm.joined(joined, term(elements[index]))
+            }
         }
         if elements.count == 3, elements[1].is(UnresolvedAsExprSyntax.self) { return term(elements[0]) }
         return nil
@@ -90,6 +99,8 @@ extension TermReader {
             return ValueTerm.call(name, receiver: member.base.flatMap(term), arguments: arguments).bounded
         }
         guard let name = Expressions.lastName(call.calledExpression) else { return nil }
+        // `fetch(request)` in a context extension: a call on its receiver.
+        if selfTerm != nil, let known = coreDataCall(name, nil, call) { return known }
         if name == CoreDataAPI.contextType {
             let queue = FactCollector.evidence(of: Syntax(call.arguments))
             guard case .queue(let known) = queue else { return .value(.context(.unknown)) }
