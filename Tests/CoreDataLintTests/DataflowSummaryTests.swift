@@ -130,3 +130,41 @@ enum SwiftParserShim {
 }
 import SwiftSyntax
 typealias SourceFileSyntaxAlias = SourceFileSyntax
+
+/// What a function does to its receiver, through the index: the rules ask it.
+@Suite("Dataflow: what functions do to their parameters")
+struct DataflowEffectTests {
+    @Test("A context extension's method that sets another extension member backed by userInfo uses its receiver: a fresh private context outside perform is reported")
+    func transitiveExtensionUse() {
+        let sources = [
+            LintSource(path: "Ext.swift", text: """
+                import CoreData
+                extension NSManagedObjectContext {
+                    var encryptionKeys: String? {
+                        get { userInfo["keys"] as? String }
+                        set { userInfo["keys"] = newValue }
+                    }
+                    func disableEncryption(keys: String) {
+                        self.encryptionKeys = keys
+                    }
+                    func disableLater(keys: String) {
+                        perform { self.encryptionKeys = keys }
+                    }
+                }
+                """),
+            LintSource(path: "Backup.swift", text: """
+                import CoreData
+                enum Backup {
+                    static func markImported(coordinator: NSPersistentStoreCoordinator) {
+                        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+                        context.persistentStoreCoordinator = coordinator
+                        context.disableEncryption(keys: "k")
+                        context.disableLater(keys: "k")
+                    }
+                }
+                """),
+        ]
+        let findings = Linter().lint(sources: sources).findings
+        #expect(findings.map { "\($0.path):\($0.line) \($0.ruleID)" } == ["Backup.swift:6 context-without-perform"])
+    }
+}

@@ -66,6 +66,7 @@ final class DataflowCollector: SyntaxVisitor {
             name: node.name.text, labels: signature.labels, defaulted: signature.defaulted, type: types.last?.name,
             returnType: returned.flatMap(Self.element),
             returnsCollection: returned.map { Self.element(of: $0) != TypeNames.base(of: $0) } ?? false, place: place(node.name))
+        if types.last?.isContextExtension == true { recordSelfUses(node.name.text, isProperty: false, in: Syntax(body)) }
         let interpreter = self.interpreter(signature.bindings)
         input.result = returned == nil ? nil : interpreter.run(body)
         if returned == nil { _ = interpreter.run(body) }
@@ -104,6 +105,24 @@ final class DataflowCollector: SyntaxVisitor {
         return (labels, defaulted, bindings)
     }
 
+    /// The members of `self` a context extension's member uses straight: `self.name`
+    /// or a bare `name`, read, called or assigned, outside closures that run elsewhere.
+    private func recordSelfUses(_ member: String, isProperty: Bool, in body: Syntax) {
+        var uses: [String] = []
+        for token in body.tokens(viewMode: .sourceAccurate) {
+            guard case .identifier(let name) = token.tokenKind, name != member, let reference = token.parent?.as(DeclReferenceExprSyntax.self) else { continue }
+            var expression = ExprSyntax(reference)
+            if let access = reference.parent?.as(MemberAccessExprSyntax.self), access.declName.id == reference.id {
+                guard Expressions.isSelf(access.base) else { continue }
+                expression = ExprSyntax(access)
+            }
+            guard !uses.contains(name), FactCollector.runsStraight(expression, in: body) else { continue }
+            uses.append(name)
+        }
+        guard !uses.isEmpty else { return }
+        facts.extensionMembers.append(ExtensionMemberInput(member: member, isProperty: isProperty, uses: uses, place: place(body)))
+    }
+
     // MARK: Properties
 
     override func visit(_ node: VariableDeclSyntax) -> SyntaxVisitorContinueKind {
@@ -116,6 +135,7 @@ final class DataflowCollector: SyntaxVisitor {
                 name: name, type: type, kind: .stored, declaredType: declared.flatMap(Self.element),
                 declaredCollection: declared.map { Self.element(of: $0) != TypeNames.base(of: $0) } ?? false, place: place(binding.pattern))
             if let accessors = binding.accessorBlock {
+                if types.last?.isContextExtension == true { recordSelfUses(name, isProperty: true, in: Syntax(accessors)) }
                 input.kind = .computed
                 input.term = getter(accessors)
             } else if let initializer = binding.initializer {

@@ -64,6 +64,27 @@ extension ProjectIndex {
     }
 }
 
+extension ProjectIndex {
+    /// The summary of what a context extension's members do to their receiver, to a
+    /// fixpoint: a member that uses straight another member which uses a confined member
+    /// of its receiver (`disableEncryptionAtRest()` setting `self.encryptionKeys`, whose
+    /// accessors read `userInfo`) uses it too.
+    mutating func adoptExtensionUses(_ files: [FileFacts]) {
+        let members = files.flatMap(\.dataflow.extensionMembers)
+        guard !members.isEmpty, !contextExtensionUses.isEmpty else { return }
+        var changed = true
+        while changed {
+            changed = false
+            for member in members where contextExtensionUses[member.member] == nil && !CoreDataAPI.contextMethods.contains(member.member) {
+                guard let used = member.uses.first(where: { contextExtensionUses[$0] != nil }), let inner = contextExtensionUses[used] else { continue }
+                contextExtensionUses[member.member] = ContextExtensionUse(
+                    member: member.member, isProperty: member.isProperty, confined: inner.confined, place: member.place)
+                changed = true
+            }
+        }
+    }
+}
+
 extension DataflowSolver {
     /// Where a property is declared and stored into, for citations.
     func places(ofProperty name: String) -> [SourcePlace] {

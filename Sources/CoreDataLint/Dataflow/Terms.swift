@@ -115,8 +115,21 @@ struct CallInput: Sendable {
     var arguments: [TermArgument]
 }
 
+/// A method or computed property of `extension NSManagedObjectContext`, with the
+/// members of `self` it uses straight in its body (not inside a closure that runs
+/// elsewhere): what it does to its receiver, for the summary that makes
+/// `disableEncryptionAtRest()`, which sets `self.encryptionKeys` (a `userInfo` entry), a
+/// use of its receiver too.
+struct ExtensionMemberInput: Sendable {
+    var member: String
+    var isProperty: Bool
+    var uses: [String]
+    var place: SourcePlace
+}
+
 /// What the analysis keeps of one file (never its tree).
 struct DataflowFacts: Sendable {
+    var extensionMembers: [ExtensionMemberInput] = []
     var functions: [FunctionInput] = []
     var properties: [PropertyInput] = []
     var stores: [StoreInput] = []
@@ -149,6 +162,7 @@ extension DataflowFacts {
     func hiding(_ names: Set<String>) -> DataflowFacts {
         guard !names.isEmpty else { return self }
         var facts = DataflowFacts(ambiguousNames: ambiguousNames)
+        facts.extensionMembers = extensionMembers.filter { !names.contains($0.member) }
         var places: [Int?] = []
         for function in functions {
             places.append(names.contains(function.name) ? nil : facts.functions.count)

@@ -278,7 +278,7 @@ final class FactCollector: SyntaxVisitor {
     }
 
     /// Whether `node` runs where `body` does: no closure between them runs elsewhere.
-    private static func runsStraight(_ node: some SyntaxProtocol, in body: Syntax) -> Bool {
+    static func runsStraight(_ node: some SyntaxProtocol, in body: Syntax) -> Bool {
         var current = Syntax(node).parent
         while let syntax = current, syntax.id != body.id {
             if syntax.is(FunctionDeclSyntax.self) { return false }

@@ -205,6 +205,7 @@ struct ProjectIndex: Sendable {
             let agreed = facts.allSatisfy { $0 != nil && $0?.queue != .unknown && $0?.queue == first?.queue }
             typedContextProperties[TypedName(type: protocolType, name: name)] = agreed ? first : ContextFact(queue: .unknown, files: [])
         }
+        adoptExtensionUses(files)
         let classes = managedObjectClasses
         adopt(
             DataflowSolver(files: files.map(\.dataflow), isManagedObjectClass: { classes.contains($0) }), declaredFunctions: declaredFunctions,
