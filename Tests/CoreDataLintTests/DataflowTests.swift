@@ -138,3 +138,15 @@ struct DataflowTests {
         #expect(Self.queue(solver.result(of: "save")) == .main)
     }
 }
+
+@Suite("Dataflow: Swift 2 spellings")
+struct DataflowSpellingTests {
+    @Test("Swift 2's .PrivateQueueConcurrencyType and .MainQueueConcurrencyType are the same queues")
+    func swift2ConcurrencyTypes() {
+        let solver = DataflowTests.solve([
+            "final class Stack { let root = NSManagedObjectContext(concurrencyType: .PrivateQueueConcurrencyType)\n let main = NSManagedObjectContext(concurrencyType: .MainQueueConcurrencyType) }"
+        ])
+        #expect(DataflowTests.queue(solver.property("root")) == .private)
+        #expect(DataflowTests.queue(solver.property("main")) == .main)
+    }
+}

@@ -122,7 +122,10 @@ final class BodyInterpreter: SyntaxVisitor {
 
     override func visitPost(_ node: FunctionCallExprSyntax) {
         guard recording, !node.arguments.isEmpty || node.trailingClosure != nil, let name = Expressions.lastName(node.calledExpression) else { return }
-        calls.append(CallInput(name: name, arguments: reader.arguments(of: node)))
+        let arguments = reader.arguments(of: node)
+        // Kept small: a call that hands nothing followed is kept by its name alone.
+        let isOpaque = arguments.allSatisfy { $0.term == .unknown }
+        calls.append(CallInput(name: name, arguments: isOpaque ? [] : arguments, isOpaque: isOpaque))
     }
 
     override func visit(_ node: FunctionDeclSyntax) -> SyntaxVisitorContinueKind { .skipChildren }

@@ -96,6 +96,9 @@ extension DataflowSolver {
     private func storedArgument(_ term: ValueTerm, of function: FunctionInput) -> AbstractValue? {
         var joined: AbstractValue?, any = false
         for call in calls(named: function.name) {
+            // A call whose arguments hold nothing followed may be this function's: what it
+            // stores is unknown.
+            if call.isOpaque { return AbstractValue(kind: .mixed, owner: .unknown) }
             guard let mapping = Self.match(call.arguments.map(\.label), to: function) else { continue }
             any = true
             var values: [String: AbstractValue?] = [:]

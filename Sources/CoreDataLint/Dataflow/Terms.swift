@@ -113,6 +113,9 @@ struct PropertyInput: Sendable {
 struct CallInput: Sendable {
     var name: String
     var arguments: [TermArgument]
+    /// A call none of whose arguments holds anything followed, kept without them (most
+    /// calls): what it stores is unknown.
+    var isOpaque = false
 }
 
 /// A method or computed property of `extension NSManagedObjectContext`, with the
@@ -184,7 +187,7 @@ extension DataflowFacts {
             return store
         }
         facts.calls = calls.filter { !names.contains($0.name) }.map { call in
-            CallInput(name: call.name, arguments: call.arguments.map { TermArgument(label: $0.label, term: $0.term.hiding(names)) })
+            CallInput(name: call.name, arguments: call.arguments.map { TermArgument(label: $0.label, term: $0.term.hiding(names)) }, isOpaque: call.isOpaque)
         }
         return facts
     }

@@ -1099,8 +1099,9 @@ final class FactCollector: SyntaxVisitor {
             // The kind's payload is the token's text: one kind formed, not two.
             guard case .identifier(let text) = token.tokenKind else { continue }
             switch text {
-            case "mainQueueConcurrencyType": byConcurrencyType.insert(.main)
-            case "privateQueueConcurrencyType": byConcurrencyType.insert(.private)
+            // Swift 2's spellings too (`.MainQueueConcurrencyType`): the same enum cases.
+            case "mainQueueConcurrencyType", "MainQueueConcurrencyType": byConcurrencyType.insert(.main)
+            case "privateQueueConcurrencyType", "PrivateQueueConcurrencyType": byConcurrencyType.insert(.private)
             default: if let queue = CoreDataAPI.queue(named: text) { byContainer.insert(queue) }
             }
         }
