@@ -1,4 +1,5 @@
 @testable import CoreDataLint
+import SwiftParser
 import Testing
 
 /// Function summaries: what a function returns as a value of its arguments, read at
@@ -92,7 +93,7 @@ struct DataflowSummaryTests {
         var facts = DataflowFacts()
         facts.ambiguousNames = ["context"]
         let source = "final class A { let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType) }"
-        let own = DataflowFacts(SwiftParserShim.parse(source), lines: LineTable(source), fileName: "A.swift")
+        let own = DataflowFacts(Parser.parse(source: source), lines: LineTable(source), fileName: "A.swift")
         let solver = DataflowSolver(files: [own, facts], isManagedObjectClass: { _ in false })
         #expect(DataflowTests.queue(solver.property("context")) == .unknown)
         #expect(DataflowTests.queue(DataflowSolver(files: [own], isManagedObjectClass: { _ in false }).property("context")) == .private)
@@ -101,7 +102,7 @@ struct DataflowSummaryTests {
     @Test("Hiding another target's names: its declarations go, and what named them is unknown")
     func hiding() {
         let source = "final class A { let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)\n var alias: NSManagedObjectContext { context } }"
-        let facts = DataflowFacts(SwiftParserShim.parse(source), lines: LineTable(source), fileName: "A.swift").hiding(["context"])
+        let facts = DataflowFacts(Parser.parse(source: source), lines: LineTable(source), fileName: "A.swift").hiding(["context"])
         let solver = DataflowSolver(files: [facts], isManagedObjectClass: { _ in false })
         #expect(solver.property("context") == nil)
         #expect(DataflowTests.queue(solver.property("alias")) == .unknown)
@@ -124,12 +125,6 @@ struct DataflowSummaryTests {
     }
 }
 
-import SwiftParser
-enum SwiftParserShim {
-    static func parse(_ source: String) -> SourceFileSyntaxAlias { Parser.parse(source: source) }
-}
-import SwiftSyntax
-typealias SourceFileSyntaxAlias = SourceFileSyntax
 
 /// What a function does to its receiver, through the index: the rules ask it.
 @Suite("Dataflow: what functions do to their parameters")
