@@ -217,17 +217,17 @@ struct CoordinatorNotificationTests {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: NotesModel.make())
         nonisolated(unsafe) var seen: [String] = []
         let center = NotificationCenter.default
-        let tokens = [
-            center.addObserver(forName: .NSPersistentStoreCoordinatorStoresDidChange, object: coordinator, queue: nil) { note in
-                if let added = note.userInfo?[NSAddedPersistentStoresKey] as? [NSPersistentStore] { seen.append("added \(added.count)") }
-                if let removed = note.userInfo?[NSRemovedPersistentStoresKey] as? [NSPersistentStore] { seen.append("removed \(removed.count)") }
-            },
-            center.addObserver(forName: .NSPersistentStoreCoordinatorWillRemoveStore, object: nil, queue: nil) { note in
-                if note.object is NSPersistentStore { seen.append("will remove") }
-            },
-        ]
-        defer { tokens.forEach(center.removeObserver) }
+        let changes = center.addObserver(forName: .NSPersistentStoreCoordinatorStoresDidChange, object: coordinator, queue: nil) { note in
+            if let added = note.userInfo?[NSAddedPersistentStoresKey] as? [NSPersistentStore] { seen.append("added \(added.count)") }
+            if let removed = note.userInfo?[NSRemovedPersistentStoresKey] as? [NSPersistentStore] { seen.append("removed \(removed.count)") }
+        }
+        defer { center.removeObserver(changes) }
         let store = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: dir.file("Notes.sqlite"))
+        // Observed for this store only: other tests remove stores of their own meanwhile.
+        let willRemove = center.addObserver(forName: .NSPersistentStoreCoordinatorWillRemoveStore, object: store, queue: nil) { note in
+            if note.object is NSPersistentStore { seen.append("will remove") }
+        }
+        defer { center.removeObserver(willRemove) }
         try coordinator.remove(store)
         #expect(seen == ["added 1", "will remove", "removed 1"])
     }

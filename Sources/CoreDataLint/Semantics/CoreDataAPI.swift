@@ -49,8 +49,8 @@ enum CoreDataAPI {
     /// `viewContext`, `newBackgroundContext()`...
     static func queue(named token: String) -> ContextQueue? {
         switch token {
-        case "mainQueueConcurrencyType", "viewContext": .main
-        case "privateQueueConcurrencyType", "newBackgroundContext": .private
+        case "mainQueueConcurrencyType", "MainQueueConcurrencyType", "viewContext": .main
+        case "privateQueueConcurrencyType", "PrivateQueueConcurrencyType", "newBackgroundContext": .private
         default: nil
         }
     }

@@ -8,6 +8,10 @@ extension FileFacts {
         let collector = FactCollector(lines: lines, fileName: fileName, text: text, apiTable: apiTable)
         collector.walk(tree)
         self = collector.facts
+        // Files that name no context, fetch or managed object hold nothing the analysis follows.
+        if text.map({ TextSearch.foundationContains("ontext", in: $0) || TextSearch.foundationContains("NSManaged", in: $0) }) ?? true {
+            dataflow = DataflowFacts(tree, lines: lines, fileName: fileName, apiTable: apiTable)
+        }
     }
 }
 
@@ -274,7 +278,7 @@ final class FactCollector: SyntaxVisitor {
     }
 
     /// Whether `node` runs where `body` does: no closure between them runs elsewhere.
-    private static func runsStraight(_ node: some SyntaxProtocol, in body: Syntax) -> Bool {
+    static func runsStraight(_ node: some SyntaxProtocol, in body: Syntax) -> Bool {
         var current = Syntax(node).parent
         while let syntax = current, syntax.id != body.id {
             if syntax.is(FunctionDeclSyntax.self) { return false }
@@ -1095,8 +1099,9 @@ final class FactCollector: SyntaxVisitor {
             // The kind's payload is the token's text: one kind formed, not two.
             guard case .identifier(let text) = token.tokenKind else { continue }
             switch text {
-            case "mainQueueConcurrencyType": byConcurrencyType.insert(.main)
-            case "privateQueueConcurrencyType": byConcurrencyType.insert(.private)
+            // Swift 2's spellings too (`.MainQueueConcurrencyType`): the same enum cases.
+            case "mainQueueConcurrencyType", "MainQueueConcurrencyType": byConcurrencyType.insert(.main)
+            case "privateQueueConcurrencyType", "PrivateQueueConcurrencyType": byConcurrencyType.insert(.private)
             default: if let queue = CoreDataAPI.queue(named: text) { byContainer.insert(queue) }
             }
         }

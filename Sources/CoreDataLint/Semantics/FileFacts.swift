@@ -391,6 +391,8 @@ struct FileFacts: Sendable {
     /// Functions named in `#selector(…)` or handed on as values: they have callers the
     /// project cannot see.
     var escapingNames: Set<String> = []
+    /// The inputs of the dataflow analysis's summaries (Dataflow/).
+    var dataflow = DataflowFacts()
 }
 
 extension FileFacts {

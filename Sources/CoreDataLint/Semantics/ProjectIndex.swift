@@ -205,6 +205,11 @@ struct ProjectIndex: Sendable {
             let agreed = facts.allSatisfy { $0 != nil && $0?.queue != .unknown && $0?.queue == first?.queue }
             typedContextProperties[TypedName(type: protocolType, name: name)] = agreed ? first : ContextFact(queue: .unknown, files: [])
         }
+        adoptExtensionUses(files)
+        let classes = managedObjectClasses
+        adopt(
+            DataflowSolver(files: files.map(\.dataflow), isManagedObjectClass: { classes.contains($0) }), declaredFunctions: declaredFunctions,
+            declaredElsewhere: declaredElsewhere)
         for file in files {
             for returned in file.propertyObjectReturns where declaredFunctions[returned.function] == 1 {
                 guard let fact = contextProperties[returned.context] ?? contextFunctions[returned.context], fact.queue != .unknown, !fact.makesNew else { continue }

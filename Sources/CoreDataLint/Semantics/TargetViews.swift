@@ -61,6 +61,7 @@ struct TargetViews {
         var facts = FileFacts()
         let contexts = files.reduce(into: Set<String>()) { found, file in found.formUnion(file.contextDeclarations.map(\.name)) }
         facts.otherContextNamedProperties = names.intersection(contexts)
+        facts.dataflow.ambiguousNames = names
         return facts
     }
 
@@ -110,6 +111,7 @@ extension FileFacts {
         facts.contextExtensionUses.removeAll { names.contains($0.member) }
         facts.closureParameterQueues.removeAll { names.contains($0.function) }
         facts.escapingNames.subtract(names)
+        facts.dataflow = dataflow.hiding(names)
         facts.didSaveSelectors.subtract(names)
         facts.calls = calls.compactMap { call in
             guard var call = call.hiding(names) else { return nil }
