@@ -156,7 +156,7 @@ let package = Package(
         .testTarget(name: "CoreDataTests", dependencies: ["CoreData", "ManagedContext", "ConcurrencyDebug", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")], exclude: ["Fixtures"]),
         .testTarget(name: "SurfJournalTests", dependencies: ["SurfJournal", "CoreData", "ManagedContext", "TestSupport"]),
         .testTarget(name: "ReplayTests", dependencies: ["Replay", "SurfJournal", "CoreData", "ManagedContext", "ConcurrencyDebug"]),
-        .testTarget(name: "CoreDataLintTests", dependencies: ["CoreDataLint"]),
+        .testTarget(name: "CoreDataLintTests", dependencies: ["CoreDataLint", .product(name: "SwiftParser", package: "swift-syntax")]),
         .testTarget(
             name: "CoreDataPorterTests",
             dependencies: ["CoreDataPorter", .product(name: "SwiftParser", package: "swift-syntax")],

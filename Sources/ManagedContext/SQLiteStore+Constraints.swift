@@ -154,6 +154,7 @@ extension SQLiteStore {
         var owners: [ConstraintKey: ConstraintTarget] = [:]
         var found: [ConstraintKey: (constraint: [String], values: [StoredValue], row: (RowSnapshot, ManagedObjectID)?, ids: [ManagedObjectID], objects: [[String: StoredValue]])] = [:]
         var order: [ConstraintKey] = []
+        let prefetched = try rowsHoldingSingleAttributeConstraints(db, changes)
         for ins in changes.inserts {
             let entity = ins.id.entity
             for constraint in entity.uniquenessConstraints {
@@ -164,7 +165,7 @@ extension SQLiteStore {
                 let target: ConstraintTarget
                 if let owner = owners[key] {
                     target = owner
-                } else if let row = try constrainedRow(db, entity, constraint, values), !deleted.contains(row.1) {
+                } else if let row = try constraint.count == 1 ? prefetched[key] : constrainedRow(db, entity, constraint, values), !deleted.contains(row.1) {
                     target = .row(row.0, row.1)
                     owners[key] = target
                     found[key] = (names, values, row, [], [])
@@ -191,6 +192,39 @@ extension SQLiteStore {
             throw ManagedContextError.constraintConflict(merges.conflicts, path: url.path)
         }
         return merges
+    }
+
+    /// The store's rows that hold the values the save's inserts give a one-attribute
+    /// constraint, by key: one query per 500 values rather than one per insert.
+    private func rowsHoldingSingleAttributeConstraints(_ db: Database, _ changes: StoreChanges) throws -> [ConstraintKey: (RowSnapshot, ManagedObjectID)] {
+        struct Column: Hashable {
+            let entity: ObjectIdentifier
+            let attribute: Int
+        }
+        var wanted: [Column: (entity: EntityDescription, attribute: Int, values: Set<StoredValue>)] = [:]
+        for ins in changes.inserts {
+            let entity = ins.id.entity
+            for constraint in entity.uniquenessConstraints where constraint.count == 1 && !ins.values[constraint[0]].isNull {
+                wanted[Column(entity: ObjectIdentifier(entity), attribute: constraint[0]), default: (entity, constraint[0], [])].values.insert(ins.values[constraint[0]])
+            }
+        }
+        var rows: [ConstraintKey: (RowSnapshot, ManagedObjectID)] = [:]
+        for (entity, attribute, values) in wanted.values {
+            let column = entity.attributes[attribute].columnName
+            let names = [entity.attributes[attribute].name]
+            let all = Array(values)
+            for start in stride(from: 0, to: all.count, by: 500) {
+                let chunk = all[start..<min(start + 500, all.count)]
+                var sql = "SELECT \(selectList(entity)) FROM \(entity.tableName) WHERE \(column) IN (\(Array(repeating: "?", count: chunk.count).joined(separator: ", ")))"
+                if entity.sharesTable { sql += " AND Z_ENT = \(entityNumber(entity))" }
+                for row in try Row.fetchAll(db, sql: sql, arguments: StatementArguments(chunk.map(\.databaseValue))) {
+                    let pk: Int64 = row[0]
+                    let snapshot = decodeRow(row, entity: entity)
+                    rows[ConstraintKey(table: entity.tableName, names: names, values: [snapshot.values[attribute]])] = (snapshot, ManagedObjectID(entity: entity, store: identity, primaryKey: pk))
+                }
+            }
+        }
+        return rows
     }
 
     /// The row of `entity` (of its own kind: a sibling's row is left to the unique index)

@@ -73,7 +73,13 @@ final class SQLiteStore: Sendable {
         config.label = "ctxdebug.store"
         config.prepareDatabase { db in
             StoreSQLFunctions.register(in: db)
-            for pragma in pragmas { try db.execute(sql: pragma.sql) }
+            for pragma in pragmas {
+                do {
+                    try db.execute(sql: pragma.sql)
+                } catch let error as DatabaseError where error.resultCode == .SQLITE_READONLY && db.configuration.readonly {
+                    // A pragma that writes the file (user_version) is the writer connection's to run.
+                }
+            }
         }
         let pool: DatabasePool
         do {
