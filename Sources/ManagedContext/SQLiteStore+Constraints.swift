@@ -152,7 +152,7 @@ extension SQLiteStore {
         guard changes.inserts.contains(where: { !$0.id.entity.uniquenessConstraints.isEmpty }) else { return merges }
         let deleted = Set(changes.deletes.map(\.id))
         var owners: [ConstraintKey: ConstraintTarget] = [:]
-        var found: [ConstraintKey: (constraint: [String], values: [StoredValue], row: (RowSnapshot, ManagedObjectID)?, ids: [ManagedObjectID], objects: [[String: StoredValue]])] = [:]
+        var found: [ConstraintKey: (constraint: [String], values: [StoredValue], row: (RowSnapshot, ManagedObjectID)?, ids: [ManagedObjectID], objects: [[StoredValue]])] = [:]
         var order: [ConstraintKey] = []
         let prefetched = try rowsHoldingSingleAttributeConstraints(db, changes)
         for ins in changes.inserts {
@@ -172,13 +172,13 @@ extension SQLiteStore {
                     order.append(key)
                 } else {
                     owners[key] = .insert(ins.id)
-                    found[key] = (names, values, nil, [ins.id], [Self.named(ins.values, entity)])
+                    found[key] = (names, values, nil, [ins.id], [ins.values])
                     order.append(key)
                     continue
                 }
                 merges.targets[ins.id] = merges.targets[ins.id] ?? target
                 found[key]?.ids.append(ins.id)
-                found[key]?.objects.append(Self.named(ins.values, entity))
+                found[key]?.objects.append(ins.values)
             }
         }
         for key in order {
@@ -186,7 +186,7 @@ extension SQLiteStore {
             merges.conflicts.append(
                 ConstraintConflict(
                     constraint: f.constraint, values: f.values, databaseObjectID: f.row?.1,
-                    databaseValues: f.row.map { Self.named($0.0.values, $0.1.entity) }, conflictingObjectIDs: f.ids, conflictingValues: f.objects))
+                    databaseValues: f.row.map { Self.named($0.0.values, $0.1.entity) }, conflictingObjectIDs: f.ids, conflictingValues: zip(f.ids, f.objects).map { Self.named($1, $0.entity) }))
         }
         if !merges.conflicts.isEmpty && changes.mergeType == .errorMergePolicyType {
             throw ManagedContextError.constraintConflict(merges.conflicts, path: url.path)

@@ -43,7 +43,14 @@ func utf8(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
 /// A handler that keeps what it is given.
 final class CollectingHandler: ViolationHandler {
     let seen = Mutex<[Violation]>([])
-    func handle(_ violation: Violation) { seen.withLock { $0.append(violation) } }
+    /// Which violations to keep: a suite that turns checking on for the whole process
+    /// keeps its own, not those of the suites running beside it.
+    let keeps: @Sendable (Violation) -> Bool
+    init(keeping keeps: @escaping @Sendable (Violation) -> Bool = { _ in true }) { self.keeps = keeps }
+    func handle(_ violation: Violation) {
+        guard keeps(violation) else { return }
+        seen.withLock { $0.append(violation) }
+    }
     var violations: [Violation] { seen.withLock { $0 } }
 }
 
