@@ -1,8 +1,8 @@
 @_spi(CoreData) public import ManagedContext
 
 /// Core Data's `NSPersistentStoreResult`: what `execute(_:)` returns.
-open class NSPersistentStoreResult: @unchecked Sendable {
-    public init() {}
+open class NSPersistentStoreResult: NSObject, @unchecked Sendable {
+    public override init() {}
 }
 
 /// Core Data's `NSBatchDeleteRequestResultType`.

@@ -8,9 +8,6 @@
 
 /// Core Data's `NSManagedObjectContext`: the runtime's context under its Core Data name.
 public typealias NSManagedObjectContext = ManagedObjectContext
-/// Core Data's `NSManagedObjectContextConcurrencyType` (`.mainQueueConcurrencyType`,
-/// `.privateQueueConcurrencyType`).
-public typealias NSManagedObjectContextConcurrencyType = ManagedObjectContext.ConcurrencyType
 /// Core Data's `NSManagedObjectID`: Sendable, Hashable, with `uriRepresentation()`.
 public typealias NSManagedObjectID = ManagedObjectID
 /// Core Data's `NSPersistentStoreCoordinator`.

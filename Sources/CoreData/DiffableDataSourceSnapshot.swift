@@ -84,10 +84,10 @@ extension NSDiffableDataSourceSnapshot: @unchecked Sendable where SectionIdentif
 /// UIKit's `NSDiffableDataSourceSnapshotReference`, the untyped snapshot a fetched
 /// results controller hands its delegate: section identifiers are the sections' names
 /// (`String`), item identifiers the objects' `NSManagedObjectID`s.
-open class NSDiffableDataSourceSnapshotReference: @unchecked Sendable {
+open class NSDiffableDataSourceSnapshotReference: NSObject, @unchecked Sendable {
     var snapshot: NSDiffableDataSourceSnapshot<AnyHashable, AnyHashable>
 
-    public init() { snapshot = NSDiffableDataSourceSnapshot() }
+    public override init() { snapshot = NSDiffableDataSourceSnapshot() }
     init(_ snapshot: NSDiffableDataSourceSnapshot<AnyHashable, AnyHashable>) { self.snapshot = snapshot }
 
     open var numberOfItems: Int { snapshot.numberOfItems }

@@ -4,7 +4,7 @@
 /// the inheritance tree. Editable until its model is used, as in Core Data.
 ///
 /// `@unchecked Sendable`: edited only before its model is compiled, read-only after.
-open class NSEntityDescription: @unchecked Sendable, CustomStringConvertible {
+open class NSEntityDescription: NSObject, @unchecked Sendable {
     open var name: String?
     /// The class name as the model says it (`representedClassName`): `Module.Class`, or
     /// a bare class name. `NSManagedObject` when nil.
@@ -43,7 +43,7 @@ open class NSEntityDescription: @unchecked Sendable, CustomStringConvertible {
         return compiled.attributes.map { a in byName[a.name].flatMap { converting.contains($0.attributeType) ? $0 : nil } }
     }
 
-    public init() {}
+    public override init() {}
 
     open var subentities: [NSEntityDescription] {
         get { storedSubentities }
@@ -89,7 +89,7 @@ open class NSEntityDescription: @unchecked Sendable, CustomStringConvertible {
         return false
     }
 
-    open var description: String { "NSEntityDescription(\(name ?? "unnamed"))" }
+    open override var description: String { "NSEntityDescription(\(name ?? "unnamed"))" }
 
     /// The entity named `entityName` in `context`'s model.
     open class func entity(forEntityName entityName: String, in context: NSManagedObjectContext) -> NSEntityDescription? {
@@ -133,7 +133,7 @@ open class NSEntityDescription: @unchecked Sendable, CustomStringConvertible {
 }
 
 /// Core Data's `NSPropertyDescription`.
-open class NSPropertyDescription: @unchecked Sendable, CustomStringConvertible {
+open class NSPropertyDescription: NSObject, @unchecked Sendable {
     open var name: String = ""
     open var isOptional = true
     open var isTransient = false
@@ -145,8 +145,8 @@ open class NSPropertyDescription: @unchecked Sendable, CustomStringConvertible {
     /// Accepted and kept: there is no Spotlight on Linux.
     open var isIndexedBySpotlight = false
     public internal(set) weak var entity: NSEntityDescription!
-    public init() {}
-    open var description: String { "\(type(of: self))(\(name))" }
+    public override init() {}
+    open override var description: String { "\(type(of: self))(\(name))" }
 }
 
 /// Core Data's `NSAttributeType`, with its raw values.

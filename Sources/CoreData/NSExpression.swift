@@ -5,7 +5,7 @@ import Foundation
 /// `average:`) of an `NSExpressionDescription` in `propertiesToFetch`. Foundation on
 /// Linux declares its `NSExpression` unavailable; this one shadows it wherever
 /// `CoreData` is imported.
-open class NSExpression: @unchecked Sendable, CustomStringConvertible {
+open class NSExpression: NSObject, @unchecked Sendable {
     /// Core Data's expression types, with their raw values.
     public enum ExpressionType: UInt, Sendable {
         case constantValue = 0
@@ -56,7 +56,7 @@ open class NSExpression: @unchecked Sendable, CustomStringConvertible {
         (expressionType, keyPath, function, arguments, constantValue, variable, operand) = (.function, "", name, expressions, nil, "", target)
     }
 
-    open var description: String {
+    open override var description: String {
         switch expressionType {
         case .keyPath: keyPath
         case .function where operand != nil:

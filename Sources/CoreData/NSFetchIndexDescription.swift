@@ -14,7 +14,7 @@ public enum NSFetchIndexElementType: UInt, Sendable, Hashable {
 /// store makes an index `Z_<Entity>_<name>` over the elements' columns (as the
 /// store of an iOS app has `CREATE INDEX Z_CallRecord_byDateIndex ON ZCALLRECORD (ZDATE
 /// COLLATE BINARY ASC)`).
-open class NSFetchIndexDescription: @unchecked Sendable {
+open class NSFetchIndexDescription: NSObject, @unchecked Sendable {
     open var name: String
     open var elements: [NSFetchIndexElementDescription] {
         didSet { for element in elements { element.indexDescription = self } }
@@ -28,6 +28,7 @@ open class NSFetchIndexDescription: @unchecked Sendable {
     public init(name: String, elements: [NSFetchIndexElementDescription]?) {
         self.name = name
         self.elements = elements ?? []
+        super.init()
         for element in self.elements { element.indexDescription = self }
     }
 
@@ -44,7 +45,7 @@ open class NSFetchIndexDescription: @unchecked Sendable {
 
 /// Core Data's `NSFetchIndexElementDescription`: one property of a fetch index, its
 /// collation and its order.
-open class NSFetchIndexElementDescription: @unchecked Sendable {
+open class NSFetchIndexElementDescription: NSObject, @unchecked Sendable {
     public private(set) var property: NSPropertyDescription?
     /// The property's name (an element read from a model file names its property).
     public private(set) var propertyName: String?

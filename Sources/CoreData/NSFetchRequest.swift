@@ -11,8 +11,8 @@ public struct NSFetchRequestResultType: OptionSet, Sendable, Hashable {
 }
 
 /// Core Data's `NSPersistentStoreRequest`: what `execute(_:)` runs.
-open class NSPersistentStoreRequest: @unchecked Sendable {
-    public init() {}
+open class NSPersistentStoreRequest: NSObject, @unchecked Sendable {
+    public override init() {}
 
     /// What kind of request this is (Core Data's `requestType`): each request class says.
     open var requestType: NSPersistentStoreRequestType { .fetchRequestType }
@@ -36,7 +36,7 @@ public enum NSPersistentStoreRequestType: UInt, Sendable, Hashable {
 ///
 /// `@unchecked Sendable` as Core Data's (a request is configured, then handed to one
 /// context at a time).
-open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, CustomStringConvertible, @unchecked Sendable {
+open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, @unchecked Sendable {
     open var entityName: String?
     /// The entity, when the request was made with one or has been run.
     open var entity: NSEntityDescription? {
@@ -103,7 +103,7 @@ open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, CustomStringCon
         havingPredicate = other.havingPredicate
     }
 
-    open var description: String {
+    open override var description: String {
         "<NSFetchRequest: entity: \(entityName ?? "nil"), predicate: (\(predicate.map { "\($0)" } ?? "nil")), sortDescriptors: \(sortDescriptors.map { "\($0)" } ?? "nil"), limit: \(fetchLimit)>"
     }
 }

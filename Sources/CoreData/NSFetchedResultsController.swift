@@ -67,7 +67,7 @@ extension NSFetchedResultsControllerDelegate {
 /// each change of its context (objects-did-change, posted at the end of every perform
 /// block and by merges) and tells the delegate the difference. No cache is kept
 /// (`cacheName` is accepted and ignored).
-open class NSFetchedResultsController<ResultType>: @unchecked Sendable {
+open class NSFetchedResultsController<ResultType>: NSObject, @unchecked Sendable {
     public let fetchRequest: NSFetchRequest<ResultType>
     public let managedObjectContext: NSManagedObjectContext
     public let sectionNameKeyPath: String?

@@ -14,16 +14,24 @@ extension NSNumber: NSFetchRequestResult {}
 ///
 /// Not `Sendable`, as in Core Data: pass `objectID` across queues.
 open class NSManagedObject: ManagedObject, NSFetchRequestResult {
-    public required init(entity: EntityDescription, insertInto context: NSManagedObjectContext?) {
-        super.init(entity: entity, insertInto: context)
-    }
-
-    /// Core Data's designated initializer, with the entity as the model describes it.
-    public convenience init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
+    /// Core Data's designated initializer, with the entity as the model describes it:
+    /// every object the runtime makes (inserted, fetched, faulted) comes through it, so
+    /// a subclass's override runs for each, as in Core Data. `required`: the runtime
+    /// makes objects of a class it holds as a metatype, and `Self.init(entity:insertInto:)`
+    /// in a protocol extension needs it too. A subclass writes its override as
+    /// `required init(entity:insertInto:)` (Swift's spelling for a required
+    /// initializer); `ctxdebug port` rewrites `override init(entity:insertInto:)` so, and
+    /// gives it to a subclass with initializers of its own that lacks it.
+    public required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
         guard let compiled = entity.compiled ?? context.flatMap({ c in entity.name.flatMap { c.runtimeModel.entity(named: $0) } }) else {
             preconditionFailure("\(entity) is not in a model a coordinator has loaded. Load the model's store first (NSPersistentContainer.loadPersistentStores).")
         }
-        self.init(entity: compiled, insertInto: context)
+        super.init(entity: compiled, insertInto: context)
+    }
+
+    /// The runtime's initializer, as the runtime calls it: through Core Data's above.
+    public required convenience init(entity: EntityDescription, insertInto context: NSManagedObjectContext?) {
+        self.init(entity: NSManagedObjectModel.description(of: entity), insertInto: context)
     }
 
     /// Inserts a new object of this class's entity into `context`, as Core Data's
@@ -67,7 +75,7 @@ open class NSManagedObject: ManagedObject, NSFetchRequestResult {
     open override func setValue(_ value: Any?, forKey key: String) { coreDataSetValue(value, forKey: key) }
 
 
-    /// The entity as the model describes it (Core Data's `entity` property; the
-    /// runtime's entity is `entity` inherited from ManagedObject).
-    public var entityDescription: NSEntityDescription { NSManagedObjectModel.description(of: entity) }
+    /// The entity as the model describes it (Core Data's `entity`). The runtime's
+    /// compiled entity is `runtimeEntity`.
+    public var entity: NSEntityDescription { NSManagedObjectModel.description(of: runtimeEntity) }
 }

@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// `@unchecked Sendable`: edits happen before the model is used (Core Data forbids
 /// editing a model in use, and so does `frozen`); after that it is only read.
-open class NSManagedObjectModel: @unchecked Sendable, CustomStringConvertible {
+open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     private var storedEntities: [NSEntityDescription] = []
     /// The named configurations and their entities, in the order they were set.
     var configurationMembers: [(name: String, entities: [NSEntityDescription])] = []
@@ -18,7 +18,7 @@ open class NSManagedObjectModel: @unchecked Sendable, CustomStringConvertible {
     /// The model's location on disk, when it was loaded from one.
     public internal(set) var sourceURL: URL?
 
-    public init() {}
+    public override init() {}
 
     /// The entities. Setting them after a coordinator used the model is a programming
     /// error, as in Core Data ("Can't modify an immutable model").
@@ -49,7 +49,7 @@ open class NSManagedObjectModel: @unchecked Sendable, CustomStringConvertible {
         }
     }
 
-    open var description: String {
+    open override var description: String {
         "NSManagedObjectModel(\(storedEntities.compactMap(\.name).joined(separator: ", ")))"
     }
 
@@ -69,6 +69,31 @@ extension NSManagedObjectModel {
     }
 
     private static let described = LockedValue<[ObjectIdentifier: NSEntityDescription]>([:])
+
+    /// The model a runtime model was compiled from, or, for one declared with
+    /// `@Attribute`s, one that describes it (made once, frozen, compiled into it).
+    static func description(of model: ManagedObjectModel) -> NSManagedObjectModel {
+        if let declared = model.entities.lazy.compactMap({ ($0.declaration as? NSEntityDescription)?.managedObjectModel }).first(where: { $0.isCompiled(into: model) }) {
+            return declared
+        }
+        return describedModels.withLock { cache in
+            if let found = cache[ObjectIdentifier(model)] { return found }
+            let made = NSManagedObjectModel()
+            made.entities = model.entities.map { description(of: $0) }
+            made.compiled.withLock { $0 = model }
+            cache[ObjectIdentifier(model)] = made
+            return made
+        }
+    }
+
+    private static let describedModels = LockedValue<[ObjectIdentifier: NSManagedObjectModel]>([:])
+
+    private func isCompiled(into model: ManagedObjectModel) -> Bool { compiled.withLock { $0 === model } }
+}
+
+extension NSPersistentStoreCoordinator {
+    /// Core Data's `managedObjectModel`: the model the coordinator was made with.
+    public var managedObjectModel: NSManagedObjectModel { NSManagedObjectModel.description(of: runtimeModel) }
 }
 
 extension NSManagedObjectModel {

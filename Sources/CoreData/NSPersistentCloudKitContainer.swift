@@ -39,12 +39,10 @@ extension NSPersistentStoreDescription {
 }
 
 /// Core Data's `NSQueryGenerationToken`: `.current` pins a context to the store as it is.
-open class NSQueryGenerationToken: @unchecked Sendable, Hashable {
+open class NSQueryGenerationToken: NSObject, @unchecked Sendable {
     /// The store's current generation.
     public static let current = NSQueryGenerationToken()
-    init() {}
-    public static func == (a: NSQueryGenerationToken, b: NSQueryGenerationToken) -> Bool { a === b }
-    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+    override init() {}
 }
 
 extension ManagedObjectContext {

@@ -1,7 +1,7 @@
 @_spi(CoreData) public import ManagedContext
 
 /// Core Data's `NSPersistentStoreDescription`: where and how a container opens a store.
-open class NSPersistentStoreDescription: @unchecked Sendable, CustomStringConvertible {
+open class NSPersistentStoreDescription: NSObject, @unchecked Sendable {
     open var url: URL?
     open var type: String = NSSQLiteStoreType
     open var configuration: String?
@@ -16,13 +16,13 @@ open class NSPersistentStoreDescription: @unchecked Sendable, CustomStringConver
     public private(set) var options: [String: NSObject] = [:]
     public private(set) var sqlitePragmas: [String: NSObject] = [:]
 
-    public init() {}
+    public override init() {}
     public init(url: URL) { self.url = url }
 
     open func setOption(_ option: NSObject?, forKey key: String) { options[key] = option }
     open func setValue(_ value: NSObject?, forPragmaNamed name: String) { sqlitePragmas[name] = value }
 
-    open var description: String {
+    open override var description: String {
         "<NSPersistentStoreDescription> (type: \(type), url: \(url?.path ?? "nil"))"
     }
 }
@@ -31,7 +31,7 @@ open class NSPersistentStoreDescription: @unchecked Sendable, CustomStringConver
 ///
 /// A coordinator hands out one `NSPersistentStore` for its store, the same object from
 /// `addPersistentStore` and every read of `persistentStores`, and it compares by identity.
-open class NSPersistentStore: @unchecked Sendable, Hashable {
+open class NSPersistentStore: NSObject, @unchecked Sendable {
     public let type: String
     public let url: URL?
     public let configurationName: String
@@ -45,8 +45,6 @@ open class NSPersistentStore: @unchecked Sendable, Hashable {
         self.isReadOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false
     }
 
-    public static func == (a: NSPersistentStore, b: NSPersistentStore) -> Bool { a === b }
-    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }
 
 extension PersistentStoreCoordinator {
@@ -146,7 +144,7 @@ enum InMemoryStores {
 ///
 /// `@unchecked Sendable`: set up on one thread (init, descriptions, load) before use,
 /// as Core Data's container is; its contexts check their own queues.
-open class NSPersistentContainer: @unchecked Sendable, Hashable {
+open class NSPersistentContainer: NSObject, @unchecked Sendable {
     open private(set) var name: String
     open private(set) var managedObjectModel: NSManagedObjectModel
     open private(set) var persistentStoreCoordinator: NSPersistentStoreCoordinator
@@ -186,9 +184,6 @@ open class NSPersistentContainer: @unchecked Sendable, Hashable {
         self.persistentStoreDescriptions = [description]
     }
 
-    /// The same container (identity), as Core Data's `==` (NSObject's `isEqual:`) is.
-    public static func == (a: NSPersistentContainer, b: NSPersistentContainer) -> Bool { a === b }
-    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
     /// Where stores go by default: `$XDG_DATA_HOME/ctxdebug` or `~/.local/share/ctxdebug`
     /// (Core Data's is the app's Application Support folder).

@@ -66,7 +66,7 @@ open class NSPersistentHistoryResult: NSPersistentStoreResult, @unchecked Sendab
 }
 
 /// Core Data's `NSPersistentHistoryTransaction`.
-open class NSPersistentHistoryTransaction: @unchecked Sendable {
+open class NSPersistentHistoryTransaction: NSObject, @unchecked Sendable {
     public let timestamp: Date
     public let changes: [NSPersistentHistoryChange]?
     public let storeID: String
@@ -89,6 +89,7 @@ open class NSPersistentHistoryTransaction: @unchecked Sendable {
         token = t.token
         transactionNumber = t.transactionNumber
         changes = t.changes.map { list in list.map { NSPersistentHistoryChange($0) } }
+        super.init()
         for change in changes ?? [] { change.transaction = self }
     }
 
@@ -112,7 +113,7 @@ open class NSPersistentHistoryTransaction: @unchecked Sendable {
 }
 
 /// Core Data's `NSPersistentHistoryChange`.
-open class NSPersistentHistoryChange: @unchecked Sendable {
+open class NSPersistentHistoryChange: NSObject, @unchecked Sendable {
     public let changeID: Int64
     public let changedObjectID: NSManagedObjectID
     public let changeType: NSPersistentHistoryChangeType
@@ -159,10 +160,6 @@ enum HistoryEntity {
 }
 
 /// A property description is one object per model: equal when identical.
-extension NSPropertyDescription: Hashable {
-    public static func == (a: NSPropertyDescription, b: NSPropertyDescription) -> Bool { a === b }
-    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
-}
 
 extension PersistentStoreCoordinator {
     /// Core Data's `currentPersistentHistoryToken(fromStores:)`: the newest transaction's

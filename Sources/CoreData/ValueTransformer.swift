@@ -22,8 +22,8 @@ public struct NSValueTransformerName: RawRepresentable, Hashable, Sendable {
 
 /// Foundation's `ValueTransformer`: converts a value to another and, when it allows,
 /// back; registered by name for Core Data to find.
-open class ValueTransformer: @unchecked Sendable {
-    public init() {}
+open class ValueTransformer: NSObject, @unchecked Sendable {
+    public override init() {}
 
     /// The class of what `transformedValue(_:)` returns.
     open class func transformedValueClass() -> AnyClass { NSObject.self }

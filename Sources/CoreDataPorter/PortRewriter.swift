@@ -31,6 +31,9 @@ import SwiftSyntax
 /// - `NSClassFromString(name)` becomes `NSClassFromString(ported: name)`.
 /// - `Bundle(identifier: id)` becomes `Bundle(portedIdentifier: id)`: Linux has no
 ///   framework bundles, and CoreData's gives the program's, whose resources hold the models.
+/// - `override init(entity:insertInto:)` of an `NSManagedObject` subclass becomes
+///   `required init(entity:insertInto:)`, and a subclass with initializers of its own
+///   gets that one (PortRewriter+Initializers.swift).
 /// - Uses of Core Data's names are noted (CoreDataNames.swift), so the file gets `import CoreData`.
 /// What cannot be ported (KVO, collection operators, other `#selector`s, other
 /// `@NSManaged` functions) becomes a `PortDiagnostic`.
@@ -153,7 +156,9 @@ final class PortRewriter: SyntaxRewriter {
     override func visit(_ node: ClassDeclSyntax) -> DeclSyntax {
         typeNames.append(node.name.text)
         defer { typeNames.removeLast() }
-        return super.visit(node)
+        let visited = super.visit(node)
+        guard let visitedClass = visited.as(ClassDeclSyntax.self), let ported = portManagedObjectInitializers(visitedClass) else { return visited }
+        return DeclSyntax(ported)
     }
 
     override func visit(_ node: ExtensionDeclSyntax) -> DeclSyntax {

@@ -220,3 +220,16 @@ struct SendableErrorDescription: Error, Sendable, CustomStringConvertible {
     let description: String
     init(_ error: any Error) { description = String(describing: error) }
 }
+
+extension ManagedContextError {
+    /// What `save()` threw, as the runtime's error: that error, or (from a subclass's
+    /// override of `save()`, which may throw its own) a `.saveFailed` caused by it.
+    /// `save()` is untyped, as Core Data's is, so that an override can throw.
+    public init(saving error: any Error) {
+        if let runtimeError = error as? ManagedContextError {
+            self = runtimeError
+        } else {
+            self.init(.saveFailed, "Save failed: \(error)", cause: error)
+        }
+    }
+}

@@ -1,19 +1,20 @@
 @_spi(Runtime) public import ConcurrencyDebug
 import CtxdebugHelpers
-import Foundation
+public import Foundation
 import Synchronization
 
 /// An object of an entity, confined to its context's queue. Subclass it and
 /// declare attributes with `@Attribute` and relationships with `@Relationship`.
 ///
+/// An `NSObject`, as Core Data's `NSManagedObject` is: equal only to itself, hashed by
+/// identity (`isEqual` and `hash` are final, as Core Data forbids overriding them).
+///
 /// Not `Sendable`: pass `objectID` across queues and use `object(with:)` there.
-open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
-    /// The entity name: the class name unless overridden.
-    open class var entityName: String {
-        String(describing: self)
-    }
-
-    public let entity: EntityDescription
+open class ManagedObject: NSObject, AccessDescribing, ManagedObjectRuntimeMembers {
+    /// The object's entity, as the runtime compiled it. `entity` (below, in
+    /// `ManagedObjectRuntimeMembers`) for users of this module; CoreData's
+    /// `NSManagedObject.entity` is the model's `NSEntityDescription`.
+    @_spi(CoreData) public let runtimeEntity: EntityDescription
     /// The object's identity. Reading it is never checked, as in Core Data.
     public internal(set) var objectID: ManagedObjectID {
         didSet { instanceKey.store(objectID.key, ordering: .relaxed) }
@@ -73,13 +74,14 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
     /// Core Data's designated initializer. With a context, the object is inserted
     /// into it; without one, it stays unregistered until `context.insert(_:)`.
     public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
-        self.entity = entity
+        self.runtimeEntity = entity
         let temporaryID = ManagedObjectID.makeTemporary(entity: entity)
         self.objectID = temporaryID
         self.instanceKey = Atomic(temporaryID.key)
         self.creationSerial = -temporaryID.key
         self.values = entity.defaultValues
         self.toOne = Array(repeating: nil, count: entity.toOneRelationships.count)
+        super.init()
         if let context { context.insert(self) }
     }
 
@@ -87,11 +89,6 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
     public convenience init(context: ManagedObjectContext) {
         let entity = context.model.entity(for: Self.self)
         self.init(entity: entity, insertInto: context)
-    }
-
-    /// The entity of this class in `context`'s model.
-    public class func entity(in context: ManagedObjectContext) -> EntityDescription {
-        context.model.entity(for: self)
     }
 
     // MARK: Life cycle (Core Data's overridable hooks; the runtime calls them on the
@@ -524,10 +521,10 @@ open class ManagedObject: Hashable, CustomStringConvertible, AccessDescribing {
         identityLock.withLock { _ in objectID }
     }
 
-    public static func == (a: ManagedObject, b: ManagedObject) -> Bool { a === b }
-    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+    public final override func isEqual(_ object: Any?) -> Bool { self === (object as AnyObject?) }
+    public final override var hash: Int { ObjectIdentifier(self).hashValue }
 
-    open var description: String {
+    open override var description: String {
         if isFaultFlag { return "<\(entity.name) \(objectID)> (fault)" }
         let fields = entity.attributes.filter { !$0.isOrderKey }.map { "\($0.name) = \(Self.render(values[$0.index]))" }
         return "<\(entity.name) \(objectID)> { \(fields.joined(separator: "; ")) }"
@@ -556,5 +553,31 @@ final class ContextReference: @unchecked Sendable {
 
     init(contextGuard: ContextGuard) {
         self.contextGuard = contextGuard
+    }
+}
+
+/// A `ManagedObject` subclass whose entity is not named as the class is:
+/// `final class Item: ManagedObject, CustomEntityName { static let entityName = "TodoItem" }`.
+/// (A protocol, not a class property of ManagedObject, so that the name stays free for
+/// an app's own `entityName` on CoreData's `NSManagedObject`, a common extension.)
+public protocol CustomEntityName: ManagedObject {
+    static var entityName: String { get }
+}
+
+/// The runtime's own members of `ManagedObject` whose names Core Data gives another
+/// type. Declared in this protocol's extension rather than in the class, so that
+/// CoreData's `NSManagedObject`, and an app's own extensions, can declare `entity`
+/// (Core Data's `NSEntityDescription`) and `entity(in:)` with types of their own: a
+/// class's member shadows a protocol extension's, where a subclass could only override
+/// a class member with the same type.
+public protocol ManagedObjectRuntimeMembers: AnyObject {}
+
+extension ManagedObjectRuntimeMembers where Self: ManagedObject {
+    /// The object's entity.
+    public var entity: EntityDescription { runtimeEntity }
+
+    /// The entity of this class in `context`'s model.
+    public static func entity(in context: ManagedObjectContext) -> EntityDescription {
+        context.model.entity(for: self)
     }
 }

@@ -79,7 +79,7 @@ extension ManagedObjectContext {
         changeSets.pendingUpdated.insert(o)
     }
 
-    public var hasChanges: Bool {
+    final var hasUnsavedChanges: Bool {
         operation(.hasChanges) { changeSets.hasUnsavedChanges }
     }
 
@@ -87,8 +87,7 @@ extension ManagedObjectContext {
     public var updatedObjects: Set<ManagedObject> { operation(.changedObjects) { changeSets.updated } }
     public var deletedObjects: Set<ManagedObject> { operation(.changedObjects) { changeSets.deleted } }
 
-    /// Drops every unsaved change.
-    public func rollback() {
+    final func rollbackChanges() {
         operation(.rollback) { rollbackChecked() }
     }
 
@@ -122,11 +121,11 @@ extension ManagedObjectContext {
         }
     }
 
-    /// Forgets every object. Objects fetched before are invalid after. Posts
+    /// `reset()`, as the runtime calls it. Objects fetched before are invalid after. Posts
     /// `didChangeObjectsNotification` with `NotificationKey.invalidatedAllObjects` (the
     /// objectIDs of the objects it forgot), as Core Data's `reset()` does with
     /// `NSInvalidatedAllObjectsKey`: how an observer learns that every object is gone.
-    public func reset() {
+    final func resetObjects() {
         operation(.reset) { resetChecked() }
     }
 

@@ -29,9 +29,8 @@ extension ManagedObjectContext {
         case queryGeneration = "managedObjectContextQueryGeneration"
     }
 
-    /// Posts `didChangeObjectsNotification` for the changes made since the last
-    /// call. Runs at the end of every perform block.
-    public func processPendingChanges() {
+    /// `processPendingChanges()`, as the runtime calls it (not a subclass's override).
+    final func postPendingChanges() {
         // Runs at the end of every perform block: no closure on the unguarded path.
         let contextGuard = self.contextGuard
         if _fastPath(!contextGuard.isGuarded) {

@@ -19,18 +19,15 @@ struct ChildSavePayload: Sendable {
 }
 
 extension ManagedObjectContext {
-    /// Saves the context's changes: into the store in one SQLite transaction for a
-    /// context on the coordinator, or into the parent context (and nothing to disk)
-    /// for a child. A save that fails changes nothing, neither on disk nor in the
-    /// context, whose changes stay in place to retry or roll back.
-    public func save() throws(ManagedContextError) {
+    /// `save()`, as the runtime calls it (not a subclass's override), with its error's type.
+    @_spi(CoreData) public final func saveChanges() throws(ManagedContextError) {
         try operation(.save) { () throws(ManagedContextError) in try saveChecked() }
     }
 
     private func saveChecked() throws(ManagedContextError) {
         let span = ContextInstrumentation.begin(.save, self)
         defer { span.end() }
-        processPendingChanges()
+        postPendingChanges()
         guard !changeSets.inserted.isEmpty || !changeSets.updated.isEmpty || !changeSets.deleted.isEmpty else {
             releaseDeletedInserts()
             // Core Data posts both save notifications for a save with nothing to save, the
@@ -64,7 +61,7 @@ extension ManagedObjectContext {
     /// failed validation stops the save with nothing written.
     private func prepareObjectsForSave() throws(ManagedContextError) {
         for o in changeSets.inserted.union(changeSets.updated).union(changeSets.deleted) { o.willSave() }
-        processPendingChanges()
+        postPendingChanges()
         func validate(_ objects: Set<ManagedObject>, _ check: (ManagedObject) throws -> Void) throws(ManagedContextError) {
             for o in objects.sorted(by: { $0.creationSerial < $1.creationSerial }) {
                 do {
@@ -127,7 +124,7 @@ extension ManagedObjectContext {
                 result = try write(changes, to: store)
             } catch where error.code == .mergeConflict || error.code == .constraintConflict {
                 try resolve(error, with: policy)
-                processPendingChanges()
+                postPendingChanges()
                 (inserted, updated, deleted) = (changeSets.inserted, changeSets.updated, changeSets.deleted)
                 changes = storeChanges(inserted: inserted, updated: updated, deleted: deleted, coordinator: c)
                 result = try write(changes, to: store)
@@ -521,7 +518,7 @@ extension ManagedObjectContext {
             o.turnIntoFault()
             deleted.insert(o)
         }
-        processPendingChanges()
+        postPendingChanges()
         if refreshed.isEmpty && inserted.isEmpty && deleted.isEmpty { return }
         contextGuard.post(
             Self.didChangeObjectsNotification, object: self,
@@ -544,7 +541,7 @@ extension ManagedObjectContext {
             guard self.shouldMergeAutomatically(from: saver) else { return }
             let changes = SaveChanges(note)
             guard !changes.isEmpty else { return }
-            self.perform { [weak self] in self?.mergeChanges(changes) }
+            self.enqueue { [weak self] in self?.mergeChanges(changes) }
         }
         observers.append(ObserverToken(token: token))
         }

@@ -64,9 +64,3 @@ extension ManagedObjectContext {
     }
 }
 
-extension ManagedObjectContext.ConcurrencyType {
-    /// Core Data's `.mainQueueConcurrencyType`.
-    public static var mainQueueConcurrencyType: Self { .mainQueue }
-    /// Core Data's `.privateQueueConcurrencyType`.
-    public static var privateQueueConcurrencyType: Self { .privateQueue }
-}

@@ -12,12 +12,20 @@ import Synchronization
 /// `perform`/`performAndWait`, and its mutable state is touched only inside them
 /// (on its queue), which the concurrency debugger checks; its configuration
 /// (`name`, `parent`, coordinator, merge settings) is behind a lock.
-public final class ManagedObjectContext: @unchecked Sendable, Hashable, AccessDescribing, CustomStringConvertible {
+///
+/// An `NSObject`, as Core Data's context is, equal only to itself, and open: a test's
+/// mock may subclass it and override Core Data's overridable members (`save()`,
+/// `hasChanges`, `perform`, `performAndWait`, `processPendingChanges()`, `reset()`,
+/// `rollback()`). The runtime itself calls the final implementations, as a mock's
+/// override is the test's, not the runtime's.
+open class ManagedObjectContext: NSObject, @unchecked Sendable, AccessDescribing {
     public enum ConcurrencyType: Sendable, Hashable {
         case mainQueue, privateQueue
     }
 
-    public let concurrencyType: ConcurrencyType
+    /// Disfavored: CoreData's `concurrencyType` is Core Data's own enum (with
+    /// `.confinementConcurrencyType`), and `import CoreData` code gets that one.
+    @_disfavoredOverload public let concurrencyType: ConcurrencyType
     /// Core Data's `userInfo`: the app's own values, kept with the context. Not checked,
     /// as the context's other settings; a dictionary shared between queues needs the
     /// app's own care, as on Apple platforms.
@@ -74,34 +82,79 @@ public final class ManagedObjectContext: @unchecked Sendable, Hashable, AccessDe
 
     private static let nextNumber = Atomic<UInt32>(1)
 
+    @_disfavoredOverload  // CoreData's init takes Core Data's enum; `import CoreData` code gets that one
     public init(concurrencyType: ConcurrencyType) {
+        let number = Self.registerNew()
+        let queues = QueueSetup(concurrencyType, number: number)
+        self.concurrencyType = concurrencyType
+        self.number = number
+        self.isConfinement = false
+        explorer = ScheduleDoor.forNewQueue()
+        (queueIdentity, queue, dispatchQueueHandle) = (queues.identity, queues.queue, queues.handle)
+        objectsReference = ContextReference(contextGuard: ContextGuard(queue: queue))
+        super.init()
+        objectsReference.context = self
+    }
+
+    /// Core Data's deprecated `.confinementConcurrencyType`: a context with no queue of its
+    /// own, used by the thread that made it. Made on the main thread it is checked as a
+    /// main-queue context (that thread runs the main queue); made on another thread it is
+    /// not checked, as the checker knows queues, not threads. `perform` is refused, as
+    /// Core Data raises for it; `performAndWait` runs the block (Core Data raises there too).
+    @_spi(CoreData) public init(confinedToCallingThread: Void) {
+        let number = Self.registerNew()
+        let onMain = Thread.isMainThread
+        self.concurrencyType = onMain ? .mainQueue : .privateQueue
+        self.number = number
+        self.isConfinement = true
+        explorer = nil
+        queueIdentity = onMain ? .main : .none
+        queue = onMain ? .main : DispatchQueue(label: "ctxdebug.context.\(number).confinement")
+        dispatchQueueHandle = nil
+        objectsReference = ContextReference(contextGuard: ContextGuard(queue: queue))
+        super.init()
+        objectsReference.context = self
+    }
+
+    /// True for a `.confinementConcurrencyType` context.
+    @_spi(CoreData) public let isConfinement: Bool
+
+    /// The runtime's concurrency type, for CoreData (whose `concurrencyType` is its own).
+    @_spi(CoreData) public var runtimeConcurrencyType: ConcurrencyType { concurrencyType }
+
+    /// Sets up the process's checker and runtime on the first context; the next number.
+    private static func registerNew() -> UInt32 {
         Diagnostics.registered
         ConcurrencyDebug.configureIfNeeded()
         ManagedContextOperations.register()
         ManagedContextRuntimeFrames.registered
-        self.concurrencyType = concurrencyType
-        self.number = Self.nextNumber.add(1, ordering: .relaxed).oldValue
-        explorer = ScheduleDoor.forNewQueue()
-        switch concurrencyType {
-        case .mainQueue:
-            queueIdentity = .main
-            queue = .main
-            dispatchQueueHandle = nil
-        case .privateQueue:
-            let label = "ctxdebug.context.\(number)"
-            queueIdentity = QueueIdentity.makePrivate(label: label)
-            queue = DispatchQueue(label: label)
-            dispatchQueueHandle = ConcurrencyDebugHooks.tag(queue, queueIdentity)
+        return nextNumber.add(1, ordering: .relaxed).oldValue
+    }
+
+    /// The queue a context of a concurrency type is confined to.
+    private struct QueueSetup {
+        let identity: QueueIdentity
+        let queue: DispatchQueue
+        let handle: UnsafeRawPointer?
+
+        init(_ type: ConcurrencyType, number: UInt32) {
+            switch type {
+            case .mainQueue:
+                (identity, queue, handle) = (.main, .main, nil)
+            case .privateQueue:
+                let label = "ctxdebug.context.\(number)"
+                identity = QueueIdentity.makePrivate(label: label)
+                queue = DispatchQueue(label: label)
+                handle = ConcurrencyDebugHooks.tag(queue, identity)
+            }
         }
-        objectsReference = ContextReference(contextGuard: ContextGuard(queue: queue))
-        objectsReference.context = self
     }
 
     deinit {
         // Releasing a context with changes is how an app cancels: not reported (see unsaved-ancestor).
         Diagnostics.ancestorSaved(self)
         for o in observers.withLock({ $0 }) { NotificationCenter.default.removeObserver(o.token) }
-        if concurrencyType == .privateQueue { QueueIdentity.unregister(queueIdentity) }
+        if concurrencyType == .privateQueue && !isConfinement { QueueIdentity.unregister(queueIdentity) }
     }
 
     // MARK: Configuration (not checked, as in Core Data)
@@ -181,17 +234,57 @@ public final class ManagedObjectContext: @unchecked Sendable, Hashable, AccessDe
         return "context \(n) (\(concurrencyType == .mainQueue ? "main queue" : queueIdentity.label))"
     }
 
-    public var description: String { "<ManagedObjectContext \(debugName)>" }
+    open override var description: String { "<ManagedObjectContext \(debugName)>" }
 
     /// The same context (identity), as Core Data's `==` (NSObject's `isEqual:`) is:
     /// `if context != mainContext` and `Set<NSManagedObjectContext>` work as on Apple platforms.
-    public static func == (a: ManagedObjectContext, b: ManagedObjectContext) -> Bool { a === b }
-    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+    public final override func isEqual(_ object: Any?) -> Bool { self === (object as AnyObject?) }
+    public final override var hash: Int { ObjectIdentifier(self).hashValue }
+
+    // MARK: Core Data's overridable members (the runtime calls the final ones they wrap)
+
+    /// True when the context has unsaved inserts, updates or deletes.
+    open var hasChanges: Bool { hasUnsavedChanges }
+
+    /// Saves the context's changes: into the store in one SQLite transaction for a
+    /// context on the coordinator, or into the parent context (and nothing to disk)
+    /// for a child. A save that fails changes nothing, neither on disk nor in the
+    /// context, whose changes stay in place to retry or roll back. It throws a
+    /// `ManagedContextError` (untyped here, as Core Data's `save()`, so that an
+    /// override may throw its own).
+    open func save() throws { try saveChanges() }
+
+    /// Posts `didChangeObjectsNotification` for the changes made since the last
+    /// call. The runtime runs it at the end of every perform block.
+    open func processPendingChanges() { postPendingChanges() }
+
+    /// Drops every unsaved change.
+    open func rollback() { rollbackChanges() }
+
+    /// Forgets every object: they become invalid, and the context is as new.
+    open func reset() { resetObjects() }
+
+    /// Runs `block` on the context's queue and waits for it (Core Data's
+    /// `performAndWait(_:)` without a result; the generic one below returns the
+    /// block's value or rethrows its error).
+    open func performAndWait(_ block: () -> Void) { runAndWait(block) }
 
     // MARK: Running work
 
+    /// Core Data raises here: "Can only use -performBlock: on an NSManagedObjectContext
+    /// that was created with a queue."
+    static func refuseConfinedPerform() -> Never {
+        preconditionFailure("Can only use -performBlock: on an NSManagedObjectContext that was created with a queue. A .confinementConcurrencyType context has none: use it directly on the thread that made it, or make it with .mainQueueConcurrencyType or .privateQueueConcurrencyType.")
+    }
+
     /// Runs `block` asynchronously on the context's queue, in FIFO order.
-    public func perform(_ block: @escaping @Sendable () -> Void) {
+    open func perform(_ block: @escaping @Sendable () -> Void) {
+        if _slowPath(isConfinement) { Self.refuseConfinedPerform() }
+        enqueue(block)
+    }
+
+    /// `perform(_:)` as the runtime calls it (an automatic merge), on any context.
+    final func enqueue(_ block: @escaping @Sendable () -> Void) {
         // A nil test (no retain), and a closure made in each branch (no extra retain of it).
         if _slowPath(explorer != nil) { return explorer!.enqueue(performWork(block), on: logicalQueue, describedAs: debugName) }
         queue.async(execute: performWork(block))
@@ -206,7 +299,7 @@ public final class ManagedObjectContext: @unchecked Sendable, Hashable, AccessDe
             ConcurrencyDebug.entering(
                 queueIdentity, dispatched: true, onDispatchQueue: dispatchQueueHandle, describedBy: { self.performDescription() }) {
                 block()
-                processPendingChanges()
+                postPendingChanges()
             }
         }
     }
@@ -326,7 +419,7 @@ public final class ManagedObjectContext: @unchecked Sendable, Hashable, AccessDe
         ConcurrencyDebug.entering(
             queueIdentity, dispatched: checkQueue, onDispatchQueue: dispatchQueueHandle, describedBy: { self.performDescription() }) {
             body()
-            processPendingChanges()
+            postPendingChanges()
         }
     }
 

@@ -320,15 +320,20 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
     public let entitiesByName: [String: EntityDescription]
     private let entitiesByClass: [ObjectIdentifier: EntityDescription]
 
+    /// The entity name of a class: its `CustomEntityName.entityName`, or its name.
+    static func entityName(of cls: ManagedObject.Type) -> String {
+        (cls as? any CustomEntityName.Type)?.entityName ?? String(describing: cls)
+    }
+
     /// Builds the model from the subclasses' declarations. The entity name is the
-    /// class's `entityName` (its type name by default). Entities are numbered
+    /// class's name, or its `CustomEntityName.entityName`. Entities are numbered
     /// (`Z_ENT`) in alphabetical order of name, as Core Data's model compiler does.
     public convenience init(entities classes: [ManagedObject.Type]) {
         var declarations: [EntityDeclaration] = []
         for cls in classes {
-            let entity = EntityDescription(name: cls.entityName, managedObjectClass: cls)
+            let entity = EntityDescription(name: Self.entityName(of: cls), managedObjectClass: cls)
             let prototype = cls.init(entity: entity, insertInto: nil)
-            var declaration = EntityDeclaration(name: cls.entityName, managedObjectClass: cls)
+            var declaration = EntityDeclaration(name: Self.entityName(of: cls), managedObjectClass: cls)
             for child in Mirror(reflecting: prototype).children {
                 if let a = child.value as? any AttributeDeclaring {
                     declaration.attributes.append(
@@ -336,7 +341,7 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
                 } else if let r = child.value as? any RelationshipDeclaring {
                     declaration.relationships.append(
                         .init(
-                            name: r.declaredName, destinationEntityName: r.declaredDestination.entityName, inverseName: r.declaredInverse,
+                            name: r.declaredName, destinationEntityName: Self.entityName(of: r.declaredDestination), inverseName: r.declaredInverse,
                             isToMany: r.declaredToMany, deleteRule: r.declaredDeleteRule))
                 }
             }

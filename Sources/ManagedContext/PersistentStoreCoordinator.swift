@@ -29,8 +29,13 @@ public struct StoreOptions: Sendable, Hashable {
 }
 
 /// Connects contexts to a store: one SQLite file in Core Data's layout.
-public final class PersistentStoreCoordinator: Sendable, Hashable {
-    public let managedObjectModel: ManagedObjectModel
+/// An `NSObject`, as Core Data's coordinator is, equal only to itself. Sendable: its
+/// state is behind locks and its own queue.
+public final class PersistentStoreCoordinator: NSObject, @unchecked Sendable {
+    /// Disfavored: CoreData's `managedObjectModel` is the `NSManagedObjectModel`.
+    @_disfavoredOverload public let managedObjectModel: ManagedObjectModel
+    /// The runtime's model, for CoreData (whose `managedObjectModel` is its own).
+    @_spi(CoreData) public var runtimeModel: ManagedObjectModel { managedObjectModel }
     private let storeBox = LockedValue<AddedStore?>(nil)
     /// The store's persistent history and remote-change watcher (History/).
     let history = HistoryCoordination()
@@ -80,6 +85,7 @@ public final class PersistentStoreCoordinator: Sendable, Hashable {
     public init(managedObjectModel: ManagedObjectModel) {
         self.managedObjectModel = managedObjectModel
         self.queue = DispatchQueue(label: "ctxdebug.coordinator")
+        super.init()
         queue.setSpecific(key: Self.queueKey, value: ObjectIdentifier(self))
     }
 
@@ -97,8 +103,8 @@ public final class PersistentStoreCoordinator: Sendable, Hashable {
     }
 
     /// The same coordinator (identity), as Core Data's `==` (NSObject's `isEqual:`) is.
-    public static func == (a: PersistentStoreCoordinator, b: PersistentStoreCoordinator) -> Bool { a === b }
-    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+    public override func isEqual(_ object: Any?) -> Bool { self === (object as AnyObject?) }
+    public override var hash: Int { ObjectIdentifier(self).hashValue }
 
     /// Opens (or creates) the SQLite store at `url`.
     ///

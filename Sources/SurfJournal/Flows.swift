@@ -230,14 +230,14 @@ public final class NestedStack: Sendable {
     /// Saves main into root (on the main queue), then root to the store on its queue.
     public func saveMainAndRoot(completion: @escaping @Sendable (Result<Void, ManagedContextError>) -> Void) {
         main.perform { [root, main] in
-            do throws(ManagedContextError) {
+            do {
                 try main.save()
             } catch {
-                completion(.failure(error))
+                completion(.failure(ManagedContextError(saving: error)))
                 return
             }
             root.perform {
-                completion(Result { () throws(ManagedContextError) in try root.save() })
+                completion(Result { try root.save() }.mapError(ManagedContextError.init(saving:)))
             }
         }
     }

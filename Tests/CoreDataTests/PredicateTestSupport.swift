@@ -7,15 +7,15 @@ import TestSupport
 // A small notes model for the predicate tests: folders hold notes (to-many, the
 // inverse of Note.folder), notes hold tags (the inverse of Tag.note).
 
-final class PFolder: ManagedObject {
-    override class var entityName: String { "Folder" }
+final class PFolder: ManagedObject, CustomEntityName {
+    static let entityName = "Folder"
     @Attribute("key") var key: String?
     @Attribute("name") var name: String?
     @Relationship("notes", inverse: "folder") var notes: Set<PNote>
 }
 
-final class PNote: ManagedObject {
-    override class var entityName: String { "Note" }
+final class PNote: ManagedObject, CustomEntityName {
+    static let entityName = "Note"
     @Attribute("key") var key: String?
     @Attribute("title") var title: String?
     @Attribute("body") var body: String?
@@ -27,8 +27,8 @@ final class PNote: ManagedObject {
     @Relationship("tags", inverse: "note") var tags: Set<PTag>
 }
 
-final class PTag: ManagedObject {
-    override class var entityName: String { "Tag" }
+final class PTag: ManagedObject, CustomEntityName {
+    static let entityName = "Tag"
     @Attribute("key") var key: String?
     @Attribute("label") var label: String?
     @Attribute("weight") var weight: Int64?

@@ -55,10 +55,10 @@ import TestSupport
         let c = context(coordinator)
         try c.performAndWait {
             let model = coordinator.managedObjectModel
-            let folder = NSManagedObject(entity: model.entity(named: "Folder")!, insertInto: c)
+            let folder = NSManagedObject(entity: model.entitiesByName["Folder"]!, insertInto: c)
             folder.setValue("Work", forKey: "name")
             for title in ["a", "b", "c"] {
-                let note = NSManagedObject(entity: model.entity(named: "Note")!, insertInto: c)
+                let note = NSManagedObject(entity: model.entitiesByName["Note"]!, insertInto: c)
                 note.setValue(title, forKey: "title")
                 note.setValue(folder, forKey: "folder")
             }

@@ -3,8 +3,8 @@ import Foundation
 import ManagedContext
 
 /// The corpus's app model: to-do style items, tags, and counters.
-final class Item: ManagedObject {
-    override class var entityName: String { "CorpusItem" }
+final class Item: ManagedObject, CustomEntityName {
+    static let entityName = "CorpusItem"
     @Attribute("title") var title: String?
     @Attribute("note") var note: String?
     @Attribute("done") var done: Bool? = false
@@ -14,20 +14,20 @@ final class Item: ManagedObject {
     @Attribute("revision") var revision: Int64? = 0
 }
 
-final class Tag: ManagedObject {
-    override class var entityName: String { "CorpusTag" }
+final class Tag: ManagedObject, CustomEntityName {
+    static let entityName = "CorpusTag"
     @Attribute("name") var name: String?
 }
 
-final class Counter: ManagedObject {
-    override class var entityName: String { "CorpusCounter" }
+final class Counter: ManagedObject, CustomEntityName {
+    static let entityName = "CorpusCounter"
     @Attribute("name") var name: String?
     @Attribute("value") var value: Int64? = 0
 }
 
 /// What a busy context writes while it works (a sync log, an import's records).
-final class LogEntry: ManagedObject {
-    override class var entityName: String { "CorpusLogEntry" }
+final class LogEntry: ManagedObject, CustomEntityName {
+    static let entityName = "CorpusLogEntry"
     @Attribute("message") var message: String?
     @Attribute("sequence") var sequence: Int64? = 0
 }

@@ -44,7 +44,7 @@ import Testing
     /// scope: `.immediate` runs before work already on the main queue, `.enqueued` after.
     @Test @MainActor func immediateRunsAtOnceOnTheContextsQueueAndEnqueuedRunsInOrder() async throws {
         let stack = try TestStack()
-        let main = ManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        let main = ManagedObjectContext(concurrencyType: .mainQueue)
         main.persistentStoreCoordinator = stack.coordinator
         let log = Mutex<[String]>([])
         DispatchQueue.main.async { log.withLock { $0.append("queued before immediate") } }
@@ -54,9 +54,7 @@ import Testing
         #expect(log.withLock { $0 } == ["immediate", "queued before immediate", "queued before enqueued", "enqueued"])
     }
 
-    @Test func concurrencyTypeAndMergePolicyConstantsAreCoreDatasNames() throws {
-        #expect(ManagedObjectContext(concurrencyType: .mainQueueConcurrencyType).concurrencyType == .mainQueue)
-        #expect(ManagedObjectContext(concurrencyType: .privateQueueConcurrencyType).concurrencyType == .privateQueue)
+    @Test func mergePolicyConstantsAreCoreDatasNames() throws {
         let pairs: [(MergePolicy, MergePolicy, MergePolicy)] = [
             (.errorMergePolicy, ErrorMergePolicy, .error),
             (.mergeByPropertyStoreTrumpMergePolicy, MergeByPropertyStoreTrumpMergePolicy, .mergeByPropertyStoreTrump),

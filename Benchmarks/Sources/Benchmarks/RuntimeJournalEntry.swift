@@ -6,8 +6,8 @@ import ManagedContext
 /// attribute. SurfJournal's own `JournalEntry` is a Core Data entity class whose
 /// properties go through `value(forKey:)`, as ported `@NSManaged` properties do; that
 /// path costs more and is not what the checker's targets are about.
-final class RuntimeJournalEntry: ManagedObject {
-    override class var entityName: String { "JournalEntry" }
+final class RuntimeJournalEntry: ManagedObject, CustomEntityName {
+    static let entityName = "JournalEntry"
 
     @Attribute("date") var date: Date?
     @Attribute("height") var height: String?

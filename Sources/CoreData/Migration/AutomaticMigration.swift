@@ -129,7 +129,7 @@ extension AutomaticMigration {
     /// migration manager in the options runs its stages; else, with automatic migration,
     /// `migrateIfNeeded`. A store that fits, or none, is left alone.
     static func beforeOpening(_ url: URL, coordinator: PersistentStoreCoordinator, options: [AnyHashable: Any]?, migrate: Bool, infer: Bool) throws {
-        guard let model = (coordinator.managedObjectModel.entities.first?.declaration as? NSEntityDescription)?.managedObjectModel else { return }
+        guard let model = (coordinator.runtimeModel.entities.first?.declaration as? NSEntityDescription)?.managedObjectModel else { return }
         if let staged = options?[NSPersistentStoreStagedMigrationManagerOptionKey] as? NSStagedMigrationManager {
             try staged.migrate(storeAt: url, to: model)
         } else if migrate {

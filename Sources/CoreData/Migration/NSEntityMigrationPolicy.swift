@@ -17,8 +17,8 @@ public let NSMigrationEntityPolicyKey = "entityPolicy"
 /// On Linux no Objective-C runtime sends `FUNCTION($entityPolicy, "selector:", …)` to the
 /// policy: override `perform(function:arguments:)` to answer the selectors your value
 /// expressions name.
-open class NSEntityMigrationPolicy {
-    public required init() {}
+open class NSEntityMigrationPolicy: NSObject {
+    public required override init() {}
 
     open func begin(_ mapping: NSEntityMapping, with manager: NSMigrationManager) throws {}
 

@@ -12,12 +12,12 @@ public enum NSEntityMappingType: UInt, Sendable {
 
 /// Core Data's `NSPropertyMapping`: how one destination property gets its value. A nil
 /// `valueExpression` leaves the property at its default, as in Core Data.
-open class NSPropertyMapping: @unchecked Sendable, CustomStringConvertible {
+open class NSPropertyMapping: NSObject, @unchecked Sendable {
     open var name: String?
     open var valueExpression: NSExpression?
     open var userInfo: [AnyHashable: Any]?
 
-    public init() {}
+    public override init() {}
 
     /// A mapping of `name` filled by `valueExpression`.
     public convenience init(name: String, valueExpression: NSExpression?) {
@@ -26,7 +26,7 @@ open class NSPropertyMapping: @unchecked Sendable, CustomStringConvertible {
         self.valueExpression = valueExpression
     }
 
-    open var description: String { "NSPropertyMapping(\(name ?? "unnamed") = \(valueExpression?.description ?? "default"))" }
+    open override var description: String { "NSPropertyMapping(\(name ?? "unnamed") = \(valueExpression?.description ?? "default"))" }
 }
 
 /// Core Data's `NSEntityMapping`: the instances of one source entity (or none, for an
@@ -35,7 +35,7 @@ open class NSPropertyMapping: @unchecked Sendable, CustomStringConvertible {
 /// `sourceExpression` is Core Data's fetch of the source instances; here the mapping's
 /// `sourceEntityName` is fetched (without subentities, each having its own mapping),
 /// filtered by `sourceFilterPredicate` when one is set (Xcode's "Filter Predicate").
-open class NSEntityMapping: @unchecked Sendable, CustomStringConvertible {
+open class NSEntityMapping: NSObject, @unchecked Sendable {
     open var name: String!
     open var mappingType: NSEntityMappingType = .undefinedEntityMappingType
     open var sourceEntityName: String?
@@ -53,9 +53,9 @@ open class NSEntityMapping: @unchecked Sendable, CustomStringConvertible {
     open var entityMigrationPolicyClassName: String?
     open var userInfo: [AnyHashable: Any]?
 
-    public init() {}
+    public override init() {}
 
-    open var description: String {
+    open override var description: String {
         "NSEntityMapping(\(name ?? "unnamed"): \(sourceEntityName ?? "-") -> \(destinationEntityName ?? "-"), \(mappingType))"
     }
 }
@@ -63,7 +63,7 @@ open class NSEntityMapping: @unchecked Sendable, CustomStringConvertible {
 /// Core Data's `NSMappingModel`: the entity mappings of a migration from one model to
 /// another, made in code, read from an Xcode `.xcmappingmodel` (`init(from:forSourceModel:destinationModel:)`,
 /// `init(contentsOf:)`), or inferred (`inferredMappingModel(forSourceModel:destinationModel:)`).
-open class NSMappingModel: @unchecked Sendable, CustomStringConvertible {
+open class NSMappingModel: NSObject, @unchecked Sendable {
     open var entityMappings: [NSEntityMapping]! = []
 
     open var entityMappingsByName: [String: NSEntityMapping] {
@@ -73,7 +73,7 @@ open class NSMappingModel: @unchecked Sendable, CustomStringConvertible {
     /// True for a model `inferredMappingModel` made: Core Data migrates those in place.
     var isInferred = false
 
-    public init() {}
+    public override init() {}
 
     /// Core Data's `init?(contentsOf:)`: the `.xcmappingmodel` at `url` (its folder, or its
     /// `xcmapping.xml`), with the models it names by path, found beside it. Nil, after
@@ -108,5 +108,5 @@ open class NSMappingModel: @unchecked Sendable, CustomStringConvertible {
         try InferredMapping.infer(from: sourceModel, to: destinationModel)
     }
 
-    open var description: String { "NSMappingModel(\((entityMappings ?? []).compactMap(\.name).joined(separator: ", ")))" }
+    open override var description: String { "NSMappingModel(\((entityMappings ?? []).compactMap(\.name).joined(separator: ", ")))" }
 }

@@ -11,7 +11,7 @@ import Foundation
 /// it in one SQLite transaction at the end, so a process killed during a migration
 /// leaves the destination as it was (for a migration in place, the old store) or whole
 /// in its new shape; the source store is opened read-only and never changed.
-open class NSMigrationManager {
+open class NSMigrationManager: NSObject {
     public let sourceModel: NSManagedObjectModel
     public let destinationModel: NSManagedObjectModel
     public private(set) var mappingModel: NSMappingModel!

@@ -22,7 +22,7 @@ extension NSManagedObjectModel {
 
 /// Core Data's `NSManagedObjectModelReference`: a model version a stage names, resolved
 /// when the migration runs.
-open class NSManagedObjectModelReference: @unchecked Sendable {
+open class NSManagedObjectModelReference: NSObject, @unchecked Sendable {
     public let versionChecksum: String
     private let resolve: () -> NSManagedObjectModel?
 
@@ -73,9 +73,9 @@ open class NSManagedObjectModelReference: @unchecked Sendable {
 }
 
 /// Core Data's `NSMigrationStage`.
-open class NSMigrationStage: @unchecked Sendable {
+open class NSMigrationStage: NSObject, @unchecked Sendable {
     open var label: String?
-    public init() {}
+    public override init() {}
 }
 
 /// Core Data's `NSLightweightMigrationStage`: the model versions, by checksum, that
@@ -108,7 +108,7 @@ open class NSCustomMigrationStage: NSMigrationStage, @unchecked Sendable {
 /// Core Data's `NSStagedMigrationManager`: a store migrated through `stages`, one model
 /// version at a time, when `addPersistentStore` gets it under
 /// `NSPersistentStoreStagedMigrationManagerOptionKey`.
-open class NSStagedMigrationManager: @unchecked Sendable {
+open class NSStagedMigrationManager: NSObject, @unchecked Sendable {
     public let stages: [NSMigrationStage]
     /// The container with the store loaded at the model of the running stage's handler.
     public private(set) var container: NSPersistentContainer!

@@ -1,0 +1,204 @@
+import CoreData
+import Foundation
+import Testing
+import TestSupport
+
+// An app's own extensions, as real model layers declare them: they must reach Core
+// Data's classes, and no name of the runtime's may be in their way.
+extension NSObject {
+    /// CoreDataKit and many stacks: `className` for logs.
+    var appClassName: String { String(describing: type(of: self)) }
+}
+
+extension NSManagedObject {
+    /// The common `entityName` of apps' extensions (the runtime's own was a class
+    /// property of that name, which this declaration collided with).
+    class var entityName: String { String(describing: self) }
+}
+
+extension NSEntityDescription {
+    /// CoreDataKit's `identifyingAttribute()` shape: a question about the model's entity,
+    /// asked through an object's `entity`.
+    func appAttributeNames() -> [String] { attributesByName.keys.sorted() }
+}
+
+/// bignerdranch/CoreDataStack's `CoreDataModelable`: a protocol extension that makes
+/// objects with `Self.init(entity:insertInto:)`, which needs the initializer `required`.
+protocol AppModelable {
+    static var modelEntityName: String { get }
+}
+
+extension AppModelable where Self: NSManagedObject {
+    init(insertingInto context: NSManagedObjectContext) {
+        let entity = NSEntityDescription.entity(forEntityName: Self.modelEntityName, in: context)!
+        self.init(entity: entity, insertInto: context)
+    }
+}
+
+/// A subclass that overrides Core Data's designated initializer (as `ctxdebug port`
+/// writes `override init(entity:insertInto:)`): the runtime makes every object,
+/// fetched ones too, through it.
+final class CountedFolder: NSManagedObject, AppModelable {
+    nonisolated(unsafe) static var initialized = 0
+
+    required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
+        super.init(entity: entity, insertInto: context)
+        Self.initialized += 1
+    }
+
+    static var modelEntityName: String { "Folder" }
+    var name: String? {
+        get { value(forKey: "name") as? String }
+        set { setValue(newValue, forKey: "name") }
+    }
+}
+
+/// wibosco/CoreDataServices' test double: a context subclass overriding Core Data's
+/// overridable members.
+final class MockContext: NSManagedObjectContext, @unchecked Sendable {
+    var hasChangesToReturn = false
+    var saves = 0
+    var waits = 0
+    var pendingChangesProcessed = 0
+
+    override var hasChanges: Bool { hasChangesToReturn }
+    override func save() throws { saves += 1 }
+    override func performAndWait(_ block: () -> Void) {
+        waits += 1
+        block()
+    }
+    override func processPendingChanges() { pendingChangesProcessed += 1 }
+}
+
+@Suite struct NSObjectClassesTests {
+    /// Core Data's classes are `NSObject`s on Apple platforms: an `extension NSObject`
+    /// reaches each of them, and `description`, `debugDescription`, `isEqual` and `hash`
+    /// are NSObject's (identity for a context, as `-[NSObject isEqual:]`).
+    @Test func coreDataClassesAreNSObjects() throws {
+        let dir = TempDirectory("nsobject-classes")
+        let container = try NotesModel.container(in: dir)
+        let context = container.viewContext
+        let coordinator = container.persistentStoreCoordinator
+        let objects: [NSObject] = [
+            context, coordinator, container, coordinator.managedObjectModel, coordinator.managedObjectModel.entities[0],
+            NSFetchRequest<NSManagedObject>(entityName: "Note"), container.persistentStoreDescriptions[0],
+        ]
+        #expect(objects.map(\.appClassName).contains("NSPersistentContainer"))
+        let note = context.performAndWait { Note(context: context) as NSObject }
+        #expect(note.appClassName == "Note")
+        #expect(context.debugDescription.contains("ManagedObjectContext"))
+        #expect(!coordinator.debugDescription.isEmpty)
+        let other = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        #expect(context.isEqual(context) && !context.isEqual(other))
+        #expect(context.hash == context.hash)
+        #expect(Set([context, other, context]).count == 2)
+    }
+
+    /// `object.entity` is the model's `NSEntityDescription` (Apple: "entity: The entity
+    /// description of the receiver"), so an app's extension of it is found there; and an
+    /// app may declare `entityName` on NSManagedObject.
+    @Test func anObjectsEntityIsTheModelsEntityDescription() throws {
+        let dir = TempDirectory("nsobject-entity")
+        let container = try NotesModel.container(in: dir)
+        let context = container.viewContext
+        context.performAndWait {
+            let note = Note(context: context)
+            let entity: NSEntityDescription = note.entity
+            #expect(entity.name == "Note")
+            #expect(entity === container.managedObjectModel.entitiesByName["Note"])
+            #expect(note.entity.appAttributeNames().contains("title"))
+            #expect(Note.entityName == "Note")
+            #expect(CountedFolder.entityName == "CountedFolder")
+        }
+    }
+
+    /// Core Data's designated initializer is required here: a protocol extension makes
+    /// objects with `Self.init(entity:insertInto:)`, and a subclass's override runs for
+    /// inserted and fetched objects alike (Core Data creates each instance with
+    /// `init(entity:insertInto:)`).
+    @Test func anOverriddenDesignatedInitializerRunsForEveryObject() throws {
+        let dir = TempDirectory("nsobject-init")
+        let model = NotesModel.make()
+        model.entitiesByName["Folder"]!.managedObjectClassName = "CountedFolder"
+        let container = try NotesModel.container(in: dir, model: model)
+        let context = container.viewContext
+        CountedFolder.initialized = 0
+        let id = try context.performAndWait {
+            let folder = CountedFolder(insertingInto: context)
+            folder.name = "Inbox"
+            try context.save()
+            return folder.objectID
+        }
+        #expect(CountedFolder.initialized == 1)
+        let background = container.newBackgroundContext()
+        let name = try background.performAndWait {
+            let fetched = try background.fetch(NSFetchRequest<CountedFolder>(entityName: "Folder"))
+            #expect(fetched.map(\.objectID) == [id])
+            return fetched.first?.name
+        }
+        #expect(name == "Inbox")
+        #expect(CountedFolder.initialized == 2)
+    }
+
+    /// A test double subclasses the context and overrides `hasChanges`, `save()`,
+    /// `performAndWait(_:)` and `processPendingChanges()`, as wibosco/CoreDataServices'
+    /// tests do; code written against NSManagedObjectContext calls the overrides.
+    @Test func aContextSubclassOverridesCoreDatasMembers() throws {
+        func saveIfNeeded(_ context: NSManagedObjectContext) throws {
+            context.performAndWait { context.processPendingChanges() }
+            if context.hasChanges { try context.save() }
+        }
+        let mock = MockContext(concurrencyType: .mainQueueConcurrencyType)
+        try saveIfNeeded(mock)
+        #expect(mock.saves == 0 && mock.waits == 1 && mock.pendingChangesProcessed == 1)
+        mock.hasChangesToReturn = true
+        try saveIfNeeded(mock)
+        #expect(mock.saves == 1 && mock.waits == 2)
+        #expect(mock.concurrencyType == .mainQueueConcurrencyType)
+    }
+
+    /// NSManagedObjectContextConcurrencyType has Core Data's three cases and raw values
+    /// (confinement 0, private queue 1, main queue 2), so a `switch` over them is
+    /// exhaustive as on Apple platforms (bignerdranch/CoreDataStack's save helpers).
+    @Test @MainActor func concurrencyTypesAreCoreDatas() {
+        func kind(_ type: NSManagedObjectContextConcurrencyType) -> String {
+            switch type {
+            case .mainQueueConcurrencyType: "main"
+            case .privateQueueConcurrencyType: "private"
+            case .confinementConcurrencyType: "confinement"
+            }
+        }
+        #expect(NSManagedObjectContextConcurrencyType.privateQueueConcurrencyType.rawValue == 1)
+        #expect(NSManagedObjectContextConcurrencyType.mainQueueConcurrencyType.rawValue == 2)
+        #expect(NSManagedObjectContextConcurrencyType(rawValue: 0).map(kind) == "confinement")
+        #expect(kind(NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType).concurrencyType) == "private")
+        let confined = NSManagedObjectContext(concurrencyType: NSManagedObjectContextConcurrencyType(rawValue: 0)!)
+        #expect(kind(confined.concurrencyType) == "confinement")
+    }
+
+    /// A confinement context made on the main thread is used there directly (Core Data:
+    /// "the context will use the thread confinement pattern"): saves and fetches with no
+    /// perform block, no violation.
+    @Test @MainActor func aConfinementContextMadeOnTheMainThreadWorksThere() throws {
+        let dir = TempDirectory("nsobject-confinement")
+        let container = try NotesModel.container(in: dir)
+        let confined = NSManagedObjectContext(concurrencyType: NSManagedObjectContextConcurrencyType(rawValue: 0)!)
+        confined.persistentStoreCoordinator = container.persistentStoreCoordinator
+        let note = Note(context: confined)
+        note.title = "confined"
+        try confined.save()
+        let count = try confined.count(for: NSFetchRequest<Note>(entityName: "Note"))
+        #expect(count == 1)
+    }
+
+    /// Core Data raises for `perform` on a context with no queue: "Can only use
+    /// -performBlock: on an NSManagedObjectContext that was created with a queue."
+    @Test func performOnAConfinementContextIsRefused() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let confined = NSManagedObjectContext(concurrencyType: NSManagedObjectContextConcurrencyType(rawValue: 0)!)
+            confined.perform {}
+        }
+        let stderr = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("created with a queue"))
+    }
+}
