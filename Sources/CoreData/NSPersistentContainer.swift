@@ -236,25 +236,20 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
         try persistentStoreCoordinator.addPersistentStore(with: description)
     }
 
-    /// A new private-queue context on the coordinator.
+    /// A new private-queue context on the coordinator (`background #2` in reports, as the
+    /// runtime's container names it).
     open func newBackgroundContext() -> NSManagedObjectContext {
-        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-        context.persistentStoreCoordinator = persistentStoreCoordinator
-        return context
+        persistentStoreCoordinator.newBackgroundContext()
     }
 
     /// Runs `block` on a new private-queue context, on its queue.
     open func performBackgroundTask(_ block: @escaping @Sendable (NSManagedObjectContext) -> Void) {
-        let context = newBackgroundContext()
-        context.name = "performBackgroundTask"
-        context.perform { block(context) }
+        persistentStoreCoordinator.performBackgroundTask(block)
     }
 
     /// The same, awaiting the block's value.
     public func performBackgroundTask<T: Sendable, E: Error>(_ block: @escaping @Sendable (NSManagedObjectContext) throws(E) -> T) async throws(E) -> T {
-        let context = newBackgroundContext()
-        context.name = "performBackgroundTask"
-        return try await context.perform { () throws(E) -> T in try block(context) }
+        try await persistentStoreCoordinator.performBackgroundTask(block)
     }
 }
 

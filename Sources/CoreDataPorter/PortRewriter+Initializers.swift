@@ -42,7 +42,7 @@ extension PortRewriter {
             // After the opening brace, before a comment that followed it on its line.
             let braceTrivia = ported.memberBlock.leftBrace.trailingTrivia
             ported.memberBlock.leftBrace.trailingTrivia = []
-            let item = MemberBlockItemSyntax(decl: decl.with(\.trailingTrivia, []), semicolon: .semicolonToken(trailingTrivia: braceTrivia))
+            let item = MemberBlockItemSyntax(decl: decl.with(\.leadingTrivia, .space).with(\.trailingTrivia, []), semicolon: .semicolonToken(trailingTrivia: braceTrivia))
             members.insert(item, at: 0)
         } else if members.elementsEqual(node.memberBlock.members, by: { $0.id == $1.id }) {
             return nil

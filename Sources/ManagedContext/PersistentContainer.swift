@@ -53,25 +53,18 @@ public final class PersistentContainer: Sendable {
 
     /// A new private-queue context on the coordinator.
     public func newBackgroundContext() -> ManagedObjectContext {
-        let context = ManagedObjectContext(concurrencyType: .privateQueue)
-        context.persistentStoreCoordinator = persistentStoreCoordinator
-        context.configuration.withLock { $0.origin = "background" }  // "background #2" in reports
-        return context
+        persistentStoreCoordinator.newBackgroundContext()
     }
 
     /// Runs `block` on a new private-queue context, on its queue.
     public func performBackgroundTask(_ block: @escaping @Sendable (ManagedObjectContext) -> Void) {
-        let context = newBackgroundContext()
-        context.name = "performBackgroundTask"
-        context.perform { block(context) }
+        persistentStoreCoordinator.performBackgroundTask(block)
     }
 
     /// The same, awaiting the block's value; `async rethrows` as in Core Data (a block
     /// that cannot throw needs no `try`).
     public func performBackgroundTask<T: Sendable, E: Error>(_ block: @escaping @Sendable (ManagedObjectContext) throws(E) -> T) async throws(E) -> T {
-        let context = newBackgroundContext()
-        context.name = "performBackgroundTask"
-        return try await context.perform { () throws(E) -> T in try block(context) }
+        try await persistentStoreCoordinator.performBackgroundTask(block)
     }
 
     /// The store's files: the `.sqlite` and its `-wal` and `-shm`.
@@ -143,5 +136,34 @@ extension PersistentContainer {
         } catch {
             block(description, error)
         }
+    }
+}
+
+/// What a container's background work is, one implementation for this module's
+/// `PersistentContainer` and CoreData's `NSPersistentContainer`.
+extension PersistentStoreCoordinator {
+    /// A new private-queue context on the coordinator, named in reports as a container's
+    /// (`background #2`).
+    @_spi(CoreData) public func newBackgroundContext() -> ManagedObjectContext {
+        let context = ManagedObjectContext(concurrencyType: .privateQueue)
+        context.persistentStoreCoordinator = self
+        context.configuration.withLock { $0.origin = "background" }
+        return context
+    }
+
+    /// `performBackgroundTask(_:)`: `block` on a new background context, on its queue.
+    @_spi(CoreData) public func performBackgroundTask(_ block: @escaping @Sendable (ManagedObjectContext) -> Void) {
+        let context = newBackgroundContext()
+        context.name = "performBackgroundTask"
+        context.perform { block(context) }
+    }
+
+    /// The same, awaiting the block's value.
+    @_spi(CoreData) public func performBackgroundTask<T: Sendable, E: Error>(
+        _ block: @escaping @Sendable (ManagedObjectContext) throws(E) -> T
+    ) async throws(E) -> T {
+        let context = newBackgroundContext()
+        context.name = "performBackgroundTask"
+        return try await context.perform { () throws(E) -> T in try block(context) }
     }
 }

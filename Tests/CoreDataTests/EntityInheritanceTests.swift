@@ -277,7 +277,7 @@ final class LibReview: NSManagedObject {}
             let request = NSFetchRequest<LibItem>(entityName: "Item")
             request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
             let items = try c.fetch(request)
-            #expect(items.map { "\($0.entity.name):\($0.title!)" } == ["Magazine:Analog", "Book:Solaris", "Ebook:Stalker"])
+            #expect(items.map { "\($0.entity.name ?? "?"):\($0.title!)" } == ["Magazine:Analog", "Book:Solaris", "Ebook:Stalker"])
             #expect((items[2] as? LibEbook)?.value(forKey: "sizeBytes") as? Int64 == 2048)
             let review = try #require(try c.fetch(NSFetchRequest<NSManagedObject>(entityName: "Review")).first)
             #expect((review.value(forKey: "item") as? NSManagedObject)?.entity.name == "Ebook")

@@ -344,7 +344,7 @@ final class BlogTag: NSManagedObject {}
             let c = reopened.viewContext
             let s = try #require(try c.fetch(NSFetchRequest<NSManagedObject>(entityName: "Shelf")).first)
             let linked = ((s.value(forKey: "items") as? NSSet)?.allObjects as? [NSManagedObject]) ?? []
-            #expect(Set(linked.map { "\($0.entity.name):\($0.value(forKey: "title") as? String ?? "?")" }) == ["Book:Dune", "Disc:Kind of Blue"])
+            #expect(Set(linked.map { "\($0.entity.name ?? "?"):\($0.value(forKey: "title") as? String ?? "?")" }) == ["Book:Dune", "Disc:Kind of Blue"])
             let request = NSFetchRequest<NSManagedObject>(entityName: "Shelf")
             request.predicate = NSPredicate(format: "ANY items.title == %@", "Kind of Blue")
             #expect(try c.count(for: request) == 1)

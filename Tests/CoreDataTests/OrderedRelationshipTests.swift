@@ -194,7 +194,7 @@ final class Track: NSManagedObject {
         try reopened.viewContext.performAndWait {
             let canvas = try #require(try reopened.viewContext.fetch(NSFetchRequest<NSManagedObject>(entityName: "Canvas")).first)
             let shapes = ((canvas.value(forKey: "shapes") as? NSOrderedSet)?.array as? [NSManagedObject]) ?? []
-            #expect(shapes.map { "\($0.entity.name) \($0.value(forKey: "color") as? String ?? "?")" } == ["Square red", "Circle green", "Square blue"])
+            #expect(shapes.map { "\($0.entity.name ?? "?") \($0.value(forKey: "color") as? String ?? "?")" } == ["Square red", "Circle green", "Square blue"])
         }
         let q = try DatabaseQueue(path: url.path)
         defer { try? q.close() }

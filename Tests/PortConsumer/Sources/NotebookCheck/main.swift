@@ -57,6 +57,10 @@ context.performAndWait {
     expect(Note.sectionKey == "folder.name", "#keyPath through a relationship")
     expect(store.savesSeen == 1, "the ported selector observer saw the save (saw \(store.savesSeen))")
     expect((try? context.fetch(NSFetchRequest<Note>(entityName: "Note")))?.count == 1, "a fetch of the ported class")
+    expect(Folder.instancesMade == 1, "the overridden init(entity:insertInto:) ran for the inserted folder (ran \(Folder.instancesMade) times)")
+    let other = container.newBackgroundContext()
+    let fetchedNames = other.performAndWait { (try? other.fetch(NSFetchRequest<Folder>(entityName: "Folder")))?.map(\.name) }
+    expect(fetchedNames == ["Work"] && Folder.instancesMade == 2, "a fetched folder is made through the overridden init (ran \(Folder.instancesMade) times)")
     folder.removeFromNotes(note)
     expect(note.folder == nil && folder.notes?.count == 0, "removeFromNotes")
     // A second store, released: its deinit's removeObserver(ported: self) takes its
