@@ -139,6 +139,9 @@ open class NSPropertyDescription: NSObject, @unchecked Sendable {
     open var isTransient = false
     open var userInfo: [AnyHashable: Any]?
     open var renamingIdentifier: String?
+    /// Core Data's `versionHashModifier`: a string that makes `versionHash` differ for
+    /// versions of the property that are otherwise the same.
+    open var versionHashModifier: String?
     /// Core Data's `isIndexed`: the store keeps an SQLite index on the property's column
     /// (`Z<ENTITY>_<COLUMN>_INDEX`). Apple deprecates it for `NSFetchIndexDescription`.
     open var isIndexed = false

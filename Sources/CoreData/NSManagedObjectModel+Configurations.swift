@@ -51,3 +51,21 @@ extension NSEntityDescription {
         return hash
     }
 }
+
+extension NSPropertyDescription {
+    /// Core Data's `versionHash`: a digest of what makes the property's storage what it is
+    /// (its name, kind, type or destination, optionality, transience, and
+    /// `versionHashModifier`, which "distinguishes otherwise identical" versions, as Apple
+    /// documents it). Core Data's hash function is not documented, so the values are
+    /// ctxdebug's own, stable across runs, as the entities' are.
+    public var versionHash: Data { StoreMetadata.versionDigest(versionHashText) }
+
+    var versionHashText: String {
+        var text = "\(name)|optional=\(isOptional)|transient=\(isTransient)|modifier=\(versionHashModifier ?? "")"
+        if let attribute = self as? NSAttributeDescription { text += "|attribute=\(attribute.attributeType.rawValue)" }
+        if let relationship = self as? NSRelationshipDescription {
+            text += "|relationship=\(relationship.destinationEntity?.name ?? "")|toMany=\(relationship.isToMany)|ordered=\(relationship.isOrdered)"
+        }
+        return text
+    }
+}

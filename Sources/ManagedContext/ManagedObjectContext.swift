@@ -116,6 +116,10 @@ open class ManagedObjectContext: NSObject, @unchecked Sendable, AccessDescribing
         objectsReference.context = self
     }
 
+    /// Core Data's `init()`, deprecated there since iOS 9: a confinement context.
+    @available(*, deprecated, message: "Use init(concurrencyType:) instead")
+    public convenience override init() { self.init(confinedToCallingThread: ()) }
+
     /// True for a `.confinementConcurrencyType` context.
     @_spi(CoreData) public let isConfinement: Bool
 

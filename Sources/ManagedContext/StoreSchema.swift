@@ -173,7 +173,7 @@ enum StoreSchema {
 }
 
 /// Z_METADATA's Z_PLIST: a binary property list as Core Data writes it.
-enum StoreMetadata {
+@_spi(CoreData) public enum StoreMetadata {
     /// The key ctxdebug adds to the metadata it writes: its stores' version hashes are
     /// its own (`versionHash(of:)`), not Core Data's.
     static let ownVersionKey = "ctxdebugVersion"
@@ -185,6 +185,9 @@ enum StoreMetadata {
             + "|" + e.relationships.map { "\($0.name)->\($0.destinationEntityName)" }.joined(separator: ",")
         return Data(fnv1a(text))
     }
+
+    /// The digest version hashes are made of, for CoreData's properties' `versionHash`.
+    @_spi(CoreData) public static func versionDigest(_ text: String) -> Data { Data(fnv1a(text)) }
 
     static func plist(model: ManagedObjectModel, uuid: String) -> Data {
         let hashes = model.entityVersionHashesByName

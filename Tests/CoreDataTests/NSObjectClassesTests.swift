@@ -202,3 +202,49 @@ final class MockContext: NSManagedObjectContext, @unchecked Sendable {
         #expect(stderr.contains("created with a queue"))
     }
 }
+
+@Suite struct PropertyVersionHashTests {
+    func attribute(_ name: String, _ type: NSAttributeType, optional: Bool = true, modifier: String? = nil) -> NSAttributeDescription {
+        let a = NSAttributeDescription()
+        a.name = name
+        a.attributeType = type
+        a.isOptional = optional
+        a.versionHashModifier = modifier
+        return a
+    }
+
+    /// NSPropertyDescription.versionHash: "The version hash is used to uniquely identify a
+    /// property based on its configuration"; `versionHashModifier` makes otherwise
+    /// identical versions differ. Same configuration, same hash; a change of type,
+    /// optionality or modifier, another.
+    @Test func aPropertysVersionHashFollowsItsConfiguration() {
+        let base = attribute("title", .stringAttributeType)
+        #expect(base.versionHash.count == 32)
+        #expect(base.versionHash == attribute("title", .stringAttributeType).versionHash)
+        for changed in [
+            attribute("title", .integer64AttributeType), attribute("title", .stringAttributeType, optional: false),
+            attribute("title", .stringAttributeType, modifier: "v2"), attribute("name", .stringAttributeType),
+        ] {
+            #expect(changed.versionHash != base.versionHash)
+        }
+        let note = NSEntityDescription()
+        note.name = "Note"
+        let folder = NSEntityDescription()
+        folder.name = "Folder"
+        let toOne = NSRelationshipDescription()
+        toOne.name = "folder"
+        toOne.destinationEntity = folder
+        toOne.maxCount = 1
+        let toMany = NSRelationshipDescription()
+        toMany.name = "folder"
+        toMany.destinationEntity = folder
+        toMany.maxCount = 0
+        #expect(toOne.versionHash != toMany.versionHash)
+    }
+
+    /// Core Data's `NSManagedObjectContext()` (deprecated) makes a confinement context.
+    @Test @MainActor func aContextMadeWithInitIsAConfinementContext() {
+        @available(*, deprecated) func make() -> NSManagedObjectContext { NSManagedObjectContext() }
+        #expect(make().concurrencyType.rawValue == 0)
+    }
+}
