@@ -74,10 +74,64 @@ final class NoteListTests: XCTestCase {
         XCTAssertEqual(shown, 2, "the list showed \(shown) notes of the 2 imported")
     }
 
+    /// A sync engine reads, from a background thread, the title the list shows: with
+    /// `performAndWait` on the view context (a main-queue context) while the test waits in
+    /// `waitForExpectations` on the main thread, whose run loop runs that block (issue 50).
+    /// The fix reads once the editor's save is merged into the view context; the bug
+    /// starts the read beside the edit, so the block may read before the save is merged.
+    func syncReadsTheEditedTitle(afterMerge: Bool) {
+        let view = viewContext!
+        let seed = importer()
+        let id = seed.performAndWait {
+            let note = Note(context: seed)
+            note.title = "draft"
+            try! seed.save()
+            return note.objectID
+        }
+        XCTAssertEqual((view.object(with: id) as! Note).title, "draft")  // the list shows it
+        let editor = importer()
+        editor.name = "editor"
+        let read = expectation(description: "the sync read the list's title")
+        nonisolated(unsafe) var title: String?
+        let readList: @Sendable () -> Void = {
+            view.performAndWait { title = (view.object(with: id) as! Note).title }
+            read.fulfill()
+        }
+        let observer = NotificationCenter.default.addObserver(
+            forName: ManagedObjectContext.didSaveObjectsNotification, object: editor, queue: nil
+        ) { saved in
+            nonisolated(unsafe) let saved = saved
+            view.perform {
+                view.mergeChanges(fromContextDidSave: saved)
+                if afterMerge { DispatchQueue.global().async(execute: readList) }
+            }
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        editor.perform {
+            (editor.object(with: id) as! Note).title = "final"
+            try! editor.save()
+        }
+        if !afterMerge { DispatchQueue.global().async(execute: readList) }
+        // XCTest's methods run on the main thread; its waitForExpectations is @MainActor.
+        nonisolated(unsafe) let test = self
+        MainActor.assumeIsolated { test.waitForExpectations(timeout: 10) }
+        XCTAssertEqual(title, "final", "the sync read \(title ?? "nil") before the edit was merged into the list")
+    }
+
+    func testSyncReadsTheEditedTitle() { syncReadsTheEditedTitle(afterMerge: true) }
+    func testSyncReadsTheEditedTitleBeforeTheMerge() { syncReadsTheEditedTitle(afterMerge: false) }
+
+    /// setUp's stack and tearDown only: what a schedule pays before the method's own work
+    /// (docs/benchmarks.md, "Where a schedule's time goes").
+    func testStackOnly() {}
+
     static var allTests: [(String, (NoteListTests) -> () -> Void)] {
         [
+            ("testStackOnly", testStackOnly),
             ("testListShowsImportedNotes", testListShowsImportedNotes),
             ("testListShowsImportedNotesFixed", testListShowsImportedNotesFixed),
+            ("testSyncReadsTheEditedTitle", testSyncReadsTheEditedTitle),
+            ("testSyncReadsTheEditedTitleBeforeTheMerge", testSyncReadsTheEditedTitleBeforeTheMerge),
         ]
     }
 }
