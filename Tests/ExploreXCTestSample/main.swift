@@ -121,6 +121,36 @@ final class NoteListTests: XCTestCase {
     func testSyncReadsTheEditedTitle() { syncReadsTheEditedTitle(afterMerge: true) }
     func testSyncReadsTheEditedTitleBeforeTheMerge() { syncReadsTheEditedTitle(afterMerge: false) }
 
+    /// A background import tells the list with `DispatchQueue.main.sync` (libdispatch runs
+    /// the block on the main thread, here inside XCTest's `wait(for:timeout:)`). The fix
+    /// counts after the import's save, in the same background block; the bug counts from
+    /// a block of its own, beside the import, so the count may come before the save.
+    func mainSyncCountsTheImport(afterSave: Bool) {
+        let view = viewContext!
+        let importer = importer()
+        let imported = expectation(description: "the import finished")
+        let counted = expectation(description: "the list counted")
+        nonisolated(unsafe) var shown = -1
+        let count: @Sendable () -> Void = {
+            DispatchQueue.main.sync { shown = try! view.fetch(FetchRequest<Note>()).count }
+            counted.fulfill()
+        }
+        DispatchQueue.global().async {
+            importer.performAndWait {
+                for index in 0..<2 { Note(context: importer).title = "note \(index)" }
+                try! importer.save()
+            }
+            imported.fulfill()
+            if afterSave { count() }
+        }
+        if !afterSave { DispatchQueue.global().async(execute: count) }
+        wait(for: [imported, counted], timeout: 10)
+        XCTAssertEqual(shown, 2, "the list counted \(shown) notes before the import of 2 was saved")
+    }
+
+    func testMainSyncCountsTheImport() { mainSyncCountsTheImport(afterSave: true) }
+    func testMainSyncCountsBesideTheImport() { mainSyncCountsTheImport(afterSave: false) }
+
     /// setUp's stack and tearDown only: what a schedule pays before the method's own work
     /// (docs/benchmarks.md, "Where a schedule's time goes").
     func testStackOnly() {}
@@ -128,6 +158,8 @@ final class NoteListTests: XCTestCase {
     static var allTests: [(String, (NoteListTests) -> () -> Void)] {
         [
             ("testStackOnly", testStackOnly),
+            ("testMainSyncCountsTheImport", testMainSyncCountsTheImport),
+            ("testMainSyncCountsBesideTheImport", testMainSyncCountsBesideTheImport),
             ("testListShowsImportedNotes", testListShowsImportedNotes),
             ("testListShowsImportedNotesFixed", testListShowsImportedNotesFixed),
             ("testSyncReadsTheEditedTitle", testSyncReadsTheEditedTitle),

@@ -172,6 +172,25 @@ struct ExploreAppCorpusTests {
         #expect(failure["replaysConfirmed"] as? Int == 3, "\(run.stdout)")
     }
 
+    /// The same through libdispatch itself: `DispatchQueue.main.sync` from a global queue's
+    /// block while the test waits in `wait(for:timeout:)` (the preload library's sync).
+    @Test("DispatchQueue.main.sync from a background block during wait(for:): no false failure; its bug is found")
+    func dispatchMainSyncDuringTheTestsWait() throws {
+        let sample = try CLI.product("ctxdebug-explore-xctest-sample")
+        let tests = "ctxdebug_explore_xctest_sample.NoteListTests"
+        let fixed = TempDirectory("explore-xctest-main-sync-fixed")
+        let twin = try Self.explore(["--iterations", "30", "-j", "2"], [sample, "\(tests)/testMainSyncCountsTheImport"], in: fixed)
+        #expect(twin.status == 0, "\(twin)")
+        #expect(twin.stdout.contains("no failure in 30 schedules"), "\(twin.stdout)")
+
+        let directory = TempDirectory("explore-xctest-main-sync-bug")
+        let run = try Self.explore(["--iterations", "100"], [sample, "\(tests)/testMainSyncCountsBesideTheImport"], in: directory)
+        #expect(run.status == 1, "\(run)")
+        let failure = try #require(try Self.report(directory)["failure"] as? [String: Any], "\(run)")
+        #expect((failure["detail"] as? String)?.contains("before the import of 2 was saved") == true, "\(failure)")
+        #expect(failure["replaysConfirmed"] as? Int == 3, "\(run.stdout)")
+    }
+
     /// The conflict-retry shape of issue 50 (Tests/ExploreAppCorpus, ConflictCases.swift): a
     /// note filed into a folder another context deletes first, retried into the next folder
     /// on the conflict. The fix (the gone folder refreshed before the retry) passes; the
