@@ -156,38 +156,30 @@ struct ExploreAppCorpusTests {
     /// may come before the edit is merged into the view context, is found.
     @Test("a background performAndWait on the main-queue context during waitForExpectations: no false failure; its bug is found")
     func mainQueueSyncDuringTheTestsWait() throws {
-        let sample = try CLI.product("ctxdebug-explore-xctest-sample")
-        let tests = "ctxdebug_explore_xctest_sample.NoteListTests"
-        let fixed = TempDirectory("explore-xctest-sync-fixed")
-        let twin = try Self.explore(["--iterations", "30", "-j", "2"], [sample, "\(tests)/testSyncReadsTheEditedTitle"], in: fixed)
-        #expect(twin.status == 0, "\(twin)")
-        #expect(twin.stdout.contains("no failure in 30 schedules"), "\(twin.stdout)")
-
-        let directory = TempDirectory("explore-xctest-sync-bug")
-        let run = try Self.explore(["--iterations", "100"], [sample, "\(tests)/testSyncReadsTheEditedTitleBeforeTheMerge"], in: directory)
-        #expect(run.status == 1, "\(run)")
-        let failure = try #require(try Self.report(directory)["failure"] as? [String: Any], "\(run)")
-        #expect(failure["kind"] as? String == "assertion", "\(run.stdout)")
-        #expect((failure["detail"] as? String)?.contains("before the edit was merged") == true, "\(failure)")
-        #expect(failure["replaysConfirmed"] as? Int == 3, "\(run.stdout)")
+        try Self.expectSampleTwins(fixed: "testSyncReadsTheEditedTitle", bug: "testSyncReadsTheEditedTitleBeforeTheMerge", saying: "before the edit was merged")
     }
 
     /// The same through libdispatch itself: `DispatchQueue.main.sync` from a global queue's
     /// block while the test waits in `wait(for:timeout:)` (the preload library's sync).
     @Test("DispatchQueue.main.sync from a background block during wait(for:): no false failure; its bug is found")
     func dispatchMainSyncDuringTheTestsWait() throws {
+        try Self.expectSampleTwins(fixed: "testMainSyncCountsTheImport", bug: "testMainSyncCountsBesideTheImport", saying: "before the import of 2 was saved")
+    }
+
+    /// The XCTest sample's method `fixed` passes 30 schedules; `bug` fails within 100 as an
+    /// assertion that says `saying`, confirmed 3 of 3.
+    static func expectSampleTwins(fixed: String, bug: String, saying: String) throws {
         let sample = try CLI.product("ctxdebug-explore-xctest-sample")
         let tests = "ctxdebug_explore_xctest_sample.NoteListTests"
-        let fixed = TempDirectory("explore-xctest-main-sync-fixed")
-        let twin = try Self.explore(["--iterations", "30", "-j", "2"], [sample, "\(tests)/testMainSyncCountsTheImport"], in: fixed)
+        let twin = try explore(["--iterations", "30", "-j", "2"], [sample, "\(tests)/\(fixed)"], in: TempDirectory("explore-xctest-\(fixed)"))
         #expect(twin.status == 0, "\(twin)")
         #expect(twin.stdout.contains("no failure in 30 schedules"), "\(twin.stdout)")
-
-        let directory = TempDirectory("explore-xctest-main-sync-bug")
-        let run = try Self.explore(["--iterations", "100"], [sample, "\(tests)/testMainSyncCountsBesideTheImport"], in: directory)
+        let directory = TempDirectory("explore-xctest-\(bug)")
+        let run = try explore(["--iterations", "100"], [sample, "\(tests)/\(bug)"], in: directory)
         #expect(run.status == 1, "\(run)")
-        let failure = try #require(try Self.report(directory)["failure"] as? [String: Any], "\(run)")
-        #expect((failure["detail"] as? String)?.contains("before the import of 2 was saved") == true, "\(failure)")
+        let failure = try #require(try report(directory)["failure"] as? [String: Any], "\(run)")
+        #expect(failure["kind"] as? String == "assertion", "\(run.stdout)")
+        #expect((failure["detail"] as? String)?.contains(saying) == true, "\(failure)")
         #expect(failure["replaysConfirmed"] as? Int == 3, "\(run.stdout)")
     }
 
