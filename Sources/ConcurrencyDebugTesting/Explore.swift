@@ -10,12 +10,15 @@ public enum ExploreStrategy: Sendable, Hashable {
     /// Uniform random choices at every scheduling point.
     case random
     /// Probabilistic concurrency testing (Burckhardt et al., ASPLOS 2010): finds a
-    /// bug of depth `depth` with a probability bounded from below in every run.
+    /// bug of depth `depth` with a probability bounded from below in every run. `depth`
+    /// is from 1 to 32 (`StrategySpec.depthRange`); `explore` throws `StrategySpecError`
+    /// for another, as `--strategy pct:D` does.
     case pct(depth: Int = 3)
     /// Partial order sampling (Yuan, Yang and Gu, CAV 2018): each pending step keeps a
     /// random priority until it runs.
     case pos
-    /// Every schedule with at most `bound` deviations from FIFO order, then stops.
+    /// Every schedule with at most `bound` deviations from FIFO order, then stops. `bound`
+    /// is from 0 to 32 (`StrategySpec.boundRange`).
     case delay(Int)
     /// Rotates random, pct:2, pct:3, delay:1 and pos.
     case portfolio

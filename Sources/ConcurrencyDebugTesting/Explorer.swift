@@ -16,6 +16,7 @@ struct Explorer {
     let body: @Sendable () throws -> Void
 
     func run(iterations: Int) throws -> ExplorationReport {
+        _ = try strategy.spec?.validated()  // `.pct(depth: 0)` is an error, as `--strategy pct:0` is
         ScopeRegistry.prepare(level: 1)
         try? FileManager.default.createDirectory(at: scheduleDirectory, withIntermediateDirectories: true)
         let outcome: ExplorationOutcome

@@ -360,7 +360,7 @@ static void real_async(void *queue, void *context, ctxdebug_dc_function_t functi
 
 static void *early_work_of_thread(void **queue);
 
-int ctxdebug_dispatch_control_install_v2(const ctxdebug_dc_hooks *given, ctxdebug_dc_services *services) {
+int ctxdebug_dispatch_control_install_v3(const ctxdebug_dc_hooks *given, ctxdebug_dc_services *services) {
     if (!given || !services) return 0;
     services->async_f = real_async;
     services->is_concurrent = queue_is_concurrent;
@@ -430,6 +430,55 @@ static int block_is_special(void *block) {
     return block && special_invoke && ((struct block_layout *)block)->invoke == *special_invoke;
 }
 
+// MARK: Queues kept alive
+
+typedef void (*object_fn_t)(void *);
+REAL(dispatch_retain, object_fn_t)
+REAL(dispatch_release, object_fn_t)
+
+// libdispatch retains a queue for each block submitted to it until the block ran; a
+// block the schedule holds back is not submitted yet, so the control keeps its queue
+// alive itself: an app may release its queue right after its `async` (a temporary
+// `DispatchQueue(label:)`), and the block must still start on it.
+struct held_work {
+    queue_t queue;
+    void *context;
+    ctxdebug_dc_function_t function;
+};
+
+static void run_held_work(void *raw) {
+    struct held_work *work = raw;
+    queue_t queue = work->queue;
+    work->function(work->context);
+    free(work);
+    real_dispatch_release()(queue);
+}
+
+/// `function(context)` wrapped to keep `queue` alive until it ran; NULL (no memory): the
+/// caller hands the work over as it is.
+static struct held_work *hold_queue(queue_t queue, void *context, ctxdebug_dc_function_t function) {
+    struct held_work *work = malloc(sizeof *work);
+    if (!work) return NULL;
+    *work = (struct held_work){queue, context, function};
+    real_dispatch_retain()(queue);
+    return work;
+}
+
+/// The work was not taken: the queue goes back to the app's references only.
+static void unhold_queue(struct held_work *work) {
+    real_dispatch_release()(work->queue);
+    free(work);
+}
+
+/// `hooks->async`, with the queue kept alive while the schedule holds the block.
+static int async_held(const ctxdebug_dc_hooks *h, queue_t queue, void *context, ctxdebug_dc_function_t function, int barrier) {
+    struct held_work *work = hold_queue(queue, context, function);
+    if (!work) return h->async(queue, context, function, barrier);
+    if (h->async(queue, work, run_held_work, barrier)) return 1;
+    unhold_queue(work);
+    return 0;
+}
+
 // MARK: Enqueue
 
 static void submit_block(queue_t queue, block_t block, int barrier) {
@@ -437,7 +486,7 @@ static void submit_block(queue_t queue, block_t block, int barrier) {
     if (h) {
         void *copied = copy_block(block);
         if (copied) {
-            if (h->async(queue, copied, run_block, barrier || block_is_barrier(block))) return;
+            if (async_held(h, queue, copied, run_block, barrier || block_is_barrier(block))) return;
             drop_block(copied);
         }
     } else if (is_active() && !block_is_special(block)) {
@@ -452,7 +501,7 @@ static void submit_block(queue_t queue, block_t block, int barrier) {
 
 static void submit_function(queue_t queue, void *context, ctxdebug_dc_function_t function, int barrier) {
     const ctxdebug_dc_hooks *h = installed();
-    if (h && h->async(queue, context, function, barrier)) return;
+    if (h && async_held(h, queue, context, function, barrier)) return;
     if (!h && is_active() && submit_early(queue, context, function, barrier)) return;
     (barrier ? real_dispatch_barrier_async_f() : real_dispatch_async_f())(queue, context, function);
 }
@@ -464,44 +513,57 @@ void dispatch_barrier_async_f(queue_t queue, void *context, ctxdebug_dc_function
     submit_function(queue, context, function, 1);
 }
 
-void dispatch_sync(queue_t queue, block_t block) {
+/// A `dispatch_sync` on the main queue from another thread while the main thread waits in
+/// its run loop: the main thread runs the block for the caller (the hook's `main_sync`).
+static int hosted_sync(const ctxdebug_dc_hooks *h, queue_t queue, void *context, ctxdebug_dc_function_t function) {
+    static void *main_queue;
+    if (!main_queue) main_queue = lookup("_dispatch_main_q");
+    return h && h->main_sync && queue == main_queue && h->main_sync(context, function);
+}
+
+static void invoke_sync_block(void *block) { ((struct block_layout *)block)->invoke(block); }
+
+/// Every kind of `dispatch_sync`: `real` runs it for real (the block, or the function).
+static void controlled_sync(queue_t queue, int barrier, void *context, ctxdebug_dc_function_t function, void (*real)(queue_t, void *, void *)) {
     const ctxdebug_dc_hooks *h = installed();
-    if (h && h->sync_begin(queue, block_is_barrier(block))) {
-        real_dispatch_sync()(queue, block);
-        h->sync_end(queue);
-        return;
-    }
-    real_dispatch_sync()(queue, block);
+    int began = h && h->sync_begin(queue, barrier);
+    if (!hosted_sync(h, queue, context, function)) real(queue, context, (void *)function);
+    if (began) h->sync_end(queue);
+}
+
+static void real_sync_block(queue_t queue, void *block, void *unused) { (void)unused; real_dispatch_sync()(queue, block); }
+static void real_barrier_sync_block(queue_t queue, void *block, void *unused) { (void)unused; real_dispatch_barrier_sync()(queue, block); }
+static void real_sync_function(queue_t queue, void *context, void *function) {
+    real_dispatch_sync_f()(queue, context, (ctxdebug_dc_function_t)function);
+}
+static void real_barrier_sync_function(queue_t queue, void *context, void *function) {
+    real_dispatch_barrier_sync_f()(queue, context, (ctxdebug_dc_function_t)function);
+}
+
+void dispatch_sync(queue_t queue, block_t block) {
+    controlled_sync(queue, block_is_barrier(block), block, invoke_sync_block, real_sync_block);
 }
 
 void dispatch_sync_f(queue_t queue, void *context, ctxdebug_dc_function_t function) {
-    const ctxdebug_dc_hooks *h = installed();
-    if (h && h->sync_begin(queue, 0)) {
-        real_dispatch_sync_f()(queue, context, function);
-        h->sync_end(queue);
-        return;
-    }
-    real_dispatch_sync_f()(queue, context, function);
+    controlled_sync(queue, 0, context, function, real_sync_function);
 }
 
 void dispatch_barrier_sync(queue_t queue, block_t block) {
-    const ctxdebug_dc_hooks *h = installed();
-    if (h && h->sync_begin(queue, 1)) {
-        real_dispatch_barrier_sync()(queue, block);
-        h->sync_end(queue);
-        return;
-    }
-    real_dispatch_barrier_sync()(queue, block);
+    controlled_sync(queue, 1, block, invoke_sync_block, real_barrier_sync_block);
 }
 
 void dispatch_barrier_sync_f(queue_t queue, void *context, ctxdebug_dc_function_t function) {
-    const ctxdebug_dc_hooks *h = installed();
-    if (h && h->sync_begin(queue, 1)) {
-        real_dispatch_barrier_sync_f()(queue, context, function);
-        h->sync_end(queue);
-        return;
-    }
-    real_dispatch_barrier_sync_f()(queue, context, function);
+    controlled_sync(queue, 1, context, function, real_barrier_sync_function);
+}
+
+/// `hooks->after`, with the queue kept alive while the timer waits.
+static int after_held(const ctxdebug_dc_hooks *h, dtime_t when, queue_t queue, void *context, ctxdebug_dc_function_t function) {
+    int is_long = is_long_deadline(when);
+    struct held_work *work = hold_queue(queue, context, function);
+    if (!work) return h->after(when, is_long, queue, context, function);
+    if (h->after(when, is_long, queue, work, run_held_work)) return 1;
+    unhold_queue(work);
+    return 0;
 }
 
 void dispatch_after(dtime_t when, queue_t queue, block_t block) {
@@ -509,7 +571,7 @@ void dispatch_after(dtime_t when, queue_t queue, block_t block) {
     if (h) {
         void *copied = copy_block(block);
         if (copied) {
-            if (h->after(when, is_long_deadline(when), queue, copied, run_block)) return;
+            if (after_held(h, when, queue, copied, run_block)) return;
             drop_block(copied);
         }
     }
@@ -518,7 +580,7 @@ void dispatch_after(dtime_t when, queue_t queue, block_t block) {
 
 void dispatch_after_f(dtime_t when, queue_t queue, void *context, ctxdebug_dc_function_t function) {
     const ctxdebug_dc_hooks *h = installed();
-    if (h && h->after(when, is_long_deadline(when), queue, context, function)) return;
+    if (h && after_held(h, when, queue, context, function)) return;
     real_dispatch_after_f()(when, queue, context, function);
 }
 
@@ -547,7 +609,7 @@ static int group_submit(void *group, queue_t queue, void *context, ctxdebug_dc_f
     if (!work) return 0;
     *work = (struct group_work){group, context, function};
     real_dispatch_group_enter()(group);
-    if (!h->async(queue, work, run_group_work, barrier)) real_dispatch_async_f()(queue, work, run_group_work);
+    if (!async_held(h, queue, work, run_group_work, barrier)) real_dispatch_async_f()(queue, work, run_group_work);
     return 1;
 }
 
@@ -569,12 +631,22 @@ void dispatch_group_async_f(void *group, queue_t queue, void *context, ctxdebug_
 
 static int group_is_empty(void *group) { return real_dispatch_group_wait()(group, TIME_NOW) == 0; }
 
+/// `hooks->notify`, with the queue kept alive while the block waits for the group.
+static int notify_held(const ctxdebug_dc_hooks *h, void *group, queue_t queue, void *context, ctxdebug_dc_function_t function) {
+    int empty = group_is_empty(group);
+    struct held_work *work = hold_queue(queue, context, function);
+    if (!work) return h->notify(group, empty, queue, context, function);
+    if (h->notify(group, empty, queue, work, run_held_work)) return 1;
+    unhold_queue(work);
+    return 0;
+}
+
 void dispatch_group_notify(void *group, queue_t queue, block_t block) {
     const ctxdebug_dc_hooks *h = installed();
     if (h) {
         void *copied = copy_block(block);
         if (copied) {
-            if (h->notify(group, group_is_empty(group), queue, copied, run_block)) return;
+            if (notify_held(h, group, queue, copied, run_block)) return;
             drop_block(copied);
         }
     }
@@ -583,7 +655,7 @@ void dispatch_group_notify(void *group, queue_t queue, block_t block) {
 
 void dispatch_group_notify_f(void *group, queue_t queue, void *context, ctxdebug_dc_function_t function) {
     const ctxdebug_dc_hooks *h = installed();
-    if (h && h->notify(group, group_is_empty(group), queue, context, function)) return;
+    if (h && notify_held(h, group, queue, context, function)) return;
     real_dispatch_group_notify_f()(group, queue, context, function);
 }
 

@@ -21,6 +21,35 @@ extension ScheduleFile {
     /// Every deviation in words, in schedule order.
     public var deviationsInWords: [String] { deviations.map { describe(deviation: $0) } }
 
+    /// The rule of libdispatch's that lets a real run take the deviation at `step` too
+    /// (docs/explore.md, "What a schedule is"): what ran there could run then.
+    public func rule(ofDeviation step: Int) -> String {
+        guard steps.indices.contains(step) else { return "step \(step) is not in the schedule" }
+        let ran = steps[step]
+        switch ran.point {
+        case .timerFire:
+            return "virtual time: a timer's deadline may pass while other work is still to run (never before an earlier deadline)"
+        case .timeout:
+            return "virtual time: a timed wait may time out before it is signalled"
+        case .sleep, .runLoop:
+            return "virtual time: a sleep or a run loop's wait may end before the others' work runs"
+        case .blockStart where ran.actor == ActorKey.main:
+            return "the main queue's next block may start whenever the main thread serves the main queue (waiting in its run loop, "
+                + "or gone into dispatchMain()); libdispatch orders blocks within a queue, not across queues"
+        case .blockStart:
+            return "a queue's next block may start as soon as the queue is free: libdispatch orders blocks within a queue, not "
+                + "across queues, and a concurrent queue may start any of its blocks"
+        case .performAndWait, .dispatchSync, .dispatchApply:
+            return "a waiter gets its queue once the queue is free, in its turn behind the blocks queued before it"
+                + (ran.actor == ActorKey.main ? ", while the main thread serves the main queue" : "")
+        default:
+            return "a thread may be preempted at any scheduling point: another one that can run goes first"
+        }
+    }
+
+    /// The rule of each deviation, in schedule order.
+    public var deviationRules: [String] { deviations.map { rule(ofDeviation: $0) } }
+
     /// An actor's key with its queue's name: "q1 (background)", "main (viewContext)",
     /// "driver". A queue's name is the `queue` of its first block-start (else of its
     /// first step that has one); the driver has none (its steps name the queue they

@@ -39,6 +39,17 @@ public enum StrategySpec: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The spec, checked as `init(parsing:)` checks a spelled one: a spec made in code (the
+    /// in-process `explore`'s `.pct(depth: 0)`) gets the same error as `--strategy pct:0`.
+    public func validated() throws(StrategySpecError) -> StrategySpec {
+        switch self {
+        case .pct(let depth): _ = try Self.number(String(depth), in: Self.depthRange, of: description, naming: "pct's depth")
+        case .delay(let bound): _ = try Self.number(String(bound), in: Self.boundRange, of: description, naming: "delay's bound")
+        case .random, .pos, .portfolio: break
+        }
+        return self
+    }
+
     public var description: String {
         switch self {
         case .random: "random"

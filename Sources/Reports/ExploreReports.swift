@@ -89,7 +89,11 @@ extension ExplorationReport.Failure {
         text += "  minimized:  \(plural(count, "deviation", "deviations")) from FIFO order"
         text += deviationsBeforeMinimizing != count ? " (from \(deviationsBeforeMinimizing))" : ""
         text += count == 0 ? ": the failure needs no other order\n" : ":\n"
-        for (index, words) in deviationsInWords.enumerated() { text += "    \(index + 1). \(words)\n" }
+        let rules = schedule.deviations.count == deviationsInWords.count ? schedule.deviationRules : []
+        for (index, words) in deviationsInWords.enumerated() {
+            text += "    \(index + 1). \(words)\n"
+            if rules.indices.contains(index) { text += "       rule: \(rules[index])\n" }
+        }
         text += "\n  the schedule, one column per queue (* marks a deviation from FIFO order):\n"
         text += SwimLane(schedule).lines.map { "    " + $0 + "\n" }.joined()
         text += "\n"

@@ -87,10 +87,14 @@ extension ControlledScheduler {
         /// so a loop that waits with a timeout or polls with a sleep cannot livelock a
         /// strategy that keeps choosing it (PCT's fixed priorities).
         var earlyTime = 0
-        /// The main-queue block the main thread's unit, waiting in its run loop, runs next
+        /// The main-queue work the main thread's unit, waiting in its run loop, runs next
         /// (on its own thread, before it goes back into the app's code): XCTest's wait
-        /// loop must not see its run loop return before the block the schedule started.
-        var hosted: (block: @Sendable () -> Void, unit: ThreadUnit)?
+        /// loop must not see its run loop return before the work the schedule started.
+        var hosted: HostedWork?
+        /// The unit whose `DispatchQueue.main.sync` (or main-queue `performAndWait`) the
+        /// main thread serves now: the schedule gave that unit the main queue while the
+        /// main thread waited in its run loop.
+        var servesSyncOf: Int?
         /// Whether its wait's timeout passed (it was chosen as a timeout).
         var timedOut = false
         /// Where it waits to go on: what the step that resumes it says it did.
@@ -101,6 +105,16 @@ extension ControlledScheduler {
         /// Set for a driver whose awaited block ran: choosing it resumes its task.
         var pendingResume: (@Sendable () -> Void)?
         let semaphore: DispatchSemaphore
+    }
+
+    /// What the main thread, waiting in its run loop, runs for the schedule.
+    enum HostedWork {
+        /// A main-queue block, as the new unit `unit`.
+        case block(@Sendable () -> Void, ThreadUnit)
+        /// The block of `waiter`'s `DispatchQueue.main.sync` (or main-queue
+        /// `performAndWait`), as libdispatch runs it: on the main thread, while the waiter
+        /// waits. `done` lets the waiter go on; `tid` and `thread` are the waiter's own.
+        case sync(@Sendable () -> Void, waiter: ThreadUnit, done: DispatchSemaphore, tid: Int32, thread: UInt)
     }
 
     enum QueueItem {
@@ -507,6 +521,10 @@ extension ControlledScheduler {
                 if key == "main" && !mainServed { continue }
                 candidates.append(Candidate(key: key, since: queue.since, target: .start(key), point: .blockStart, addresses: addresses))
             case .waiter(let id):
+                // So does a `DispatchQueue.main.sync` (or main-queue `performAndWait`) from
+                // another thread: libdispatch runs its block on the main thread, which must
+                // wait in its run loop (or have left through dispatchMain()) to run it.
+                if key == "main" && !mainServed { continue }
                 let waiter = s.units[id]
                 candidates.append(Candidate(
                     key: key, since: queue.since, target: .grant(key), point: waiter?.pendingPoint ?? .performAndWait,
@@ -557,7 +575,7 @@ extension ControlledScheduler {
             if key == "main", let host = s.mainThreadUnit, s.units[host]?.status == .spinning {
                 // The main thread waits in its run loop: it wakes there to run the block.
                 s.units[host]?.status = .hosting
-                s.units[host]?.hosted = (block, unit)
+                s.units[host]?.hosted = .block(block, unit)
                 return .startHosted(s.units[host]!.semaphore, hostID: host)
             }
             return .start(s.queues[key]!.real, block, unit, key)
@@ -567,6 +585,13 @@ extension ControlledScheduler {
             s.queues[key]?.holder = s.units[id]?.actor
             s.units[id]?.status = .running
             s.running = id
+            if key == "main", let host = s.mainThreadUnit, host != id, s.units[host]?.status == .spinning {
+                // The main thread waits in its run loop: libdispatch runs the waiter's block
+                // there, so the main thread stays in its wait until the waiter hands the
+                // block over (`hostMainSync`) and has run it.
+                s.units[host]?.status = .hosting
+                s.units[host]?.servesSyncOf = id
+            }
             return id == caller.id ? .continueCaller : .resume(s.units[id]!.semaphore)
         case .timeout(let id):
             s.units[id]?.timedOut = true

@@ -439,11 +439,66 @@ package final class ControlledScheduler: Sendable {
     /// main-queue blocks the schedule started on it, one after the other, on this thread,
     /// and returns once the schedule lets it go on (back into its run loop's caller).
     func runHostedBlocks(_ host: ThreadUnit) {
-        while let (block, unit) = state.withLock({ s -> (@Sendable () -> Void, ThreadUnit)? in
+        while let work = state.withLock({ s -> HostedWork? in
             defer { s.units[host.id]?.hosted = nil }
             return s.units[host.id]?.hosted
         }) {
-            runBlock(block, as: unit, queue: "main")
+            switch work {
+            case .block(let block, let unit): runBlock(block, as: unit, queue: "main")
+            case .sync(let block, let waiter, let done, let tid, let thread): runHostedSync(block, for: waiter, done, tid: tid, thread: thread, host: host)
+            }
         }
+    }
+
+    /// `waiter` was given the main queue while the main thread waited in its run loop, and
+    /// its `DispatchQueue.main.sync` (or main-queue `performAndWait`) reached the real
+    /// call: the main thread runs the block for it, as libdispatch does, and the waiter
+    /// waits meanwhile. Returns false when the main thread does not serve this waiter's
+    /// sync (the real `dispatch_sync` then runs it).
+    func hostMainSync(_ work: DispatchWork, for waiter: ThreadUnit) -> Bool {
+        guard !MainThread.isCurrent else { return false }
+        let done = DispatchSemaphore(value: 0)
+        let hostSemaphore = state.withLock { s -> DispatchSemaphore? in
+            guard s.mode != .released, let hostID = s.mainThreadUnit, let main = s.units[hostID], main.status == .hosting,
+                main.servesSyncOf == waiter.id, main.hosted == nil, let own = s.units[waiter.id]
+            else { return nil }
+            s.units[hostID]?.hosted = .sync(work.run, waiter: waiter, done: done, tid: own.tid, thread: own.thread)
+            // The waiter's work is on the main thread now: a wait in the kernel there is its own.
+            s.units[waiter.id]?.tid = main.tid
+            s.units[waiter.id]?.thread = main.thread
+            return main.semaphore
+        }
+        guard let hostSemaphore else { return false }
+        ControlCost.exclude {
+            DispatchBypass.run {
+                hostSemaphore.signal()
+                done.wait()
+            }
+        }
+        return true
+    }
+
+    /// The main thread runs the block of `waiter`'s main-queue sync as `waiter`, then waits
+    /// in its run loop again, until the schedule lets it go on.
+    private func runHostedSync(
+        _ block: @Sendable () -> Void, for waiter: ThreadUnit, _ done: DispatchSemaphore, tid: Int32, thread: UInt, host: ThreadUnit
+    ) {
+        let slot = ThreadUnit.slot
+        ThreadUnit.setCurrent(waiter)
+        DispatchBypass.lifted { block() }  // the app's work: runLoopIdle counts it apart
+        ThreadUnit.setCurrent(slot)
+        let parks = state.withLock { s -> Bool in
+            s.units[waiter.id]?.tid = tid
+            s.units[waiter.id]?.thread = thread
+            s.units[host.id]?.servesSyncOf = nil
+            if s.units[host.id]?.status == .hosting {
+                s.units[host.id]?.status = .spinning
+                s.sequence += 1
+                s.units[host.id]?.since = s.sequence
+            }
+            return s.mainThreadUnit == host.id && s.mode != .released
+        }
+        DispatchBypass.run { done.signal() }
+        if parks { host.park() }
     }
 }

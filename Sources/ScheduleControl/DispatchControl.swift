@@ -41,7 +41,10 @@ enum DispatchControl {
     nonisolated(unsafe) static var overcommitQueue: RawDispatchObject?
 
     /// The preload library's entry point (CTXDEBUG_DC_INSTALL_SYMBOL).
-    static let installSymbol = "ctxdebug_dispatch_control_install_v2"
+    static let installSymbol = "ctxdebug_dispatch_control_install_v3"
+    /// The entry points of the tables' earlier layouts: a library that has one is another
+    /// version of ctxdebug's.
+    static let earlierInstallSymbols = ["ctxdebug_dispatch_control_install", "ctxdebug_dispatch_control_install_v2"]
 
     /// Whether `scheduler`'s libdispatch calls are controlled.
     static func controls(_ candidate: ControlledScheduler) -> Bool {
@@ -93,7 +96,7 @@ enum DispatchControl {
         // layout (an older ctxdebug beside a newer runtime) is not found, and dispatch runs
         // uncontrolled rather than through a misread table.
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), DispatchControl.installSymbol) else {
-            if dlsym(UnsafeMutableRawPointer(bitPattern: 0), "ctxdebug_dispatch_control_install") != nil {
+            if earlierInstallSymbols.contains(where: { dlsym(UnsafeMutableRawPointer(bitPattern: 0), $0) != nil }) {
                 ProcessExploration.warn(
                     "the preload library libCtxdebugDispatchControl.so is from another version of ctxdebug than this "
                         + "program's runtime, so libdispatch runs uncontrolled (waits and main-queue hops may end as hangs). "
@@ -170,6 +173,12 @@ enum DispatchControl {
         early_work_ended: { work in
             guard let work, let scheduler = Self.scheduler else { return }
             scheduler.earlyWorkEnded(UInt(bitPattern: work))
+        },
+        main_sync: { context, function in
+            // Also under DispatchBypass: a context's `performAndWait` makes its real sync
+            // bypassed, once the schedule gave it the main queue.
+            guard let function, let unit = ThreadUnit.current, DispatchControl.controls(unit.scheduler) else { return 0 }
+            return unit.scheduler.hostMainSync(DispatchWork(context: context, function: function), for: unit) ? 1 : 0
         })
 
     /// The scheduler, for a call that is the app's (not the scheduler's own, nor the store's).

@@ -111,6 +111,18 @@ struct ExploreTests {
         }
     }
 
+    /// Issue 47: the in-process strategy skipped the checks `--strategy` makes, so
+    /// `.pct(depth: 0)` trapped on a precondition and `depth: 100` ran.
+    @Test("a strategy made in code is checked as --strategy checks it", arguments: [ExploreStrategy.pct(depth: 0), .pct(depth: 100), .delay(-1), .delay(33)])
+    func strategyIsChecked(strategy: ExploreStrategy) {
+        #expect {
+            try explore(strategy, iterations: 1, name: "checked") {}
+        } throws: { error in
+            let spec = error as? StrategySpecError
+            return spec?.description.contains("must be a whole number from") == true && spec?.text == strategy.description
+        }
+    }
+
     @Test("the fixed twin passes every schedule of the budget")
     func fixedTwinPasses() throws {
         let report = try explore(.pct(depth: 3), iterations: 100, seed: 7, options: options, name: "serialized", serializedUpdate)

@@ -6,5 +6,5 @@ struct AppCase: Sendable {
     var summary: String
     var run: @Sendable () -> Never
 
-    static let all: [AppCase] = GroupCases.all + HopCases.all + TaskCases.all + WaitCases.all + XCTestCases.all + PrimitiveCases.all
+    static let all: [AppCase] = GroupCases.all + HopCases.all + TaskCases.all + WaitCases.all + XCTestCases.all + PrimitiveCases.all + ConflictCases.all
 }

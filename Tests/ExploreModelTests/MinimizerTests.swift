@@ -71,6 +71,23 @@ struct MinimizerTests {
         #expect(Self.schedule.actorLabel("driver") == "driver")
     }
 
+    /// Issue 50: each deviation of a reported schedule names the rule of libdispatch's that
+    /// lets a real run take it too.
+    @Test("A deviation's rule: a block's start, a preemption, virtual time, a waiter's turn on the main queue")
+    func rules() {
+        #expect(Self.schedule.rule(ofDeviation: 1).hasPrefix("a queue's next block may start as soon as the queue is free"))
+        #expect(Self.schedule.rule(ofDeviation: 3).hasPrefix("a thread may be preempted at any scheduling point"))
+        #expect(Self.schedule.deviationRules.count == Self.schedule.deviations.count)
+        var timed = Self.schedule
+        timed.steps[1].actor = "t0"
+        timed.steps[1].point = .timerFire
+        #expect(timed.rule(ofDeviation: 1).hasPrefix("virtual time: a timer's deadline may pass"))
+        timed.steps[1].actor = ActorKey.main
+        timed.steps[1].point = .performAndWait
+        #expect(timed.rule(ofDeviation: 1).hasSuffix("while the main thread serves the main queue"))
+        #expect(timed.rule(ofDeviation: 9) == "step 9 is not in the schedule")
+    }
+
     @Test("A step's site: file and line, and the function after \" in \"")
     func sites() {
         #expect(SourceSite("Bug.swift:12 in saveTwice()") == SourceSite(file: "Bug.swift", line: 12, function: "saveTwice()"))

@@ -74,10 +74,96 @@ final class NoteListTests: XCTestCase {
         XCTAssertEqual(shown, 2, "the list showed \(shown) notes of the 2 imported")
     }
 
+    /// A sync engine reads, from a background thread, the title the list shows: with
+    /// `performAndWait` on the view context (a main-queue context) while the test waits in
+    /// `waitForExpectations` on the main thread, whose run loop runs that block (issue 50).
+    /// The fix reads once the editor's save is merged into the view context; the bug
+    /// starts the read beside the edit, so the block may read before the save is merged.
+    func syncReadsTheEditedTitle(afterMerge: Bool) {
+        let view = viewContext!
+        let seed = importer()
+        let id = seed.performAndWait {
+            let note = Note(context: seed)
+            note.title = "draft"
+            try! seed.save()
+            return note.objectID
+        }
+        XCTAssertEqual((view.object(with: id) as! Note).title, "draft")  // the list shows it
+        let editor = importer()
+        editor.name = "editor"
+        let read = expectation(description: "the sync read the list's title")
+        nonisolated(unsafe) var title: String?
+        let readList: @Sendable () -> Void = {
+            view.performAndWait { title = (view.object(with: id) as! Note).title }
+            read.fulfill()
+        }
+        let observer = NotificationCenter.default.addObserver(
+            forName: ManagedObjectContext.didSaveObjectsNotification, object: editor, queue: nil
+        ) { saved in
+            nonisolated(unsafe) let saved = saved
+            view.perform {
+                view.mergeChanges(fromContextDidSave: saved)
+                if afterMerge { DispatchQueue.global().async(execute: readList) }
+            }
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        editor.perform {
+            (editor.object(with: id) as! Note).title = "final"
+            try! editor.save()
+        }
+        if !afterMerge { DispatchQueue.global().async(execute: readList) }
+        // XCTest's methods run on the main thread; its waitForExpectations is @MainActor.
+        nonisolated(unsafe) let test = self
+        MainActor.assumeIsolated { test.waitForExpectations(timeout: 10) }
+        XCTAssertEqual(title, "final", "the sync read \(title ?? "nil") before the edit was merged into the list")
+    }
+
+    func testSyncReadsTheEditedTitle() { syncReadsTheEditedTitle(afterMerge: true) }
+    func testSyncReadsTheEditedTitleBeforeTheMerge() { syncReadsTheEditedTitle(afterMerge: false) }
+
+    /// A background import tells the list with `DispatchQueue.main.sync` (libdispatch runs
+    /// the block on the main thread, here inside XCTest's `wait(for:timeout:)`). The fix
+    /// counts after the import's save, in the same background block; the bug counts from
+    /// a block of its own, beside the import, so the count may come before the save.
+    func mainSyncCountsTheImport(afterSave: Bool) {
+        let view = viewContext!
+        let importer = importer()
+        let imported = expectation(description: "the import finished")
+        let counted = expectation(description: "the list counted")
+        nonisolated(unsafe) var shown = -1
+        let count: @Sendable () -> Void = {
+            DispatchQueue.main.sync { shown = try! view.fetch(FetchRequest<Note>()).count }
+            counted.fulfill()
+        }
+        DispatchQueue.global().async {
+            importer.performAndWait {
+                for index in 0..<2 { Note(context: importer).title = "note \(index)" }
+                try! importer.save()
+            }
+            imported.fulfill()
+            if afterSave { count() }
+        }
+        if !afterSave { DispatchQueue.global().async(execute: count) }
+        wait(for: [imported, counted], timeout: 10)
+        XCTAssertEqual(shown, 2, "the list counted \(shown) notes before the import of 2 was saved")
+    }
+
+    func testMainSyncCountsTheImport() { mainSyncCountsTheImport(afterSave: true) }
+    func testMainSyncCountsBesideTheImport() { mainSyncCountsTheImport(afterSave: false) }
+
+    /// setUp's stack and tearDown only: what a schedule pays before the method's own work
+    /// (docs/benchmarks.md, "Where a schedule's time goes").
+    func testStackOnly() {}
+
     static var allTests: [(String, (NoteListTests) -> () -> Void)] {
         [
+            ("testStackOnly", testStackOnly),
+            ("testMainSyncCountsTheImport", testMainSyncCountsTheImport),
+            ("testMainSyncCountsBesideTheImport", testMainSyncCountsBesideTheImport),
             ("testListShowsImportedNotes", testListShowsImportedNotes),
             ("testListShowsImportedNotesFixed", testListShowsImportedNotesFixed),
+            ("testSyncReadsTheEditedTitle", testSyncReadsTheEditedTitle),
+            ("testSyncReadsTheEditedTitleBeforeTheMerge", testSyncReadsTheEditedTitleBeforeTheMerge),
         ]
     }
 }

@@ -147,6 +147,63 @@ struct ExploreAppCorpusTests {
         #expect(twin.stdout.contains("no failure in 30 schedules"), "\(twin.stdout)")
     }
 
+    /// The false bug of issue 50, as a test of ours (Tests/ExploreXCTestSample): the main
+    /// thread waits in `waitForExpectations` while a background thread calls
+    /// `performAndWait` on the view context (a main-queue context). libdispatch runs that
+    /// block on the main thread, inside its run loop's wait; explore used to give the
+    /// background unit the main queue while the main thread was parked, so XCTest's
+    /// timeout fired in virtual time and a correct method failed. Its twin, whose read
+    /// may come before the edit is merged into the view context, is found.
+    @Test("a background performAndWait on the main-queue context during waitForExpectations: no false failure; its bug is found")
+    func mainQueueSyncDuringTheTestsWait() throws {
+        try Self.expectSampleTwins(fixed: "testSyncReadsTheEditedTitle", bug: "testSyncReadsTheEditedTitleBeforeTheMerge", saying: "before the edit was merged")
+    }
+
+    /// The same through libdispatch itself: `DispatchQueue.main.sync` from a global queue's
+    /// block while the test waits in `wait(for:timeout:)` (the preload library's sync).
+    @Test("DispatchQueue.main.sync from a background block during wait(for:): no false failure; its bug is found")
+    func dispatchMainSyncDuringTheTestsWait() throws {
+        try Self.expectSampleTwins(fixed: "testMainSyncCountsTheImport", bug: "testMainSyncCountsBesideTheImport", saying: "before the import of 2 was saved")
+    }
+
+    /// The XCTest sample's method `fixed` passes 30 schedules; `bug` fails within 100 as an
+    /// assertion that says `saying`, confirmed 3 of 3.
+    static func expectSampleTwins(fixed: String, bug: String, saying: String) throws {
+        let sample = try CLI.product("ctxdebug-explore-xctest-sample")
+        let tests = "ctxdebug_explore_xctest_sample.NoteListTests"
+        let twin = try explore(["--iterations", "30", "-j", "2"], [sample, "\(tests)/\(fixed)"], in: TempDirectory("explore-xctest-\(fixed)"))
+        #expect(twin.status == 0, "\(twin)")
+        #expect(twin.stdout.contains("no failure in 30 schedules"), "\(twin.stdout)")
+        let directory = TempDirectory("explore-xctest-\(bug)")
+        let run = try explore(["--iterations", "100"], [sample, "\(tests)/\(bug)"], in: directory)
+        #expect(run.status == 1, "\(run)")
+        let failure = try #require(try report(directory)["failure"] as? [String: Any], "\(run)")
+        #expect(failure["kind"] as? String == "assertion", "\(run.stdout)")
+        #expect((failure["detail"] as? String)?.contains(saying) == true, "\(failure)")
+        #expect(failure["replaysConfirmed"] as? Int == 3, "\(run.stdout)")
+    }
+
+    /// The conflict-retry shape of issue 50 (Tests/ExploreAppCorpus, ConflictCases.swift): a
+    /// note filed into a folder another context deletes first, retried into the next folder
+    /// on the conflict. The fix (the gone folder refreshed before the retry) passes; the
+    /// bug (left changed, it conflicts at every retry) is found; and the fix itself fails
+    /// with `shouldDeleteInaccessibleFaults` off: the runtime's old behaviour was the cause
+    /// of the false failure the issue saw, not the control.
+    @Test("the conflict-retry shape: the fix passes, the bug is found, and without shouldDeleteInaccessibleFaults the fix fails")
+    func conflictRetryShape() throws {
+        let fixed = TempDirectory("explore-conflict-retry-fixed")
+        let twin = try Self.explore(["--iterations", "30", "-j", "2"], [try Self.corpus(), "conflict-retry-keeps-gone-folder-fixed"], in: fixed)
+        #expect(twin.status == 0, "\(twin)")
+        #expect(twin.stdout.contains("no failure in 30 schedules"), "\(twin.stdout)")
+        for name in ["conflict-retry-keeps-gone-folder", "probe-conflict-retry-faults-kept"] {
+            let directory = TempDirectory("explore-\(name)")
+            let run = try Self.explore(["--iterations", "100"], [try Self.corpus(), name], in: directory)
+            #expect(run.status == 1, "\(name): \(run)")
+            let failure = try #require(try Self.report(directory)["failure"] as? [String: Any], "\(run)")
+            #expect((failure["detail"] as? String)?.contains("the note was not filed") == true, "\(name): \(failure)")
+        }
+    }
+
     /// A wait explore does not model (Tests/ExploreAppCorpus, `probe-lock-across-point`):
     /// one worker holds an NSLock across a save, the other blocks on it in the kernel
     /// while it holds the turn. The turn passes on, so every schedule ends; before, each
@@ -210,6 +267,7 @@ struct ExploreAppCorpusTests {
         #expect(twins.count >= 12, "\(listing.stdout)")
         var commands = twins.map { [try! Self.corpus(), $0] }
         commands.append([try CLI.product("ctxdebug-explore-xctest-sample"), "ctxdebug_explore_xctest_sample.NoteListTests/testListShowsImportedNotesFixed"])
+        commands.append([try CLI.product("ctxdebug-explore-xctest-sample"), "ctxdebug_explore_xctest_sample.NoteListTests/testSyncReadsTheEditedTitle"])
         for command in commands {
             let directory = TempDirectory("explore-app-long-\(command.last!.suffix(24))")
             try Self.requireLibrary()

@@ -37,4 +37,14 @@ struct ExploreDispatchSampleTests {
         let schedules = Int(line.dropFirst("schedules=".count).prefix { $0.isNumber }) ?? 0
         #expect(schedules > 1, "\(run.stdout)")
     }
+
+    /// A block held back by the schedule keeps its queue alive, as libdispatch's own
+    /// `async` does: a queue released right after its `async` (a temporary) was freed
+    /// before its block started, and the start crashed.
+    @Test("a block sent to a queue released at once still runs on its queue, in every schedule")
+    func temporaryQueueOutlivesItsBlock() throws {
+        let run = try Self.run("temporary")
+        #expect(run.status == 0, "\(run)")
+        #expect(run.stdout.hasPrefix("schedules=30 "), "\(run.stdout)")
+    }
 }

@@ -74,6 +74,13 @@ typedef struct ctxdebug_dc_hooks {
     /// (its function returned: a task's job that awaited, a block of the app's launch).
     /// `work` is the token `services.early_work` gave for it.
     void (*early_work_ended)(void *work);
+
+    /// `dispatch_sync` (and its `_f` and barrier kinds) on the main queue from a thread that
+    /// is not the main thread, once the caller has the main queue (or, for a context's
+    /// `performAndWait`, had it given by the runtime): 1 when the main thread, waiting in
+    /// its run loop, ran `function(context)` for the caller, as libdispatch runs such a
+    /// block on the main thread; 0 for the real `dispatch_sync`.
+    int (*main_sync)(void *context, ctxdebug_dc_function_t function);
 } ctxdebug_dc_hooks;
 
 typedef struct ctxdebug_dc_services {
@@ -97,7 +104,7 @@ typedef struct ctxdebug_dc_services {
 } ctxdebug_dc_services;
 
 /// Installs the runtime's hooks (once; later calls are ignored) and fills `services`.
-/// Returns 1 when installed. Exported as `ctxdebug_dispatch_control_install_v2`: the
+/// Returns 1 when installed. Exported as `ctxdebug_dispatch_control_install_v3`: the
 /// suffix is the layout of the two tables above, raised whenever a field is added, so that
 /// a runtime and a library of different layouts never meet.
 typedef int (*ctxdebug_dc_install_t)(const ctxdebug_dc_hooks *hooks, ctxdebug_dc_services *services);
