@@ -61,7 +61,7 @@ struct ClosurePlacement {
             placeByCallee(call, closure, label, walker)
             return
         }
-        let site = CallSite(call: call, label: label, method: member.declName.baseName.text, base: member.base.map(Expressions.unwrapped))
+        let site = CallSite(call: call, label: label, method: CoreDataAPI.modernName(member.declName.baseName.text), base: member.base.map(Expressions.unwrapped))
         if place(byKnownAPI: site, closure, outer: outer, walker) { return }
         place(byMethodName: site, closure, outer: outer, walker)
     }
@@ -282,7 +282,7 @@ struct ClosurePlacement {
         if isButtonAction(call, label: label) { return .main }
         if isResultCatching(call, label: label) { return .here }
         guard let member = call.calledExpression.as(MemberAccessExprSyntax.self) else { return .elsewhere }
-        let method = member.declName.baseName.text
+        let method = CoreDataAPI.modernName(member.declName.baseName.text)
         let base = member.base.map(Expressions.unwrapped)
         if let scheduler = table.deliveryScheduler(upstreamOf: base) {
             switch schedulerQueue(scheduler) {

@@ -261,4 +261,18 @@ extension FactCollector {
         }
         return .unknown
     }
+
+    /// `addObserver(self, selector: "didSave:", name: NSManagedObjectContextDidSaveNotification, object: …)`:
+    /// Swift 2 named a selector by a string (Swift 2.2 brought `#selector`, SE-0022); its
+    /// method before the first colon is a did-save observer, as a `#selector`'s is.
+    func recordStringSelector(_ call: FunctionCallExprSyntax) {
+        guard let selector = Expressions.argument("selector", of: call)?.as(StringLiteralExprSyntax.self),
+            let name = Expressions.argument("name", of: call), CoreDataAPI.didSaveNotifications.contains(Expressions.lastName(name) ?? ""),
+            case let text = selector.segments.compactMap({ $0.as(StringSegmentSyntax.self)?.content.text }).joined()
+        else { return }
+        let method = String(text.prefix { $0 != ":" })
+        guard !method.isEmpty else { return }
+        facts.escapingNames.insert(method)
+        facts.didSaveSelectors.insert(method)
+    }
 }

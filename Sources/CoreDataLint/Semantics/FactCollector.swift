@@ -343,6 +343,7 @@ final class FactCollector: SyntaxVisitor {
             return .visitChildren
         }
         guard let name = Expressions.lastName(callee), Self.startsLikeMember(name) else { return .visitChildren }
+        if name == "addObserver" { recordStringSelector(node) }
         recordIsolationSetting(node, name: name)
         var receiverType: String?
         if let member = callee.as(MemberAccessExprSyntax.self), let base = member.base, !Expressions.isSelf(base),

@@ -124,8 +124,9 @@ extension SemanticWalker {
         switch name {
         case "newBackgroundContext":
             return .context(.made(by: call, queue: .private))
-        case "insertNewObject":
-            guard let owner = Expressions.argument("into", of: call) else { return nil }
+        case "insertNewObject", "insertNewObjectForEntityForName":
+            // Swift 2 spelled it `insertNewObjectForEntityForName(_:inManagedObjectContext:)`.
+            guard let owner = Expressions.argument("into", of: call) ?? Expressions.argument("inManagedObjectContext", of: call) else { return nil }
             return .managedObject(ManagedObjectInfo(owner: context(owner), isInsertedHere: true))
         case "fetchRequest":
             // `Entity.fetchRequest()`, as Xcode generates it for every entity.
@@ -150,7 +151,7 @@ extension SemanticWalker {
         if baseValue == nil, let context = resolveContextFunction(name, call) { return context }
         switch baseValue {
         case .context(let owner):
-            switch name {
+            switch CoreDataAPI.modernName(name) {
             case "fetch":
                 if let request = call.arguments.first?.expression, case .fetchRequest(let info) = resolve(request), !info.yieldsObjects {
                     return nil

@@ -433,7 +433,7 @@ final class SemanticWalker: SyntaxVisitor {
             return
         }
         let target = elements[0], value = elements[2]
-        if let member = target.as(MemberAccessExprSyntax.self), member.declName.baseName.text == "parent",
+        if let member = target.as(MemberAccessExprSyntax.self), CoreDataAPI.modernName(member.declName.baseName.text) == "parent",
             let child = context(member.base), let parent = context(value)
         {
             parents[child.key] = parent
