@@ -340,8 +340,29 @@ struct ProjectSettings {
         facts.contextDeclarations = apiTable.declarations
         for path in projectFiles {
             guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else { continue }
-            if Self.changesDefaultIsolation(text) { facts.changesDefaultIsolation = true }
+            if SourceCollector.isModelContents(path) {
+                facts.entityClasses.formUnion(Self.entityClasses(inModel: text))
+            } else if Self.changesDefaultIsolation(text) {
+                facts.changesDefaultIsolation = true
+            }
         }
+    }
+
+    /// The classes of a Core Data model's entities: each `<entity>`'s
+    /// `representedClassName`, without a module prefix (`App.Note`, `.Note`). An entity
+    /// without one is a plain `NSManagedObject`, no class of its own.
+    static func entityClasses(inModel text: String) -> Set<String> {
+        var classes: Set<String> = []
+        var rest = text[...]
+        while let start = rest.range(of: "<entity ") {
+            let tag = rest[start.upperBound...].prefix { $0 != ">" }
+            rest = rest[start.upperBound...]
+            guard let attribute = tag.range(of: "representedClassName=\"") else { continue }
+            let value = tag[attribute.upperBound...].prefix { $0 != "\"" }
+            let name = value.split(separator: ".").last.map(String.init) ?? ""
+            if let first = name.first, first.isLetter || first == "_" { classes.insert(name) }
+        }
+        return classes
     }
 
     static func changesDefaultIsolation(_ text: String) -> Bool {

@@ -22,8 +22,10 @@ public enum SourceCollector {
         try inputs(under: paths, excluding: patterns).swiftFiles
     }
 
-    /// The Swift files, and the Xcode projects' `project.pbxproj` files among them, whose
-    /// build settings may change the default actor isolation (`Linter.lint(files:projectFiles:)`).
+    /// The Swift files, and the project files among them (`Linter.lint(files:projectFiles:)`):
+    /// Xcode projects' `project.pbxproj` files, whose build settings may change the
+    /// default actor isolation, and Core Data models' `contents` files
+    /// (`Model.xcdatamodeld/Model.xcdatamodel/contents`), which name the entities' classes.
     public static func inputs(under paths: [String], excluding patterns: [String] = []) throws(LintError) -> (swiftFiles: [String], projectFiles: [String]) {
         var files: Set<String> = []
         var projects: Set<String> = []
@@ -49,12 +51,17 @@ public enum SourceCollector {
                     }
                 } else if name.hasSuffix(".swift"), !isExcluded(relative, by: patterns), !isExcluded(full, by: patterns) {
                     files.insert(full)
-                } else if name == "project.pbxproj", !isExcluded(full, by: patterns) {
+                } else if name == "project.pbxproj" || isModelContents(full), !isExcluded(full, by: patterns) {
                     projects.insert(full)
                 }
             }
         }
         return (files.sorted(), projects.sorted())
+    }
+
+    /// A Core Data model version's XML: `contents` in a `.xcdatamodel` folder.
+    static func isModelContents(_ path: String) -> Bool {
+        path.hasSuffix(".xcdatamodel/contents")
     }
 
     /// Whether the entry at `path` is a directory itself (not a link to one): what the

@@ -122,7 +122,7 @@ extension TermReader {
     /// `newBackgroundContext()`, `objects.first(where:)`.
     private func coreDataCall(_ name: String, _ base: ExprSyntax?, _ call: FunctionCallExprSyntax) -> ValueTerm? {
         let receiver = base.flatMap(term) ?? selfTerm
-        switch name {
+        switch CoreDataAPI.modernName(name) {
         case "fetch": return receiver.map { .objects(of: $0, collection: true) }
         case "object", "existingObject", "registeredObject": return receiver.map { .objects(of: $0, collection: false) }
         case "newBackgroundContext": return .value(.context(.made(site(call), queue: .private)))

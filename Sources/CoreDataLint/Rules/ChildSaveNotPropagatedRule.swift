@@ -64,7 +64,7 @@ final class ChildSaveNotPropagatedRule: LintRule {
     }
 
     func assignment(_ target: ExprSyntax, _ value: ExprSyntax, _ walker: SemanticWalker) {
-        guard let member = target.as(MemberAccessExprSyntax.self), member.declName.baseName.text == "parent",
+        guard let member = target.as(MemberAccessExprSyntax.self), CoreDataAPI.modernName(member.declName.baseName.text) == "parent",
             let child = walker.context(member.base), let parent = walker.context(value)
         else { return }
         parents[child.key] = parent

@@ -115,7 +115,7 @@ final class ContextWithoutPerformRule: LintRule {
     /// are worth resolving.
     private static func mayInsert(_ call: FunctionCallExprSyntax, _ walker: SemanticWalker) -> Bool {
         guard let name = Expressions.lastName(call.calledExpression) else { return false }
-        return name == "insertNewObject" || walker.index.isManagedObjectClass(name)
+        return name == "insertNewObject" || name == "insertNewObjectForEntityForName" || walker.index.isManagedObjectClass(name)
             || (name == "init" && Expressions.isSelf(call.calledExpression.as(MemberAccessExprSyntax.self)?.base))
     }
 

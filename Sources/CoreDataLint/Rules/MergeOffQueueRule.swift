@@ -41,7 +41,7 @@ final class MergeOffQueueRule: LintRule {
     func call(_ call: FunctionCallExprSyntax, _ walker: SemanticWalker) {
         guard walker.frame.isDidSaveObserver,
             let member = call.calledExpression.as(MemberAccessExprSyntax.self),
-            member.declName.baseName.text == "mergeChanges",
+            CoreDataAPI.modernName(member.declName.baseName.text) == "mergeChanges",
             let context = walker.context(member.base), context.queue != .unknown,
             walker.queue.runs(on: context) == false
         else { return }

@@ -26,6 +26,12 @@ struct ClosurePlacement {
             return
         }
         guard let (call, label) = Self.call(receiving: closure) else { return }
+        place(byCall: call, label, closure, outer: outer, walker)
+    }
+
+    /// A closure handed to a call: a SwiftUI action, a `Task`, an argument run before the
+    /// call returns, or a method by its receiver and name.
+    private mutating func place(byCall call: FunctionCallExprSyntax, _ label: String?, _ closure: ClosureExprSyntax, outer: Frame, _ walker: SemanticWalker) {
         if Self.isButtonAction(call, label: label) {
             frame.queue = .main
             frame.isActionHandler = true
@@ -40,6 +46,10 @@ struct ClosurePlacement {
                 frame.queue = outer.queue
                 frame.reason = outer.reason
                 frame.taskInherits = true
+            } else if outer.startsTasksOffActors, outer.queue == .caller {
+                frame.queue = .background("Swift's global executor")
+                frame.reason = "`Task { }` in \(outer.functionName), a synchronous function isolated to no actor, inherits none and runs on Swift's global executor"
+                frame.taskInherits = true
             }
             return
         }
@@ -51,26 +61,41 @@ struct ClosurePlacement {
             placeByCallee(call, closure, label, walker)
             return
         }
-        let method = member.declName.baseName.text
-        let base = member.base.map(Expressions.unwrapped)
+        let site = CallSite(call: call, label: label, method: CoreDataAPI.modernName(member.declName.baseName.text), base: member.base.map(Expressions.unwrapped))
+        if place(byKnownAPI: site, closure, outer: outer, walker) { return }
+        place(byMethodName: site, closure, outer: outer, walker)
+    }
+
+    /// The call a closure is handed to, read once: its method's name and its receiver.
+    private struct CallSite {
+        var call: FunctionCallExprSyntax
+        var label: String?
+        var method: String
+        var base: ExprSyntax?
+    }
+
+    /// Core Data's, Combine's, CloudKit's and the API table's callbacks; false when none
+    /// of them is the call.
+    private mutating func place(byKnownAPI site: CallSite, _ closure: ClosureExprSyntax, outer: Frame, _ walker: SemanticWalker) -> Bool {
+        let (call, label, method, base) = (site.call, site.label, site.method, site.base)
         if method == "loadPersistentStores", !Self.addsStoresAsynchronously(around: call) {
             // The completion handler runs on the calling thread, before the call returns,
             // unless a store description sets shouldAddStoreAsynchronously (read in the
             // function or property that loads the stores).
             frame = outer
-            return
+            return true
         }
         if method == "scheduledTimer", base.flatMap(Expressions.lastName) == "Timer" {
             // A timer scheduled on the current run loop fires there: the main run loop's
             // when scheduled from the main queue; a background thread rarely runs one.
             if outer.queue == .main { frame.queue = .main; frame.reason = outer.reason }
-            return
+            return true
         }
         if let scheduler = walker.index.apiTable.deliveryScheduler(upstreamOf: base) {
             // Downstream of `receive(on:)`: Combine runs the closure on that scheduler.
             frame.queue = Self.schedulerQueue(scheduler) ?? .unknown
             if frame.queue == .main { frame.reason = "receive(on: \(Expressions.text(scheduler))) delivers to the main queue" }
-            return
+            return true
         }
         if CoreDataAPI.synchronousClosureMethods.contains(method) {
             frame = outer
@@ -78,23 +103,29 @@ struct ClosurePlacement {
                 object.isCollection = false
                 firstParameter = .managedObject(object)
             }
-            return
+            return true
         }
         if Self.isCloudKitSaveCompletion(method: method, base: base, call: call, label: label, closure: closure) {
             frame.queue = .background("a CloudKit completion handler, which may run on any thread")
             frame.reason = "CKDatabase.save(_:completionHandler:) calls its completion handler on a thread of its choosing (Apple: \"Your block must be capable of running on any thread of the app\")"
-            return
+            return true
         }
         if let row = walker.index.apiTable.callback(method: method, receiver: base, label: label) {
             place(by: row, closure, outer: outer)
-            return
+            return true
         }
         if let queue = Self.callbackQueue(method: method, base: base, call: call)
             ?? (Self.receiverQueueMethods.contains(method) ? Self.callbackQueue(method: method, resolved: base.flatMap(walker.resolve)) : nil)
         {
             frame.queue = queue
-            return
+            return true
         }
+        return false
+    }
+
+    /// Dispatch, tasks, `perform` and observers, by the method's name.
+    private mutating func place(byMethodName site: CallSite, _ closure: ClosureExprSyntax, outer: Frame, _ walker: SemanticWalker) {
+        let (method, base) = (site.method, site.base)
         switch method {
         case "async", "asyncAfter", "sync":
             frame.queue = base.flatMap(Self.dispatchQueue) ?? .unknown
@@ -120,26 +151,32 @@ struct ClosurePlacement {
             // performAndWait, and perform on the main queue, still hold up the caller.
             frame.isActionHandler = outer.isActionHandler && context.queue == .main
         case "addObserver":
-            guard let name = Expressions.argument("forName", of: call) else { return }
-            let queue = Expressions.argument("queue", of: call).map(Expressions.unwrapped)
-            guard CoreDataAPI.didSaveNotifications.contains(Expressions.lastName(name) ?? "") else {
-                // Any other notification: its observer runs on the queue it names, `.main`
-                // or a new OperationQueue; with `queue: nil`, on the posting thread, which
-                // the linter cannot tell.
-                if let queue, Self.isMainQueue(queue) {
-                    frame.queue = .main
-                } else if let queue, let made = queue.as(FunctionCallExprSyntax.self), Self.isNewOperationQueue(made) {
-                    frame.queue = .background("the observer's queue '\(Expressions.text(queue))'")
-                } else if let queue, case .operationQueue(let name) = walker.resolve(queue) {
-                    frame.queue = .background("the observer's queue '\(name)'")
-                }
-                return
-            }
-            frame.isDidSaveObserver = true
-            frame.queue = Self.observerQueue(queue)
+            placeObserver(site.call, walker)
         default:
-            placeByCallee(call, closure, label, walker)
+            placeByCallee(site.call, closure, site.label, walker)
         }
+    }
+
+    /// `NotificationCenter.addObserver(forName:object:queue:using:)`: a did-save observer
+    /// on its queue, any other observer on the queue it names.
+    private mutating func placeObserver(_ call: FunctionCallExprSyntax, _ walker: SemanticWalker) {
+        guard let name = Expressions.argument("forName", of: call) else { return }
+        let queue = Expressions.argument("queue", of: call).map(Expressions.unwrapped)
+        guard CoreDataAPI.didSaveNotifications.contains(Expressions.lastName(name) ?? "") else {
+            // Any other notification: its observer runs on the queue it names, `.main`
+            // or a new OperationQueue; with `queue: nil`, on the posting thread, which
+            // the linter cannot tell.
+            if let queue, Self.isMainQueue(queue) {
+                frame.queue = .main
+            } else if let queue, let made = queue.as(FunctionCallExprSyntax.self), Self.isNewOperationQueue(made) {
+                frame.queue = .background("the observer's queue '\(Expressions.text(queue))'")
+            } else if let queue, case .operationQueue(let name) = walker.resolve(queue) {
+                frame.queue = .background("the observer's queue '\(name)'")
+            }
+            return
+        }
+        frame.isDidSaveObserver = true
+        frame.queue = Self.observerQueue(queue)
     }
 
     /// Where an API table row puts the closure (`APITable`).
@@ -245,7 +282,7 @@ struct ClosurePlacement {
         if isButtonAction(call, label: label) { return .main }
         if isResultCatching(call, label: label) { return .here }
         guard let member = call.calledExpression.as(MemberAccessExprSyntax.self) else { return .elsewhere }
-        let method = member.declName.baseName.text
+        let method = CoreDataAPI.modernName(member.declName.baseName.text)
         let base = member.base.map(Expressions.unwrapped)
         if let scheduler = table.deliveryScheduler(upstreamOf: base) {
             switch schedulerQueue(scheduler) {

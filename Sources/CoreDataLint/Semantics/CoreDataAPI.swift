@@ -11,6 +11,9 @@ enum CoreDataAPI {
         "fetch", "count", "save", "insert", "delete", "object", "existingObject", "registeredObject", "reset",
         "rollback", "refresh", "refreshAllObjects", "obtainPermanentIDs", "execute", "processPendingChanges",
         "undo", "redo", "mergeChanges", "assign", "setQueryGenerationFrom", "detectConflicts", "shouldHandleInaccessibleFault",
+        // Swift 2's spellings of the same (`swift2Names`).
+        "executeFetchRequest", "countForFetchRequest", "deleteObject", "insertObject", "objectWithID", "existingObjectWithID",
+        "objectRegisteredForID", "obtainPermanentIDsForObjects", "refreshObject", "mergeChangesFromContextDidSaveNotification",
     ]
 
     /// Context properties whose getter reads its state: a use on its queue. Their setters
@@ -39,8 +42,23 @@ enum CoreDataAPI {
     /// Collection methods whose result is a collection of the same elements.
     static let subsequenceMethods: Set<String> = ["filter", "sorted", "reversed", "prefix", "suffix", "dropFirst", "dropLast"]
 
-    /// The names of the did-save notification.
-    static let didSaveNotifications: Set<String> = ["NSManagedObjectContextDidSave", "didSaveObjectsNotification"]
+    /// The names of the did-save notification (`NSManagedObjectContextDidSaveNotification`
+    /// before Swift 3).
+    static let didSaveNotifications: Set<String> = ["NSManagedObjectContextDidSave", "didSaveObjectsNotification", "NSManagedObjectContextDidSaveNotification"]
+
+    /// Swift 2's names of Core Data's methods and properties (the Objective-C selectors,
+    /// before Swift 3 renamed them: SE-0005, "Better Translation of Objective-C APIs Into
+    /// Swift"), by the name Swift 3 gave them: the same API, read as one.
+    static let swift2Names: [String: String] = [
+        "performBlock": "perform", "performBlockAndWait": "performAndWait", "executeFetchRequest": "fetch",
+        "countForFetchRequest": "count", "deleteObject": "delete", "insertObject": "insert", "objectWithID": "object",
+        "existingObjectWithID": "existingObject", "objectRegisteredForID": "registeredObject",
+        "obtainPermanentIDsForObjects": "obtainPermanentIDs", "refreshObject": "refresh",
+        "mergeChangesFromContextDidSaveNotification": "mergeChanges", "parentContext": "parent",
+    ]
+
+    /// A member's name as Swift 3 and later spell it: `performBlockAndWait` is `performAndWait`.
+    static func modernName(_ name: String) -> String { swift2Names[name] ?? name }
 
     /// Result types of a fetch request that are not managed objects.
     static let nonObjectResults: Set<String> = ["NSManagedObjectID", "NSDictionary", "NSNumber"]

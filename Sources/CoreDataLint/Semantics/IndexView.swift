@@ -31,6 +31,7 @@ enum IndexQuestion: Hashable, Sendable {
     case sessionDelegateQueue(String?)
     case watchSessionDelegate(String?)
     case actorType(String?)
+    case startsTasksOffActors(String?)
 }
 
 extension IndexQuestion {
@@ -110,6 +111,8 @@ extension ProjectIndex {
         case .sessionDelegateQueue(let type): .session(entryPoints.sessionDelegateQueue(type))
         case .watchSessionDelegate(let type): .flag(entryPoints.isWatchSessionDelegate(type))
         case .actorType(let type): .flag(entryPoints.isActor(type))
+        case .startsTasksOffActors(let type):
+            .flag(entryPoints.startsTasksOffActors(type, isManagedObjectClass: type.map(managedObjectClasses.contains) ?? false))
         }
     }
 }
@@ -219,6 +222,10 @@ final class IndexView {
 
     /// An actor the project declares (one that names no executor of its own).
     func isActor(_ type: String?) -> Bool { type != nil && flag(.actorType(type)) }
+
+    /// Whether a `Task { }` made in a synchronous method of `type` not marked
+    /// `@MainActor` runs on Swift's global executor (`EntryPoints.startsTasksOffActors`).
+    func startsTasksOffActors(_ type: String?) -> Bool { flag(.startsTasksOffActors(type)) }
 
     /// A type that conforms to `WCSessionDelegate`.
     func isWatchSessionDelegate(_ type: String?) -> Bool { type != nil && flag(.watchSessionDelegate(type)) }

@@ -40,6 +40,10 @@ struct Frame {
     /// (`@MainActor` code, a view controller's), or off every actor (a nonisolated async
     /// function, an actor's method: a task made there runs off the main queue too).
     var taskInherits = false
+    /// A synchronous function certainly isolated to no actor (`startsTasksOffActors`), or
+    /// code that runs straight in one: a `Task { }` made here runs on Swift's global
+    /// executor, wherever the function itself is called from.
+    var startsTasksOffActors = false
 }
 
 /// Reads one file once, tracking what names hold and which queue code runs on, and
@@ -55,21 +59,21 @@ final class SemanticWalker: SyntaxVisitor {
     // the lookups it guarded (2% of a run for the walker and the first pass's collector).
     @exclusivity(unchecked) private var findings: [PendingFinding] = []
 
-    @exclusivity(unchecked) private var scopes: [[String: Binding]] = [[:]]
-    @exclusivity(unchecked) private var frames: [Frame] = [Frame(queue: .caller, functionName: "", isActionHandler: false, isDidSaveObserver: false, queueDepth: 0, start: 0)]
+    @exclusivity(unchecked) var scopes: [[String: Binding]] = [[:]]
+    @exclusivity(unchecked) var frames: [Frame] = [Frame(queue: .caller, functionName: "", isActionHandler: false, isDidSaveObserver: false, queueDepth: 0, start: 0)]
     /// The properties of the types being read, innermost last.
-    @exclusivity(unchecked) private var typeMembers: [[String: Value]] = []
+    @exclusivity(unchecked) var typeMembers: [[String: Value]] = []
     /// Every stored and computed property each type being walked declares: a name
     /// declared here and not a context (`var context = RenderContext()`) is not the
     /// same-named context property of another type.
-    @exclusivity(unchecked) private var typeMemberNames: [Set<String>] = []
+    @exclusivity(unchecked) var typeMemberNames: [Set<String>] = []
     /// The names of the types being read, innermost last.
-    @exclusivity(unchecked) private var typeNames: [String] = []
+    @exclusivity(unchecked) var typeNames: [String] = []
     /// Parent by child key, from `child.parent = parent`.
-    @exclusivity(unchecked) private var parents: [String: ContextRef] = [:]
+    @exclusivity(unchecked) var parents: [String: ContextRef] = [:]
     /// The context property whose initializer is being read: the context made there
     /// is that property.
-    @exclusivity(unchecked) private var contextPropertyBeingInitialized: (name: String, binding: SyntaxIdentifier)?
+    @exclusivity(unchecked) var contextPropertyBeingInitialized: (name: String, binding: SyntaxIdentifier)?
 
     init(index: IndexView, rules: [any LintRule], fileName: String = "") {
         self.index = index
@@ -175,288 +179,9 @@ final class SemanticWalker: SyntaxVisitor {
         return nil
     }
 
-    // MARK: Resolving
-
-    /// `x as? [T]`, `x ?? y`, and `(try? x) as? [T] ?? []`: casts bind tighter than `??`.
-    private func resolve(_ sequence: SequenceExprSyntax) -> Value? {
-        resolve(elements: Array(sequence.elements)[...])
-    }
-
-    private func resolve(elements: ArraySlice<ExprSyntax>) -> Value? {
-        if let coalescing = elements.firstIndex(where: { $0.as(BinaryOperatorExprSyntax.self)?.operator.text == "??" }) {
-            return resolve(operands: elements[..<coalescing]) ?? resolve(operands: elements[(coalescing + 1)...])
-        }
-        return resolve(operands: elements[...])
-    }
-
-    private func resolve(operands: ArraySlice<ExprSyntax>) -> Value? {
-        guard let first = operands.first else { return nil }
-        if operands.count == 1 { return resolve(first) }
-        let rest = Array(operands.dropFirst())
-        guard rest.count == 2, rest[0].is(UnresolvedAsExprSyntax.self), let type = rest[1].as(TypeExprSyntax.self) else { return nil }
-        return cast(resolve(first), to: type.type)
-    }
-
-    private func resolve(_ member: MemberAccessExprSyntax) -> Value? {
-        let name = member.declName.baseName.text
-        if name == "viewContext" {
-            return .context(ContextRef.property("viewContext", queue: .main))
-        }
-        guard let base = member.base else { return nil }
-        if Expressions.isSelf(base) { return memberValue(name) }
-        let baseValue = resolve(base)
-        if name == "parent", case .context(let child) = baseValue { return parents[child.key].map(Value.context) }
-        if case .managedObject(let object) = baseValue {
-            if name == "objectID", !object.isCollection {
-                return .objectID(object)
-            }
-            if object.isCollection, CoreDataAPI.elementMethods.contains(name) { return element(of: baseValue) }
-            return nil
-        }
-        if baseValue == nil, let fact = index.contextProperty(named: name) {
-            var context = ContextRef.indexed(name, fact, currentFile: fileName)
-            if let owner = base.as(DeclReferenceExprSyntax.self)?.baseName.text, lookup(owner)?.isParameter == true {
-                context.owner = .parameter(owner)
-                context.name = "\(owner).\(name)"
-            }
-            if fact.makesNew {
-                // `stack.savingContext`, a getter that makes a new context: each read is
-                // a context of its own, made here.
-                context.key = "made@\(member.position.utf8Offset)"
-                context.name = Expressions.text(member)
-                context.origin = .local
-            }
-            return .context(context)
-        }
-        return nil
-    }
-
-    /// `stack.newTaskContext()`, `makeContext(concurrencyType: .privateQueueConcurrencyType)`:
-    /// a function the index knows returns a context; the arguments tell the queue when
-    /// its body does not.
-    private func resolveContextFunction(_ name: String, _ call: FunctionCallExprSyntax) -> Value? {
-        guard let fact = index.contextFunction(named: name) else { return nil }
-        var context = ContextRef.indexed(name, fact, currentFile: fileName)
-        if context.queue == .unknown, case .queue(let queue) = FactCollector.evidence(of: Syntax(call.arguments)) {
-            context.queue = queue
-            context.citation = nil
-        }
-        guard fact.makesNew else {
-            context.key = "function:\(name)"
-            return .context(context)
-        }
-        context.key = "made@\(call.position.utf8Offset)"
-        context.name = Expressions.text(call)
-        context.origin = .local
-        return .context(context)
-    }
-
-    private func resolve(_ call: FunctionCallExprSyntax) -> Value? {
-        let callee = call.calledExpression
-        if let member = callee.as(MemberAccessExprSyntax.self) {
-            return resolveMethodCall(member, call)
-        }
-        if let reference = callee.as(DeclReferenceExprSyntax.self) {
-            let name = reference.baseName.text
-            if name == CoreDataAPI.contextType {
-                return .context(.made(by: call, queue: concurrencyType(of: call)))
-            }
-            if index.isManagedObjectClass(name), let owner = Expressions.argument("context", of: call) {
-                return .managedObject(ManagedObjectInfo(owner: context(owner), isInsertedHere: true))
-            }
-            if name == "NSFetchRequest" {
-                return .fetchRequest(FetchRequestInfo(entity: nil))
-            }
-            if name == "DispatchQueue", let label = Expressions.argument("label", of: call) {
-                return .dispatchQueue(Expressions.text(label))
-            }
-            if name == "OperationQueue", ClosurePlacement.isNewOperationQueue(call) {
-                return .operationQueue(Expressions.text(call))
-            }
-            if name == "URLSession" { return Self.session(made: call) }
-            if name == "NSFetchedResultsController" { return fetchedResultsController(call) }
-            if let factory = index.requestFactory(named: name), call.arguments.isEmpty {
-                return .fetchRequest(factory.request)
-            }
-            if let objects = returnedObjects(call) { return objects }
-            return resolveContextFunction(name, call)
-        }
-        if let generic = callee.as(GenericSpecializationExprSyntax.self), Expressions.lastName(generic.expression) == "NSFetchedResultsController" {
-            return fetchedResultsController(call)
-        }
-        if let generic = callee.as(GenericSpecializationExprSyntax.self),
-            Expressions.lastName(generic.expression) == "NSFetchRequest"
-        {
-            let entity = TypeNames.genericArgument(in: generic.genericArgumentClause)
-            return .fetchRequest(FetchRequestInfo(entity: entity, yieldsObjects: !CoreDataAPI.nonObjectResults.contains(entity ?? "")))
-        }
-        return nil
-    }
-
-    private func resolveMethodCall(_ member: MemberAccessExprSyntax, _ call: FunctionCallExprSyntax) -> Value? {
-        let name = member.declName.baseName.text
-        switch name {
-        case "newBackgroundContext":
-            return .context(.made(by: call, queue: .private))
-        case "insertNewObject":
-            guard let owner = Expressions.argument("into", of: call) else { return nil }
-            return .managedObject(ManagedObjectInfo(owner: context(owner), isInsertedHere: true))
-        case "fetchRequest":
-            // `Entity.fetchRequest()`, as Xcode generates it for every entity.
-            guard let base = member.base?.as(DeclReferenceExprSyntax.self), base.baseName.text.first?.isUppercase == true else { return nil }
-            return .fetchRequest(FetchRequestInfo(entity: base.baseName.text))
-        case "init":
-            // `self.init(context: context)` in a managed object class's convenience
-            // initializer inserts the new object into that context, as `Entity(context:)` does.
-            guard Expressions.isSelf(member.base), let type = typeNames.last, index.isManagedObjectClass(type),
-                let owner = Expressions.argument("context", of: call)
-            else { return nil }
-            return .managedObject(ManagedObjectInfo(owner: context(owner), isInsertedHere: true))
-        default:
-            break
-        }
-        guard let base = member.base else { return nil }
-        if Expressions.isSelf(base), call.arguments.isEmpty, let factory = index.requestFactory(named: name) {
-            return .fetchRequest(factory.request)
-        }
-        let baseValue = resolve(base)
-        if baseValue == nil, let objects = returnedObjects(call) { return objects }
-        if baseValue == nil, let context = resolveContextFunction(name, call) { return context }
-        switch baseValue {
-        case .context(let owner):
-            switch name {
-            case "fetch":
-                if let request = call.arguments.first?.expression, case .fetchRequest(let info) = resolve(request), !info.yieldsObjects {
-                    return nil
-                }
-                return .managedObject(ManagedObjectInfo(owner: owner, isCollection: true))
-            case "object", "existingObject", "registeredObject":
-                return .managedObject(ManagedObjectInfo(owner: owner))
-            default:
-                return nil
-            }
-        case .managedObject(let object) where object.isCollection:
-            if CoreDataAPI.elementMethods.contains(name) { return element(of: baseValue) }
-            if CoreDataAPI.subsequenceMethods.contains(name) { return baseValue }
-            return nil
-        default:
-            return nil
-        }
-    }
-
-    /// `URLSession(configuration:)` or `URLSession(configuration:delegate:delegateQueue:)`:
-    /// its completion handlers run on its delegate queue, a serial queue of its own unless
-    /// `delegateQueue` names another (`.main`).
-    private static func session(made call: FunctionCallExprSyntax) -> Value? {
-        guard Expressions.argument("configuration", of: call) != nil else { return nil }
-        let own = ExecutionQueue.background("a URLSession completion handler (the session's delegate queue)")
-        guard let queue = Expressions.argument("delegateQueue", of: call).map(Expressions.unwrapped) else { return .urlSession(own) }
-        if queue.is(NilLiteralExprSyntax.self) { return .urlSession(own) }
-        if ClosurePlacement.isMainQueue(queue) { return .urlSession(.main) }
-        if let made = queue.as(FunctionCallExprSyntax.self), ClosurePlacement.isNewOperationQueue(made) { return .urlSession(own) }
-        return nil
-    }
-
-    /// `NSFetchedResultsController(fetchRequest: …, managedObjectContext: context, …)`.
-    private func fetchedResultsController(_ call: FunctionCallExprSyntax) -> Value? {
-        context(Expressions.argument("managedObjectContext", of: call)).map(Value.fetchedResultsController)
-    }
-
-    /// A fetched results controller property's initializer, `{ …; return
-    /// NSFetchedResultsController(…) }()` or the call itself: the controller it makes.
-    private func fetchedResultsController(initializedBy value: ExprSyntax) -> Value? {
-        let calls = value.tokens(viewMode: .sourceAccurate).filter { $0.text == "NSFetchedResultsController" }.compactMap { token -> FunctionCallExprSyntax? in
-            guard let reference = token.parent?.as(DeclReferenceExprSyntax.self) else { return nil }
-            let callee = reference.parent?.as(GenericSpecializationExprSyntax.self).map(Syntax.init) ?? Syntax(reference)
-            guard let call = callee.parent?.as(FunctionCallExprSyntax.self), call.calledExpression.id == callee.id else { return nil }
-            return call
-        }
-        // One controller made, over a context told here.
-        guard calls.count == 1, let call = calls.first else { return nil }
-        return fetchedResultsController(call)
-    }
-
-    /// `Note.recent(in: context)`: a project function that returns objects of the context
-    /// it is handed (it fetches from it): they belong to that context.
-    private func returnedObjects(_ call: FunctionCallExprSyntax) -> Value? {
-        if let returned = index.propertyObjectReturn(of: call), index.isManagedObjectClass(returned.returned.type) {
-            let owner = ContextRef.indexed(returned.returned.context, returned.fact, currentFile: fileName)
-            return .managedObject(ManagedObjectInfo(owner: owner, isCollection: returned.returned.isCollection))
-        }
-        guard let (returned, argument) = index.objectReturn(of: call),
-            returned.type == CoreDataAPI.managedObjectType || index.isManagedObjectClass(returned.type)
-        else { return nil }
-        return .managedObject(ManagedObjectInfo(owner: context(argument), isCollection: returned.isCollection))
-    }
-
-    private func element(of value: Value?) -> Value? {
-        guard case .managedObject(var object) = value, object.isCollection else { return nil }
-        object.isCollection = false
-        return .managedObject(object)
-    }
-
-    private func cast(_ value: Value?, to type: TypeSyntax) -> Value? {
-        // `as? [T]` on the result of a fetch keeps the objects and their owner, whether
-        // or not `T` is declared in the scanned files (Xcode may generate it).
-        if case .managedObject(var object) = value, object.owner != nil {
-            object.isCollection = TypeNames.element(of: type) != nil
-            return .managedObject(object)
-        }
-        if let element = TypeNames.element(of: type) {
-            guard index.isManagedObjectClass(element) else { return nil }
-            if case .managedObject(var object) = value {
-                object.isCollection = true
-                return .managedObject(object)
-            }
-            return .managedObject(ManagedObjectInfo(isCollection: true))
-        }
-        guard let name = TypeNames.base(of: type), index.isManagedObjectClass(name) else { return nil }
-        if case .managedObject(let object) = value, !object.isCollection { return value }
-        return .managedObject(ManagedObjectInfo())
-    }
-
-    private func concurrencyType(of call: FunctionCallExprSyntax) -> ContextQueue {
-        guard let type = Expressions.argument("concurrencyType", of: call).flatMap(Expressions.lastName) else { return .unknown }
-        return CoreDataAPI.queue(named: type) ?? .unknown
-    }
-
-    /// What a declared type says a name holds.
-    private func declaredValue(_ type: TypeSyntax, key: String, name: String, origin: ContextOrigin) -> Value? {
-        if let element = TypeNames.element(of: type) {
-            return index.isManagedObjectClass(element) ? .managedObject(ManagedObjectInfo(isCollection: true)) : nil
-        }
-        guard let base = TypeNames.base(of: type) else { return nil }
-        if base == CoreDataAPI.contextType {
-            if origin == .property, let fact = index.contextProperty(name, in: typeNames.last) {
-                return .context(ContextRef.indexed(name, fact, currentFile: fileName))
-            }
-            return .context(ContextRef(key: key, name: name, queue: .unknown, origin: origin))
-        }
-        if index.isManagedObjectClass(base) { return .managedObject(ManagedObjectInfo()) }
-        return nil
-    }
-
-    private func memberValue(_ name: String) -> Value? {
-        ownedBySelf(memberValueOfType(name))
-    }
-
-    private func memberValueOfType(_ name: String) -> Value? {
-        if let value = typeMembers.last?[name] { return value }
-        if typeMemberNames.last?.contains(name) == true { return nil }
-        if let fact = index.contextProperty(name, in: typeNames.last) { return .context(ContextRef.indexed(name, fact, currentFile: fileName)) }
-        return nil
-    }
-
-    /// A context property of the type being read is `self`'s.
-    private func ownedBySelf(_ value: Value?) -> Value? {
-        guard case .context(var context) = value, context.origin == .property, !typeNames.isEmpty else { return value }
-        context.owner = .selfInstance
-        return .context(context)
-    }
-
     // MARK: Binding names
 
-    private func bind(_ name: String, _ value: Value?, at node: some SyntaxProtocol, isParameter: Bool = false) {
+    func bind(_ name: String, _ value: Value?, at node: some SyntaxProtocol, isParameter: Bool = false) {
         var value = value
         if case .context(var context) = value, context.isUnnamed {
             if let property = contextPropertyBeingInitialized?.name {
@@ -486,102 +211,10 @@ final class SemanticWalker: SyntaxVisitor {
         }
     }
 
-    private func pushScope() { scopes.append([:]) }
-    private func popScope() { scopes.removeLast() }
+    func pushScope() { scopes.append([:]) }
+    func popScope() { scopes.removeLast() }
 
     // MARK: Types
-
-    private func enterType(_ name: String, _ members: MemberBlockSyntax) {
-        typeNames.append(name)
-        var table: [String: Value] = [:]
-        var names: Set<String> = []
-        for item in members.members {
-            guard let variable = item.decl.as(VariableDeclSyntax.self) else { continue }
-            for binding in variable.bindings {
-                guard let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text else { continue }
-                names.insert(name)
-                if let row = index.apiTable.objectWrapper(of: variable) {
-                    // `@FetchRequest var notes: FetchedResults<Note>`: the table says whose objects.
-                    let wrapper = "@" + row.name.drop { $0 == "@" }
-                    let owner = ContextRef.property(
-                        row.queue == .main ? "viewContext" : wrapper, queue: row.queue,
-                        citation: "`\(wrapper)` (\(row.source)) gives objects of \(row.queue.article) context")
-                    table[name] = .managedObject(ManagedObjectInfo(owner: row.queue == .unknown ? nil : owner, isCollection: true))
-                } else if variable.bindingSpecifier.tokenKind == .keyword(.let), let value = binding.initializer?.value, let queue = resolveOwnQueue(value) {
-                    table[name] = queue
-                } else if let type = binding.typeAnnotation?.type {
-                    if let value = declaredValue(type, key: name, name: name, origin: .property) {
-                        table[name] = value
-                    } else if TypeNames.base(of: type) == "NSFetchedResultsController", let initial = binding.initializer?.value,
-                        let controller = fetchedResultsController(initializedBy: initial)
-                    {
-                        table[name] = controller
-                    }
-                } else if let fact = index.contextProperty(name, in: typeNames.last), mayHoldContext(binding.initializer?.value) {
-                    table[name] = .context(ContextRef.indexed(name, fact, currentFile: fileName))
-                }
-            }
-        }
-        typeMembers.append(table)
-        typeMemberNames.append(names)
-        pushScope()
-        refineMemberObjects(members)
-    }
-
-    /// `DispatchQueue(label: "import")`, `OperationQueue()`, `URLSession(configuration: …)`:
-    /// the whole initializer of a property.
-    private func resolveOwnQueue(_ value: ExprSyntax) -> Value? {
-        guard let call = value.as(FunctionCallExprSyntax.self),
-            let type = call.calledExpression.as(DeclReferenceExprSyntax.self)?.baseName.text,
-            type == "DispatchQueue" || type == "OperationQueue" || type == "URLSession"
-        else { return nil }
-        return resolve(call)
-    }
-
-    /// Whether a property with no declared type, set up with `value`, may hold a
-    /// context: `newBackgroundContext()`, `viewContext`, another context property or
-    /// function; not `RenderContext()`.
-    private func mayHoldContext(_ value: ExprSyntax?) -> Bool {
-        guard let value else { return true }
-        switch FactCollector.evidence(of: Syntax(value)) {
-        case .queue: return true
-        case .name(let other): return index.contextProperty(named: other) != nil || index.contextFunction(named: other) != nil
-        case .unknown: return false
-        }
-    }
-
-    /// `lazy var note: Note? = { Note(context: managedObjectContext) }()`: a member
-    /// object whose initializer tells its context.
-    private func refineMemberObjects(_ members: MemberBlockSyntax) {
-        for item in members.members {
-            guard let variable = item.decl.as(VariableDeclSyntax.self) else { continue }
-            for binding in variable.bindings {
-                guard let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text,
-                    case .managedObject(let declared)? = typeMembers[typeMembers.count - 1][name], declared.owner == nil,
-                    let value = binding.initializer?.value, let made = Self.singleExpression(value),
-                    case .managedObject(var object)? = resolve(made), object.owner != nil
-                else { continue }
-                object.isCollection = declared.isCollection
-                object.isInsertedHere = false
-                typeMembers[typeMembers.count - 1][name] = .managedObject(object)
-            }
-        }
-    }
-
-    /// The expression `{ expression }()` or `{ return expression }()` computes, or the
-    /// expression itself.
-    private static func singleExpression(_ value: ExprSyntax) -> ExprSyntax? {
-        guard let call = value.as(FunctionCallExprSyntax.self), let closure = call.calledExpression.as(ClosureExprSyntax.self) else { return value }
-        guard closure.statements.count == 1, let item = closure.statements.first?.item else { return nil }
-        return item.as(ReturnStmtSyntax.self)?.expression ?? item.as(ExprSyntax.self)
-    }
-
-    private func leaveType() {
-        typeMembers.removeLast()
-        typeMemberNames.removeLast()
-        typeNames.removeLast()
-        popScope()
-    }
 
     override func visit(_ node: ClassDeclSyntax) -> SyntaxVisitorContinueKind { enterType(node.name.text, node.memberBlock); return .visitChildren }
     override func visitPost(_ node: ClassDeclSyntax) { leaveType() }
@@ -608,128 +241,9 @@ final class SemanticWalker: SyntaxVisitor {
         // Asked once: where the function runs and its parameters' objects both need it.
         let key = functionKey(node)
         if !observes { placeFunction(&function, node, key: key, isIBAction: isIBAction) }
+        function.startsTasksOffActors = startsTasksOffActors(function, node)
         enterFunction(function, parameters: node.signature.parameterClause.parameters, function: key)
         return .visitChildren
-    }
-
-    /// Where a method runs, when a framework, Swift concurrency or every call site in
-    /// the project tells.
-    private func placeFunction(_ function: inout Frame, _ node: FunctionDeclSyntax, key: String, isIBAction: Bool) {
-        let type = typeNames.last
-        let name = node.name.text
-        let isAsync = node.signature.effectSpecifiers?.asyncSpecifier != nil
-        let isMainActor = Attributes.has("MainActor", in: node.attributes) || index.isMainActor(type)
-        let framework: String?
-        if isIBAction {
-            framework = "an @IBAction"
-        } else if isMainActor {
-            framework = "@MainActor"
-        } else {
-            framework = index.entryReason(
-                name: name, firstLabel: node.signature.parameterClause.parameters.first?.firstName.text, type: type, isAsync: isAsync)
-        }
-        if let framework {
-            function.queue = .main
-            function.reason = "`\(name)()` runs on the main queue (\(framework))"
-            // XCTest calls its test methods on the main thread without isolating them:
-            // a Task made there runs on the global executor.
-            function.taskInherits = !framework.hasPrefix("an XCTest")
-            return
-        }
-        // A local function runs where the function around it does.
-        guard frames.count == 1 else { return }
-        let modifiers = node.modifiers.map(\.name.text)
-        // `nonisolated(nonsending)`, or an `isolated` parameter (`isolation: isolated
-        // (any Actor)? = #isolation`): the function runs on its caller's actor.
-        let runsOnCallersActor = FactCollector.runsOnCallersActor(node)
-        // `@concurrent` runs an async function on the global executor, whatever the
-        // project's default isolation.
-        if isAsync, Attributes.has("concurrent", in: node.attributes) {
-            function.queue = .background("Swift's global executor")
-            function.reason = "`\(name)()` is @concurrent, which Swift runs on its global executor, not on the main queue nor on a context's queue"
-            function.taskInherits = true
-            return
-        }
-        let isStatic = modifiers.contains("static") || modifiers.contains("class"), isNonisolated = modifiers.contains("nonisolated")
-        let isTest = Attributes.has("Test", in: node.attributes)
-        // Most functions are neither async nor tests: then only an actor places them, a
-        // question asked once per type.
-        let mayBePlaced = isAsync || isTest || (!isStatic && !isNonisolated && index.isActor(type))
-        if mayBePlaced, let placement = index.concurrencyPlacement(
-            name, type: type, isAsync: isAsync && !runsOnCallersActor, isNonisolated: isNonisolated, isStatic: isStatic, isTest: isTest)
-        {
-            switch placement {
-            case .actor(let actor):
-                function.queue = .background("the executor of the actor '\(actor)'")
-                function.reason = "`\(name)()` is a method of the actor '\(actor)', which runs on the actor's executor, not on a context's queue"
-            case .nonisolatedAsync:
-                function.queue = .background("Swift's global executor")
-                function.reason = "`\(name)()` is a nonisolated async function, which Swift runs on its global executor, not on the main queue nor on a context's queue"
-            case .swiftTestingTest:
-                function.queue = .background("a Swift Testing thread")
-                function.reason = "`\(name)()` is a Swift Testing test not marked @MainActor, which Swift Testing runs off the main thread"
-            case .asyncXCTest:
-                function.queue = .background("an XCTest async test's thread")
-                function.reason = "`\(name)()` is an async XCTest test method not marked @MainActor, which XCTest runs off the main thread"
-            }
-            function.taskInherits = true
-            return
-        }
-        if name == "urlSession", let session = index.sessionDelegateQueue(type) {
-            switch session {
-            case .main:
-                function.queue = .main
-                function.reason = "`\(name)()` is a URLSession delegate method of a session made with delegateQueue: .main"
-            case .background:
-                function.queue = .background("the URLSession's delegate queue")
-                function.reason = "`\(name)()` is a URLSession delegate method, which runs on the session's own delegate queue (its delegateQueue is nil or a new OperationQueue)"
-            case .unknown:
-                break
-            }
-            return
-        }
-        if node.signature.parameterClause.parameters.first.flatMap({ TypeNames.base(of: $0.type) }) == "WCSession", !isStatic,
-            index.isWatchSessionDelegate(type)
-        {
-            // Apple's WCSession.h, above WCSessionDelegate: "All delegate methods will be
-            // called on the same queue. The delegate queue is a non-main serial queue."
-            function.queue = .background("WatchConnectivity's delegate queue")
-            function.reason = "`\(name)()` is a WCSessionDelegate method, which WCSession calls on its delegate queue, a non-main serial queue (WCSession.h)"
-            return
-        }
-        guard let inferred = index.functionQueue(of: key) else { return }
-        switch inferred.queue {
-        case .main where inferred.onSomePaths:
-            function.queue = .main
-            function.reason = "`\(name)()` runs on the main queue \(inferred.reason)"
-        case .main:
-            function.queue = .main
-            function.reason = "`\(name)()` runs on the main queue (\(inferred.reason))"
-        case .context(let property):
-            guard let fact = index.contextProperty(named: property) else { return }
-            let context = ContextRef.indexed(property, fact, currentFile: fileName)
-            function.queue = .context(context)
-            function.reason = "`\(name)()` runs on \(property)'s queue (\(inferred.reason))"
-        case .otherInstanceContext(let property, let andWait):
-            guard let fact = index.contextProperty(named: property), fact.queue == .private else { return }
-            var context = ContextRef.indexed(property, fact, currentFile: fileName)
-            context.owner = .parameter("another instance")
-            context.name = "another instance's \(property)"
-            function.queue = .context(context)
-            // performAndWait runs its block on the caller's thread: a main-queue context
-            // there is not judged.
-            function.isPerformAndWait = andWait
-            function.reason = "`\(name)()` runs on the queue of another instance's \(property), not its own (\(inferred.reason))"
-        case .privateContext(let queueName):
-            function.queue = .privateContextQueue(queueName)
-            function.reason = "`\(name)()` runs on \(queueName) (\(inferred.reason))"
-        case .background:
-            function.queue = .background("a background queue")
-            function.reason = "`\(name)()` runs on a background queue, off the main queue and every context's (\(inferred.reason))"
-        case .concurrencyExecutor:
-            function.queue = .background("a Swift concurrency executor")
-            function.reason = "`\(name)()` runs on a Swift concurrency executor, off the main queue and every context's (\(inferred.reason))"
-        }
     }
 
     /// The name the index is asked about a function by: its full name
@@ -919,7 +433,7 @@ final class SemanticWalker: SyntaxVisitor {
             return
         }
         let target = elements[0], value = elements[2]
-        if let member = target.as(MemberAccessExprSyntax.self), member.declName.baseName.text == "parent",
+        if let member = target.as(MemberAccessExprSyntax.self), CoreDataAPI.modernName(member.declName.baseName.text) == "parent",
             let child = context(member.base), let parent = context(value)
         {
             parents[child.key] = parent
@@ -968,10 +482,10 @@ final class SemanticWalker: SyntaxVisitor {
     /// While the rules look at one call or member access, nothing the walker tracks
     /// changes: an expression several rules resolve (the receiver of `context.save()`,
     /// asked by five of them) is resolved once, and kept here until the rules are done.
-    @exclusivity(unchecked) private var memoizing = false
+    @exclusivity(unchecked) var memoizing = false
     /// Apart, so that looking an expression up copies no value.
-    @exclusivity(unchecked) private var memoExpressions: [SyntaxIdentifier] = []
-    @exclusivity(unchecked) private var memoValues: [Value?] = []
+    @exclusivity(unchecked) var memoExpressions: [SyntaxIdentifier] = []
+    @exclusivity(unchecked) var memoValues: [Value?] = []
 
     private func endMemo() {
         memoizing = false

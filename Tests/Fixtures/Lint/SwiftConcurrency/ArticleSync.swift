@@ -223,3 +223,41 @@ final class ArticleCleaner {
         print(read.count)
     }
 }
+
+// object-across-queues, the bug: `Task { }` made in a synchronous method of a type
+// isolated to no actor inherits no actor and runs on Swift's global executor
+// (SE-0304, "Task API"): the article is read there, off its context's queue.
+final class ArticleSharer {
+    func share(_ article: Article) {
+        Task {
+            print(article.title ?? "") // expect: object-across-queues
+        }
+    }
+
+    // The correct twin: a plain value crosses into the task.
+    func shareFixed(_ article: Article) {
+        let title = article.title ?? ""
+        Task {
+            print(title)
+        }
+    }
+
+    // A Task marked @MainActor runs on the main actor: silent, as the article's
+    // context may be the view context.
+    func shareOnMain(_ article: Article) {
+        Task { @MainActor in
+            print(article.title ?? "")
+        }
+    }
+}
+
+// A type that inherits from a framework class the linter does not know may be
+// @MainActor (a UIKit view): a Task made in its methods may run on the main actor,
+// and stays silent.
+final class ArticleShareCell: FrameworkCell {
+    func share(_ article: Article) {
+        Task {
+            print(article.title ?? "")
+        }
+    }
+}
