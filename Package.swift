@@ -6,24 +6,20 @@ import PackageDescription
 let package = Package(
     name: "ctxdebug",
     platforms: [.macOS(.v15)],
+    // What users import, and nothing else (docs/architecture.md, "Products"): every other
+    // module is a target, reached by this package's own targets only (the benchmarks and
+    // the fuzz targets among them). Each library product lists the modules it re-exports
+    // or shows in its API, so that Scripts/api-breaking guards them too.
     products: [
-        .library(name: "ConcurrencyDebug", targets: ["ConcurrencyDebug"]),
+        // ViolationModel: re-exported (`import ConcurrencyDebug` gives `Violation`).
+        .library(name: "ConcurrencyDebug", targets: ["ConcurrencyDebug", "ViolationModel"]),
         .library(name: "ManagedContext", targets: ["ManagedContext"]),
         .library(name: "CoreData", targets: ["CoreData"]),
-        .library(name: "SurfJournal", targets: ["SurfJournal"]),
-        .library(name: "Replay", targets: ["Replay"]),
-        .library(name: "Reports", targets: ["Reports"]),
-        .library(name: "ReportFormats", targets: ["ReportFormats"]),
-        .library(name: "ReplayModel", targets: ["ReplayModel"]),
-        .library(name: "ExploreModel", targets: ["ExploreModel"]),
-        .library(name: "ConcurrencyDebugTesting", targets: ["ConcurrencyDebugTesting"]),
-        .library(name: "CoreDataLint", targets: ["CoreDataLint"]),
-        .library(name: "CoreDataPorter", targets: ["CoreDataPorter"]),
+        // ExploreModel: the in-process explore's strategies, options and results are its types.
+        .library(name: "ConcurrencyDebugTesting", targets: ["ConcurrencyDebugTesting", "ExploreModel"]),
+        .executable(name: "ctxdebug", targets: ["ctxdebug"]),
         // Runs `ctxdebug port` inside `swift build` (docs/coredata-port.md).
         .plugin(name: "CoreDataPort", targets: ["CoreDataPort"]),
-        // For this repository's sibling packages (Fuzz/, Benchmarks/); not API.
-        .library(name: "TestSupport", targets: ["TestSupport"]),
-        .executable(name: "ctxdebug", targets: ["ctxdebug"]),
         // The preload library `ctxdebug explore` puts in LD_PRELOAD of COMMAND's processes
         // (docs/explore.md, "What is controlled"); found next to the ctxdebug binary.
         .library(name: "CtxdebugDispatchControl", type: .dynamic, targets: ["CtxdebugDispatchControl"]),
@@ -146,8 +142,29 @@ let package = Package(
         // Test-only: a real ManagedContext stack with a lost update, explored across
         // processes through the runtime's child side (ExploreCommandTests).
         .executableTarget(name: "ctxdebug-explore-sample", dependencies: ["ManagedContext", "ConcurrencyDebugTesting"], path: "Tests/ExploreSample"),
-        // Shared by the tests and the sibling packages (Fuzz/, Benchmarks/).
+        // Shared by the tests, the benchmarks and the fuzz targets.
         .target(name: "TestSupport", dependencies: ["CtxdebugHelpers"], path: "Tests/TestSupport"),
+        // The benchmarks (docs/benchmarks.md): `ctxdebug bench` runs `ctxdebug-bench`, built next
+        // to it. Targets of this package, not a package of their own, because they need
+        // SurfJournal and Replay, which are no products (docs/architecture.md, "Benchmarks and fuzz targets").
+        .executableTarget(
+            name: "ctxdebug-bench",
+            dependencies: [
+                "ConcurrencyDebug", "ManagedContext", "CoreData", "ConcurrencyDebugTesting", "SurfJournal", "Replay",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Benchmarks/Sources/Benchmarks"
+        ),
+        // The fuzz targets (docs/reliability.md): libFuzzer under Scripts/fuzz, an ordinary
+        // main over the regression inputs otherwise (Scripts/fuzz-smoke, FuzzTests).
+        .target(
+            name: "FuzzSupport", dependencies: ["ConcurrencyDebug", "ManagedContext", "SurfJournal", "CoreData", "Replay", "TestSupport"],
+            path: "Fuzz/Sources/FuzzSupport"
+        ),
+        .executableTarget(name: "FuzzJournalReader", dependencies: ["FuzzSupport"], path: "Fuzz/Sources/FuzzJournalReader"),
+        .executableTarget(name: "FuzzWorkload", dependencies: ["FuzzSupport"], path: "Fuzz/Sources/FuzzWorkload"),
+        .executableTarget(name: "FuzzObjectID", dependencies: ["FuzzSupport"], path: "Fuzz/Sources/FuzzObjectID"),
+        .executableTarget(name: "FuzzPredicate", dependencies: ["FuzzSupport"], path: "Fuzz/Sources/FuzzPredicate"),
         .testTarget(name: "CtxdebugHelpersTests", dependencies: ["CtxdebugHelpers", "TestSupport"]),
         .testTarget(name: "ConcurrencyDebugTests", dependencies: ["ConcurrencyDebug", "CConcurrencyDebug", "TestSupport"]),
         .testTarget(name: "ConcurrencyDebugTestingTests", dependencies: ["ConcurrencyDebugTesting", "ConcurrencyDebug", "ManagedContext", "ExploreModel", "TestSupport"]),
@@ -164,6 +181,13 @@ let package = Package(
         .testTarget(name: "ExploreModelTests", dependencies: ["ExploreModel", "CtxdebugHelpers", "TestSupport"]),
         .testTarget(name: "ExploreCorpusTests", dependencies: ["ExploreCorpus", "ctxdebug-explore-corpus", "ConcurrencyDebugTesting", "ExploreModel", "TestSupport"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "ReportFormats", "ViolationModel", "ReplayModel", "ExploreModel", "TestSupport"]),
+        // Runs `ctxdebug bench --quick` through the built binaries.
+        .testTarget(name: "BenchmarksTests", dependencies: ["ctxdebug", "ctxdebug-bench", "TestSupport"], path: "Benchmarks/Tests/BenchmarksTests"),
+        // Runs the built fuzz executables on the regression inputs.
+        .testTarget(
+            name: "FuzzTests", dependencies: ["FuzzJournalReader", "FuzzWorkload", "FuzzObjectID", "FuzzPredicate", "TestSupport"],
+            path: "Fuzz/Tests/FuzzTests"
+        ),
         .testTarget(
             name: "ctxdebugTests",
             dependencies: ["ctxdebug", "ctxdebug-stress-writer", "ctxdebug-explore-fake-child", "ctxdebug-explore-sample", "ctxdebug-explore-app-corpus", "ctxdebug-explore-xctest-sample", "ctxdebug-explore-dispatch-sample", "ConcurrencyDebug", "ManagedContext", "CoreDataLint", "Reports", "Replay", "ExploreModel", "TestSupport"]
