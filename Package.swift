@@ -50,7 +50,7 @@ let package = Package(
         .target(name: "CConcurrencyDebug", dependencies: ["CLibunwind"]),
         // Foundation-only values and formats: what reports read and write, without the runtime.
         .target(name: "ViolationModel"),
-        .target(name: "ReportFormats"),
+        .target(name: "ReportFormats", dependencies: ["ViolationModel"]),
         .target(name: "ReplayModel"),
         // Schedule exploration's strategies, schedule file, step log, minimizer and result model.
         .target(name: "ExploreModel", dependencies: ["CtxdebugHelpers"]),
