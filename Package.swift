@@ -63,8 +63,11 @@ let package = Package(
             name: "ManagedContext",
             dependencies: ["ConcurrencyDebug", "CtxdebugHelpers", "ScheduleControl", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")]
         ),
+        // The one reader of Xcode models (.xcdatamodeld as Xcode saves it): CoreData builds its
+        // NSManagedObjectModel from it, the port its entity classes (Foundation only: no runtime).
+        .target(name: "XcodeModel"),
         // Core Data's API with its NS names over ManagedContext (Linux); nothing below imports it.
-        .target(name: "CoreData", dependencies: ["ManagedContext", "ConcurrencyDebug", "CtxdebugHelpers"]),
+        .target(name: "CoreData", dependencies: ["ManagedContext", "ConcurrencyDebug", "CtxdebugHelpers", "XcodeModel"]),
         // The in-process explore drives ScheduleControl: it links no runtime of its own (a
         // context made in an explored body registers with the run through ManagedContext).
         .target(name: "ConcurrencyDebugTesting", dependencies: ["ConcurrencyDebug", "CtxdebugHelpers", "ScheduleControl", "ExploreModel", "Reports"]),
@@ -94,7 +97,7 @@ let package = Package(
         // The rewriter behind `ctxdebug port` and the CoreDataPort plugin (swift-syntax; no runtime).
         .target(
             name: "CoreDataPorter",
-            dependencies: [.product(name: "SwiftSyntax", package: "swift-syntax"), .product(name: "SwiftParser", package: "swift-syntax")]
+            dependencies: ["XcodeModel", .product(name: "SwiftSyntax", package: "swift-syntax"), .product(name: "SwiftParser", package: "swift-syntax")]
         ),
         // The plugin's tool: the port alone, so a user's build does not compile the runtime twice.
         .executableTarget(name: "ctxdebug-port", dependencies: ["CoreDataPorter"]),
@@ -170,7 +173,7 @@ let package = Package(
         .testTarget(name: "ConcurrencyDebugTestingTests", dependencies: ["ConcurrencyDebugTesting", "ConcurrencyDebug", "ManagedContext", "ExploreModel", "TestSupport"]),
         .testTarget(name: "ScheduleControlTests", dependencies: ["ScheduleControl", "ConcurrencyDebug", "CtxdebugHelpers", "ExploreModel"]),
         .testTarget(name: "ManagedContextTests", dependencies: ["ManagedContext", "ScheduleControl", "ctxdebug-wrong-queue-sample", "ConcurrencyDebug", "CtxdebugHelpers", "ExploreModel", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")]),
-        .testTarget(name: "CoreDataTests", dependencies: ["CoreData", "ManagedContext", "ConcurrencyDebug", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")], exclude: ["Fixtures"]),
+        .testTarget(name: "CoreDataTests", dependencies: ["CoreData", "XcodeModel", "ManagedContext", "ConcurrencyDebug", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")], exclude: ["Fixtures"]),
         .testTarget(name: "SurfJournalTests", dependencies: ["SurfJournal", "CoreData", "ManagedContext", "TestSupport"]),
         .testTarget(name: "ReplayTests", dependencies: ["Replay", "SurfJournal", "CoreData", "ManagedContext", "ConcurrencyDebug"]),
         .testTarget(name: "CoreDataLintTests", dependencies: ["CoreDataLint", .product(name: "SwiftParser", package: "swift-syntax")]),

@@ -115,10 +115,10 @@ struct ModuleGraphTests {
         return Data(run.stdout.utf8)
     }
 
-    @Test("Reports, CoreDataLint and the port (CoreDataPorter, ctxdebug-port) link no runtime module, directly or transitively")
+    @Test("Reports, CoreDataLint, the port (CoreDataPorter, ctxdebug-port) and the model reader link no runtime module, directly or transitively")
     func formatsLinkNoRuntime() throws {
         let graph = try Graph(dumpPackage: Self.dumpPackage())
-        for target in ["Reports", "CoreDataLint", "CoreDataPorter", "ctxdebug-port", "ReportFormats", "ReplayModel", "ViolationModel", "ExploreModel"] {
+        for target in ["Reports", "CoreDataLint", "CoreDataPorter", "ctxdebug-port", "XcodeModel", "ReportFormats", "ReplayModel", "ViolationModel", "ExploreModel"] {
             #expect(graph.dependencies[target] != nil, "no target \(target) in the package")
             #expect(graph.runtimePaths(from: target) == [], "\(target) links the runtime")
         }

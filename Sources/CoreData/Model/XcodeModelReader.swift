@@ -1,20 +1,12 @@
 import Foundation
+import XcodeModel
 
-/// Reads an Xcode model as it is on disk (no `momc`): a `Name.xcdatamodeld` folder (its
-/// current version, named by `.xccurrentversion`), a single `Name.xcdatamodel`
-/// folder, or its `contents` file, into an `NSManagedObjectModel`.
+/// Turns an Xcode model as it is on disk (read by XcodeModel's `XcodeModelFile`, the one
+/// reader the port uses too) into an `NSManagedObjectModel`.
 enum XcodeModelReader {
     /// The model at `url`, or the error that says why not.
     static func load(from url: URL) throws(XcodeModelError) -> NSManagedObjectModel {
-        let contents = try contentsURL(for: url)
-        let data: Data
-        do {
-            data = try Data(contentsOf: contents)
-        } catch {
-            throw XcodeModelError(.notFound, "The model's contents file cannot be read (\(error.localizedDescription)). Check the path and its permissions.", file: contents.path)
-        }
-        let root = try XMLNode.parse(data, file: contents.path)
-        let parsed = try XcodeModelContents(root, file: contents.path)
+        let (parsed, contents) = try XcodeModelFile.read(try sourceURL(for: url))
         let model = try build(parsed, file: contents.path)
         model.sourceURL = url
         return model
@@ -22,63 +14,23 @@ enum XcodeModelReader {
 
     /// The `contents` file of the model at `url`.
     static func contentsURL(for url: URL) throws(XcodeModelError) -> URL {
-        let fm = FileManager.default
-        var isDirectory: ObjCBool = false
-        if ["momd", "mom"].contains(url.pathExtension), !fm.fileExists(atPath: url.path) {
-            // Code written for Apple platforms names the compiled model; Linux has its
-            // source, beside it or in the program's resources.
-            let name = url.deletingPathExtension().lastPathComponent
-            let beside = url.deletingLastPathComponent()
-            if let source = XcodeModelLocator.modelURL(named: name, in: [beside] + XcodeModelLocator.searchDirectories()) {
-                return try contentsURL(for: source)
-            }
-            throw XcodeModelError(
-                .notFound, "There is no compiled model on Linux, and no \(name).xcdatamodeld beside this path or in the program's resources to read instead. Add \(name).xcdatamodeld to the target's resources.",
-                file: url.path)
-        }
-        guard fm.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
-            throw XcodeModelError(.notFound, "There is no model here. Point to a .xcdatamodeld or .xcdatamodel folder (as Xcode saves it), or to its contents file.", file: url.path)
-        }
-        guard isDirectory.boolValue else { return url }
-        switch url.pathExtension {
-        case "xcdatamodeld":
-            return try contentsURL(for: currentVersion(of: url))
-        default:
-            let contents = url.appendingPathComponent("contents")
-            guard fm.fileExists(atPath: contents.path) else {
-                throw XcodeModelError(.notFound, "The folder has no `contents` file, so it is not a model Xcode saved (a .xcdatamodel folder holds one). A compiled .momd cannot be read here: use the .xcdatamodeld source.", file: url.path)
-            }
-            return contents
-        }
+        try XcodeModelFile.contentsURL(for: sourceURL(for: url))
     }
 
-    /// The current version of a `.xcdatamodeld`: the one `.xccurrentversion` names
-    /// (`_XCCurrentVersionName`), or its only version when it has one and no such file.
-    static func currentVersion(of modeld: URL) throws(XcodeModelError) -> URL {
-        let versions = ((try? FileManager.default.contentsOfDirectory(atPath: modeld.path)) ?? []).filter { $0.hasSuffix(".xcdatamodel") }.sorted()
-        let marker = modeld.appendingPathComponent(".xccurrentversion")
-        if let data = try? Data(contentsOf: marker) {
-            let plist = try? PropertyListSerialization.propertyList(from: data, format: nil)
-            guard let name = (plist as? [String: Any])?["_XCCurrentVersionName"] as? String else {
-                throw XcodeModelError(.noCurrentVersion, "The .xccurrentversion file is not a property list with _XCCurrentVersionName. Choose the current version again in Xcode (Model Version in the File inspector).", file: marker.path)
-            }
-            guard versions.contains(name) else {
-                throw XcodeModelError(
-                    .noCurrentVersion, "The .xccurrentversion file names \(name), which the model does not have (it has \(versions.isEmpty ? "no versions" : versions.joined(separator: ", "))).",
-                    file: marker.path)
-            }
-            return modeld.appendingPathComponent(name)
+    /// The model's source for `url`: `url` itself, or, for a compiled model's name
+    /// (`.momd`, `.mom`) that is not on disk, the `.xcdatamodeld` of that name beside it or
+    /// in the program's resources: code written for Apple platforms names the compiled
+    /// model, and Linux has its source.
+    static func sourceURL(for url: URL) throws(XcodeModelError) -> URL {
+        guard ["momd", "mom"].contains(url.pathExtension), !FileManager.default.fileExists(atPath: url.path) else { return url }
+        let name = url.deletingPathExtension().lastPathComponent
+        let beside = url.deletingLastPathComponent()
+        if let source = XcodeModelLocator.modelURL(named: name, in: [beside] + XcodeModelLocator.searchDirectories()) {
+            return source
         }
-        switch versions.count {
-        case 0:
-            throw XcodeModelError(.notFound, "The .xcdatamodeld folder holds no .xcdatamodel version.", file: modeld.path)
-        case 1:
-            return modeld.appendingPathComponent(versions[0])
-        default:
-            throw XcodeModelError(
-                .noCurrentVersion, "The model has several versions (\(versions.joined(separator: ", "))) and no .xccurrentversion file naming the current one. Choose it in Xcode (Model Version in the File inspector).",
-                file: modeld.path)
-        }
+        throw XcodeModelError(
+            .notFound, "There is no compiled model on Linux, and no \(name).xcdatamodeld beside this path or in the program's resources to read instead. Add \(name).xcdatamodeld to the target's resources.",
+            file: url.path)
     }
 
     /// Builds the description objects, then links parents, destinations and inverses.
@@ -106,11 +58,12 @@ enum XcodeModelReader {
             for a in e.attributes {
                 let d = NSAttributeDescription()
                 d.name = a.name
-                d.attributeType = a.type
+                let type = try a.attributeType(entity: e.name, file: file)
+                d.attributeType = type
                 d.isOptional = a.isOptional
                 d.isTransient = a.isTransient
                 d.usesScalarValueType = a.usesScalarValueType
-                d.defaultValue = a.defaultValue
+                d.defaultValue = try a.defaultValue(of: type, entity: e.name, file: file)
                 d.valueTransformerName = a.valueTransformerName
                 d.attributeValueClassName = a.customClassName
                 d.allowsExternalBinaryDataStorage = a.allowsExternalBinaryDataStorage
@@ -127,7 +80,7 @@ enum XcodeModelReader {
                 d.isOptional = r.isOptional
                 d.isTransient = r.isTransient
                 d.isOrdered = r.isOrdered
-                d.deleteRule = r.deleteRule
+                d.deleteRule = try r.deleteRule(entity: e.name, file: file)
                 d.minCount = r.minCount
                 d.maxCount = r.maxCount
                 d.renamingIdentifier = r.renamingIdentifier
