@@ -97,7 +97,7 @@ let package = Package(
         // The rewriter behind `ctxdebug port` and the CoreDataPort plugin (swift-syntax; no runtime).
         .target(
             name: "CoreDataPorter",
-            dependencies: ["XcodeModel", .product(name: "SwiftSyntax", package: "swift-syntax"), .product(name: "SwiftParser", package: "swift-syntax")]
+            dependencies: ["XcodeModel", "CtxdebugHelpers", .product(name: "SwiftSyntax", package: "swift-syntax"), .product(name: "SwiftParser", package: "swift-syntax")]
         ),
         // The plugin's tool: the port alone, so a user's build does not compile the runtime twice.
         .executableTarget(name: "ctxdebug-port", dependencies: ["CoreDataPorter"]),
