@@ -218,6 +218,14 @@ struct ModuleGraphTests {
             #expect(found[cTarget] ?? [] == importers, "\(cTarget) is imported by \(found[cTarget] ?? [])")
         }
         #expect(found["CConcurrencyDebug"] == ["ConcurrencyDebug"], "the reading works")
+        // The table above is the one the map states (docs/architecture.md: "each C target is
+        // imported by the one module it belongs to, `CConcurrencyDebug` by ConcurrencyDebug…").
+        let map = try String(contentsOf: Self.packageRoot.appendingPathComponent("docs/architecture.md"), encoding: .utf8)
+            .replacingOccurrences(of: "\n", with: " ")
+        for (cTarget, importers) in Self.cTargetImporters where cTarget != "CLibunwind" {
+            let stated = importers.isEmpty ? "`\(cTarget)` by no Swift module" : "`\(cTarget)` by \(importers.sorted().joined(separator: ", "))"
+            #expect(map.contains(stated), "docs/architecture.md does not state \(stated)")
+        }
         let managedContext = try #require(manifest.targets.first { $0.name == "ManagedContext" })
         let cDependencies = managedContext.dependencies.map(\.name).filter { Self.cTargetImporters[$0] != nil }
         #expect(cDependencies == [], "ManagedContext declares C targets: \(cDependencies)")
