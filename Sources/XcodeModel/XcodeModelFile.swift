@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// An Xcode model as it is on disk (no `momc`): a `Name.xcdatamodeld` folder (its current
 /// version, named by `.xccurrentversion`), a single `Name.xcdatamodel` folder, or its
