@@ -38,87 +38,20 @@ enum XcodeModelReader {
         var byName: [String: NSEntityDescription] = [:]
         var entities: [NSEntityDescription] = []
         for e in parsed.entities {
-            let entity = NSEntityDescription()
-            entity.name = e.name
-            entity.managedObjectClassName = e.representedClassName ?? "NSManagedObject"
-            entity.isAbstract = e.isAbstract
-            entity.codeGenerationType = e.codeGenerationType
-            entity.renamingIdentifier = e.renamingIdentifier
-            entity.versionHashModifier = e.versionHashModifier
-            entity.userInfo = e.userInfo.isEmpty ? nil : e.userInfo
-            entity.uniquenessConstraints = e.uniquenessConstraints
-            entity.indexes = e.fetchIndexes.map { index in
-                NSFetchIndexDescription(
-                    name: index.name,
-                    elements: index.elements.map {
-                        NSFetchIndexElementDescription(propertyName: $0.property, collationType: $0.type == "RTree" ? .rTree : .binary, isAscending: $0.ascending)
-                    })
-            }
-            var properties: [NSPropertyDescription] = []
-            for a in e.attributes {
-                let d = NSAttributeDescription()
-                d.name = a.name
-                let type = try a.attributeType(entity: e.name, file: file)
-                d.attributeType = type
-                d.isOptional = a.isOptional
-                d.isTransient = a.isTransient
-                d.usesScalarValueType = a.usesScalarValueType
-                d.defaultValue = try a.defaultValue(of: type, entity: e.name, file: file)
-                d.valueTransformerName = a.valueTransformerName
-                d.attributeValueClassName = a.customClassName
-                d.allowsExternalBinaryDataStorage = a.allowsExternalBinaryDataStorage
-                d.renamingIdentifier = a.renamingIdentifier
-                d.isIndexed = a.isIndexed
-                d.userInfo = a.userInfo.isEmpty ? nil : a.userInfo
-                properties.append(d)
-            }
-            for r in e.relationships {
-                let d = NSRelationshipDescription()
-                d.name = r.name
-                d.destinationEntityName = r.destinationEntity
-                d.inverseName = r.inverseName
-                d.isOptional = r.isOptional
-                d.isTransient = r.isTransient
-                d.isOrdered = r.isOrdered
-                d.deleteRule = try r.deleteRule(entity: e.name, file: file)
-                d.minCount = r.minCount
-                d.maxCount = r.maxCount
-                d.renamingIdentifier = r.renamingIdentifier
-                d.userInfo = r.userInfo.isEmpty ? nil : r.userInfo
-                properties.append(d)
-            }
-            entity.properties = properties
+            let entity = try self.entity(e, file: file)
             byName[e.name] = entity
             entities.append(entity)
         }
         for e in parsed.entities {
-            guard let entity = byName[e.name] else { continue }
-            if let parent = e.parentEntity {
-                guard let superentity = byName[parent] else {
-                    throw XcodeModelError(.missingEntity, "Entity \(e.name) names the parent entity \(parent), which the model does not have.", file: file, line: e.line)
-                }
-                superentity.subentities.append(entity)
+            guard let entity = byName[e.name], let parent = e.parentEntity else { continue }
+            guard let superentity = byName[parent] else {
+                throw XcodeModelError(.missingEntity, "Entity \(e.name) names the parent entity \(parent), which the model does not have.", file: file, line: e.line)
             }
+            superentity.subentities.append(entity)
         }
         for e in parsed.entities {
             guard let entity = byName[e.name] else { continue }
-            for r in e.relationships {
-                let d = entity.properties.first { $0.name == r.name } as? NSRelationshipDescription
-                guard let destination = byName[r.destinationEntity] else {
-                    throw XcodeModelError(
-                        .missingEntity, "Relationship \(e.name).\(r.name) has the destination entity \(r.destinationEntity), which the model does not have. Add the entity or choose another destination.",
-                        file: file, line: r.line)
-                }
-                d?.destinationEntity = destination
-                if let inverseName = r.inverseName {
-                    guard let inverse = destination.relationshipsByName[inverseName] else {
-                        throw XcodeModelError(
-                            .missingEntity, "Relationship \(e.name).\(r.name) names the inverse \(r.destinationEntity).\(inverseName), which \(r.destinationEntity) does not have.",
-                            file: file, line: r.line)
-                    }
-                    d?.inverseRelationship = inverse
-                }
-            }
+            try linkRelationships(of: e, in: entity, byName: byName, file: file)
         }
         for entity in entities {
             for index in entity.indexes { for element in index.elements { element.resolve(in: entity) } }
@@ -139,5 +72,87 @@ enum XcodeModelReader {
         }
         if let version = parsed.versionIdentifier { model.versionIdentifiers = [version] }
         return model
+    }
+
+    /// One entity with its properties and fetch indexes, not yet linked to the others.
+    static func entity(_ e: XcodeEntity, file: String) throws(XcodeModelError) -> NSEntityDescription {
+        let entity = NSEntityDescription()
+        entity.name = e.name
+        entity.managedObjectClassName = e.representedClassName ?? "NSManagedObject"
+        entity.isAbstract = e.isAbstract
+        entity.codeGenerationType = e.codeGenerationType
+        entity.renamingIdentifier = e.renamingIdentifier
+        entity.versionHashModifier = e.versionHashModifier
+        entity.userInfo = e.userInfo.isEmpty ? nil : e.userInfo
+        entity.uniquenessConstraints = e.uniquenessConstraints
+        entity.indexes = e.fetchIndexes.map { index in
+            NSFetchIndexDescription(
+                name: index.name,
+                elements: index.elements.map {
+                    NSFetchIndexElementDescription(propertyName: $0.property, collationType: $0.type == "RTree" ? .rTree : .binary, isAscending: $0.ascending)
+                })
+        }
+        var properties: [NSPropertyDescription] = []
+        for a in e.attributes { properties.append(try attribute(a, entity: e.name, file: file)) }
+        for r in e.relationships { properties.append(try relationship(r, entity: e.name, file: file)) }
+        entity.properties = properties
+        return entity
+    }
+
+    static func attribute(_ a: XcodeAttribute, entity: String, file: String) throws(XcodeModelError) -> NSAttributeDescription {
+        let d = NSAttributeDescription()
+        d.name = a.name
+        let type = try a.attributeType(entity: entity, file: file)
+        d.attributeType = type
+        d.isOptional = a.isOptional
+        d.isTransient = a.isTransient
+        d.usesScalarValueType = a.usesScalarValueType
+        d.defaultValue = try a.defaultValue(of: type, entity: entity, file: file)
+        d.valueTransformerName = a.valueTransformerName
+        d.attributeValueClassName = a.customClassName
+        d.allowsExternalBinaryDataStorage = a.allowsExternalBinaryDataStorage
+        d.renamingIdentifier = a.renamingIdentifier
+        d.isIndexed = a.isIndexed
+        d.userInfo = a.userInfo.isEmpty ? nil : a.userInfo
+        return d
+    }
+
+    /// A relationship, its destination and inverse still names (`linkRelationships`).
+    static func relationship(_ r: XcodeRelationship, entity: String, file: String) throws(XcodeModelError) -> NSRelationshipDescription {
+        let d = NSRelationshipDescription()
+        d.name = r.name
+        d.destinationEntityName = r.destinationEntity
+        d.inverseName = r.inverseName
+        d.isOptional = r.isOptional
+        d.isTransient = r.isTransient
+        d.isOrdered = r.isOrdered
+        d.deleteRule = try r.deleteRule(entity: entity, file: file)
+        d.minCount = r.minCount
+        d.maxCount = r.maxCount
+        d.renamingIdentifier = r.renamingIdentifier
+        d.userInfo = r.userInfo.isEmpty ? nil : r.userInfo
+        return d
+    }
+
+    /// Points each relationship of `e` at its destination entity and inverse.
+    static func linkRelationships(
+        of e: XcodeEntity, in entity: NSEntityDescription, byName: [String: NSEntityDescription], file: String
+    ) throws(XcodeModelError) {
+        for r in e.relationships {
+            let d = entity.properties.first { $0.name == r.name } as? NSRelationshipDescription
+            guard let destination = byName[r.destinationEntity] else {
+                throw XcodeModelError(
+                    .missingEntity, "Relationship \(e.name).\(r.name) has the destination entity \(r.destinationEntity), which the model does not have. Add the entity or choose another destination.",
+                    file: file, line: r.line)
+            }
+            d?.destinationEntity = destination
+            guard let inverseName = r.inverseName else { continue }
+            guard let inverse = destination.relationshipsByName[inverseName] else {
+                throw XcodeModelError(
+                    .missingEntity, "Relationship \(e.name).\(r.name) names the inverse \(r.destinationEntity).\(inverseName), which \(r.destinationEntity) does not have.",
+                    file: file, line: r.line)
+            }
+            d?.inverseRelationship = inverse
+        }
     }
 }
