@@ -184,17 +184,7 @@ final class ScenarioRunner: Sendable {
         case .pause(let seconds):
             usleep(UInt32(min(seconds, 3_600) * 1e6))
         case .open(let row):
-            monitor.onMain("open") {
-                guard let list = ui.list, list.count > 0 else { return }
-                let editor = ui.editor ?? EntryEditor(parent: ui.context)
-                ui.editor = editor
-                do {
-                    try editor.open(list.objectID(at: row % list.count))
-                    ui.edits.opened += 1
-                } catch {
-                    self.record(error, "open")
-                }
-            }
+            monitor.onMain("open") { self.open(row: row, ui: ui) }
         case .edit(let rating, let location, let height):
             monitor.onMain("edit") {
                 guard let entry = ui.editor?.entry else { return }
@@ -220,24 +210,7 @@ final class ScenarioRunner: Sendable {
                 ui.edits.cancelled += 1
             }
         case .add(let location, let rating):
-            monitor.onMain("add") {
-                if self.bug == .cancelledEntry {
-                    // The starter app: "add" inserts into the view context itself; the
-                    // user cancels, nothing deletes the empty entry, the next save writes it.
-                    _ = JournalEntry(context: ui.context)  // INJECTED BUG: abandoned insert
-                    do { try ui.context.save() } catch { self.record(error, "save") }
-                    return
-                }
-                let editor = ui.editor ?? EntryEditor(parent: ui.context)
-                ui.editor = editor
-                let entry = editor.add()
-                entry.location = location ?? "Rincon"
-                entry.rating = NSNumber(value: rating ?? 3)
-                entry.height = "3.0"
-                entry.period = "12"
-                entry.wind = "5.0"
-                ui.edits.added += 1
-            }
+            monitor.onMain("add") { self.add(location: location, rating: rating, ui: ui) }
         case .export(let queue, let wait):
             startExport(queue: queue, ui: ui)
             if wait { outstanding.wait() }
@@ -248,6 +221,39 @@ final class ScenarioRunner: Sendable {
             startSync(bursts: bursts, inserts: inserts, updates: updates, interval: interval, ui: ui)
             if wait { outstanding.wait() }
         }
+    }
+
+    /// The editor opens row `row` of the list (on the main queue).
+    @MainActor private func open(row: Int, ui: UIState) {
+        guard let list = ui.list, list.count > 0 else { return }
+        let editor = ui.editor ?? EntryEditor(parent: ui.context)
+        ui.editor = editor
+        do {
+            try editor.open(list.objectID(at: row % list.count))
+            ui.edits.opened += 1
+        } catch {
+            record(error, "open")
+        }
+    }
+
+    /// A new entry in the editor's scratchpad (on the main queue).
+    @MainActor private func add(location: String?, rating: Int16?, ui: UIState) {
+        if bug == .cancelledEntry {
+            // The starter app: "add" inserts into the view context itself; the
+            // user cancels, nothing deletes the empty entry, the next save writes it.
+            _ = JournalEntry(context: ui.context)  // INJECTED BUG: abandoned insert
+            do { try ui.context.save() } catch { record(error, "save") }
+            return
+        }
+        let editor = ui.editor ?? EntryEditor(parent: ui.context)
+        ui.editor = editor
+        let entry = editor.add()
+        entry.location = location ?? "Rincon"
+        entry.rating = NSNumber(value: rating ?? 3)
+        entry.height = "3.0"
+        entry.period = "12"
+        entry.wind = "5.0"
+        ui.edits.added += 1
     }
 
     private func exportURL() -> URL {
