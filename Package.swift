@@ -6,24 +6,20 @@ import PackageDescription
 let package = Package(
     name: "ctxdebug",
     platforms: [.macOS(.v15)],
+    // What users import, and nothing else (docs/architecture.md, "Products"): every other
+    // module is a target, reached by this package's own targets only (the benchmarks and
+    // the fuzz targets among them). Each library product lists the modules it re-exports
+    // or shows in its API, so that Scripts/api-breaking guards them too.
     products: [
-        .library(name: "ConcurrencyDebug", targets: ["ConcurrencyDebug"]),
+        // ViolationModel: re-exported (`import ConcurrencyDebug` gives `Violation`).
+        .library(name: "ConcurrencyDebug", targets: ["ConcurrencyDebug", "ViolationModel"]),
         .library(name: "ManagedContext", targets: ["ManagedContext"]),
         .library(name: "CoreData", targets: ["CoreData"]),
-        .library(name: "SurfJournal", targets: ["SurfJournal"]),
-        .library(name: "Replay", targets: ["Replay"]),
-        .library(name: "Reports", targets: ["Reports"]),
-        .library(name: "ReportFormats", targets: ["ReportFormats"]),
-        .library(name: "ReplayModel", targets: ["ReplayModel"]),
-        .library(name: "ExploreModel", targets: ["ExploreModel"]),
-        .library(name: "ConcurrencyDebugTesting", targets: ["ConcurrencyDebugTesting"]),
-        .library(name: "CoreDataLint", targets: ["CoreDataLint"]),
-        .library(name: "CoreDataPorter", targets: ["CoreDataPorter"]),
+        // ExploreModel: the in-process explore's strategies, options and results are its types.
+        .library(name: "ConcurrencyDebugTesting", targets: ["ConcurrencyDebugTesting", "ExploreModel"]),
+        .executable(name: "ctxdebug", targets: ["ctxdebug"]),
         // Runs `ctxdebug port` inside `swift build` (docs/coredata-port.md).
         .plugin(name: "CoreDataPort", targets: ["CoreDataPort"]),
-        // For this repository's sibling packages (Fuzz/, Benchmarks/); not API.
-        .library(name: "TestSupport", targets: ["TestSupport"]),
-        .executable(name: "ctxdebug", targets: ["ctxdebug"]),
         // The preload library `ctxdebug explore` puts in LD_PRELOAD of COMMAND's processes
         // (docs/explore.md, "What is controlled"); found next to the ctxdebug binary.
         .library(name: "CtxdebugDispatchControl", type: .dynamic, targets: ["CtxdebugDispatchControl"]),
@@ -34,6 +30,8 @@ let package = Package(
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "602.0.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        // `swift package generate-documentation` for the four libraries' DocC catalogs (Scripts/docs).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(
@@ -54,7 +52,7 @@ let package = Package(
         .target(name: "CConcurrencyDebug", dependencies: ["CLibunwind"]),
         // Foundation-only values and formats: what reports read and write, without the runtime.
         .target(name: "ViolationModel"),
-        .target(name: "ReportFormats"),
+        .target(name: "ReportFormats", dependencies: ["ViolationModel"]),
         .target(name: "ReplayModel"),
         // Schedule exploration's strategies, schedule file, step log, minimizer and result model.
         .target(name: "ExploreModel", dependencies: ["CtxdebugHelpers"]),
@@ -67,8 +65,11 @@ let package = Package(
             name: "ManagedContext",
             dependencies: ["ConcurrencyDebug", "CtxdebugHelpers", "ScheduleControl", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")]
         ),
+        // The one reader of Xcode models (.xcdatamodeld as Xcode saves it): CoreData builds its
+        // NSManagedObjectModel from it, the port its entity classes (Foundation only: no runtime).
+        .target(name: "XcodeModel"),
         // Core Data's API with its NS names over ManagedContext (Linux); nothing below imports it.
-        .target(name: "CoreData", dependencies: ["ManagedContext", "ConcurrencyDebug", "CtxdebugHelpers"]),
+        .target(name: "CoreData", dependencies: ["ManagedContext", "ConcurrencyDebug", "CtxdebugHelpers", "XcodeModel"]),
         // The in-process explore drives ScheduleControl: it links no runtime of its own (a
         // context made in an explored body registers with the run through ManagedContext).
         .target(name: "ConcurrencyDebugTesting", dependencies: ["ConcurrencyDebug", "CtxdebugHelpers", "ScheduleControl", "ExploreModel", "Reports"]),
@@ -98,7 +99,7 @@ let package = Package(
         // The rewriter behind `ctxdebug port` and the CoreDataPort plugin (swift-syntax; no runtime).
         .target(
             name: "CoreDataPorter",
-            dependencies: [.product(name: "SwiftSyntax", package: "swift-syntax"), .product(name: "SwiftParser", package: "swift-syntax")]
+            dependencies: ["XcodeModel", "CtxdebugHelpers", .product(name: "SwiftSyntax", package: "swift-syntax"), .product(name: "SwiftParser", package: "swift-syntax")]
         ),
         // The plugin's tool: the port alone, so a user's build does not compile the runtime twice.
         .executableTarget(name: "ctxdebug-port", dependencies: ["CoreDataPorter"]),
@@ -146,14 +147,35 @@ let package = Package(
         // Test-only: a real ManagedContext stack with a lost update, explored across
         // processes through the runtime's child side (ExploreCommandTests).
         .executableTarget(name: "ctxdebug-explore-sample", dependencies: ["ManagedContext", "ConcurrencyDebugTesting"], path: "Tests/ExploreSample"),
-        // Shared by the tests and the sibling packages (Fuzz/, Benchmarks/).
+        // Shared by the tests, the benchmarks and the fuzz targets.
         .target(name: "TestSupport", dependencies: ["CtxdebugHelpers"], path: "Tests/TestSupport"),
+        // The benchmarks (docs/benchmarks.md): `ctxdebug bench` runs `ctxdebug-bench`, built next
+        // to it. Targets of this package, not a package of their own, because they need
+        // SurfJournal and Replay, which are no products (docs/architecture.md, "Benchmarks and fuzz targets").
+        .executableTarget(
+            name: "ctxdebug-bench",
+            dependencies: [
+                "ConcurrencyDebug", "ManagedContext", "CoreData", "ConcurrencyDebugTesting", "SurfJournal", "Replay",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Benchmarks/Sources/Benchmarks"
+        ),
+        // The fuzz targets (docs/reliability.md): libFuzzer under Scripts/fuzz, an ordinary
+        // main over the regression inputs otherwise (Scripts/fuzz-smoke, FuzzTests).
+        .target(
+            name: "FuzzSupport", dependencies: ["ConcurrencyDebug", "ManagedContext", "SurfJournal", "CoreData", "Replay", "TestSupport"],
+            path: "Fuzz/Sources/FuzzSupport"
+        ),
+        .executableTarget(name: "FuzzJournalReader", dependencies: ["FuzzSupport"], path: "Fuzz/Sources/FuzzJournalReader"),
+        .executableTarget(name: "FuzzWorkload", dependencies: ["FuzzSupport"], path: "Fuzz/Sources/FuzzWorkload"),
+        .executableTarget(name: "FuzzObjectID", dependencies: ["FuzzSupport"], path: "Fuzz/Sources/FuzzObjectID"),
+        .executableTarget(name: "FuzzPredicate", dependencies: ["FuzzSupport"], path: "Fuzz/Sources/FuzzPredicate"),
         .testTarget(name: "CtxdebugHelpersTests", dependencies: ["CtxdebugHelpers", "TestSupport"]),
         .testTarget(name: "ConcurrencyDebugTests", dependencies: ["ConcurrencyDebug", "CConcurrencyDebug", "TestSupport"]),
         .testTarget(name: "ConcurrencyDebugTestingTests", dependencies: ["ConcurrencyDebugTesting", "ConcurrencyDebug", "ManagedContext", "ExploreModel", "TestSupport"]),
         .testTarget(name: "ScheduleControlTests", dependencies: ["ScheduleControl", "ConcurrencyDebug", "CtxdebugHelpers", "ExploreModel"]),
         .testTarget(name: "ManagedContextTests", dependencies: ["ManagedContext", "ScheduleControl", "ctxdebug-wrong-queue-sample", "ConcurrencyDebug", "CtxdebugHelpers", "ExploreModel", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")]),
-        .testTarget(name: "CoreDataTests", dependencies: ["CoreData", "ManagedContext", "ConcurrencyDebug", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")], exclude: ["Fixtures"]),
+        .testTarget(name: "CoreDataTests", dependencies: ["CoreData", "XcodeModel", "ManagedContext", "ConcurrencyDebug", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")], exclude: ["Fixtures"]),
         .testTarget(name: "SurfJournalTests", dependencies: ["SurfJournal", "CoreData", "ManagedContext", "TestSupport"]),
         .testTarget(name: "ReplayTests", dependencies: ["Replay", "SurfJournal", "CoreData", "ManagedContext", "ConcurrencyDebug"]),
         .testTarget(name: "CoreDataLintTests", dependencies: ["CoreDataLint", .product(name: "SwiftParser", package: "swift-syntax")]),
@@ -164,6 +186,13 @@ let package = Package(
         .testTarget(name: "ExploreModelTests", dependencies: ["ExploreModel", "CtxdebugHelpers", "TestSupport"]),
         .testTarget(name: "ExploreCorpusTests", dependencies: ["ExploreCorpus", "ctxdebug-explore-corpus", "ConcurrencyDebugTesting", "ExploreModel", "TestSupport"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "ReportFormats", "ViolationModel", "ReplayModel", "ExploreModel", "TestSupport"]),
+        // Runs `ctxdebug bench --quick` through the built binaries.
+        .testTarget(name: "BenchmarksTests", dependencies: ["ctxdebug", "ctxdebug-bench", "TestSupport"], path: "Benchmarks/Tests/BenchmarksTests"),
+        // Runs the built fuzz executables on the regression inputs.
+        .testTarget(
+            name: "FuzzTests", dependencies: ["FuzzJournalReader", "FuzzWorkload", "FuzzObjectID", "FuzzPredicate", "TestSupport"],
+            path: "Fuzz/Tests/FuzzTests"
+        ),
         .testTarget(
             name: "ctxdebugTests",
             dependencies: ["ctxdebug", "ctxdebug-stress-writer", "ctxdebug-explore-fake-child", "ctxdebug-explore-sample", "ctxdebug-explore-app-corpus", "ctxdebug-explore-xctest-sample", "ctxdebug-explore-dispatch-sample", "ConcurrencyDebug", "ManagedContext", "CoreDataLint", "Reports", "Replay", "ExploreModel", "TestSupport"]

@@ -1,3 +1,5 @@
+public import ViolationModel
+
 // The access journal's types were called AccessLog… until the journal had one name in
 // code and docs. The old names still compile, with a warning that says the new one.
 

@@ -2,7 +2,7 @@ import CConcurrencyDebug
 
 /// The journal's on-disk format; `docs/journal-format.md` describes it byte by byte.
 ///
-/// (`@_spi(CtxdebugTools)`: public only for the Fuzz/ sibling package, not API.)
+/// (`@_spi(CtxdebugTools)`: for the journal fuzz target, not API.)
 ///
 /// A file is a sequence of session headers (one per process that opened it) and
 /// blocks. All integers are little-endian. Each block carries a CRC-32C of its body;

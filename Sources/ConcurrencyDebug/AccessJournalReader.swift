@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import CtxdebugHelpers
 import Glibc
+public import ViolationModel
 #endif
 
 /// One journaled access.
@@ -81,28 +82,6 @@ public struct AccessJournalProblem: Sendable, Hashable, CustomStringConvertible 
         case .cutTail: "the tail was cut at offset \(offset) (\(length) bytes of an unfinished block): \(detail)"
         }
     }
-}
-
-/// Numbers about a journal.
-public struct AccessJournalStats: Sendable, Hashable {
-    public var fileBytes: Int
-    public var sessions: Int
-    public var blocks: Int
-    public var events: Int
-    public var violations: Int
-    public var threads: Int
-    public var queues: Int
-    public var corruptBlocks: Int
-    public var garbageBytes: Int
-    public var cutTailBytes: Int
-    /// Bytes of block bodies (records only) per event.
-    public var recordBytesPerEvent: Double
-    /// Bytes of the whole file per event (headers, names and checksums included).
-    public var fileBytesPerEvent: Double
-    /// Events per operation name.
-    public var operations: [String: Int]
-    /// The span of event times, in nanoseconds.
-    public var duration: UInt64
 }
 
 /// Reads a journal written by `AccessJournalWriter`: every complete block whose checksum

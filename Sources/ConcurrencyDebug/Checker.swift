@@ -165,15 +165,7 @@ final class Checker: Sendable {
             if onlyIfUnconfigured && state.configured { return false }
             state.configured = true
             state.configuration = configuration
-            state.handler =
-                switch configuration.onViolation {
-                case .trap: TrapViolationHandler()
-                case .report:
-                    ReportViolationHandler(
-                        reportPath: configuration.reportPath, exitCode: configuration.exitCode,
-                        reportDirectory: configuration.reportDirectory)
-                case .log: LogViolationHandler()
-                }
+            state.handler = Self.handler(for: configuration)
             state.suppressions = Suppressions()
             state.suppressionDecisions = [:]
             if let path = configuration.suppressionsPath {
@@ -207,11 +199,9 @@ final class Checker: Sendable {
         }
         guard applied else { return }
         if let newJournal {
-            let old = accessJournalBits.exchange(UInt(bitPattern: Unmanaged.passRetained(newJournal).toOpaque()), ordering: .acquiringAndReleasing)
-            if old != 0 { Unmanaged<AccessJournalWriter>.fromOpaque(UnsafeRawPointer(bitPattern: old)!).takeUnretainedValue().close() }
+            replaceJournal(with: newJournal)
         } else if accessJournalPath == nil {
-            let old = accessJournalBits.exchange(0, ordering: .acquiringAndReleasing)
-            if old != 0 { Unmanaged<AccessJournalWriter>.fromOpaque(UnsafeRawPointer(bitPattern: old)!).takeUnretainedValue().close() }
+            replaceJournal(with: nil)
         }
         // The registered diagnostics' variables, read with the checker's own, their
         // warnings printed with its own (only when checking is on: off, they do nothing).
@@ -222,6 +212,24 @@ final class Checker: Sendable {
         effective.accessJournalPath = accessJournalPath
         if configuration.level > 0 { messages += registeredWarnings + [effective.banner] }
         if !messages.isEmpty { writeToStandardError(messages.joined(separator: "\n") + "\n") }
+    }
+
+    /// The handler `CTXDEBUG_ON_VIOLATION` chose.
+    private static func handler(for configuration: ConcurrencyDebug.Configuration) -> any ViolationHandler {
+        switch configuration.onViolation {
+        case .trap: TrapViolationHandler()
+        case .report:
+            ReportViolationHandler(
+                reportPath: configuration.reportPath, exitCode: configuration.exitCode, reportDirectory: configuration.reportDirectory)
+        case .log: LogViolationHandler()
+        }
+    }
+
+    /// Puts `journal` (or none) where the access check finds it, and closes the one it replaces.
+    private func replaceJournal(with journal: AccessJournalWriter?) {
+        let bits = journal.map { UInt(bitPattern: Unmanaged.passRetained($0).toOpaque()) } ?? 0
+        let old = accessJournalBits.exchange(bits, ordering: .acquiringAndReleasing)
+        if old != 0 { Unmanaged<AccessJournalWriter>.fromOpaque(UnsafeRawPointer(bitPattern: old)!).takeUnretainedValue().close() }
     }
 
     var configuration: ConcurrencyDebug.Configuration {

@@ -344,48 +344,19 @@ final class PortRewriter: SyntaxRewriter {
         case "removeObserver" where labels.contains("forKeyPath"):
             report(at: node, "key-value observing (removeObserver(_:forKeyPath:)) needs the Objective-C runtime, which Linux does not have; remove it with its addObserver(_:forKeyPath:), and observe .NSManagedObjectContextObjectsDidChange instead")
         case "removeObserver" where labels.first == .some(nil) && (labels == [nil] || labels == [nil, "name", "object"]):
-            if Self.isNotificationRemoval(node) {
-                changed = true
-                var arguments = Array(node.arguments)
-                arguments[0] = arguments[0].with(\.label, .identifier("ported")).with(\.colon, .colonToken(trailingTrivia: .space))
-                return super.visit(node.with(\.arguments, LabeledExprListSyntax(arguments)))
-            }
+            if Self.isNotificationRemoval(node) { return relabelingFirstArgument(of: node, as: "ported", addingColon: true) }
         case "observe" where node.arguments.first?.expression.is(KeyPathExprSyntax.self) == true:
             report(at: node, "key-value observing (observe(\\.key)) needs the Objective-C runtime, which Linux does not have. Observe the context instead: .NSManagedObjectContextObjectsDidChange names the changed objects, or use an NSFetchedResultsController-style fetch after each save")
         case "NSClassFromString" where labels == [nil] && node.calledExpression.is(DeclReferenceExprSyntax.self):
             // Foundation's on Linux finds only its own classes; CoreData's knows the program's.
-            changed = true
             usesPortedCoreDataAPI = true
-            var arguments = Array(node.arguments)
-            arguments[0] = arguments[0].with(\.label, .identifier("ported")).with(\.colon, .colonToken(trailingTrivia: .space))
-            return super.visit(node.with(\.arguments, LabeledExprListSyntax(arguments)))
+            return relabelingFirstArgument(of: node, as: "ported", addingColon: true)
         case "Bundle" where labels == ["identifier"] && node.calledExpression.is(DeclReferenceExprSyntax.self):
             // A framework's bundle, which Linux does not have: CoreData's gives the program's.
-            changed = true
             usesPortedCoreDataAPI = true
-            var arguments = Array(node.arguments)
-            arguments[0] = arguments[0].with(\.label, .identifier("portedIdentifier"))
-            return super.visit(node.with(\.arguments, LabeledExprListSyntax(arguments)))
+            return relabelingFirstArgument(of: node, as: "portedIdentifier")
         case "url" where labels == ["forResource", "withExtension"], "path" where labels == ["forResource", "ofType"]:
-            // The compiled model, which Linux does not have: CoreData finds the Xcode model.
-            // The extension as a literal, or a constant of one (PortIndex).
-            let argument = node.arguments.last!.expression
-            let ext = argument.as(StringLiteralExprSyntax.self)?.representedLiteralValue
-            if ext == "momd" || ext == "mom" || index.value(of: argument) == .modelExtension {
-                changed = true
-                usesPortedCoreDataAPI = true
-                var arguments = Array(node.arguments)
-                arguments[0] = arguments[0].with(\.label, .identifier("forModelResource", leadingTrivia: arguments[0].label?.leadingTrivia ?? []))
-                return super.visit(node.with(\.arguments, LabeledExprListSyntax(arguments)))
-            }
-            if let member = node.calledExpression.as(MemberAccessExprSyntax.self), member.base?.trimmedDescription == "Bundle.main" {
-                // Another resource of the app's main bundle: on Linux, SwiftPM's resource bundles.
-                changed = true
-                usesPortedCoreDataAPI = true
-                var arguments = Array(node.arguments)
-                arguments[0] = arguments[0].with(\.label, .identifier("forPortedResource", leadingTrivia: arguments[0].label?.leadingTrivia ?? []))
-                return super.visit(node.with(\.arguments, LabeledExprListSyntax(arguments)))
-            }
+            if let ported = portResourceLookup(node) { return ported }
         case "value" where labels == ["forKeyPath"], "mutableArrayValue" where labels == ["forKeyPath"]:
             if let text = node.arguments.first?.expression.as(StringLiteralExprSyntax.self)?.representedLiteralValue, text.contains("@") {
                 report(at: node, "the collection operator in \"\(text)\" needs Foundation's key-value coding on Apple platforms; compute it in Swift (`entries.map(\\.rating).reduce(0, +)`, `.count`, `.max()`), or fetch it with an NSExpression-free count or sort")
@@ -394,6 +365,39 @@ final class PortRewriter: SyntaxRewriter {
             break
         }
         return super.visit(node)
+    }
+
+    /// `url(forResource:withExtension:)` or `path(forResource:ofType:)` of the compiled
+    /// model, which Linux does not have (CoreData finds the Xcode model), or of another
+    /// resource of the app's main bundle (on Linux, SwiftPM's resource bundles); nil for
+    /// any other.
+    private func portResourceLookup(_ node: FunctionCallExprSyntax) -> ExprSyntax? {
+        // The extension as a literal, or a constant of one (PortIndex).
+        let argument = node.arguments.last!.expression
+        let ext = argument.as(StringLiteralExprSyntax.self)?.representedLiteralValue
+        let label: String
+        if ext == "momd" || ext == "mom" || index.value(of: argument) == .modelExtension {
+            label = "forModelResource"
+        } else if let member = node.calledExpression.as(MemberAccessExprSyntax.self), member.base?.trimmedDescription == "Bundle.main" {
+            label = "forPortedResource"
+        } else {
+            return nil
+        }
+        usesPortedCoreDataAPI = true
+        return relabelingFirstArgument(of: node, as: label, keepingTrivia: true)
+    }
+
+    /// The call with its first argument's label replaced (a `ported` overload of the same
+    /// call), then visited on.
+    private func relabelingFirstArgument(
+        of node: FunctionCallExprSyntax, as label: String, addingColon: Bool = false, keepingTrivia: Bool = false
+    ) -> ExprSyntax {
+        changed = true
+        var arguments = Array(node.arguments)
+        let trivia = keepingTrivia ? arguments[0].label?.leadingTrivia ?? [] : []
+        arguments[0] = arguments[0].with(\.label, .identifier(label, leadingTrivia: trivia))
+        if addingColon { arguments[0] = arguments[0].with(\.colon, .colonToken(trailingTrivia: .space)) }
+        return super.visit(node.with(\.arguments, LabeledExprListSyntax(arguments)))
     }
 
     /// `removeObserver(x)` of a notification center: the callee's base names one, or x is `self`.

@@ -2,6 +2,7 @@ import Dispatch
 public import Foundation
 import SwiftParser
 import SwiftSyntax
+import CtxdebugHelpers
 import Synchronization
 
 /// One file ported: its text for DIR and what could not be ported.
@@ -138,8 +139,8 @@ public enum Porter {
         let index = constants(in: (files + (try collectSwiftFiles(job.indexSources))).map(\.path))
 
         // Port the sources, two at a time (the machine's cores), each read, ported and written alone.
-        let results = Mutex<[Int: (relative: String, lines: Int, ported: PortedSource)]>([:])
-        let failure = Mutex<PortError?>(nil)
+        let results = LockedValue<[Int: (relative: String, lines: Int, ported: PortedSource)]>([:])
+        let failure = LockedValue<PortError?>(nil)
         let next = Atomic<Int>(0)
         let workers = min(max(ProcessInfo.processInfo.activeProcessorCount, 1), max(files.count, 1))
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
@@ -220,7 +221,7 @@ public enum Porter {
     /// file that cannot be read is left to the port, which says so.
     static func constants(in paths: [String]) -> PortIndex {
         let unique = Array(Set(paths)).sorted()
-        let index = Mutex(PortIndex())
+        let index = LockedValue(PortIndex())
         let next = Atomic<Int>(0)
         let workers = min(max(ProcessInfo.processInfo.activeProcessorCount, 1), max(unique.count, 1))
         DispatchQueue.concurrentPerform(iterations: workers) { _ in

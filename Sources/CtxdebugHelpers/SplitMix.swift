@@ -1,7 +1,7 @@
 /// SplitMix64 (Steele, Lea and Flood, 2014): a small deterministic generator, so that
 /// the same seed gives the same values on every machine: SurfJournal's seeded entries,
 /// and a randomized test or fuzz pass that repeats exactly from its seed. Public so
-/// that the sibling packages (Fuzz/, Benchmarks/) reach it through TestSupport.
+/// that TestSupport re-exports it to the tests, fuzz targets and benchmarks.
 public struct SplitMix: RandomNumberGenerator, Sendable {
     public var state: UInt64
 

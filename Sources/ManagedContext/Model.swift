@@ -358,72 +358,13 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
 
     private init(declarations: [EntityDeclaration], hint: String) {
         let declarations = EntityTree.addingOrderKeys(to: declarations)
-        var built: [EntityDescription] = []
-        for declaration in declarations {
-            let entity = EntityDescription(name: declaration.name, managedObjectClass: declaration.managedObjectClass)
-            entity.declaration = declaration.declaration
-            entity.isAbstract = declaration.isAbstract
-            entity.renamingIdentifier = declaration.renamingIdentifier
-            entity.declaredConstraints = declaration.uniquenessConstraints
-            entity.fetchIndexes = declaration.fetchIndexes
-            var attributes: [AttributeDescription] = []
-            var relationships: [RelationshipDescription] = []
-            var toOneCount = 0
-            for a in declaration.attributes {
-                precondition(
-                    !attributes.contains { $0.name == a.name },
-                    "Entity \(entity.name) declares the attribute '\(a.name)' twice.")
-                attributes.append(
-                    AttributeDescription(
-                        name: a.name, attributeType: a.attributeType, isOptional: a.isOptional,
-                        defaultValue: a.defaultValue, index: attributes.count, renamingIdentifier: a.renamingIdentifier,
-                        assignedColumnName: a.isOrderKey ? a.name : nil, isOrderKey: a.isOrderKey, isIndexed: a.isIndexed))
-            }
-            for r in declaration.relationships {
-                let toOneIndex = r.isToMany ? -1 : toOneCount
-                if !r.isToMany { toOneCount += 1 }
-                relationships.append(
-                    RelationshipDescription(
-                        name: r.name, destination: r.destinationEntityName,
-                        inverse: r.inverseName, isToMany: r.isToMany, deleteRule: r.deleteRule,
-                        index: relationships.count, toOneIndex: toOneIndex, isOrdered: r.isOrdered))
-            }
-            entity.finishDeclaring(attributes: attributes, relationships: relationships)
-            built.append(entity)
-        }
+        var built = declarations.map(Self.entity)
         let byName = Dictionary(built.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in
             preconditionFailure("Two entities are named '\(a.name)'.")
         })
         built = EntityTree.arrange(built, declarations: declarations, byName: byName)
         for entity in built {
-            for r in entity.relationships {
-                guard let destination = byName[r.destinationEntityName] else {
-                    preconditionFailure(
-                        "Relationship \(entity.name).\(r.name) points to \(r.destinationEntityName), which is not in the model. "
-                            + hint.replacingOccurrences(of: "%@", with: r.destinationEntityName))
-                }
-                r.destinationEntity = destination
-                if let inverseName = r.inverseName {
-                    guard let inverse = destination.relationship(named: inverseName) else {
-                        preconditionFailure("Relationship \(entity.name).\(r.name) names the inverse '\(inverseName)', which \(destination.name) does not declare.")
-                    }
-                    precondition(
-                        !(r.isToMany && inverse.isToMany && inverse === r),
-                        "\(entity.name).\(r.name) is a many-to-many relationship that is its own inverse, which this runtime does not store yet; give it a separate inverse relationship.")
-                    precondition(
-                        !(r.isToMany && inverse.isToMany && (r.isOrdered || inverse.isOrdered)),
-                        "\(entity.name).\(r.name) and \(destination.name).\(inverseName) are an ordered many-to-many relationship, which this runtime does not store yet; make both sides unordered and sort in the fetch.")
-                    r.inverseRelationship = inverse
-                    if r.isOrdered {
-                        guard let key = destination.attribute(named: EntityTree.orderKeyName(inverse: inverseName)) else {
-                            preconditionFailure("Ordered relationship \(entity.name).\(r.name) has no order column in \(destination.name).")
-                        }
-                        r.orderAttributeIndex = key.index
-                    }
-                } else {
-                    precondition(!r.isToMany, "To-many relationship \(entity.name).\(r.name) needs an inverse to-one (its foreign key lives there).")
-                }
-            }
+            for r in entity.relationships { Self.link(r, of: entity, byName: byName, hint: hint) }
         }
         EntityTree.assignJoinTables(built)
         for entity in built {
@@ -442,6 +383,71 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
         }
         for key in shared { byClass[key] = nil }
         self.entitiesByClass = byClass
+    }
+
+    /// One entity with its attributes and relationships, not yet linked to the others.
+    private static func entity(_ declaration: EntityDeclaration) -> EntityDescription {
+        let entity = EntityDescription(name: declaration.name, managedObjectClass: declaration.managedObjectClass)
+        entity.declaration = declaration.declaration
+        entity.isAbstract = declaration.isAbstract
+        entity.renamingIdentifier = declaration.renamingIdentifier
+        entity.declaredConstraints = declaration.uniquenessConstraints
+        entity.fetchIndexes = declaration.fetchIndexes
+        var attributes: [AttributeDescription] = []
+        var relationships: [RelationshipDescription] = []
+        var toOneCount = 0
+        for a in declaration.attributes {
+            precondition(
+                !attributes.contains { $0.name == a.name },
+                "Entity \(entity.name) declares the attribute '\(a.name)' twice.")
+            attributes.append(
+                AttributeDescription(
+                    name: a.name, attributeType: a.attributeType, isOptional: a.isOptional,
+                    defaultValue: a.defaultValue, index: attributes.count, renamingIdentifier: a.renamingIdentifier,
+                    assignedColumnName: a.isOrderKey ? a.name : nil, isOrderKey: a.isOrderKey, isIndexed: a.isIndexed))
+        }
+        for r in declaration.relationships {
+            let toOneIndex = r.isToMany ? -1 : toOneCount
+            if !r.isToMany { toOneCount += 1 }
+            relationships.append(
+                RelationshipDescription(
+                    name: r.name, destination: r.destinationEntityName,
+                    inverse: r.inverseName, isToMany: r.isToMany, deleteRule: r.deleteRule,
+                    index: relationships.count, toOneIndex: toOneIndex, isOrdered: r.isOrdered))
+        }
+        entity.finishDeclaring(attributes: attributes, relationships: relationships)
+        return entity
+    }
+
+    /// Points `r` at its destination and inverse (and an ordered one at its order column);
+    /// what this runtime cannot store stops with what to write instead.
+    private static func link(_ r: RelationshipDescription, of entity: EntityDescription, byName: [String: EntityDescription], hint: String) {
+        guard let destination = byName[r.destinationEntityName] else {
+            preconditionFailure(
+                "Relationship \(entity.name).\(r.name) points to \(r.destinationEntityName), which is not in the model. "
+                    + hint.replacingOccurrences(of: "%@", with: r.destinationEntityName))
+        }
+        r.destinationEntity = destination
+        guard let inverseName = r.inverseName else {
+            precondition(!r.isToMany, "To-many relationship \(entity.name).\(r.name) needs an inverse to-one (its foreign key lives there).")
+            return
+        }
+        guard let inverse = destination.relationship(named: inverseName) else {
+            preconditionFailure("Relationship \(entity.name).\(r.name) names the inverse '\(inverseName)', which \(destination.name) does not declare.")
+        }
+        precondition(
+            !(r.isToMany && inverse.isToMany && inverse === r),
+            "\(entity.name).\(r.name) is a many-to-many relationship that is its own inverse, which this runtime does not store yet; give it a separate inverse relationship.")
+        precondition(
+            !(r.isToMany && inverse.isToMany && (r.isOrdered || inverse.isOrdered)),
+            "\(entity.name).\(r.name) and \(destination.name).\(inverseName) are an ordered many-to-many relationship, which this runtime does not store yet; make both sides unordered and sort in the fetch.")
+        r.inverseRelationship = inverse
+        if r.isOrdered {
+            guard let key = destination.attribute(named: EntityTree.orderKeyName(inverse: inverseName)) else {
+                preconditionFailure("Ordered relationship \(entity.name).\(r.name) has no order column in \(destination.name).")
+            }
+            r.orderAttributeIndex = key.index
+        }
     }
 
     /// The entity whose class is `cls`, or nil.

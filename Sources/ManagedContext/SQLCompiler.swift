@@ -35,23 +35,7 @@ enum SQLCompiler {
             // NOT over a comparison with NULL must stay two-valued, as in memory.
             return "(NOT IFNULL(" + emit(inner, entity: entity, store: store, args: &args) + ", 0))"
         case .compare(let i, let op, let value):
-            let column = entity.attributes[i].columnName
-            if value.isNull {
-                switch op {
-                case .equal: return "(\(column) IS NULL)"
-                case .notEqual: return "(\(column) IS NOT NULL)"
-                default: return "0"
-                }
-            }
-            args.append(value.databaseValue)
-            switch op {
-            case .equal: return "(\(column) = ?)"
-            case .notEqual: return "(\(column) <> ? OR \(column) IS NULL)"
-            case .less: return "(\(column) < ?)"
-            case .lessOrEqual: return "(\(column) <= ?)"
-            case .greater: return "(\(column) > ?)"
-            case .greaterOrEqual: return "(\(column) >= ?)"
-            }
+            return comparison(entity.attributes[i].columnName, op, value, args: &args)
         case .inList(let i, let values):
             let nonNull = values.filter { !$0.isNull }
             if nonNull.isEmpty { return "0" }
@@ -81,6 +65,27 @@ enum SQLCompiler {
             }
             args.append(pk.databaseValue)
             return equal ? "(\(column) = ?)" : "(\(column) <> ? OR \(column) IS NULL)"
+        }
+    }
+
+    /// A column compared with a value: `IS NULL` for nil (two-valued, as in memory), and
+    /// `<>` true for a NULL column, as Core Data's in-memory `!=` is.
+    static func comparison(_ column: String, _ op: ComparisonOperator, _ value: StoredValue, args: inout [DatabaseValue]) -> String {
+        if value.isNull {
+            switch op {
+            case .equal: return "(\(column) IS NULL)"
+            case .notEqual: return "(\(column) IS NOT NULL)"
+            default: return "0"
+            }
+        }
+        args.append(value.databaseValue)
+        switch op {
+        case .equal: return "(\(column) = ?)"
+        case .notEqual: return "(\(column) <> ? OR \(column) IS NULL)"
+        case .less: return "(\(column) < ?)"
+        case .lessOrEqual: return "(\(column) <= ?)"
+        case .greater: return "(\(column) > ?)"
+        case .greaterOrEqual: return "(\(column) >= ?)"
         }
     }
 

@@ -34,101 +34,27 @@ final class SQLiteStore: Sendable {
         self.model = model
         self.isReadOnly = readOnly
         let path = url.path
-        try StoreSchema.validateLocation(path: path, readOnly: readOnly)
-        let fileExists = FileManager.default.fileExists(atPath: path)
-        // A zero-byte file is an empty SQLite database (SQLite's own definition), as
-        // a process killed while it created the store leaves it: a new store is
-        // made in it, as Core Data would. Nothing is there to lose.
-        var fileHoldsData = fileExists
-        if fileExists, try StoreSchema.isEmptyDatabaseFile(path: path, readOnly: readOnly) { fileHoldsData = false }
-        if fileHoldsData { try StoreSchema.validateHeader(path: path) } else if !fileExists && readOnly {
-            throw ManagedContextError(.storeOpenFailed, "There is no store at this path to open read-only. Check the path, or open it writable to create one.", path: path)
-        }
+        let fileHoldsData = try Self.checkFile(path: path, readOnly: readOnly)
+        let (existingLayout, needsMigration) =
+            fileHoldsData ? try Self.compareFirst(path: path, model: model, readOnly: readOnly, migrate: migrate) : (nil, false)
 
-        // Compare an existing file with the model first, through a private copy: a file
-        // that is refused must not be touched, and opening the pool would switch it to
-        // WAL (rewriting its header) before any check could run.
-        var existingLayout: (uuid: String, numbers: [Int64])?
-        var needsMigration = false
-        if fileHoldsData {
-            let comparison: SchemaComparison?
-            do {
-                comparison = try DispatchBypass.run { try StoreSchema.compare(path: path, model: model) }
-            } catch {
-                throw Self.translate(error, path: path, doing: "read the store's schema")
-            }
-            if let comparison {
-                if comparison.matches {
-                    existingLayout = (comparison.uuid, comparison.numbers)
-                } else {
-                    try Self.refuseOrMigrate(comparison, readOnly: readOnly, migrate: migrate, path: path)
-                    needsMigration = true
-                }
-            }
-        }
-
-        var config = Configuration()
-        config.readonly = readOnly
-        config.busyMode = .timeout(10)
-        config.label = "ctxdebug.store"
-        config.prepareDatabase { db in
-            StoreSQLFunctions.register(in: db)
-            for pragma in pragmas {
-                do {
-                    try db.execute(sql: pragma.sql)
-                } catch let error as DatabaseError where error.resultCode == .SQLITE_READONLY && db.configuration.readonly {
-                    // A pragma that writes the file (user_version) is the writer connection's to run.
-                }
-            }
-        }
         let pool: DatabasePool
         do {
+            let config = Self.configuration(readOnly: readOnly, pragmas: pragmas)
             pool = try DispatchBypass.run { try DatabasePool(path: path, configuration: config) }
         } catch {
             throw Self.translate(error, path: path, doing: "open the store")
         }
         self.pool = pool
-        var numbers: [Int64] = []
+        let numbers: [Int64]
         if needsMigration {
-            do {
-                let uuid = try DispatchBypass.run { try pool.write { db in
-                    // Compared again under the write lock: what is migrated is what is there.
-                    guard let layout = try StoreLayout.read(db, path: path) else {
-                        throw ManagedContextError(.migrationFailed, "The store's tables disappeared while it was opened. Nothing was migrated.", path: path)
-                    }
-                    let comparison = try SchemaComparison(layout: layout, model: model, db: db)
-                    if !comparison.damage.isEmpty || !comparison.blockers.isEmpty {
-                        throw ManagedContextError(.migrationFailed, "The store changed while it was opened and can no longer be migrated: \(comparison.summary()). Nothing was changed.", path: path)
-                    }
-                    try LightweightMigration.apply(comparison, model: model, db: db)
-                    // In the same transaction: rows the migration gave one value break a
-                    // uniqueness constraint, and the whole migration is rolled back.
-                    try StoreSchema.addMissingIndexes(db, model: model, entityNumber: { Int64($0.index + 1) }, path: path)
-                    return comparison.uuid
-                } }
-                self.identity = StoreIdentity(uuid: uuid)
-                numbers = model.entities.map { Int64($0.index + 1) }
-            } catch {
-                try? pool.close()
-                if let e = error as? ManagedContextError { throw e }
-                throw ManagedContextError(
-                    .migrationFailed, "The lightweight migration failed and was rolled back; the store is as it was. (\(error))", path: path,
-                    cause: error as? DatabaseError)
-            }
+            self.identity = StoreIdentity(uuid: try Self.migrateInPlace(pool, model: model, path: path))
+            numbers = model.entities.map { Int64($0.index + 1) }
         } else if let existingLayout {
             self.identity = StoreIdentity(uuid: existingLayout.uuid)
             numbers = existingLayout.numbers
         } else {
-            if readOnly {
-                throw ManagedContextError(.schemaMismatch, "The store is empty and was opened read-only, so its tables cannot be created.", path: path)
-            }
-            let uuid = UUID().uuidString
-            do {
-                try DispatchBypass.run { try pool.write { db in try StoreSchema.createSchema(db, model: model, uuid: uuid) } }
-            } catch {
-                throw Self.translate(error, path: path, doing: "create the store's tables")
-            }
-            self.identity = StoreIdentity(uuid: uuid)
+            self.identity = StoreIdentity(uuid: try Self.createSchema(pool, model: model, readOnly: readOnly, path: path))
             numbers = model.entities.map { Int64($0.index + 1) }
         }
         self.entityNumbers = numbers
@@ -148,6 +74,101 @@ final class SQLiteStore: Sendable {
         }
     }
 
+    /// Whether the file at `path` holds a database to open (false: a new store is made
+    /// there), after checking its place and header; refuses a read-only open of nothing.
+    private static func checkFile(path: String, readOnly: Bool) throws(ManagedContextError) -> Bool {
+        try StoreSchema.validateLocation(path: path, readOnly: readOnly)
+        let fileExists = FileManager.default.fileExists(atPath: path)
+        // A zero-byte file is an empty SQLite database (SQLite's own definition), as
+        // a process killed while it created the store leaves it: a new store is
+        // made in it, as Core Data would. Nothing is there to lose.
+        var fileHoldsData = fileExists
+        if fileExists, try StoreSchema.isEmptyDatabaseFile(path: path, readOnly: readOnly) { fileHoldsData = false }
+        if fileHoldsData { try StoreSchema.validateHeader(path: path) } else if !fileExists && readOnly {
+            throw ManagedContextError(.storeOpenFailed, "There is no store at this path to open read-only. Check the path, or open it writable to create one.", path: path)
+        }
+        return fileHoldsData
+    }
+
+    /// An existing file compared with the model first, through a private copy: a file
+    /// that is refused must not be touched, and opening the pool would switch it to WAL
+    /// (rewriting its header) before any check could run. Returns the layout of a file
+    /// that fits, or that a lightweight migration is to make it fit.
+    private static func compareFirst(
+        path: String, model: ManagedObjectModel, readOnly: Bool, migrate: Bool
+    ) throws(ManagedContextError) -> (existingLayout: (uuid: String, numbers: [Int64])?, needsMigration: Bool) {
+        let comparison: SchemaComparison?
+        do {
+            comparison = try DispatchBypass.run { try StoreSchema.compare(path: path, model: model) }
+        } catch {
+            throw Self.translate(error, path: path, doing: "read the store's schema")
+        }
+        guard let comparison else { return (nil, false) }
+        if comparison.matches { return ((comparison.uuid, comparison.numbers), false) }
+        try Self.refuseOrMigrate(comparison, readOnly: readOnly, migrate: migrate, path: path)
+        return (nil, true)
+    }
+
+    /// The pool's configuration: the store's SQL functions and the user's pragmas on each connection.
+    private static func configuration(readOnly: Bool, pragmas: [SQLitePragma]) -> Configuration {
+        var config = Configuration()
+        config.readonly = readOnly
+        config.busyMode = .timeout(10)
+        config.label = "ctxdebug.store"
+        config.prepareDatabase { db in
+            StoreSQLFunctions.register(in: db)
+            for pragma in pragmas {
+                do {
+                    try db.execute(sql: pragma.sql)
+                } catch let error as DatabaseError where error.resultCode == .SQLITE_READONLY && db.configuration.readonly {
+                    // A pragma that writes the file (user_version) is the writer connection's to run.
+                }
+            }
+        }
+        return config
+    }
+
+    /// The lightweight migration in one transaction, compared again under the write lock;
+    /// returns the store's UUID. On failure the store is as it was and the pool closed.
+    private static func migrateInPlace(_ pool: DatabasePool, model: ManagedObjectModel, path: String) throws(ManagedContextError) -> String {
+        do {
+            return try DispatchBypass.run { try pool.write { db in
+                // Compared again under the write lock: what is migrated is what is there.
+                guard let layout = try StoreLayout.read(db, path: path) else {
+                    throw ManagedContextError(.migrationFailed, "The store's tables disappeared while it was opened. Nothing was migrated.", path: path)
+                }
+                let comparison = try SchemaComparison(layout: layout, model: model, db: db)
+                if !comparison.damage.isEmpty || !comparison.blockers.isEmpty {
+                    throw ManagedContextError(.migrationFailed, "The store changed while it was opened and can no longer be migrated: \(comparison.summary()). Nothing was changed.", path: path)
+                }
+                try LightweightMigration.apply(comparison, model: model, db: db)
+                // In the same transaction: rows the migration gave one value break a
+                // uniqueness constraint, and the whole migration is rolled back.
+                try StoreSchema.addMissingIndexes(db, model: model, entityNumber: { Int64($0.index + 1) }, path: path)
+                return comparison.uuid
+            } }
+        } catch {
+            try? pool.close()
+            if let e = error as? ManagedContextError { throw e }
+            throw ManagedContextError(
+                .migrationFailed, "The lightweight migration failed and was rolled back; the store is as it was. (\(error))", path: path,
+                cause: error as? DatabaseError)
+        }
+    }
+
+    /// The tables of a new store; returns its new UUID.
+    private static func createSchema(_ pool: DatabasePool, model: ManagedObjectModel, readOnly: Bool, path: String) throws(ManagedContextError) -> String {
+        if readOnly {
+            throw ManagedContextError(.schemaMismatch, "The store is empty and was opened read-only, so its tables cannot be created.", path: path)
+        }
+        let uuid = UUID().uuidString
+        do {
+            try DispatchBypass.run { try pool.write { db in try StoreSchema.createSchema(db, model: model, uuid: uuid) } }
+        } catch {
+            throw Self.translate(error, path: path, doing: "create the store's tables")
+        }
+        return uuid
+    }
 
     /// Throws the error for a store that does not fit the model, unless a lightweight
     /// migration may and can make it fit (then returns).

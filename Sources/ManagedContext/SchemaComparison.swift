@@ -39,20 +39,8 @@ struct SchemaComparison {
 
     init(layout: StoreLayout, model: ManagedObjectModel, db: Database) throws {
         uuid = layout.uuid
-        var byName: [String: StoreLayout.PrimaryKeyRow] = [:]
-        var seenNumbers: Set<Int64> = []
-        for row in layout.primaryKeys {
-            if byName.updateValue(row, forKey: row.name) != nil {
-                damage.append("Z_PRIMARYKEY lists the entity \(row.name) twice")
-            }
-            if !seenNumbers.insert(row.entityNumber).inserted {
-                damage.append("Z_PRIMARYKEY gives the number \(row.entityNumber) to two entities")
-            }
-        }
+        let byName = checkPrimaryKeys(layout)
         let namesByNumber = Dictionary(layout.primaryKeys.map { ($0.entityNumber, $0.name) }, uniquingKeysWith: { a, _ in a })
-        for row in layout.primaryKeys where row.superNumber != 0 && namesByNumber[row.superNumber] == nil {
-            damage.append("Z_PRIMARYKEY gives \(row.name) the parent entity number \(row.superNumber), which no entity has")
-        }
         let modelNames = Set(model.entities.map(\.name))
         // Core Data's renaming identifier: a new entity that was an old one, by name.
         var renamed: [String: String] = [:]
@@ -69,37 +57,72 @@ struct SchemaComparison {
         }
         for entity in model.entities {
             let storedName = renamed.first { $0.value == entity.name }?.key ?? entity.name
-            guard let row = byName[storedName] else {
-                numbers.append(0)
-                if entity.superentity == nil {
-                    changes.append(.addEntity(entity))
-                } else if byName[entity.rootEntity.name] != nil {
-                    blockers.append("the model adds the subentity \(entity.name) to \(entity.rootEntity.name)'s inheritance tree, which the store has; an inferred migration here does not reshape an inheritance tree")
-                }
-                continue
+            try compare(entity, storedName: storedName, layout: layout, byName: byName, namesByNumber: namesByNumber, db: db)
+        }
+        compareJoinTables(model, layout: layout, byName: byName)
+        // Renames first: the column changes name the new tables.
+        changes = changes.filter(Self.isRename) + changes.filter { !Self.isRename($0) }
+    }
+
+    /// Z_PRIMARYKEY's rows by entity name; an entity or a number listed twice, or a
+    /// parent number no entity has, is damage.
+    private mutating func checkPrimaryKeys(_ layout: StoreLayout) -> [String: StoreLayout.PrimaryKeyRow] {
+        var byName: [String: StoreLayout.PrimaryKeyRow] = [:]
+        var seenNumbers: Set<Int64> = []
+        for row in layout.primaryKeys {
+            if byName.updateValue(row, forKey: row.name) != nil {
+                damage.append("Z_PRIMARYKEY lists the entity \(row.name) twice")
             }
-            numbers.append(row.entityNumber)
-            let storedParent = row.superNumber == 0 ? nil : namesByNumber[row.superNumber]
-            if storedParent != entity.superentity?.name {
-                blockers.append(
-                    "\(entity.name) inherits from \(storedParent ?? "no entity") in the store but from \(entity.superentity?.name ?? "no entity") in the model; an inferred migration here does not reshape an inheritance tree")
-                continue
-            }
-            // A subentity's rows and columns are in its root's table, compared with the root.
-            if entity.superentity != nil { continue }
-            let table = "Z" + storedName.uppercased()
-            guard let columns = layout.tables[table] else {
-                damage.append("Z_PRIMARYKEY lists \(storedName) but the store has no table \(table)")
-                continue
-            }
-            if storedName != entity.name { changes.append(.renameEntity(from: storedName, table: table, to: entity)) }
-            try compareColumns(entity: entity, columns: columns, db: db, table: table)
-            let treeNumbers = Set([row.entityNumber] + entity.selfAndDescendants.dropFirst().compactMap { byName[$0.name]?.entityNumber })
-            if let first = try StoreLayout.firstEntityNumber(db, table: table), !treeNumbers.contains(first) {
-                damage.append("the rows of \(table) carry Z_ENT \(first), but Z_PRIMARYKEY numbers \(storedName) \(row.entityNumber)")
+            if !seenNumbers.insert(row.entityNumber).inserted {
+                damage.append("Z_PRIMARYKEY gives the number \(row.entityNumber) to two entities")
             }
         }
-        // Many-to-many join tables, named from the entity numbers (Core Data's `Z_<n><NAME>`).
+        let entityNumbers = Set(layout.primaryKeys.map(\.entityNumber))
+        for row in layout.primaryKeys where row.superNumber != 0 && !entityNumbers.contains(row.superNumber) {
+            damage.append("Z_PRIMARYKEY gives \(row.name) the parent entity number \(row.superNumber), which no entity has")
+        }
+        return byName
+    }
+
+    /// One model entity against the store's entity of `storedName` (its own name, or the
+    /// one it was renamed from): its number, its place in a tree, its table's columns.
+    private mutating func compare(
+        _ entity: EntityDescription, storedName: String, layout: StoreLayout, byName: [String: StoreLayout.PrimaryKeyRow],
+        namesByNumber: [Int64: String], db: Database
+    ) throws {
+        guard let row = byName[storedName] else {
+            numbers.append(0)
+            if entity.superentity == nil {
+                changes.append(.addEntity(entity))
+            } else if byName[entity.rootEntity.name] != nil {
+                blockers.append("the model adds the subentity \(entity.name) to \(entity.rootEntity.name)'s inheritance tree, which the store has; an inferred migration here does not reshape an inheritance tree")
+            }
+            return
+        }
+        numbers.append(row.entityNumber)
+        let storedParent = row.superNumber == 0 ? nil : namesByNumber[row.superNumber]
+        if storedParent != entity.superentity?.name {
+            blockers.append(
+                "\(entity.name) inherits from \(storedParent ?? "no entity") in the store but from \(entity.superentity?.name ?? "no entity") in the model; an inferred migration here does not reshape an inheritance tree")
+            return
+        }
+        // A subentity's rows and columns are in its root's table, compared with the root.
+        if entity.superentity != nil { return }
+        let table = "Z" + storedName.uppercased()
+        guard let columns = layout.tables[table] else {
+            damage.append("Z_PRIMARYKEY lists \(storedName) but the store has no table \(table)")
+            return
+        }
+        if storedName != entity.name { changes.append(.renameEntity(from: storedName, table: table, to: entity)) }
+        try compareColumns(entity: entity, columns: columns, db: db, table: table)
+        let treeNumbers = Set([row.entityNumber] + entity.selfAndDescendants.dropFirst().compactMap { byName[$0.name]?.entityNumber })
+        if let first = try StoreLayout.firstEntityNumber(db, table: table), !treeNumbers.contains(first) {
+            damage.append("the rows of \(table) carry Z_ENT \(first), but Z_PRIMARYKEY numbers \(storedName) \(row.entityNumber)")
+        }
+    }
+
+    /// Many-to-many join tables, named from the entity numbers (Core Data's `Z_<n><NAME>`).
+    private mutating func compareJoinTables(_ model: ManagedObjectModel, layout: StoreLayout, byName: [String: StoreLayout.PrimaryKeyRow]) {
         var storedJoinNames: [String: [String]] = [:]
         for entity in model.entities {
             for r in entity.relationships {
@@ -125,8 +148,6 @@ struct SchemaComparison {
                 blockers.append("the join table \(table.name) has the columns \(columns.map(\.name).sorted().joined(separator: ", ")), not \(table.firstColumn) and \(table.secondColumn)")
             }
         }
-        // Renames first: the column changes name the new tables.
-        changes = changes.filter(Self.isRename) + changes.filter { !Self.isRename($0) }
     }
 
     private static func isRename(_ change: Change) -> Bool {

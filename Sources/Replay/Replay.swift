@@ -62,20 +62,24 @@ public enum Replayer {
 
         let formatter = ISO8601DateFormatter()
         formatter.timeZone = TimeZone(identifier: "UTC")
+        return ReplayReport(
+            generatedAt: formatter.string(from: Date()), settings: settings(options, source: source), scenarios: results,
+            verdicts: Verdicts.make(results, hangThresholdMs: options.hangThresholdMs))
+    }
+
+    /// What the report says of the run: the options, the store, the build and the machine.
+    static func settings(_ options: ReplayOptions, source: URL) -> ReplayReport.Settings {
         #if DEBUG
         let build = "debug"
         #else
         let build = "release"
         #endif
-        let settings = ReplayReport.Settings(
+        return ReplayReport.Settings(
             entries: (try? countEntries(source)) ?? options.entries, store: source.path, fps: options.fps,
             durationSeconds: options.duration, hangThresholdMs: options.hangThresholdMs,
             workload: options.workload?.name, injectBug: options.injectBug?.rawValue, checkingLevel: ConcurrencyDebug.level.rawValue,
             cores: ProcessInfo.processInfo.activeProcessorCount, buildConfiguration: build,
             swiftVersion: swiftCompilerVersion, operatingSystem: ProcessInfo.processInfo.operatingSystemVersionString)
-        return ReplayReport(
-            generatedAt: formatter.string(from: Date()), settings: settings, scenarios: results,
-            verdicts: Verdicts.make(results, hangThresholdMs: options.hangThresholdMs))
     }
 
     /// The store to replay: `--store` (seeded there first if missing), or the

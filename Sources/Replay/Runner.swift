@@ -184,17 +184,7 @@ final class ScenarioRunner: Sendable {
         case .pause(let seconds):
             usleep(UInt32(min(seconds, 3_600) * 1e6))
         case .open(let row):
-            monitor.onMain("open") {
-                guard let list = ui.list, list.count > 0 else { return }
-                let editor = ui.editor ?? EntryEditor(parent: ui.context)
-                ui.editor = editor
-                do {
-                    try editor.open(list.objectID(at: row % list.count))
-                    ui.edits.opened += 1
-                } catch {
-                    self.record(error, "open")
-                }
-            }
+            monitor.onMain("open") { self.open(row: row, ui: ui) }
         case .edit(let rating, let location, let height):
             monitor.onMain("edit") {
                 guard let entry = ui.editor?.entry else { return }
@@ -220,24 +210,7 @@ final class ScenarioRunner: Sendable {
                 ui.edits.cancelled += 1
             }
         case .add(let location, let rating):
-            monitor.onMain("add") {
-                if self.bug == .cancelledEntry {
-                    // The starter app: "add" inserts into the view context itself; the
-                    // user cancels, nothing deletes the empty entry, the next save writes it.
-                    _ = JournalEntry(context: ui.context)  // INJECTED BUG: abandoned insert
-                    do { try ui.context.save() } catch { self.record(error, "save") }
-                    return
-                }
-                let editor = ui.editor ?? EntryEditor(parent: ui.context)
-                ui.editor = editor
-                let entry = editor.add()
-                entry.location = location ?? "Rincon"
-                entry.rating = NSNumber(value: rating ?? 3)
-                entry.height = "3.0"
-                entry.period = "12"
-                entry.wind = "5.0"
-                ui.edits.added += 1
-            }
+            monitor.onMain("add") { self.add(location: location, rating: rating, ui: ui) }
         case .export(let queue, let wait):
             startExport(queue: queue, ui: ui)
             if wait { outstanding.wait() }
@@ -248,6 +221,39 @@ final class ScenarioRunner: Sendable {
             startSync(bursts: bursts, inserts: inserts, updates: updates, interval: interval, ui: ui)
             if wait { outstanding.wait() }
         }
+    }
+
+    /// The editor opens row `row` of the list (on the main queue).
+    @MainActor private func open(row: Int, ui: UIState) {
+        guard let list = ui.list, list.count > 0 else { return }
+        let editor = ui.editor ?? EntryEditor(parent: ui.context)
+        ui.editor = editor
+        do {
+            try editor.open(list.objectID(at: row % list.count))
+            ui.edits.opened += 1
+        } catch {
+            record(error, "open")
+        }
+    }
+
+    /// A new entry in the editor's scratchpad (on the main queue).
+    @MainActor private func add(location: String?, rating: Int16?, ui: UIState) {
+        if bug == .cancelledEntry {
+            // The starter app: "add" inserts into the view context itself; the
+            // user cancels, nothing deletes the empty entry, the next save writes it.
+            _ = JournalEntry(context: ui.context)  // INJECTED BUG: abandoned insert
+            do { try ui.context.save() } catch { record(error, "save") }
+            return
+        }
+        let editor = ui.editor ?? EntryEditor(parent: ui.context)
+        ui.editor = editor
+        let entry = editor.add()
+        entry.location = location ?? "Rincon"
+        entry.rating = NSNumber(value: rating ?? 3)
+        entry.height = "3.0"
+        entry.period = "12"
+        entry.wind = "5.0"
+        ui.edits.added += 1
     }
 
     private func exportURL() -> URL {
@@ -571,52 +577,6 @@ final class ScenarioRunner: Sendable {
             name: name, summary: summary, durationSeconds: seconds, frames: frames, hangs: hangs,
             longestWorkItems: Array(items.prefix(6)), export: c.export, search: search, sync: sync,
             edits: hasEdits ? edits : nil, errors: c.errors, timeline: timeline, violations: nil, trace: trace)
-    }
-}
-
-/// Turns a hang's sampled addresses into frames.
-enum HangSymbolication {
-    static func hang(_ h: HangRecord, runStart: UInt64, runEnd: UInt64) -> ScenarioResult.Hang {
-        let end = h.end ?? runEnd
-        let stacks = h.samples.map(frames)
-        var counts: [String: Int] = [:]
-        for s in stacks {
-            if let f = appFrame(s) { counts[f, default: 0] += 1 }
-        }
-        let heaviest = counts.max { $0.value < $1.value }?.key
-        return ScenarioResult.Hang(
-            label: h.label, startMs: Double(Int64(h.start) - Int64(runStart)) / 1e6, durationMs: Double(end - h.start) / 1e6,
-            sampleCount: h.samples.count, heaviestFunction: heaviest, stack: stacks.first ?? [])
-    }
-
-    /// The innermost frame of the app's code: SurfJournal first, then the runtime.
-    static func appFrame(_ frames: [ScenarioResult.Frame]) -> String? {
-        for prefix in ["SurfJournal.", "Replay.", "ManagedContext."] {
-            if let f = frames.first(where: { SymbolName.stripped($0.function).hasPrefix(prefix) }) { return f.function }
-        }
-        return nil
-    }
-
-    static func frames(_ addresses: [UInt]) -> [ScenarioResult.Frame] {
-        let v = Violation(
-            kind: ViolationKind("hang-sample"),
-            access: AccessDescription(operation: "sample", ownerQueueLabel: "main", fixHint: ""),
-            message: "", queueLabel: "main", threadID: 0, threadName: "", addresses: addresses
-        ).symbolicated()
-        var frames = v.frames
-        // Drop the sampler's own frames, through the signal trampoline.
-        if let i = frames.firstIndex(where: { ($0.function ?? "").contains("__restore_rt") }) {
-            frames = Array(frames[(i + 1)...])
-        } else if let first = frames.first, first.function == nil || first.function!.hasPrefix("0x"),
-            (first.module ?? "").contains("libc.so")
-        {
-            frames.removeFirst()  // the unnamed signal trampoline
-        }
-        return frames.map {
-            ScenarioResult.Frame(
-                function: $0.function ?? "0x" + String($0.address, radix: 16), file: $0.file, line: $0.line,
-                module: $0.module.map { ($0 as NSString).lastPathComponent })
-        }
     }
 }
 

@@ -181,7 +181,7 @@ public struct Workload: Sendable {
         return Workload(name: name, stack: stack, steps: steps)
     }
 
-    private static func parseStep(_ item: JSONValue, fail: (Int, Int, String) -> ReplayError) throws -> Step {
+    private static func parseStep(_ item: JSONValue, fail: @escaping (Int, Int, String) -> ReplayError) throws -> Step {
         guard case .object(let fields) = item.kind else {
             throw fail(item.line, item.column, "each step must be an object like {\"action\": \"scroll\", \"rowsPerSecond\": 90}")
         }
@@ -190,8 +190,51 @@ public struct Workload: Sendable {
             throw fail(actionValue.line, actionValue.column, "\"action\" must be a string")
         }
         let actions = ["scroll", "pause", "open", "edit", "save", "cancel", "add", "export", "search", "sync"]
+        var f = StepFields(item: item, fields: fields, action: action, fail: fail)
+        let parsed: Action
+        switch action {
+        case "scroll": parsed = .scroll(rowsPerSecond: try f.number("rowsPerSecond", max: 100_000))
+        case "pause": parsed = .pause(seconds: try f.number("seconds", max: 3_600))
+        case "open": parsed = .open(row: try f.integer("row", max: Int.max / 2))
+        case "edit": parsed = .edit(rating: try f.rating(), location: try f.string("location"), height: try f.string("height"))
+        case "save": parsed = .save
+        case "cancel": parsed = .cancel
+        case "add":
+            let rating = try f.rating()
+            parsed = .add(location: try f.string("location"), rating: rating)
+        case "export": parsed = .export(queue: try f.queue(), wait: try f.bool("wait", default: false))
+        case "search": parsed = .search(wait: try f.bool("wait", default: false))
+        case "sync":
+            parsed = .sync(
+                bursts: try f.integer("bursts", default: 1, min: 1, max: 10_000), inserts: try f.integer("inserts", default: 10),
+                updates: try f.integer("updates", default: 10, max: 10_000), interval: try f.number("interval", default: 0.2, max: 60),
+                wait: try f.bool("wait", default: false))
+        default:
+            throw fail(actionValue.line, actionValue.column, "unknown action \"\(action)\"; expected one of \(actions.joined(separator: ", "))")
+        }
+        for (key, value) in fields where !f.allowed.contains(key) {
+            throw fail(value.line, value.column, "\"\(action)\" has no field \"\(key)\"")
+        }
+        return Step(parsed, line: item.line, column: item.column)
+    }
+
+    /// The fields of one step, read by type with their checks; each key read is allowed,
+    /// and a field no reader asked for is an error.
+    private struct StepFields {
+        let item: JSONValue
+        let fields: [String: JSONValue]
+        let action: String
+        let fail: (Int, Int, String) -> ReplayError
         var allowed: Set<String> = ["action"]
-        func number(_ key: String, default d: Double? = nil, min: Double = 0, max: Double = .greatestFiniteMagnitude) throws -> Double {
+
+        init(item: JSONValue, fields: [String: JSONValue], action: String, fail: @escaping (Int, Int, String) -> ReplayError) {
+            self.item = item
+            self.fields = fields
+            self.action = action
+            self.fail = fail
+        }
+
+        mutating func number(_ key: String, default d: Double? = nil, min: Double = 0, max: Double = .greatestFiniteMagnitude) throws -> Double {
             allowed.insert(key)
             guard let v = fields[key] else {
                 if let d { return d }
@@ -201,7 +244,8 @@ public struct Workload: Sendable {
             guard x >= min && x <= max else { throw fail(v.line, v.column, "\"\(key)\" must be between \(min) and \(max)") }
             return x
         }
-        func integer(_ key: String, default d: Int? = nil, min: Int = 0, max: Int = 1_000_000) throws -> Int {
+
+        mutating func integer(_ key: String, default d: Int? = nil, min: Int = 0, max: Int = 1_000_000) throws -> Int {
             let x = try number(key, default: d.map(Double.init), min: Double(min), max: Double(max))
             guard x == x.rounded() else {
                 let v = fields[key]!
@@ -209,20 +253,28 @@ public struct Workload: Sendable {
             }
             return Int(x)
         }
-        func string(_ key: String) throws -> String? {
+
+        /// `rating`, 0 to 5, when the step has one.
+        mutating func rating() throws -> Int16? {
+            fields["rating"] == nil ? nil : Int16(try integer("rating", min: 0, max: 5))
+        }
+
+        mutating func string(_ key: String) throws -> String? {
             allowed.insert(key)
             guard let v = fields[key] else { return nil }
             if case .null = v.kind { return nil }
             guard case .string(let s) = v.kind else { throw fail(v.line, v.column, "\"\(key)\" must be a string") }
             return s
         }
-        func bool(_ key: String, default d: Bool) throws -> Bool {
+
+        mutating func bool(_ key: String, default d: Bool) throws -> Bool {
             allowed.insert(key)
             guard let v = fields[key] else { return d }
             guard case .bool(let b) = v.kind else { throw fail(v.line, v.column, "\"\(key)\" must be true or false") }
             return b
         }
-        func queue() throws -> Queue {
+
+        mutating func queue() throws -> Queue {
             guard let raw = try string("queue") else { return .background }
             guard let q = Queue(rawValue: raw) else {
                 let v = fields["queue"]!
@@ -230,33 +282,6 @@ public struct Workload: Sendable {
             }
             return q
         }
-        let parsed: Action
-        switch action {
-        case "scroll": parsed = .scroll(rowsPerSecond: try number("rowsPerSecond", max: 100_000))
-        case "pause": parsed = .pause(seconds: try number("seconds", max: 3_600))
-        case "open": parsed = .open(row: try integer("row", max: Int.max / 2))
-        case "edit":
-            let rating = fields["rating"] == nil ? nil : Int16(try integer("rating", min: 0, max: 5))
-            parsed = .edit(rating: rating, location: try string("location"), height: try string("height"))
-        case "save": parsed = .save
-        case "cancel": parsed = .cancel
-        case "add":
-            let rating = fields["rating"] == nil ? nil : Int16(try integer("rating", min: 0, max: 5))
-            parsed = .add(location: try string("location"), rating: rating)
-        case "export": parsed = .export(queue: try queue(), wait: try bool("wait", default: false))
-        case "search": parsed = .search(wait: try bool("wait", default: false))
-        case "sync":
-            parsed = .sync(
-                bursts: try integer("bursts", default: 1, min: 1, max: 10_000), inserts: try integer("inserts", default: 10),
-                updates: try integer("updates", default: 10, max: 10_000), interval: try number("interval", default: 0.2, max: 60),
-                wait: try bool("wait", default: false))
-        default:
-            throw fail(actionValue.line, actionValue.column, "unknown action \"\(action)\"; expected one of \(actions.joined(separator: ", "))")
-        }
-        for (key, value) in fields where !allowed.contains(key) {
-            throw fail(value.line, value.column, "\"\(action)\" has no field \"\(key)\"")
-        }
-        return Step(parsed, line: item.line, column: item.column)
     }
 }
 
@@ -329,52 +354,9 @@ struct JSONParser {
         let l = line, c = column
         switch bytes[index] {
         case UInt8(ascii: "{"):
-            index += 1
-            var members: [String: JSONValue] = [:]
-            skipSpace()
-            if index < bytes.count && bytes[index] == UInt8(ascii: "}") {
-                index += 1
-                return JSONValue(kind: .object(members), line: l, column: c)
-            }
-            while true {
-                skipSpace()
-                guard index < bytes.count else { throw failure("unexpected end of file inside an object; expected '}'") }
-                guard bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a quoted key, found \(describe(bytes[index]))") }
-                let keyLine = line, keyColumn = column
-                let key = try parseString()
-                if members[key] != nil { throw Failure(line: keyLine, column: keyColumn, message: "duplicate key \"\(key)\"") }
-                skipSpace()
-                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
-                    throw failure(index < bytes.count ? "expected ':' after the key, found \(describe(bytes[index]))" : "unexpected end of file; expected ':'")
-                }
-                index += 1
-                skipSpace()
-                members[key] = try parseValue(depth: depth + 1)
-                skipSpace()
-                guard index < bytes.count else { throw failure("unexpected end of file inside an object; expected ',' or '}'") }
-                if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-                if bytes[index] == UInt8(ascii: "}") { index += 1; break }
-                throw failure("expected ',' or '}' after an object member, found \(describe(bytes[index]))")
-            }
-            return JSONValue(kind: .object(members), line: l, column: c)
+            return JSONValue(kind: .object(try parseObject(depth: depth)), line: l, column: c)
         case UInt8(ascii: "["):
-            index += 1
-            var items: [JSONValue] = []
-            skipSpace()
-            if index < bytes.count && bytes[index] == UInt8(ascii: "]") {
-                index += 1
-                return JSONValue(kind: .array(items), line: l, column: c)
-            }
-            while true {
-                skipSpace()
-                items.append(try parseValue(depth: depth + 1))
-                skipSpace()
-                guard index < bytes.count else { throw failure("unexpected end of file inside an array; expected ',' or ']'") }
-                if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-                if bytes[index] == UInt8(ascii: "]") { index += 1; break }
-                throw failure("expected ',' or ']' after an array element, found \(describe(bytes[index]))")
-            }
-            return JSONValue(kind: .array(items), line: l, column: c)
+            return JSONValue(kind: .array(try parseArray(depth: depth)), line: l, column: c)
         case UInt8(ascii: "\""):
             return JSONValue(kind: .string(try parseString()), line: l, column: c)
         case UInt8(ascii: "t"):
@@ -390,6 +372,57 @@ struct JSONParser {
             return JSONValue(kind: .number(try parseNumber()), line: l, column: c)
         default:
             throw failure("unexpected \(describe(bytes[index])); expected a value (object, array, string, number, true, false or null)")
+        }
+    }
+
+    /// The members of the object at `index` (its `{`), each key once.
+    mutating func parseObject(depth: Int) throws -> [String: JSONValue] {
+        index += 1
+        var members: [String: JSONValue] = [:]
+        skipSpace()
+        if index < bytes.count && bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            return members
+        }
+        while true {
+            skipSpace()
+            guard index < bytes.count else { throw failure("unexpected end of file inside an object; expected '}'") }
+            guard bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a quoted key, found \(describe(bytes[index]))") }
+            let keyLine = line, keyColumn = column
+            let key = try parseString()
+            if members[key] != nil { throw Failure(line: keyLine, column: keyColumn, message: "duplicate key \"\(key)\"") }
+            skipSpace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+                throw failure(index < bytes.count ? "expected ':' after the key, found \(describe(bytes[index]))" : "unexpected end of file; expected ':'")
+            }
+            index += 1
+            skipSpace()
+            members[key] = try parseValue(depth: depth + 1)
+            skipSpace()
+            guard index < bytes.count else { throw failure("unexpected end of file inside an object; expected ',' or '}'") }
+            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+            if bytes[index] == UInt8(ascii: "}") { index += 1; return members }
+            throw failure("expected ',' or '}' after an object member, found \(describe(bytes[index]))")
+        }
+    }
+
+    /// The elements of the array at `index` (its `[`).
+    mutating func parseArray(depth: Int) throws -> [JSONValue] {
+        index += 1
+        var items: [JSONValue] = []
+        skipSpace()
+        if index < bytes.count && bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            return items
+        }
+        while true {
+            skipSpace()
+            items.append(try parseValue(depth: depth + 1))
+            skipSpace()
+            guard index < bytes.count else { throw failure("unexpected end of file inside an array; expected ',' or ']'") }
+            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+            if bytes[index] == UInt8(ascii: "]") { index += 1; return items }
+            throw failure("expected ',' or ']' after an array element, found \(describe(bytes[index]))")
         }
     }
 

@@ -1,3 +1,5 @@
+public import ViolationModel
+
 /// An access journal as the reports read it (`ctxdebug journal`'s text and JSON, its
 /// Chrome trace): plain values, so that rendering needs no runtime. ConcurrencyDebug's
 /// `AccessJournalReader` reads the file; the CLI turns what it read into this.
@@ -75,46 +77,6 @@ public struct AccessJournalContents {
         }
     }
 
-    /// Numbers about the journal.
-    public struct Stats: Sendable, Hashable {
-        public var fileBytes: Int
-        public var sessions: Int
-        public var blocks: Int
-        public var events: Int
-        public var violations: Int
-        public var threads: Int
-        public var queues: Int
-        public var corruptBlocks: Int
-        public var cutTailBytes: Int
-        /// Bytes of block bodies (records only) per event, and of the whole file per event.
-        public var recordBytesPerEvent: Double
-        public var fileBytesPerEvent: Double
-        /// Events per operation name.
-        public var operations: [String: Int]
-        /// The span of event times, in nanoseconds.
-        public var duration: UInt64
-
-        public init(
-            fileBytes: Int, sessions: Int, blocks: Int, events: Int, violations: Int, threads: Int, queues: Int,
-            corruptBlocks: Int, cutTailBytes: Int, recordBytesPerEvent: Double, fileBytesPerEvent: Double,
-            operations: [String: Int], duration: UInt64
-        ) {
-            self.fileBytes = fileBytes
-            self.sessions = sessions
-            self.blocks = blocks
-            self.events = events
-            self.violations = violations
-            self.threads = threads
-            self.queues = queues
-            self.corruptBlocks = corruptBlocks
-            self.cutTailBytes = cutTailBytes
-            self.recordBytesPerEvent = recordBytesPerEvent
-            self.fileBytesPerEvent = fileBytesPerEvent
-            self.operations = operations
-            self.duration = duration
-        }
-    }
-
     public var path: String
     public var sessions: [Session]
     /// Queue labels by queue number.
@@ -122,14 +84,14 @@ public struct AccessJournalContents {
     /// Thread names by pid (high 32 bits) and thread (low 32 bits).
     public var threadNames: [UInt64: String]
     public var problems: [Problem]
-    public var stats: Stats
+    public var stats: AccessJournalStats
     /// Calls its argument with every event, in file order (each block of one thread in
     /// time order); the events are read as they are given, never all held at once.
     public var forEachEvent: ((Event) -> Void) -> Void
 
     public init(
         path: String, sessions: [Session], queueLabels: [UInt: String], threadNames: [UInt64: String],
-        problems: [Problem], stats: Stats, forEachEvent: @escaping ((Event) -> Void) -> Void
+        problems: [Problem], stats: AccessJournalStats, forEachEvent: @escaping ((Event) -> Void) -> Void
     ) {
         self.path = path
         self.sessions = sessions
@@ -143,7 +105,7 @@ public struct AccessJournalContents {
     /// An in-memory journal of `events`.
     public init(
         path: String, sessions: [Session] = [], queueLabels: [UInt: String] = [:], threadNames: [UInt64: String] = [:],
-        problems: [Problem] = [], stats: Stats, events: [Event]
+        problems: [Problem] = [], stats: AccessJournalStats, events: [Event]
     ) {
         self.init(
             path: path, sessions: sessions, queueLabels: queueLabels, threadNames: threadNames, problems: problems,

@@ -165,6 +165,7 @@ public enum AccessJournalReport {
         var fileBytesPerEvent: Double
         var durationNanos: UInt64
         var operations: [String: Int]
+        var garbageBytes: Int
         var cutTailBytes: Int
         var problems: [ProblemOutput]
 
@@ -183,6 +184,7 @@ public enum AccessJournalReport {
             fileBytesPerEvent = (stats.fileBytesPerEvent * 100).rounded() / 100
             durationNanos = stats.duration
             operations = stats.operations
+            garbageBytes = stats.garbageBytes
             cutTailBytes = stats.cutTailBytes
             problems = journal.problems.map(ProblemOutput.init)
         }

@@ -147,12 +147,7 @@ public enum ChromeTrace {
             var b = Builder(pid: index + 1, origin: origin)
             let main = b.track(mainLabel, name: "main queue")
             let clock = b.track("frame clock", name: "frame clock")
-            // Name each context queue by its label and the names of its contexts.
-            var contextNames: [String: [String]] = [:]
-            for e in t.runtime where !e.isMainQueue {
-                let name = e.contextName ?? "#\(e.contextNumber)"
-                if !(contextNames[e.queueLabel]?.contains(name) ?? false) { contextNames[e.queueLabel, default: []].append(name) }
-            }
+            let contextNames = Self.contextNames(t.runtime)
             func queueTrack(_ label: String) -> Int {
                 if label == mainLabel { return main }
                 let names = contextNames[label].map { " (context " + $0.joined(separator: ", ") + ")" } ?? ""
@@ -189,19 +184,34 @@ public enum ChromeTrace {
             for s in t.spans {
                 b.slice(s.name, cat: "work", tid: queueTrack(s.queue), start: s.start, end: s.end)
             }
-            for h in r.hangs {
-                let at = t.runStart &+ UInt64(max(0, h.startMs) * 1e6)
-                b.instant("hang: \(h.label) (\(Int(h.durationMs)) ms)", cat: "hang", tid: main, at: at, args: [
-                    ("duration_ms", .number(h.durationMs)), ("heaviest", .string(h.heaviestFunction.map(SymbolName.shortName) ?? "-")),
-                ])
-            }
-            for v in t.violations {
-                let tid = v.queue == mainLabel ? main : b.track(v.queue, name: v.queue)
-                b.instant("violation: \(v.kind)", cat: "violation", tid: tid, at: v.time, args: [("message", .string(v.message))])
-            }
+            Self.addInstants(of: r, t, to: &b, main: main, mainLabel: mainLabel)
             all += b.finish(processName: "scenario \(r.name)", sortIndex: index)
         }
         return all
+    }
+
+    /// Each context queue's contexts, by queue label, so that its track names them.
+    static func contextNames(_ runtime: [TraceData.RuntimeSpan]) -> [String: [String]] {
+        var contextNames: [String: [String]] = [:]
+        for e in runtime where !e.isMainQueue {
+            let name = e.contextName ?? "#\(e.contextNumber)"
+            if !(contextNames[e.queueLabel]?.contains(name) ?? false) { contextNames[e.queueLabel, default: []].append(name) }
+        }
+        return contextNames
+    }
+
+    /// The hangs on the main queue's track and the violations on the queue that made each.
+    static func addInstants(of r: ScenarioResult, _ t: TraceData, to b: inout Builder, main: Int, mainLabel: String) {
+        for h in r.hangs {
+            let at = t.runStart &+ UInt64(max(0, h.startMs) * 1e6)
+            b.instant("hang: \(h.label) (\(Int(h.durationMs)) ms)", cat: "hang", tid: main, at: at, args: [
+                ("duration_ms", .number(h.durationMs)), ("heaviest", .string(h.heaviestFunction.map(SymbolName.shortName) ?? "-")),
+            ])
+        }
+        for v in t.violations {
+            let tid = v.queue == mainLabel ? main : b.track(v.queue, name: v.queue)
+            b.instant("violation: \(v.kind)", cat: "violation", tid: tid, at: v.time, args: [("message", .string(v.message))])
+        }
     }
 
     /// The JSON file of `events(report)`.

@@ -58,7 +58,14 @@ public enum HTMLReport {
             h += scenarioSection(r, index: i, frameMs: frameMs, hangThresholdMs: s.hangThresholdMs, checkingLevel: s.checkingLevel)
         }
 
-        h += "</main>\n<footer><h2>Run</h2><table class=\"kv\">"
+        h += "</main>\n" + footer(report) + "</body>\n</html>\n"
+        return h
+    }
+
+    /// The run's settings, one row each.
+    static func footer(_ report: ReplayReport) -> String {
+        let s = report.settings
+        var h = "<footer><h2>Run</h2><table class=\"kv\">"
         var rows: [(String, String)] = [
             ("generated", report.generatedAt),
             ("tool", report.tool + " (report schema \(report.schemaVersion))"),
@@ -74,7 +81,7 @@ public enum HTMLReport {
             ("Swift", s.swiftVersion ?? "unknown"), ("OS", s.operatingSystem ?? "unknown"),
         ]
         for (k, v) in rows { h += "<tr><th>\(esc(k))</th><td>\(esc(v))</td></tr>" }
-        h += "</table></footer>\n</body>\n</html>\n"
+        h += "</table></footer>\n"
         return h
     }
 
@@ -136,27 +143,7 @@ public enum HTMLReport {
             h += "</tbody></table>"
         }
 
-        if checkingLevel > 0 {
-            h += "<h3>Concurrency violations</h3>"
-            if let vs = r.violations, !vs.isEmpty {
-                for v in vs {
-                    h += "<div class=\"violation\"><p class=\"headline\">\(esc(v.message))</p><table class=\"kv\">"
-                    h += "<tr><th>kind</th><td>\(esc(v.kind))</td></tr><tr><th>access</th><td>\(esc(v.access))</td></tr>"
-                    var owner = "queue '\(v.ownerQueue)'"
-                    if let c = v.contextName { owner = "context '\(c)' on " + owner }
-                    h += "<tr><th>owned by</th><td>\(esc(owner))</td></tr>"
-                    h += "<tr><th>touched from</th><td>\(esc("queue '\(v.queue)', thread \(v.thread)"))</td></tr>"
-                    h += "<tr><th>count</th><td>\(v.count) (first at \(fmt0(v.firstMs)) ms)</td></tr>"
-                    h += "<tr><th>fix</th><td>\(esc(v.fixHint))</td></tr></table>"
-                    h += stackList(v.stack, emptyText: "(no stack)")
-                    h += "</div>"
-                }
-            } else if r.violations == nil {
-                h += "<p class=\"note\">Violations are listed when CTXDEBUG_ON_VIOLATION is report or log (trap stops at the first).</p>"
-            } else {
-                h += "<p class=\"ok\">No violations.</p>"
-            }
-        }
+        if checkingLevel > 0 { h += violationsSection(r.violations) }
 
         if let rows = r.visibleRows, !rows.isEmpty {
             h += "<h3>What the list showed at the end</h3><table class=\"cells\"><tbody>"
@@ -166,6 +153,28 @@ public enum HTMLReport {
             h += "</tbody></table>"
         }
         h += "</section>\n"
+        return h
+    }
+
+    /// A scenario's violations, each with its stack; what to set when none were recorded.
+    static func violationsSection(_ violations: [ViolationRecord]?) -> String {
+        var h = "<h3>Concurrency violations</h3>"
+        guard let vs = violations else {
+            return h + "<p class=\"note\">Violations are listed when CTXDEBUG_ON_VIOLATION is report or log (trap stops at the first).</p>"
+        }
+        if vs.isEmpty { return h + "<p class=\"ok\">No violations.</p>" }
+        for v in vs {
+            h += "<div class=\"violation\"><p class=\"headline\">\(esc(v.message))</p><table class=\"kv\">"
+            h += "<tr><th>kind</th><td>\(esc(v.kind))</td></tr><tr><th>access</th><td>\(esc(v.access))</td></tr>"
+            var owner = "queue '\(v.ownerQueue)'"
+            if let c = v.contextName { owner = "context '\(c)' on " + owner }
+            h += "<tr><th>owned by</th><td>\(esc(owner))</td></tr>"
+            h += "<tr><th>touched from</th><td>\(esc("queue '\(v.queue)', thread \(v.thread)"))</td></tr>"
+            h += "<tr><th>count</th><td>\(v.count) (first at \(fmt0(v.firstMs)) ms)</td></tr>"
+            h += "<tr><th>fix</th><td>\(esc(v.fixHint))</td></tr></table>"
+            h += stackList(v.stack, emptyText: "(no stack)")
+            h += "</div>"
+        }
         return h
     }
 

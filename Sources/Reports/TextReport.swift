@@ -5,16 +5,28 @@ import Foundation
 /// verdicts in plain words, then the stacks of the hangs.
 public enum TextReport {
     public static func render(_ report: ReplayReport) -> String {
-        let s = report.settings
+        var out = header(report.settings) + "\n\n"
+        out += table(rows(for: report.scenarios), scenarios: report.scenarios)
+        out += "\n"
+        for v in report.verdicts { out += "- " + v + "\n" }
+        out += hangs(report.scenarios)
+        return out
+    }
+
+    /// The first line: what was replayed, and how.
+    static func header(_ s: ReplayReport.Settings) -> String {
         var out = "ctxdebug replay: \(s.entries) entries, \(s.fps) fps, hang threshold \(fmt0(s.hangThresholdMs)) ms, "
         out += s.checkingLevel == 0 ? "checking off" : "checking level \(s.checkingLevel)"
         out += " (\(s.buildConfiguration) build, \(s.cores) cores)"
         if let w = s.workload { out += ", workload \(w)" }
         if let b = s.injectBug { out += ", injected bug \(b)" }
-        out += "\n\n"
+        return out
+    }
 
-        let scenarios = report.scenarios
-        typealias Row = (String, (ScenarioResult) -> String)
+    typealias Row = (label: String, value: (ScenarioResult) -> String)
+
+    /// The table's rows: the frame figures of every scenario, then those only some have.
+    static func rows(for scenarios: [ScenarioResult]) -> [Row] {
         var rows: [Row] = [
             ("frames", { "\($0.frames.count)" }),
             ("frame latency p50 (ms)", { fmt1($0.frames.latencyMs.p50) }),
@@ -42,12 +54,17 @@ public enum TextReport {
         if scenarios.contains(where: { $0.edits != nil }) {
             rows.append(("edits opened/saved/cancelled/added", { r in r.edits.map { "\($0.opened)/\($0.saved)/\($0.cancelled)/\($0.added)" } ?? "-" }))
         }
+        return rows
+    }
 
-        let labelWidth = rows.map(\.0.count).max() ?? 0
+    /// The rows side by side, a column per scenario, labels left and figures right-aligned.
+    static func table(_ rows: [Row], scenarios: [ScenarioResult]) -> String {
+        let labelWidth = rows.map(\.label.count).max() ?? 0
         var table: [[String]] = [[""] + scenarios.map(\.name)]
         for (label, value) in rows { table.append([label] + scenarios.map(value)) }
         var widths = [labelWidth]
         for c in scenarios.indices { widths.append(table.map { $0[c + 1].count }.max() ?? 0) }
+        var out = ""
         for row in table {
             var line = row[0].padding(toLength: widths[0], withPad: " ", startingAt: 0)
             for c in 1..<row.count {
@@ -56,23 +73,23 @@ public enum TextReport {
             }
             out += line + "\n"
         }
+        return out
+    }
 
-        out += "\n"
-        for v in report.verdicts { out += "- " + v + "\n" }
-
+    /// The stacks of the first hangs, the sample app's frames first.
+    static func hangs(_ scenarios: [ScenarioResult]) -> String {
         let hangs = scenarios.flatMap { r in r.hangs.map { (r.name, $0) } }.filter { !$0.1.stack.isEmpty }
-        if !hangs.isEmpty {
-            out += "\nHangs (stacks sampled on the blocked main queue, innermost first):\n"
-            for (name, h) in hangs.prefix(4) {
-                out += "  \(name): '\(h.label)' blocked \(fmt0(h.durationMs)) ms from \(fmt0(h.startMs)) ms, \(h.sampleCount) sample\(h.sampleCount == 1 ? "" : "s")"
-                if let heavy = h.heaviestFunction { out += "; most seen: \(SymbolName.shortName(heavy))" }
-                out += "\n"
-                let shown = h.stack.filter { f in ["SurfJournal.", "Replay.", "ManagedContext."].contains { SymbolName.stripped(f.function).hasPrefix($0) } }
-                for f in (shown.isEmpty ? h.stack : shown).prefix(6) {
-                    var line = "    " + HangSymbolicationName.short(f.function)
-                    if let file = f.file { line += " (\((file as NSString).lastPathComponent)\(f.line.map { ":\($0)" } ?? ""))" }
-                    out += line + "\n"
-                }
+        guard !hangs.isEmpty else { return "" }
+        var out = "\nHangs (stacks sampled on the blocked main queue, innermost first):\n"
+        for (name, h) in hangs.prefix(4) {
+            out += "  \(name): '\(h.label)' blocked \(fmt0(h.durationMs)) ms from \(fmt0(h.startMs)) ms, \(h.sampleCount) sample\(h.sampleCount == 1 ? "" : "s")"
+            if let heavy = h.heaviestFunction { out += "; most seen: \(SymbolName.shortName(heavy))" }
+            out += "\n"
+            let shown = h.stack.filter { f in ["SurfJournal.", "Replay.", "ManagedContext."].contains { SymbolName.stripped(f.function).hasPrefix($0) } }
+            for f in (shown.isEmpty ? h.stack : shown).prefix(6) {
+                var line = "    " + HangSymbolicationName.short(f.function)
+                if let file = f.file { line += " (\((file as NSString).lastPathComponent)\(f.line.map { ":\($0)" } ?? ""))" }
+                out += line + "\n"
             }
         }
         return out

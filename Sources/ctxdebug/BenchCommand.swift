@@ -1,9 +1,9 @@
 import ArgumentParser
 import Foundation
 
-/// `ctxdebug bench` runs `ctxdebug-bench`, the benchmarks' own executable, built from the
-/// sibling package Benchmarks/ next to this binary (Scripts/bench builds both). The
-/// benchmarks stay out of the product; the command name stays where scripts expect it.
+/// `ctxdebug bench` runs `ctxdebug-bench`, the benchmarks' own executable (Benchmarks/),
+/// built next to this binary (Scripts/bench builds both). The benchmarks stay out of this
+/// binary; the command name stays where scripts expect it.
 /// main.swift hands every `ctxdebug bench …` to `BenchForwarder` before parsing; this
 /// command is here so `ctxdebug --help` lists it.
 struct BenchCommand: ParsableCommand {
@@ -25,8 +25,8 @@ enum BenchForwarder {
         let bench = binDirectory.appendingPathComponent(executableName).path
         guard FileManager.default.isExecutableFile(atPath: bench) else {
             throw CommandSupport.fail(
-                "\(bench) is missing. The benchmarks are a package of their own (Benchmarks/): build them next to ctxdebug with "
-                    + "`swift build --disable-build-manifest-caching --package-path Benchmarks --scratch-path .build` (add `-c release` for a release ctxdebug), "
+                "\(bench) is missing. The benchmarks are an executable of their own (Benchmarks/): build them next to ctxdebug with "
+                    + "`swift build --product ctxdebug-bench` (add `-c release` for a release ctxdebug), "
                     + "or run Scripts/bench, which builds both and writes docs/benchmarks.md.",
                 status: .unavailable)
         }

@@ -25,7 +25,9 @@ struct CheckCommand: ParsableCommand {
             are passed on.
 
             At the end it merges the reports, groups them by kind and stack, and prints a \
-            summary on stderr, most frequent first; --junit, --sarif and --json write files.
+            summary on stderr, most frequent first. --junit writes one failing test case \
+            per distinct violation, with its stack; --sarif one rule per violation kind and \
+            one result per distinct violation; --json the merged report.
 
             Exit status:
               0     COMMAND passed and no violation was found
@@ -43,14 +45,9 @@ struct CheckCommand: ParsableCommand {
     @Option(help: "Checking level for COMMAND: 1 check, 2 also perform queues, 3 also journal.")
     var level: Int = 1
 
-    @Option(help: ArgumentHelp("Write JUnit XML: one failing test case per distinct violation.", valueName: "file"))
-    var junit: String?
-
-    @Option(help: ArgumentHelp("Write SARIF 2.1.0: one rule per violation kind, one result per distinct violation.", valueName: "file"))
-    var sarif: String?
-
-    @Option(help: ArgumentHelp("Write the merged report as JSON.", valueName: "file"))
-    var json: String?
+    /// --junit (one failing test case per distinct violation), --sarif (one rule per
+    /// violation kind, one result per distinct violation), --json (the merged report).
+    @OptionGroup var reportFiles: ReportFileOptions
 
     @Option(help: ArgumentHelp("Paths in reports are relative to this directory (default: the current directory).", valueName: "dir"))
     var sourceRoot: String?
@@ -65,33 +62,12 @@ struct CheckCommand: ParsableCommand {
         guard (1...3).contains(level) else {
             throw ValidationError("--level must be 1, 2 or 3 (got \(level)); 0 would check nothing")
         }
-        for (flag, path) in [("--junit", junit), ("--sarif", sarif), ("--json", json)] {
-            if let path, let problem = Self.writeProblem(path) {
-                throw ValidationError("\(flag) \(path): \(problem)")
-            }
-        }
         if let sourceRoot {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: sourceRoot, isDirectory: &isDirectory), isDirectory.boolValue else {
                 throw ValidationError("--source-root \(sourceRoot): not a directory")
             }
         }
-    }
-
-    /// Why `path` cannot be written, or nil when it can. Checked before the command
-    /// runs, so a long test run does not end in a lost report.
-    static func writeProblem(_ path: String) -> String? {
-        if path.isEmpty { return "an empty path" }
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            if isDirectory.boolValue { return "is a directory" }
-            return access(path, W_OK) == 0 ? nil : "cannot be written (\(String(cString: strerror(errno))))"
-        }
-        let parent = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        if !FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory) || !isDirectory.boolValue {
-            return "the directory \(parent) does not exist"
-        }
-        return access(parent, W_OK) == 0 ? nil : "the directory \(parent) cannot be written (\(String(cString: strerror(errno))))"
     }
 
     func run() throws {
@@ -140,23 +116,11 @@ struct CheckCommand: ParsableCommand {
     /// Writes the --junit, --sarif and --json files asked for, each whole or not at all;
     /// adds a line for each to `log`. True when one could not be written.
     func writeReports(_ merged: MergedRun, root: String, status: Status, log: inout String) -> Bool {
-        var failed = false
-        func write(_ flag: String, _ path: String?, _ make: () throws -> Data) {
-            guard let path else { return }
-            do {
-                try ReportFile.write(make(), to: path)
-                log += "ctxdebug check: wrote \(flag) \(path)\n"
-            } catch {
-                log += "ctxdebug check: error: could not write \(flag) \(path): \(error)\n"
-                failed = true
-            }
-        }
-        write("--junit", junit) { Data(merged.junit(root: root, command: command).xml().utf8) }
-        write("--sarif", sarif) { try merged.sarif(root: root, command: command, exitStatus: status.code).encoded() }
-        write("--json", json) {
-            try CheckJSON(merged, root: root, command: command, exitStatus: status.code, level: level).data()
-        }
-        return failed
+        let contents = ReportFileOptions.Contents(
+            junit: { Data(merged.junit(root: root, command: command).xml().utf8) },
+            sarif: { try merged.sarif(root: root, command: command, exitStatus: status.code).encoded() },
+            json: { try CheckJSON(merged, root: root, command: command, exitStatus: status.code, level: level).data() })
+        return reportFiles.write(contents, command: "check") { log += $0 + "\n" }
     }
 
     /// How the run ends: COMMAND's failure wins, then a report that could not be

@@ -41,6 +41,9 @@ struct ExploreCommand: ParsableCommand {
             so N CI jobs with the same --seed split one budget. A delay:K search is one \
             ordered stream: it runs with one worker whatever -j says, and cannot be sharded.
 
+            --json writes the report; --junit one test case, failing with the report when \
+            a schedule failed; --sarif the failing schedule as one thread flow per queue.
+
             Examples:
               ctxdebug explore --iterations 500 -- swift test --skip-build --filter SyncTests
               ctxdebug explore --strategy pct:3 -j 2 --time 5m --junit explore.xml -- ./MyTool
@@ -97,14 +100,9 @@ struct ExploreCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Where a failing schedule's file goes (default: .ctxdebug/explore).", valueName: "dir"))
     var scheduleDir: String?
 
-    @Option(help: ArgumentHelp("Write the report as JSON.", valueName: "file"))
-    var json: String?
-
-    @Option(help: ArgumentHelp("Write JUnit XML: one test case, failing with the report when a schedule failed.", valueName: "file"))
-    var junit: String?
-
-    @Option(help: ArgumentHelp("Write SARIF 2.1.0: the failing schedule as one thread flow per queue.", valueName: "file"))
-    var sarif: String?
+    /// --json (the report), --junit (one test case, failing with the report when a
+    /// schedule failed), --sarif (the failing schedule as one thread flow per queue).
+    @OptionGroup var reportFiles: ReportFileOptions
 
     @Flag(help: "Report the failing schedule as found, without minimizing its deviations.")
     var noMinimize = false
@@ -114,9 +112,6 @@ struct ExploreCommand: ParsableCommand {
 
     func validate() throws {
         _ = try settings()
-        for (flag, path) in [("--junit", junit), ("--sarif", sarif), ("--json", json)] {
-            if let path, let problem = CheckCommand.writeProblem(path) { throw ValidationError("\(flag) \(path): \(problem)") }
-        }
     }
 
     func run() throws {
@@ -216,7 +211,8 @@ extension ExploreCommand {
             command: command, spec: spec, seed: seed, budget: iterations ?? (seconds == nil ? 1_000 : Int.max),
             timeLimit: seconds, workers: spec.isOrderedSearch ? 1 : jobs, requestedWorkers: jobs, shard: shardSpec,
             granularity: chosenGranularity, hangTimeout: hangTimeout, allowUncontrolled: allowUncontrolled,
-            minimizes: !noMinimize, scheduleDirectory: directory, json: json, junit: junit, sarif: sarif)
+            minimizes: !noMinimize, scheduleDirectory: directory, json: reportFiles.json, junit: reportFiles.junit,
+            sarif: reportFiles.sarif)
     }
 }
 

@@ -159,7 +159,6 @@ struct JournalCommand: ParsableCommand {
 extension AccessJournalContents {
     /// What the reports read of a journal that `reader` read.
     init(_ reader: AccessJournalReader) {
-        let stats = reader.stats
         let names = (0...Int(UInt8.max)).map { reader.name(of: AccessOperation(rawValue: UInt8($0))) }
         self.init(
             path: reader.path,
@@ -169,11 +168,7 @@ extension AccessJournalContents {
             problems: reader.problems.map {
                 Problem(kind: $0.kind.rawValue, offset: $0.offset, length: $0.length, detail: $0.detail, description: $0.description)
             },
-            stats: Stats(
-                fileBytes: stats.fileBytes, sessions: stats.sessions, blocks: stats.blocks, events: stats.events,
-                violations: stats.violations, threads: stats.threads, queues: stats.queues, corruptBlocks: stats.corruptBlocks,
-                cutTailBytes: stats.cutTailBytes, recordBytesPerEvent: stats.recordBytesPerEvent,
-                fileBytesPerEvent: stats.fileBytesPerEvent, operations: stats.operations, duration: stats.duration),
+            stats: reader.stats,
             forEachEvent: { body in
                 reader.forEachEvent { event in
                     body(

@@ -50,6 +50,9 @@ struct LintCommand: ParsableCommand {
             not in it (matched on rule, file and a fingerprint of the message and the line, \
             so moved code stays baselined).
 
+            --sarif, --junit and --json also write the findings to files (JUnit: one \
+            failing test case per finding), whatever --format prints.
+
             Example, in CI:
               ctxdebug lint Sources --sarif lint.sarif --junit lint.xml
 
@@ -62,7 +65,7 @@ struct LintCommand: ParsableCommand {
               1   findings
               64  usage error: an unknown rule id, a bad format, an output path that cannot be written, a bad configuration file (the key named)
               65  a path, a file or the baseline cannot be read; with --strict, a file cannot be parsed (named on stderr)
-              73  a --sarif or --junit file could not be written after the run
+              73  a --sarif, --junit or --json file could not be written after the run
             """
     )
 
@@ -76,11 +79,7 @@ struct LintCommand: ParsableCommand {
     @Option(help: "What to print on stdout: text (compiler warnings), json or sarif.")
     var format: Format = .text
 
-    @Option(help: ArgumentHelp("Also write SARIF 2.1.0 to FILE.", valueName: "file"))
-    var sarif: String?
-
-    @Option(help: ArgumentHelp("Also write JUnit XML to FILE: one failing test case per finding.", valueName: "file"))
-    var junit: String?
+    @OptionGroup var reportFiles: ReportFileOptions
 
     @Option(name: .customLong("rule"), help: ArgumentHelp("Run only this rule (repeat for more).", valueName: "id"))
     var onlyRules: [String] = []
@@ -114,11 +113,6 @@ struct LintCommand: ParsableCommand {
         }
         if enabledRules.isEmpty {
             throw ValidationError("--rule and --disable leave no rule to run")
-        }
-        for (flag, path) in [("--sarif", sarif), ("--junit", junit)] {
-            if let path, let problem = CheckCommand.writeProblem(path) {
-                throw ValidationError("\(flag) \(path): \(problem)")
-            }
         }
     }
 
@@ -189,18 +183,11 @@ struct LintCommand: ParsableCommand {
         case .json: FileHandle.standardOutput.write(try LintJSON(report).data() + Data("\n".utf8))
         case .sarif: FileHandle.standardOutput.write(try LintSARIF.encoded(report) + Data("\n".utf8))
         }
-        var writeFailed = false
-        func write(_ flag: String, _ path: String?, _ make: () throws -> Data) {
-            guard let path else { return }
-            do {
-                try make().write(to: URL(fileURLWithPath: path))
-            } catch {
-                Self.say("ctxdebug lint: error: could not write \(flag) \(path): \(error.localizedDescription)")
-                writeFailed = true
-            }
-        }
-        write("--sarif", sarif) { try LintSARIF.encoded(report) }
-        write("--junit", junit) { Data(LintJUnit.report(report).xml().utf8) }
+        let contents = ReportFileOptions.Contents(
+            junit: { Data(LintJUnit.report(report).xml().utf8) }, sarif: { try LintSARIF.encoded(report) },
+            json: { try LintJSON(report).data() + Data("\n".utf8) })
+        // Only failures are told: lint's stderr is its findings' summary.
+        let writeFailed = reportFiles.write(contents, command: "lint") { if $0.contains(": error: ") { Self.say($0) } }
         for error in result.errors { Self.say("ctxdebug lint: error: \(error)") }
         for file in result.skipped { Self.say("ctxdebug lint: \(strict ? "error" : "warning"): \(file); skipped") }
         Self.say("ctxdebug lint: \(LintText.summary(report))")

@@ -19,8 +19,8 @@ import CtxdebugHelpers
         #expect(counter.withLock { $0 } == 8_000)
     }
 
-    /// Every lock in Sources is a `LockedValue`, except in CoreDataLint and CoreDataPorter (which link
-    /// none of the runtime and run no app code).
+    /// Every lock in Sources is a `LockedValue`, except in CoreDataLint (which links none of
+    /// the runtime and runs no app code).
     @Test func noSourceUsesABareMutex() throws {
         let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Sources")
@@ -29,7 +29,7 @@ import CtxdebugHelpers
         var scanned = 0
         for case let url as URL in files where url.pathExtension == "swift" {
             let path = url.path
-            if path.hasSuffix("/LockedValue.swift") || path.contains("/CoreDataLint/") || path.contains("/CoreDataPorter/") { continue }
+            if path.hasSuffix("/LockedValue.swift") || path.contains("/CoreDataLint/") { continue }
             scanned += 1
             let text = try String(contentsOf: url, encoding: .utf8)
             for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()

@@ -2,6 +2,7 @@ import Foundation
 import ReportFormats
 import Reports
 import Testing
+import ViolationModel
 
 /// `ctxdebug journal`'s text and JSON, and its Chrome trace, from journal contents
 /// built by hand (the CLI tests read real journal files).
@@ -13,9 +14,9 @@ struct AccessJournalReportsTests {
     static let wrong = AccessJournalContents.Event(
         time: 2_000_000, pid: 10, thread: 3, current: AccessJournalContents.mainQueue, owner: 2, context: 1, subject: 4, member: 2,
         instance: 9, operation: "get", allowed: false)
-    static let stats = AccessJournalContents.Stats(
+    static let stats = AccessJournalStats(
         fileBytes: 4_096, sessions: 1, blocks: 1, events: 2, violations: 1, threads: 1, queues: 1, corruptBlocks: 0,
-        cutTailBytes: 12, recordBytesPerEvent: 3.333, fileBytesPerEvent: 2_048, operations: ["get": 1, "fetch": 1],
+        garbageBytes: 5, cutTailBytes: 12, recordBytesPerEvent: 3.333, fileBytesPerEvent: 2_048, operations: ["get": 1, "fetch": 1],
         duration: 500_000)
 
     static func journal(_ events: [AccessJournalContents.Event] = [ok, wrong]) -> AccessJournalContents {
@@ -79,6 +80,7 @@ struct AccessJournalReportsTests {
         #expect(object["recordBytesPerEvent"] as? Double == 3.33)
         #expect(object["queues"] as? [String: String] == ["2": "bg <queue>"])
         #expect(object["cutTailBytes"] as? Int == 12)
+        #expect(object["garbageBytes"] as? Int == 5)
     }
 
     @Test("Chrome trace of a journal: a track per thread, a slice per run on one queue, instants for accesses and violations")

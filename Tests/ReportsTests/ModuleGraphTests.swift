@@ -90,7 +90,14 @@ struct ModuleGraphTests {
             }
         }
 
+        /// `{"name": …, "targets": […], "type": {"library": ["automatic"]}}`.
+        struct Product: Decodable {
+            var name: String
+            var targets: [String]
+        }
+
         var targets: [Target]
+        var products: [Product]
     }
 
     static func dumpPackage() throws -> Data {
@@ -108,10 +115,10 @@ struct ModuleGraphTests {
         return Data(run.stdout.utf8)
     }
 
-    @Test("Reports, CoreDataLint and the port (CoreDataPorter, ctxdebug-port) link no runtime module, directly or transitively")
+    @Test("Reports, CoreDataLint, the port (CoreDataPorter, ctxdebug-port) and the model reader link no runtime module, directly or transitively")
     func formatsLinkNoRuntime() throws {
         let graph = try Graph(dumpPackage: Self.dumpPackage())
-        for target in ["Reports", "CoreDataLint", "CoreDataPorter", "ctxdebug-port", "ReportFormats", "ReplayModel", "ViolationModel", "ExploreModel"] {
+        for target in ["Reports", "CoreDataLint", "CoreDataPorter", "ctxdebug-port", "XcodeModel", "ReportFormats", "ReplayModel", "ViolationModel", "ExploreModel"] {
             #expect(graph.dependencies[target] != nil, "no target \(target) in the package")
             #expect(graph.runtimePaths(from: target) == [], "\(target) links the runtime")
         }
@@ -122,7 +129,7 @@ struct ModuleGraphTests {
     /// Modules every target may import without declaring them: the toolchain's.
     static let toolchainModules: Set<String> = [
         "Foundation", "FoundationEssentials", "FoundationXML", "FoundationNetworking", "Dispatch", "Glibc", "Musl", "Darwin", "Synchronization",
-        "Testing", "XCTest", "_Concurrency", "CoreFoundation", "os",
+        "Testing", "XCTest", "_Concurrency", "CoreFoundation", "os", "Runtime",
     ]
 
     @Test("Every module a target imports is one it declares (GRDBSQLite was imported undeclared)")
@@ -211,6 +218,14 @@ struct ModuleGraphTests {
             #expect(found[cTarget] ?? [] == importers, "\(cTarget) is imported by \(found[cTarget] ?? [])")
         }
         #expect(found["CConcurrencyDebug"] == ["ConcurrencyDebug"], "the reading works")
+        // The table above is the one the map states (docs/architecture.md: "each C target is
+        // imported by the one module it belongs to, `CConcurrencyDebug` by ConcurrencyDebug…").
+        let map = try String(contentsOf: Self.packageRoot.appendingPathComponent("docs/architecture.md"), encoding: .utf8)
+            .replacingOccurrences(of: "\n", with: " ")
+        for (cTarget, importers) in Self.cTargetImporters where cTarget != "CLibunwind" {
+            let stated = importers.isEmpty ? "`\(cTarget)` by no Swift module" : "`\(cTarget)` by \(importers.sorted().joined(separator: ", "))"
+            #expect(map.contains(stated), "docs/architecture.md does not state \(stated)")
+        }
         let managedContext = try #require(manifest.targets.first { $0.name == "ManagedContext" })
         let cDependencies = managedContext.dependencies.map(\.name).filter { Self.cTargetImporters[$0] != nil }
         #expect(cDependencies == [], "ManagedContext declares C targets: \(cDependencies)")
@@ -251,6 +266,55 @@ struct ModuleGraphTests {
         #expect(graph.dependencies["ManagedContext"]?.contains("ScheduleControl") == true, "ManagedContext is above it")
         let testing = graph.closure(of: "ConcurrencyDebugTesting")
         #expect(testing["ManagedContext"] == nil, "the in-process explore needs no runtime: \(testing["ManagedContext"] ?? [])")
+    }
+
+    /// What users import (docs/architecture.md, "Products"): the four libraries, the CLI,
+    /// the port plugin and the preload library. Everything else is a target.
+    static let userFacingProducts: Set<String> = [
+        "ConcurrencyDebug", "ManagedContext", "CoreData", "ConcurrencyDebugTesting", "ctxdebug", "CoreDataPort",
+        "CtxdebugDispatchControl",
+    ]
+
+    @Test("The products are what users import; a module a product re-exports or shows in its API is one of its modules")
+    func productsAreWhatUsersImport() throws {
+        let manifest = try JSONDecoder().decode(Manifest.self, from: Self.dumpPackage())
+        #expect(Set(manifest.products.map(\.name)) == Self.userFacingProducts)
+        // Scripts/api-breaking checks every Swift module of every library product: a module
+        // of this package that a product's module imports `public` (or `@_exported`) is
+        // guarded only if it is a module of a product too. C targets aside: the digester
+        // reads Swift only.
+        let productModules = Set(manifest.products.flatMap(\.targets))
+        let packageModules = Set(manifest.targets.map(\.name))
+        let swiftProductModules = productModules.filter { Self.cTargetImporters[$0] == nil }
+        let publicImports = try Self.publicImports(of: swiftProductModules)
+        #expect(
+            publicImports.contains { $0.module == "ConcurrencyDebug" && $0.imported == "ViolationModel" },
+            "the reading works: ConcurrencyDebug re-exports ViolationModel")
+        let unguarded = publicImports.filter {
+            packageModules.contains($0.imported) && Self.cTargetImporters[$0.imported] == nil && !productModules.contains($0.imported)
+        }
+        #expect(unguarded.map { "\($0.module) imports \($0.imported) publicly" } == [], "not guarded by Scripts/api-breaking")
+    }
+
+    /// The `public import` and `@_exported import` lines of each module's files.
+    static func publicImports(of modules: Set<String>) throws -> [(module: String, imported: String)] {
+        var found: [(String, String)] = []
+        for module in modules.sorted() {
+            let directory = packageRoot.appendingPathComponent("Sources/" + module)
+            let files = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil)
+            while let url = files?.nextObject() as? URL {
+                guard url.pathExtension == "swift" else { continue }
+                for line in try String(contentsOf: url, encoding: .utf8).split(separator: "\n") {
+                    let words = line.split(separator: " ").map(String.init)
+                    guard let index = words.firstIndex(of: "import"), index <= 2, index + 1 < words.count, !words[0].hasPrefix("//"),
+                        words[..<index].contains("public") || words[..<index].contains("@_exported")
+                    else { continue }
+                    let name = words[index + 1] == "struct" || words[index + 1] == "enum" ? words.last! : words[index + 1]
+                    found.append((module, name.split(separator: ".").first.map(String.init) ?? name))
+                }
+            }
+        }
+        return found
     }
 
     @Test("A runtime module reached through another target, or a GRDB product, is found")

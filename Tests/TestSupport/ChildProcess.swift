@@ -2,8 +2,8 @@ import CtxdebugHelpers
 public import Foundation
 
 /// The directory holding the running test executable, where `swift build --build-tests`
-/// put this package's executables too (`ctxdebug`, and those of the sibling packages
-/// Fuzz/ and Benchmarks/, which build into the same scratch path). As swift-argument-
+/// put this package's executables too (`ctxdebug`, `ctxdebug-bench`, the fuzz
+/// executables). As swift-argument-
 /// parser's `AssertExecuteCommand` and SwiftPM's `productsDirectory` do, so a test runs
 /// the executables of its own configuration and scratch path, never a stale one. On Linux
 /// the test executable is `<products>/<package>PackageTests.xctest` itself; on macOS it is

@@ -65,4 +65,22 @@ import TestSupport
         let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix(".") }
         #expect(left.isEmpty, "temporary files left: \(left)")
     }
+
+    /// One option group (`ReportFileOptions`): check, explore and lint take `--junit`,
+    /// `--sarif` and `--json` alike, and refuse a path that cannot be written before
+    /// they run anything (status 64, the flag and the reason named).
+    @Test func reportFileFlagsAreOneOptionGroup() throws {
+        for command in ["check", "explore", "lint"] {
+            let help = try CLI.ctxdebug([command, "--help"])
+            for flag in ["--junit <file>", "--sarif <file>", "--json <file>"] {
+                #expect(help.stdout.contains(flag), "ctxdebug \(command) --help lacks \(flag)")
+            }
+            let rest = command == "lint" ? ["."] : ["--", "/bin/true"]
+            let bad = try CLI.ctxdebug([command, "--json", "/nonexistent-ctxdebug-dir/r.json"] + rest)
+            #expect(bad.status == 64, "ctxdebug \(command): \(bad)")
+            #expect(
+                bad.stderr.contains("--json /nonexistent-ctxdebug-dir/r.json: the directory /nonexistent-ctxdebug-dir does not exist"),
+                "ctxdebug \(command): \(bad.stderr)")
+        }
+    }
 }

@@ -195,6 +195,15 @@ struct LintCommandTests {
         #expect(object["fileCount"] as? Int == Self.swiftFiles(in: project).count)
     }
 
+    @Test("--json FILE writes what --format json prints (the report-file option group check and explore take too)")
+    func jsonFile() throws {
+        let project = try Self.project()
+        let run = try Self.lint(["--json", "lint.json", "--format", "json"], in: project)
+        #expect(run.status == 1, "\(run)")
+        let file = try String(contentsOf: project.appendingPathComponent("lint.json"), encoding: .utf8)
+        #expect(!run.stdout.isEmpty && file == run.stdout)
+    }
+
     @Test("SARIF and JUnit, read back by sarif-tools and junitparser", .enabled(if: CLI.which("python3") != nil, "python3 not found"))
     func reports() throws {
         let project = try Self.project()

@@ -94,7 +94,7 @@ struct BenchCommand: ParsableCommand {
             let bench = URL(fileURLWithPath: tsanBinary).deletingLastPathComponent().appendingPathComponent("ctxdebug-bench").path
             if access(tsanBinary, X_OK) != 0 || access(bench, X_OK) != 0 {
                 throw ValidationError(
-                    "--tsan-binary \(tsanBinary) needs ctxdebug and ctxdebug-bench built with ThreadSanitizer in one directory. Build them with: swift build --disable-build-manifest-caching -c release --sanitize=thread --scratch-path .build-tsan --product ctxdebug && swift build --disable-build-manifest-caching -c release --sanitize=thread --package-path Benchmarks --scratch-path .build-tsan")
+                    "--tsan-binary \(tsanBinary) needs ctxdebug and ctxdebug-bench built with ThreadSanitizer in one directory. Build them with: swift build --disable-build-manifest-caching -c release --sanitize=thread --scratch-path .build-tsan --product ctxdebug && swift build --disable-build-manifest-caching -c release --sanitize=thread --scratch-path .build-tsan --product ctxdebug-bench")
             }
         }
     }

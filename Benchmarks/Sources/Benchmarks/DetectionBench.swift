@@ -161,48 +161,11 @@ enum DetectionBench {
             let run = try BenchSupport.run(
                 tsanBinary, arguments,
                 environment: ["CTXDEBUG_CONCURRENCY": "0", "TSAN_OPTIONS": "halt_on_error=0 exitcode=0 history_size=2"], work: work)
-            var warnings: [String] = []
-            var current: String?
-            func finish() {
-                if let current, !warnings.contains(current) { warnings.append(current) }
-                current = nil
-            }
-            for line in run.standardError.split(separator: "\n") {
-                if line.contains("WARNING: ThreadSanitizer:") {
-                    finish()
-                    var headline = line.split(separator: ":", maxSplits: 2).dropFirst(2).joined().trimmingCharacters(in: .whitespaces)
-                    if let paren = headline.range(of: " (pid=") { headline = String(headline[..<paren.lowerBound]) }
-                    current = headline
-                } else if let headline = current, !headline.contains(" at "),
-                    let match = line.firstMatch(of: /([A-Za-z0-9_+]+\.(?:swift|c|h)):(\d+)/)
-                {
-                    current = "\(headline) at \(match.1):\(match.2)"
-                } else if line.hasPrefix("SUMMARY:") {
-                    finish()
-                }
-            }
-            finish()
+            let warnings = tsanWarnings(run.standardError)
             if (run.status != 0 || run.signaled) && warnings.isEmpty {
                 throw BenchError("`ctxdebug \(arguments.joined(separator: " "))` under ThreadSanitizer failed with status \(run.status): \(run.standardError.suffix(1_500))")
             }
             return warnings
-        }
-
-        /// A case counts as reported by ThreadSanitizer only for warnings in source files
-        /// its control (the same harness, no bug) did not warn about.
-        func row(_ name: String, kind: String, hasBug: Bool, tsan: [String]?, control: [String]?, ctx: (Bool, Int)) -> BenchDetection {
-            // By source file: the harness's own races come and go from run to run at
-            // neighbouring lines, and under either headline.
-            func file(_ warning: String) -> String {
-                guard let at = warning.range(of: " at ", options: .backwards) else { return warning }
-                return String(warning[at.upperBound...].split(separator: ":").first ?? "")
-            }
-            let controlFiles = Set((control ?? []).map(file))
-            let fresh = tsan.map { warnings in warnings.filter { !controlFiles.contains(file($0)) } }
-            return BenchDetection(
-                name: name, kind: kind, hasBug: hasBug, threadSanitizer: fresh.map { !$0.isEmpty },
-                threadSanitizerWarnings: fresh ?? [], threadSanitizerControlWarnings: hasBug ? (tsan ?? []).filter { controlFiles.contains(file($0)) } : [],
-                ctxdebug: ctx.0, ctxdebugViolations: ctx.1)
         }
 
         let replayArguments = [
@@ -232,5 +195,49 @@ enum DetectionBench {
                     tsan: tsan, control: program == .control ? [] : programControl, ctx: try ctxdebugRun(arguments)))
         }
         return rows
+    }
+
+    /// ThreadSanitizer's warnings in `stderr`, each as "headline at File.swift:LINE" (the
+    /// first source location in its report), distinct.
+    static func tsanWarnings(_ stderr: String) -> [String] {
+        var warnings: [String] = []
+        var current: String?
+        func finish() {
+            if let current, !warnings.contains(current) { warnings.append(current) }
+            current = nil
+        }
+        for line in stderr.split(separator: "\n") {
+            if line.contains("WARNING: ThreadSanitizer:") {
+                finish()
+                var headline = line.split(separator: ":", maxSplits: 2).dropFirst(2).joined().trimmingCharacters(in: .whitespaces)
+                if let paren = headline.range(of: " (pid=") { headline = String(headline[..<paren.lowerBound]) }
+                current = headline
+            } else if let headline = current, !headline.contains(" at "),
+                let match = line.firstMatch(of: /([A-Za-z0-9_+]+\.(?:swift|c|h)):(\d+)/)
+            {
+                current = "\(headline) at \(match.1):\(match.2)"
+            } else if line.hasPrefix("SUMMARY:") {
+                finish()
+            }
+        }
+        finish()
+        return warnings
+    }
+
+    /// A case counts as reported by ThreadSanitizer only for warnings in source files
+    /// its control (the same harness, no bug) did not warn about.
+    static func row(_ name: String, kind: String, hasBug: Bool, tsan: [String]?, control: [String]?, ctx: (Bool, Int)) -> BenchDetection {
+        // By source file: the harness's own races come and go from run to run at
+        // neighbouring lines, and under either headline.
+        func file(_ warning: String) -> String {
+            guard let at = warning.range(of: " at ", options: .backwards) else { return warning }
+            return String(warning[at.upperBound...].split(separator: ":").first ?? "")
+        }
+        let controlFiles = Set((control ?? []).map(file))
+        let fresh = tsan.map { warnings in warnings.filter { !controlFiles.contains(file($0)) } }
+        return BenchDetection(
+            name: name, kind: kind, hasBug: hasBug, threadSanitizer: fresh.map { !$0.isEmpty },
+            threadSanitizerWarnings: fresh ?? [], threadSanitizerControlWarnings: hasBug ? (tsan ?? []).filter { controlFiles.contains(file($0)) } : [],
+            ctxdebug: ctx.0, ctxdebugViolations: ctx.1)
     }
 }

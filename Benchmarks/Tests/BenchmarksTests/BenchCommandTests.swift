@@ -2,9 +2,8 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Runs the BUILT ctxdebug binary, which the benchmarks' package builds next to its own
-/// executable and this test bundle (`swift build --disable-build-manifest-caching --package-path Benchmarks --scratch-path
-/// .build`, as Scripts/test does): `ctxdebug bench --quick --format json`. Checks the
+/// Runs the BUILT ctxdebug binary, which `swift build --build-tests` builds next to
+/// ctxdebug-bench and this test bundle: `ctxdebug bench --quick --format json`. Checks the
 /// report's shape and that every figure is there, never how fast anything was.
 @Suite struct BenchCommandTests {
     static let binary = BuiltProducts.directory.appendingPathComponent("ctxdebug").path
@@ -57,7 +56,7 @@ import TestSupport
     }
 
     @Test func quickBenchReportsEveryItemAndFigure() throws {
-        try #require(FileManager.default.isExecutableFile(atPath: Self.binary), "build first: swift build && swift build --disable-build-manifest-caching --package-path Benchmarks --scratch-path .build")
+        try #require(FileManager.default.isExecutableFile(atPath: Self.binary), "build first: swift build --build-tests")
         let run = try ChildProcess(Self.binary, ["bench", "--quick", "--format", "json"]).wait()
         #expect(run.status == 0, "\(run)")
         let report = try JSONDecoder().decode(Report.self, from: Data(run.stdout.utf8))
@@ -136,7 +135,7 @@ import TestSupport
     }
 
     static func run(_ executable: String, _ arguments: [String]) throws -> CommandRun {
-        try #require(FileManager.default.isExecutableFile(atPath: executable), "build first: swift build && swift build --disable-build-manifest-caching --package-path Benchmarks --scratch-path .build")
+        try #require(FileManager.default.isExecutableFile(atPath: executable), "build first: swift build --build-tests")
         return try ChildProcess(executable, arguments).wait(timeout: 600)
     }
 
@@ -157,7 +156,7 @@ import TestSupport
         try FileManager.default.copyItem(atPath: Self.binary, toPath: lonely)
         let run = try Self.run(lonely, ["bench", "--quick"])
         #expect(run.status == 69, "\(run.stderr)")
-        #expect(run.stderr.contains("ctxdebug-bench is missing") && run.stderr.contains("swift build --disable-build-manifest-caching --package-path Benchmarks"), "\(run.stderr)")
+        #expect(run.stderr.contains("ctxdebug-bench is missing") && run.stderr.contains("swift build --product ctxdebug-bench"), "\(run.stderr)")
         #expect(run.stdout.isEmpty)
     }
 }

@@ -17,7 +17,7 @@ struct FuzzRegressionTests {
         let path = BuiltProducts.directory.appendingPathComponent(product).path
         try #require(
             FileManager.default.isExecutableFile(atPath: path),
-            "\(path) is missing: build the fuzz package first (swift build --build-tests --disable-build-manifest-caching --package-path Fuzz --scratch-path .build)")
+            "\(path) is missing: build the fuzz targets first (swift build --build-tests)")
         return try ChildProcess(path, arguments, environment: environment).wait(timeout: 600)
     }
 

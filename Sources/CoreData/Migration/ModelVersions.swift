@@ -1,5 +1,6 @@
 @_spi(CoreData) import ManagedContext
 import Foundation
+import XcodeModel
 
 /// The versions of a model a store may have been written with: the `.xcdatamodel`
 /// versions of the model's own `.xcdatamodeld` (in Xcode's order, "Model", "Model 2",
@@ -40,7 +41,7 @@ enum ModelVersions {
 
     /// The version file a model was read from (the current version of a `.xcdatamodeld`).
     static func versionURL(of url: URL) -> URL? {
-        url.pathExtension == "xcdatamodeld" ? try? XcodeModelReader.currentVersion(of: url) : url
+        url.pathExtension == "xcdatamodeld" ? try? XcodeModelFile.currentVersion(of: url) : url
     }
 
     static func versionURLs(in modeld: URL) -> [URL] {

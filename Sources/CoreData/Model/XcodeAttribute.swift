@@ -1,24 +1,9 @@
 import Foundation
+import XcodeModel
 
-/// An `<attribute>` element of an entity.
-struct XcodeAttribute {
-    var name: String
-    var type: NSAttributeType
-    var isOptional: Bool
-    var isTransient: Bool
-    var usesScalarValueType: Bool
-    /// `defaultValueString` (or `defaultDateTimeInterval`), converted to the type's value.
-    var defaultValue: Any?
-    var valueTransformerName: String?
-    /// `customClassName`: the class of a transformable value.
-    var customClassName: String?
-    var allowsExternalBinaryDataStorage: Bool
-    var isIndexed: Bool
-    /// `elementID`: Xcode's "Renaming ID".
-    var renamingIdentifier: String?
-    var userInfo: [String: String]
-    var line: Int
-
+/// An attribute of an Xcode model in Core Data's values: its `NSAttributeType` and its
+/// default value, each checked against Xcode's names and the type.
+extension XcodeAttribute {
     private static let posix = Locale(identifier: "en_US_POSIX")
 
     /// Xcode's names of the attribute types (`attributeType="Integer 16"`).
@@ -30,43 +15,32 @@ struct XcodeAttribute {
         "Transformable": .transformableAttributeType, "ObjectID": .objectIDAttributeType, "Undefined": .undefinedAttributeType,
     ]
 
-    init(_ node: XMLNode, entity: String, file: String) throws(XcodeModelError) {
-        guard let name = node["name"], !name.isEmpty else {
-            throw XcodeModelError(.missingAttribute, "An attribute of entity \(entity) has no `name`.", file: file, line: node.line)
-        }
-        guard let typeName = node["attributeType"] else {
-            throw XcodeModelError(.missingAttribute, "Attribute \(entity).\(name) has no `attributeType`. Choose its type in Xcode's Data Model inspector.", file: file, line: node.line)
-        }
+    /// The attribute's type, or why its `attributeType` is not one Core Data has.
+    func attributeType(entity: String, file: String) throws(XcodeModelError) -> NSAttributeType {
         guard let type = Self.types[typeName] else {
             let known = Self.types.keys.sorted().joined(separator: ", ")
             throw XcodeModelError(
-                .unknownAttributeType, "Attribute \(entity).\(name) has the type '\(typeName)', which Core Data does not have. Use one of: \(known).", file: file, line: node.line)
+                .unknownAttributeType, "Attribute \(entity).\(name) has the type '\(typeName)', which Core Data does not have. Use one of: \(known).", file: file, line: line)
         }
-        self.name = name
-        self.type = type
-        self.line = node.line
-        isOptional = node.flag("optional")
-        isTransient = node.flag("transient")
-        usesScalarValueType = node.flag("usesScalarValueType")
-        valueTransformerName = node["valueTransformerName"]
-        customClassName = node["customClassName"]
-        allowsExternalBinaryDataStorage = node.flag("allowsExternalBinaryDataStorage")
-        isIndexed = node.flag("indexed")
-        renamingIdentifier = node["elementID"]
-        userInfo = try XcodeUserInfo.parse(node.child(named: "userInfo"), owner: "\(entity).\(name)", file: file)
-        if let interval = node["defaultDateTimeInterval"], type == .dateAttributeType {
+        return type
+    }
+
+    /// The default value (`defaultDateTimeInterval` for a date, else `defaultValueString`)
+    /// as a value of `type`, nil when there is none, or why it is not one.
+    func defaultValue(of type: NSAttributeType, entity: String, file: String) throws(XcodeModelError) -> Any? {
+        if let interval = defaultDateTimeInterval, type == .dateAttributeType {
             guard let seconds = Double(interval) else {
-                throw XcodeModelError(.invalidValue, "Attribute \(entity).\(name) has the default date '\(interval)', which is not a number of seconds since 2001-01-01.", file: file, line: node.line)
+                throw XcodeModelError(.invalidValue, "Attribute \(entity).\(name) has the default date '\(interval)', which is not a number of seconds since 2001-01-01.", file: file, line: line)
             }
-            defaultValue = Date(timeIntervalSinceReferenceDate: seconds)
-        } else if let text = node["defaultValueString"] {
-            guard let value = Self.value(of: text, type: type) else {
-                throw XcodeModelError(
-                    .invalidValue, "Attribute \(entity).\(name) has the default value '\(text)', which is not a valid \(typeName). Fix it in Xcode's Data Model inspector.",
-                    file: file, line: node.line)
-            }
-            defaultValue = value
+            return Date(timeIntervalSinceReferenceDate: seconds)
         }
+        guard let text = defaultValueString else { return nil }
+        guard let value = Self.value(of: text, type: type) else {
+            throw XcodeModelError(
+                .invalidValue, "Attribute \(entity).\(name) has the default value '\(text)', which is not a valid \(typeName). Fix it in Xcode's Data Model inspector.",
+                file: file, line: line)
+        }
+        return value
     }
 
     /// A `defaultValueString` as a value of the attribute's type, as Core Data's model

@@ -1,20 +1,12 @@
 import Foundation
+import XcodeModel
 
-/// Reads an Xcode model as it is on disk (no `momc`): a `Name.xcdatamodeld` folder (its
-/// current version, named by `.xccurrentversion`), a single `Name.xcdatamodel`
-/// folder, or its `contents` file, into an `NSManagedObjectModel`.
+/// Turns an Xcode model as it is on disk (read by XcodeModel's `XcodeModelFile`, the one
+/// reader the port uses too) into an `NSManagedObjectModel`.
 enum XcodeModelReader {
     /// The model at `url`, or the error that says why not.
     static func load(from url: URL) throws(XcodeModelError) -> NSManagedObjectModel {
-        let contents = try contentsURL(for: url)
-        let data: Data
-        do {
-            data = try Data(contentsOf: contents)
-        } catch {
-            throw XcodeModelError(.notFound, "The model's contents file cannot be read (\(error.localizedDescription)). Check the path and its permissions.", file: contents.path)
-        }
-        let root = try XMLNode.parse(data, file: contents.path)
-        let parsed = try XcodeModelContents(root, file: contents.path)
+        let (parsed, contents) = try XcodeModelFile.read(try sourceURL(for: url))
         let model = try build(parsed, file: contents.path)
         model.sourceURL = url
         return model
@@ -22,63 +14,23 @@ enum XcodeModelReader {
 
     /// The `contents` file of the model at `url`.
     static func contentsURL(for url: URL) throws(XcodeModelError) -> URL {
-        let fm = FileManager.default
-        var isDirectory: ObjCBool = false
-        if ["momd", "mom"].contains(url.pathExtension), !fm.fileExists(atPath: url.path) {
-            // Code written for Apple platforms names the compiled model; Linux has its
-            // source, beside it or in the program's resources.
-            let name = url.deletingPathExtension().lastPathComponent
-            let beside = url.deletingLastPathComponent()
-            if let source = XcodeModelLocator.modelURL(named: name, in: [beside] + XcodeModelLocator.searchDirectories()) {
-                return try contentsURL(for: source)
-            }
-            throw XcodeModelError(
-                .notFound, "There is no compiled model on Linux, and no \(name).xcdatamodeld beside this path or in the program's resources to read instead. Add \(name).xcdatamodeld to the target's resources.",
-                file: url.path)
-        }
-        guard fm.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
-            throw XcodeModelError(.notFound, "There is no model here. Point to a .xcdatamodeld or .xcdatamodel folder (as Xcode saves it), or to its contents file.", file: url.path)
-        }
-        guard isDirectory.boolValue else { return url }
-        switch url.pathExtension {
-        case "xcdatamodeld":
-            return try contentsURL(for: currentVersion(of: url))
-        default:
-            let contents = url.appendingPathComponent("contents")
-            guard fm.fileExists(atPath: contents.path) else {
-                throw XcodeModelError(.notFound, "The folder has no `contents` file, so it is not a model Xcode saved (a .xcdatamodel folder holds one). A compiled .momd cannot be read here: use the .xcdatamodeld source.", file: url.path)
-            }
-            return contents
-        }
+        try XcodeModelFile.contentsURL(for: sourceURL(for: url))
     }
 
-    /// The current version of a `.xcdatamodeld`: the one `.xccurrentversion` names
-    /// (`_XCCurrentVersionName`), or its only version when it has one and no such file.
-    static func currentVersion(of modeld: URL) throws(XcodeModelError) -> URL {
-        let versions = ((try? FileManager.default.contentsOfDirectory(atPath: modeld.path)) ?? []).filter { $0.hasSuffix(".xcdatamodel") }.sorted()
-        let marker = modeld.appendingPathComponent(".xccurrentversion")
-        if let data = try? Data(contentsOf: marker) {
-            let plist = try? PropertyListSerialization.propertyList(from: data, format: nil)
-            guard let name = (plist as? [String: Any])?["_XCCurrentVersionName"] as? String else {
-                throw XcodeModelError(.noCurrentVersion, "The .xccurrentversion file is not a property list with _XCCurrentVersionName. Choose the current version again in Xcode (Model Version in the File inspector).", file: marker.path)
-            }
-            guard versions.contains(name) else {
-                throw XcodeModelError(
-                    .noCurrentVersion, "The .xccurrentversion file names \(name), which the model does not have (it has \(versions.isEmpty ? "no versions" : versions.joined(separator: ", "))).",
-                    file: marker.path)
-            }
-            return modeld.appendingPathComponent(name)
+    /// The model's source for `url`: `url` itself, or, for a compiled model's name
+    /// (`.momd`, `.mom`) that is not on disk, the `.xcdatamodeld` of that name beside it or
+    /// in the program's resources: code written for Apple platforms names the compiled
+    /// model, and Linux has its source.
+    static func sourceURL(for url: URL) throws(XcodeModelError) -> URL {
+        guard ["momd", "mom"].contains(url.pathExtension), !FileManager.default.fileExists(atPath: url.path) else { return url }
+        let name = url.deletingPathExtension().lastPathComponent
+        let beside = url.deletingLastPathComponent()
+        if let source = XcodeModelLocator.modelURL(named: name, in: [beside] + XcodeModelLocator.searchDirectories()) {
+            return source
         }
-        switch versions.count {
-        case 0:
-            throw XcodeModelError(.notFound, "The .xcdatamodeld folder holds no .xcdatamodel version.", file: modeld.path)
-        case 1:
-            return modeld.appendingPathComponent(versions[0])
-        default:
-            throw XcodeModelError(
-                .noCurrentVersion, "The model has several versions (\(versions.joined(separator: ", "))) and no .xccurrentversion file naming the current one. Choose it in Xcode (Model Version in the File inspector).",
-                file: modeld.path)
-        }
+        throw XcodeModelError(
+            .notFound, "There is no compiled model on Linux, and no \(name).xcdatamodeld beside this path or in the program's resources to read instead. Add \(name).xcdatamodeld to the target's resources.",
+            file: url.path)
     }
 
     /// Builds the description objects, then links parents, destinations and inverses.
@@ -86,86 +38,20 @@ enum XcodeModelReader {
         var byName: [String: NSEntityDescription] = [:]
         var entities: [NSEntityDescription] = []
         for e in parsed.entities {
-            let entity = NSEntityDescription()
-            entity.name = e.name
-            entity.managedObjectClassName = e.representedClassName ?? "NSManagedObject"
-            entity.isAbstract = e.isAbstract
-            entity.codeGenerationType = e.codeGenerationType
-            entity.renamingIdentifier = e.renamingIdentifier
-            entity.versionHashModifier = e.versionHashModifier
-            entity.userInfo = e.userInfo.isEmpty ? nil : e.userInfo
-            entity.uniquenessConstraints = e.uniquenessConstraints
-            entity.indexes = e.fetchIndexes.map { index in
-                NSFetchIndexDescription(
-                    name: index.name,
-                    elements: index.elements.map {
-                        NSFetchIndexElementDescription(propertyName: $0.property, collationType: $0.type == "RTree" ? .rTree : .binary, isAscending: $0.ascending)
-                    })
-            }
-            var properties: [NSPropertyDescription] = []
-            for a in e.attributes {
-                let d = NSAttributeDescription()
-                d.name = a.name
-                d.attributeType = a.type
-                d.isOptional = a.isOptional
-                d.isTransient = a.isTransient
-                d.usesScalarValueType = a.usesScalarValueType
-                d.defaultValue = a.defaultValue
-                d.valueTransformerName = a.valueTransformerName
-                d.attributeValueClassName = a.customClassName
-                d.allowsExternalBinaryDataStorage = a.allowsExternalBinaryDataStorage
-                d.renamingIdentifier = a.renamingIdentifier
-                d.isIndexed = a.isIndexed
-                d.userInfo = a.userInfo.isEmpty ? nil : a.userInfo
-                properties.append(d)
-            }
-            for r in e.relationships {
-                let d = NSRelationshipDescription()
-                d.name = r.name
-                d.destinationEntityName = r.destinationEntity
-                d.inverseName = r.inverseName
-                d.isOptional = r.isOptional
-                d.isTransient = r.isTransient
-                d.isOrdered = r.isOrdered
-                d.deleteRule = r.deleteRule
-                d.minCount = r.minCount
-                d.maxCount = r.maxCount
-                d.renamingIdentifier = r.renamingIdentifier
-                d.userInfo = r.userInfo.isEmpty ? nil : r.userInfo
-                properties.append(d)
-            }
-            entity.properties = properties
+            let entity = try self.entity(e, file: file)
             byName[e.name] = entity
             entities.append(entity)
         }
         for e in parsed.entities {
-            guard let entity = byName[e.name] else { continue }
-            if let parent = e.parentEntity {
-                guard let superentity = byName[parent] else {
-                    throw XcodeModelError(.missingEntity, "Entity \(e.name) names the parent entity \(parent), which the model does not have.", file: file, line: e.line)
-                }
-                superentity.subentities.append(entity)
+            guard let entity = byName[e.name], let parent = e.parentEntity else { continue }
+            guard let superentity = byName[parent] else {
+                throw XcodeModelError(.missingEntity, "Entity \(e.name) names the parent entity \(parent), which the model does not have.", file: file, line: e.line)
             }
+            superentity.subentities.append(entity)
         }
         for e in parsed.entities {
             guard let entity = byName[e.name] else { continue }
-            for r in e.relationships {
-                let d = entity.properties.first { $0.name == r.name } as? NSRelationshipDescription
-                guard let destination = byName[r.destinationEntity] else {
-                    throw XcodeModelError(
-                        .missingEntity, "Relationship \(e.name).\(r.name) has the destination entity \(r.destinationEntity), which the model does not have. Add the entity or choose another destination.",
-                        file: file, line: r.line)
-                }
-                d?.destinationEntity = destination
-                if let inverseName = r.inverseName {
-                    guard let inverse = destination.relationshipsByName[inverseName] else {
-                        throw XcodeModelError(
-                            .missingEntity, "Relationship \(e.name).\(r.name) names the inverse \(r.destinationEntity).\(inverseName), which \(r.destinationEntity) does not have.",
-                            file: file, line: r.line)
-                    }
-                    d?.inverseRelationship = inverse
-                }
-            }
+            try linkRelationships(of: e, in: entity, byName: byName, file: file)
         }
         for entity in entities {
             for index in entity.indexes { for element in index.elements { element.resolve(in: entity) } }
@@ -186,5 +72,87 @@ enum XcodeModelReader {
         }
         if let version = parsed.versionIdentifier { model.versionIdentifiers = [version] }
         return model
+    }
+
+    /// One entity with its properties and fetch indexes, not yet linked to the others.
+    static func entity(_ e: XcodeEntity, file: String) throws(XcodeModelError) -> NSEntityDescription {
+        let entity = NSEntityDescription()
+        entity.name = e.name
+        entity.managedObjectClassName = e.representedClassName ?? "NSManagedObject"
+        entity.isAbstract = e.isAbstract
+        entity.codeGenerationType = e.codeGenerationType
+        entity.renamingIdentifier = e.renamingIdentifier
+        entity.versionHashModifier = e.versionHashModifier
+        entity.userInfo = e.userInfo.isEmpty ? nil : e.userInfo
+        entity.uniquenessConstraints = e.uniquenessConstraints
+        entity.indexes = e.fetchIndexes.map { index in
+            NSFetchIndexDescription(
+                name: index.name,
+                elements: index.elements.map {
+                    NSFetchIndexElementDescription(propertyName: $0.property, collationType: $0.type == "RTree" ? .rTree : .binary, isAscending: $0.ascending)
+                })
+        }
+        var properties: [NSPropertyDescription] = []
+        for a in e.attributes { properties.append(try attribute(a, entity: e.name, file: file)) }
+        for r in e.relationships { properties.append(try relationship(r, entity: e.name, file: file)) }
+        entity.properties = properties
+        return entity
+    }
+
+    static func attribute(_ a: XcodeAttribute, entity: String, file: String) throws(XcodeModelError) -> NSAttributeDescription {
+        let d = NSAttributeDescription()
+        d.name = a.name
+        let type = try a.attributeType(entity: entity, file: file)
+        d.attributeType = type
+        d.isOptional = a.isOptional
+        d.isTransient = a.isTransient
+        d.usesScalarValueType = a.usesScalarValueType
+        d.defaultValue = try a.defaultValue(of: type, entity: entity, file: file)
+        d.valueTransformerName = a.valueTransformerName
+        d.attributeValueClassName = a.customClassName
+        d.allowsExternalBinaryDataStorage = a.allowsExternalBinaryDataStorage
+        d.renamingIdentifier = a.renamingIdentifier
+        d.isIndexed = a.isIndexed
+        d.userInfo = a.userInfo.isEmpty ? nil : a.userInfo
+        return d
+    }
+
+    /// A relationship, its destination and inverse still names (`linkRelationships`).
+    static func relationship(_ r: XcodeRelationship, entity: String, file: String) throws(XcodeModelError) -> NSRelationshipDescription {
+        let d = NSRelationshipDescription()
+        d.name = r.name
+        d.destinationEntityName = r.destinationEntity
+        d.inverseName = r.inverseName
+        d.isOptional = r.isOptional
+        d.isTransient = r.isTransient
+        d.isOrdered = r.isOrdered
+        d.deleteRule = try r.deleteRule(entity: entity, file: file)
+        d.minCount = r.minCount
+        d.maxCount = r.maxCount
+        d.renamingIdentifier = r.renamingIdentifier
+        d.userInfo = r.userInfo.isEmpty ? nil : r.userInfo
+        return d
+    }
+
+    /// Points each relationship of `e` at its destination entity and inverse.
+    static func linkRelationships(
+        of e: XcodeEntity, in entity: NSEntityDescription, byName: [String: NSEntityDescription], file: String
+    ) throws(XcodeModelError) {
+        for r in e.relationships {
+            let d = entity.properties.first { $0.name == r.name } as? NSRelationshipDescription
+            guard let destination = byName[r.destinationEntity] else {
+                throw XcodeModelError(
+                    .missingEntity, "Relationship \(e.name).\(r.name) has the destination entity \(r.destinationEntity), which the model does not have. Add the entity or choose another destination.",
+                    file: file, line: r.line)
+            }
+            d?.destinationEntity = destination
+            guard let inverseName = r.inverseName else { continue }
+            guard let inverse = destination.relationshipsByName[inverseName] else {
+                throw XcodeModelError(
+                    .missingEntity, "Relationship \(e.name).\(r.name) names the inverse \(r.destinationEntity).\(inverseName), which \(r.destinationEntity) does not have.",
+                    file: file, line: r.line)
+            }
+            d?.inverseRelationship = inverse
+        }
     }
 }

@@ -54,141 +54,175 @@ struct PredicateParser {
     // MARK: Tokens
 
     private mutating func tokenize() throws(PredicateSyntaxError) {
-        let chars = Array(format)
+        var tokenizer = Tokenizer(format: format)
+        tokens = try tokenizer.tokens()
+    }
+
+    /// Reads the format's tokens, one reader for each kind: names and keywords, `@` and
+    /// `$` names, quoted strings, numbers, format specifiers and symbols. Each reader
+    /// starts at the token's first character and leaves `i` after its last.
+    private struct Tokenizer {
+        let format: String
+        let chars: [Character]
         var i = 0
-        func fail(_ at: Int, _ reason: String) -> PredicateSyntaxError { PredicateSyntaxError(format: format, position: at, reason: reason) }
-        while i < chars.count {
-            let c = chars[i]
-            let start = i
-            if c.isWhitespace { i += 1; continue }
-            if c.isLetter || c == "_" || c == "#" {
-                var escaped = false
-                if c == "#" { escaped = true; i += 1 }
-                let nameStart = i
-                while i < chars.count, chars[i].isLetter || chars[i].isNumber || chars[i] == "_" { i += 1 }
-                let name = String(chars[nameStart..<i])
-                if name.isEmpty { throw fail(start, "'#' must be followed by a key name") }
-                if !escaped && Self.keywords.contains(name.uppercased()) {
-                    tokens.append((.keyword(name.uppercased()), start))
+
+        init(format: String) {
+            self.format = format
+            chars = Array(format)
+        }
+
+        mutating func tokens() throws(PredicateSyntaxError) -> [(token: Token, position: Int)] {
+            var tokens: [(token: Token, position: Int)] = []
+            while i < chars.count {
+                let c = chars[i]
+                if c.isWhitespace { i += 1; continue }
+                let start = i
+                let token: Token
+                if c.isLetter || c == "_" || c == "#" {
+                    token = try name()
+                } else if c == "@" {
+                    token = .atName(try sigilName("'@' must be followed by a name such as @count"))
+                } else if c == "$" {
+                    token = .variable(try sigilName("'$' must be followed by a variable name"))
+                } else if c == "\"" || c == "'" {
+                    token = .string(try quoted())
+                } else if c.isNumber || (c == "." && i + 1 < chars.count && chars[i + 1].isNumber) {
+                    token = try number()
+                } else if c == "%" {
+                    token = .argument(try specifier())
                 } else {
-                    tokens.append((.identifier(name), start))
+                    token = .symbol(try symbol())
                 }
-                continue
+                tokens.append((token, start))
             }
-            if c == "@" {
-                i += 1
-                let nameStart = i
-                while i < chars.count, chars[i].isLetter || chars[i].isNumber || chars[i] == "_" { i += 1 }
-                if i == nameStart { throw fail(start, "'@' must be followed by a name such as @count") }
-                tokens.append((.atName(String(chars[nameStart..<i])), start))
-                continue
-            }
-            if c == "$" {
-                i += 1
-                let nameStart = i
-                while i < chars.count, chars[i].isLetter || chars[i].isNumber || chars[i] == "_" { i += 1 }
-                if i == nameStart { throw fail(start, "'$' must be followed by a variable name") }
-                tokens.append((.variable(String(chars[nameStart..<i])), start))
-                continue
-            }
-            if c == "\"" || c == "'" {
-                i += 1
-                var text = ""
-                var closed = false
-                while i < chars.count {
-                    let d = chars[i]
-                    if d == c { closed = true; i += 1; break }
-                    if d == "\\", i + 1 < chars.count {
-                        let e = chars[i + 1]
-                        switch e {
-                        case "n": text.append("\n")
-                        case "t": text.append("\t")
-                        case "r": text.append("\r")
-                        case "0": text.append("\0")
-                        default: text.append(e)
-                        }
-                        i += 2
-                        continue
+            tokens.append((.end, chars.count))
+            return tokens
+        }
+
+        private func fail(_ at: Int, _ reason: String) -> PredicateSyntaxError {
+            PredicateSyntaxError(format: format, position: at, reason: reason)
+        }
+
+        private mutating func skipNameCharacters() {
+            while i < chars.count, chars[i].isLetter || chars[i].isNumber || chars[i] == "_" { i += 1 }
+        }
+
+        /// A key name or a keyword; `#name` is a key even when it is spelled as a keyword.
+        private mutating func name() throws(PredicateSyntaxError) -> Token {
+            let start = i
+            let escaped = chars[i] == "#"
+            if escaped { i += 1 }
+            let nameStart = i
+            skipNameCharacters()
+            let name = String(chars[nameStart..<i])
+            if name.isEmpty { throw fail(start, "'#' must be followed by a key name") }
+            if !escaped && PredicateParser.keywords.contains(name.uppercased()) { return .keyword(name.uppercased()) }
+            return .identifier(name)
+        }
+
+        /// The name after `@` (`@count`) or `$` (`$VAR`).
+        private mutating func sigilName(_ missing: String) throws(PredicateSyntaxError) -> String {
+            let start = i
+            i += 1
+            let nameStart = i
+            skipNameCharacters()
+            if i == nameStart { throw fail(start, missing) }
+            return String(chars[nameStart..<i])
+        }
+
+        /// A string in double or single quotes, with its backslash escapes; `%%` in it is `%`.
+        private mutating func quoted() throws(PredicateSyntaxError) -> String {
+            let start = i
+            let quote = chars[i]
+            i += 1
+            var text = ""
+            while i < chars.count {
+                let d = chars[i]
+                if d == quote { i += 1; return text }
+                if d == "\\", i + 1 < chars.count {
+                    switch chars[i + 1] {
+                    case "n": text.append("\n")
+                    case "t": text.append("\t")
+                    case "r": text.append("\r")
+                    case "0": text.append("\0")
+                    case let e: text.append(e)
                     }
-                    if d == "%", i + 1 < chars.count, chars[i + 1] == "%" { text.append("%"); i += 2; continue }
-                    text.append(d)
-                    i += 1
-                }
-                if !closed { throw fail(start, "the string that starts here is not closed") }
-                tokens.append((.string(text), start))
-                continue
-            }
-            if c.isNumber || (c == "." && i + 1 < chars.count && chars[i + 1].isNumber) {
-                if c == "0", i + 1 < chars.count, let radix = ["x": 16, "X": 16, "o": 8, "O": 8, "b": 2, "B": 2][chars[i + 1]] {
                     i += 2
-                    let digitsStart = i
-                    while i < chars.count, chars[i].isHexDigit { i += 1 }
-                    guard let v = Int64(String(chars[digitsStart..<i]), radix: radix) else { throw fail(start, "malformed number") }
-                    tokens.append((.integer(v), start))
                     continue
                 }
+                if d == "%", i + 1 < chars.count, chars[i + 1] == "%" { text.append("%"); i += 2; continue }
+                text.append(d)
+                i += 1
+            }
+            throw fail(start, "the string that starts here is not closed")
+        }
+
+        /// An integer (decimal, or `0x`, `0o`, `0b`) or a real (a fraction or an exponent).
+        private mutating func number() throws(PredicateSyntaxError) -> Token {
+            let start = i
+            if chars[i] == "0", i + 1 < chars.count, let radix = ["x": 16, "X": 16, "o": 8, "O": 8, "b": 2, "B": 2][chars[i + 1]] {
+                i += 2
+                let digitsStart = i
+                while i < chars.count, chars[i].isHexDigit { i += 1 }
+                guard let v = Int64(String(chars[digitsStart..<i]), radix: radix) else { throw fail(start, "malformed number") }
+                return .integer(v)
+            }
+            while i < chars.count, chars[i].isNumber { i += 1 }
+            var isReal = false
+            if i < chars.count, chars[i] == ".", i + 1 < chars.count, chars[i + 1].isNumber {
+                isReal = true
+                i += 1
                 while i < chars.count, chars[i].isNumber { i += 1 }
-                var isReal = false
-                if i < chars.count, chars[i] == ".", i + 1 < chars.count, chars[i + 1].isNumber {
+            }
+            if i < chars.count, chars[i] == "e" || chars[i] == "E" {
+                var j = i + 1
+                if j < chars.count, chars[j] == "-" || chars[j] == "+" { j += 1 }
+                if j < chars.count, chars[j].isNumber {
                     isReal = true
-                    i += 1
+                    i = j
                     while i < chars.count, chars[i].isNumber { i += 1 }
                 }
-                if i < chars.count, chars[i] == "e" || chars[i] == "E" {
-                    var j = i + 1
-                    if j < chars.count, chars[j] == "-" || chars[j] == "+" { j += 1 }
-                    if j < chars.count, chars[j].isNumber {
-                        isReal = true
-                        i = j
-                        while i < chars.count, chars[i].isNumber { i += 1 }
-                    }
-                }
-                let text = String(chars[start..<i])
-                if !isReal, let v = Int64(text) {
-                    tokens.append((.integer(v), start))
-                } else if let d = Double(text) {
-                    tokens.append((.real(d), start))
-                } else {
-                    throw fail(start, "malformed number '\(text)'")
-                }
-                continue
             }
-            if c == "%" {
-                guard i + 1 < chars.count else { throw fail(start, "a '%' must begin a format specifier such as %@ or %K") }
-                var j = i + 1
-                var length = ""
-                while j < chars.count, chars[j] == "l" || chars[j] == "h" || chars[j] == "q" || chars[j] == "z" { length.append(chars[j]); j += 1 }
-                guard j < chars.count else { throw fail(start, "the format specifier is not finished") }
-                let conversion = chars[j]
-                let spec: Specifier
-                switch conversion {
-                case "@" where length.isEmpty: spec = .object
-                case "K" where length.isEmpty: spec = .key
-                case "d", "i", "u", "D", "U", "c", "o", "O", "x", "X": spec = .integer("%" + length + String(conversion))
-                case "f", "a", "e", "g", "F", "A", "E", "G": spec = .real("%" + length + String(conversion))
-                case "%" where length.isEmpty:
-                    throw fail(start, "'%%' stands for a literal '%' only inside a quoted string")
-                default:
-                    throw fail(start, "'%\(length)\(conversion)' is not a format specifier the predicate parser takes (use %@, %K, %d, %i, %ld, %lld, %u, %f or %lf)")
-                }
-                tokens.append((.argument(spec), start))
-                i = j + 1
-                continue
+            let text = String(chars[start..<i])
+            if !isReal, let v = Int64(text) { return .integer(v) }
+            if let d = Double(text) { return .real(d) }
+            throw fail(start, "malformed number '\(text)'")
+        }
+
+        /// A format specifier: `%@`, `%K`, or a C integer or real conversion with its length.
+        private mutating func specifier() throws(PredicateSyntaxError) -> Specifier {
+            let start = i
+            guard i + 1 < chars.count else { throw fail(start, "a '%' must begin a format specifier such as %@ or %K") }
+            var j = i + 1
+            var length = ""
+            while j < chars.count, chars[j] == "l" || chars[j] == "h" || chars[j] == "q" || chars[j] == "z" { length.append(chars[j]); j += 1 }
+            guard j < chars.count else { throw fail(start, "the format specifier is not finished") }
+            let conversion = chars[j]
+            i = j + 1
+            switch conversion {
+            case "@" where length.isEmpty: return .object
+            case "K" where length.isEmpty: return .key
+            case "d", "i", "u", "D", "U", "c", "o", "O", "x", "X": return .integer("%" + length + String(conversion))
+            case "f", "a", "e", "g", "F", "A", "E", "G": return .real("%" + length + String(conversion))
+            case "%" where length.isEmpty:
+                throw fail(start, "'%%' stands for a literal '%' only inside a quoted string")
+            default:
+                throw fail(start, "'%\(length)\(conversion)' is not a format specifier the predicate parser takes (use %@, %K, %d, %i, %ld, %lld, %u, %f or %lf)")
             }
+        }
+
+        /// An operator or punctuation, two characters first (`==`, `<=`, `&&`…).
+        private mutating func symbol() throws(PredicateSyntaxError) -> String {
             let two = i + 1 < chars.count ? String(chars[i...(i + 1)]) : ""
             if ["==", "!=", "<>", "<=", ">=", "=<", "=>", "&&", "||"].contains(two) {
-                tokens.append((.symbol(two), start))
                 i += 2
-                continue
+                return two
             }
-            if "=<>!(){}[],.+-*/".contains(c) {
-                tokens.append((.symbol(String(c)), start))
-                i += 1
-                continue
-            }
-            throw fail(start, "'\(c)' is not a valid token here")
+            let c = chars[i]
+            guard "=<>!(){}[],.+-*/".contains(c) else { throw fail(i, "'\(c)' is not a valid token here") }
+            i += 1
+            return String(c)
         }
-        tokens.append((.end, chars.count))
     }
 
     // MARK: Predicates

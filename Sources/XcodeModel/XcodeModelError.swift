@@ -3,9 +3,9 @@ import Foundation
 /// Why an Xcode model could not be read: what is wrong, in which file, at which line
 /// (for the `contents` file), and what to do. `NSManagedObjectModel(contentsOf:)`
 /// prints it and returns nil, as Core Data logs and returns nil; the throwing loader
-/// (`XcodeModelReader.load(from:)`) hands it over.
-struct XcodeModelError: Error, CustomStringConvertible, Sendable {
-    enum Kind: String, Sendable, Hashable {
+/// (`XcodeModelReader.load(from:)`) hands it over; the port says it as its own error.
+package struct XcodeModelError: Error, CustomStringConvertible, Sendable {
+    package enum Kind: String, Sendable, Hashable {
         /// No model at the URL, or a folder that holds no `.xcdatamodel`.
         case notFound = "not-found"
         /// A `.xcdatamodeld` with several versions and no `.xccurrentversion` naming one
@@ -25,14 +25,14 @@ struct XcodeModelError: Error, CustomStringConvertible, Sendable {
         case duplicateName = "duplicate-name"
     }
 
-    let kind: Kind
-    let message: String
+    package let kind: Kind
+    package let message: String
     /// The file at fault (the `contents` file, or the model folder).
-    let file: String
+    package let file: String
     /// The 1-based line in `file`, for errors in the `contents` file.
-    let line: Int?
+    package let line: Int?
 
-    init(_ kind: Kind, _ message: String, file: String, line: Int? = nil) {
+    package init(_ kind: Kind, _ message: String, file: String, line: Int? = nil) {
         self.kind = kind
         self.message = message
         self.file = file
@@ -40,7 +40,7 @@ struct XcodeModelError: Error, CustomStringConvertible, Sendable {
     }
 
     /// `file:line: message`, as a compiler says it.
-    var description: String {
+    package var description: String {
         if let line { return "\(file):\(line): \(message)" }
         return "\(file): \(message)"
     }

@@ -1,7 +1,7 @@
 /// A `<userInfo>` element: `<entry key="…" value="…"/>` pairs, kept as strings, as
 /// Core Data's `userInfo` holds them (Xcode's editor writes only strings).
-enum XcodeUserInfo {
-    static func parse(_ node: XMLNode?, owner: String, file: String) throws(XcodeModelError) -> [String: String] {
+package enum XcodeUserInfo {
+    package static func parse(_ node: XMLNode?, owner: String, file: String) throws(XcodeModelError) -> [String: String] {
         guard let node else { return [:] }
         var info: [String: String] = [:]
         for entry in node.children(named: "entry") {
@@ -16,8 +16,8 @@ enum XcodeUserInfo {
 
 /// `<uniquenessConstraints>`: each `<uniquenessConstraint>` lists the properties
 /// (`<constraint value="…"/>`) whose values together are unique.
-enum XcodeUniquenessConstraints {
-    static func parse(_ node: XMLNode?, entity: String, file: String) throws(XcodeModelError) -> [[String]] {
+package enum XcodeUniquenessConstraints {
+    package static func parse(_ node: XMLNode?, entity: String, file: String) throws(XcodeModelError) -> [[String]] {
         guard let node else { return [] }
         var constraints: [[String]] = []
         for constraint in node.children(named: "uniquenessConstraint") {
@@ -36,17 +36,17 @@ enum XcodeUniquenessConstraints {
 
 /// A `<fetchIndex name="…">` with its `<fetchIndexElement property="…" type="…"
 /// order="…"/>` elements.
-struct XcodeFetchIndex {
-    struct Element {
-        var property: String
+package struct XcodeFetchIndex: Sendable {
+    package struct Element: Sendable {
+        package var property: String
         /// `Binary` (a B-tree index) or `RTree`.
-        var type: String
-        var ascending: Bool
+        package var type: String
+        package var ascending: Bool
     }
-    var name: String
-    var elements: [Element]
+    package var name: String
+    package var elements: [Element]
 
-    init(_ node: XMLNode, entity: String, file: String) throws(XcodeModelError) {
+    package init(_ node: XMLNode, entity: String, file: String) throws(XcodeModelError) {
         guard let name = node["name"] else {
             throw XcodeModelError(.missingAttribute, "A fetch index of entity \(entity) has no `name`.", file: file, line: node.line)
         }

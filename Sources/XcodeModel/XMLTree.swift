@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 #if canImport(FoundationXML)
     import FoundationXML
@@ -7,21 +7,21 @@ import Foundation
 /// One element of an XML file, with the line it starts on: the tree the model's value
 /// types are read from. Only what a model file holds is kept (names, attributes,
 /// children); text content is ignored, as the `contents` file has none that matters.
-struct XMLNode {
-    var name: String
-    var attributes: [String: String]
-    var children: [XMLNode] = []
+package struct XMLNode: Sendable {
+    package var name: String
+    package var attributes: [String: String]
+    package var children: [XMLNode] = []
     /// 1-based line of the element's start tag.
-    var line: Int
+    package var line: Int
 
     /// The children named `name`.
-    func children(named name: String) -> [XMLNode] { children.filter { $0.name == name } }
+    package func children(named name: String) -> [XMLNode] { children.filter { $0.name == name } }
     /// The first child named `name`.
-    func child(named name: String) -> XMLNode? { children.first { $0.name == name } }
-    subscript(attribute: String) -> String? { attributes[attribute] }
+    package func child(named name: String) -> XMLNode? { children.first { $0.name == name } }
+    package subscript(attribute: String) -> String? { attributes[attribute] }
 
     /// An XML boolean as Xcode writes it (`YES`/`NO`); `true`/`false`/`1`/`0` too.
-    func flag(_ attribute: String, default value: Bool = false) -> Bool {
+    package func flag(_ attribute: String, default value: Bool = false) -> Bool {
         guard let raw = attributes[attribute] else { return value }
         switch raw.lowercased() {
         case "yes", "true", "1": return true
@@ -32,7 +32,7 @@ struct XMLNode {
 
     /// Parses `data` into its root element. When the XML is malformed, throws with the
     /// file, the line the parser stopped at, and the parser's own reason.
-    static func parse(_ data: Data, file: String) throws(XcodeModelError) -> XMLNode {
+    package static func parse(_ data: Data, file: String) throws(XcodeModelError) -> XMLNode {
         let parser = XMLParser(data: data)
         let builder = TreeBuilder()
         parser.delegate = builder

@@ -1,23 +1,23 @@
 /// An `<entity>` element: its name, class, place in an inheritance tree, properties,
 /// constraints, fetch indexes and user info.
-struct XcodeEntity {
-    var name: String
+package struct XcodeEntity: Sendable {
+    package var name: String
     /// `representedClassName`; nil means `NSManagedObject`.
-    var representedClassName: String?
-    var parentEntity: String?
-    var isAbstract: Bool
+    package var representedClassName: String?
+    package var parentEntity: String?
+    package var isAbstract: Bool
     /// `codeGenerationType`: `class`, `category`, or nil (Manual/None).
-    var codeGenerationType: String?
-    var renamingIdentifier: String?
-    var versionHashModifier: String?
-    var attributes: [XcodeAttribute]
-    var relationships: [XcodeRelationship]
-    var uniquenessConstraints: [[String]]
-    var fetchIndexes: [XcodeFetchIndex]
-    var userInfo: [String: String]
-    var line: Int
+    package var codeGenerationType: String?
+    package var renamingIdentifier: String?
+    package var versionHashModifier: String?
+    package var attributes: [XcodeAttribute]
+    package var relationships: [XcodeRelationship]
+    package var uniquenessConstraints: [[String]]
+    package var fetchIndexes: [XcodeFetchIndex]
+    package var userInfo: [String: String]
+    package var line: Int
 
-    init(_ node: XMLNode, file: String) throws(XcodeModelError) {
+    package init(_ node: XMLNode, file: String) throws(XcodeModelError) {
         guard let name = node["name"], !name.isEmpty else {
             throw XcodeModelError(.missingAttribute, "An entity has no `name`. Name every entity in Xcode's model editor.", file: file, line: node.line)
         }
@@ -63,14 +63,14 @@ struct XcodeEntity {
 /// The `<model>` root of a `contents` file: its entities, configurations and version
 /// identifier. Layout (`<elements>`), fetch request templates and fetched properties are
 /// not read.
-struct XcodeModelContents {
-    var entities: [XcodeEntity]
+package struct XcodeModelContents: Sendable {
+    package var entities: [XcodeEntity]
     /// `<configuration name="…">` with its `<memberEntity name="…"/>`s, in file order.
-    var configurations: [(name: String, members: [String], line: Int)] = []
+    package var configurations: [(name: String, members: [String], line: Int)] = []
     /// `userDefinedModelVersionIdentifier`: Core Data's `versionIdentifiers`.
-    var versionIdentifier: String?
+    package var versionIdentifier: String?
 
-    init(_ root: XMLNode, file: String) throws(XcodeModelError) {
+    package init(_ root: XMLNode, file: String) throws(XcodeModelError) {
         guard root.name == "model" else {
             throw XcodeModelError(.malformedXML, "The root element is <\(root.name)>, not <model>: this is not a Core Data model's `contents` file.", file: file, line: root.line)
         }
