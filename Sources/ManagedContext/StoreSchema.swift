@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import GRDB
 
 /// Core Data's SQLite layout: what a store file must be before it is opened
