@@ -302,7 +302,10 @@ enum LightweightMigration {
                 try db.execute(sql: "UPDATE \(root.tableName) SET Z_ENT = CASE Z_ENT \(cases) ELSE Z_ENT END")
             }
         }
-        try db.execute(sql: "DELETE FROM Z_PRIMARYKEY")
+        try renumberHistoryChanges(comparison, model: model, db: db)
+        // Core Data's history tables keep their rows (16001…16003) and so their Z_MAX.
+        let historyNumbers = HistoryTables.rows.keys.sorted().map(String.init).joined(separator: ", ")
+        try db.execute(sql: "DELETE FROM Z_PRIMARYKEY WHERE Z_ENT NOT IN (\(historyNumbers))")
         for entity in model.entities {
             try db.execute(
                 sql: "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, ?)",
@@ -311,6 +314,21 @@ enum LightweightMigration {
         try db.execute(
             sql: "UPDATE Z_METADATA SET Z_PLIST = ? WHERE Z_VERSION = (SELECT MIN(Z_VERSION) FROM Z_METADATA)",
             arguments: [StoreMetadata.plist(model: model, uuid: comparison.uuid)])
+    }
+
+    /// The history's changes name their entity by its Z_ENT (`ACHANGE.ZENTITY`): they follow
+    /// the renumbering, and those of a removed entity name none (0), so that they are not
+    /// read as another entity's.
+    private static func renumberHistoryChanges(_ comparison: SchemaComparison, model: ManagedObjectModel, db: Database) throws {
+        guard try db.tableExists("ACHANGE") else { return }
+        var renumbered: [Int64: Int64] = [:]
+        for entity in model.entities where comparison.numbers[entity.index] != 0 {
+            renumbered[comparison.numbers[entity.index]] = Int64(entity.index + 1)
+        }
+        let stored = try Int64.fetchAll(db, sql: "SELECT Z_ENT FROM Z_PRIMARYKEY").filter { HistoryTables.rows[$0] == nil }
+        guard stored.contains(where: { renumbered[$0] != $0 }) else { return }
+        let cases = renumbered.sorted { $0.key < $1.key }.map { "WHEN \($0.key) THEN \($0.value)" }.joined(separator: " ")
+        try db.execute(sql: cases.isEmpty ? "UPDATE ACHANGE SET ZENTITY = 0" : "UPDATE ACHANGE SET ZENTITY = CASE ZENTITY \(cases) ELSE 0 END")
     }
 
     /// The indexes of `table` that include `column` (SQLite refuses to drop an indexed column).

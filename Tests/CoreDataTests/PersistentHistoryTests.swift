@@ -10,8 +10,10 @@ import Testing
 /// of Apple's NSPersistentHistoryChangeRequest documentation over it. The flow across two
 /// processes is in RemoteChangeTests.
 @Suite struct PersistentHistoryTests {
-    static func container(_ dir: TempDirectory, tracking: Bool = true, file: String = "Notes.sqlite") throws -> NSPersistentContainer {
-        let container = NSPersistentContainer(name: "Notes", managedObjectModel: NotesModel.make())
+    static func container(
+        _ dir: TempDirectory, tracking: Bool = true, file: String = "Notes.sqlite", model: NSManagedObjectModel = NotesModel.make()
+    ) throws -> NSPersistentContainer {
+        let container = NSPersistentContainer(name: "Notes", managedObjectModel: model)
         let description = NSPersistentStoreDescription(url: dir.file(file))
         description.setOption(tracking as NSNumber, forKey: NSPersistentHistoryTrackingKey)
         container.persistentStoreDescriptions = [description]
@@ -188,6 +190,47 @@ import Testing
         #expect(second.filter { $0.changeType == .insert }.map(\.changedObjectID.entity.name) == ["Folder"])
     }
 
+    /// A many-to-many link made or broken changes both objects' relationship: each side is
+    /// an update naming it. Apple: `updatedProperties` is "the set of properties that were
+    /// updated on the managed object", expected on changes of type update
+    /// (https://developer.apple.com/documentation/coredata/nspersistenthistorychange/updatedproperties);
+    /// an object changed in other ways too has one change naming all of them.
+    @Test func aManyToManyLinkIsAnUpdateOfBothSides() throws {
+        let dir = TempDirectory("history-many-to-many")
+        let model = try #require(NSManagedObjectModel(contentsOf: Fixtures.url("Blog.xcdatamodel")))
+        let container = try Self.container(dir, file: "Blog.sqlite", model: model)
+        let context = container.newBackgroundContext()
+        let ids = try context.performAndWait {
+            let post = NSEntityDescription.insertNewObject(forEntityName: "Post", into: context)
+            post.setValue("p", forKey: "title")
+            let tag = NSEntityDescription.insertNewObject(forEntityName: "Tag", into: context)
+            tag.setValue("t", forKey: "name")
+            let other = NSEntityDescription.insertNewObject(forEntityName: "Tag", into: context)
+            other.setValue("u", forKey: "name")
+            try context.save()
+            post.mutableSetValue(forKey: "tags").add(tag)
+            try context.save()
+            post.setValue("q", forKey: "title")
+            post.mutableSetValue(forKey: "tags").remove(tag)
+            try context.save()
+            return (post: post.objectID, tag: tag.objectID, other: other.objectID)
+        }
+        let transactions = try #require(try history(context, .fetchHistory(after: nil as NSPersistentHistoryToken?)) as? [NSPersistentHistoryTransaction])
+        try #require(transactions.count == 3)
+        func updates(_ t: NSPersistentHistoryTransaction) -> [NSManagedObjectID: Set<String>] {
+            var byObject: [NSManagedObjectID: Set<String>] = [:]
+            for change in t.changes ?? [] where change.changeType == .update {
+                #expect(byObject[change.changedObjectID] == nil, "one change per object and transaction")
+                byObject[change.changedObjectID] = Set(change.updatedProperties?.map(\.name) ?? [])
+            }
+            return byObject
+        }
+        #expect(transactions[0].changes?.allSatisfy { $0.changeType == .insert && $0.updatedProperties == nil } == true)
+        #expect(updates(transactions[1]) == [ids.post: ["tags"], ids.tag: ["posts"]])
+        #expect(updates(transactions[2]) == [ids.post: ["title", "tags"], ids.tag: ["posts"]])
+        #expect(transactions.allSatisfy { ($0.changes ?? []).allSatisfy { $0.changedObjectID != ids.other || $0.changeType == .insert } })
+    }
+
     @Test func batchRequestsAreRecordedWithTheExecutingContextsAuthor() throws {
         let dir = TempDirectory("history-batch")
         let container = try Self.container(dir)
@@ -237,6 +280,57 @@ import Testing
         #expect {
             _ = try history(context, .fetchHistory(after: nil as NSPersistentHistoryToken?))
         } throws: { "\($0)".contains("NSPersistentHistoryTrackingKey") }
+    }
+
+    /// A lightweight migration keeps the history. `Z_PRIMARYKEY` holds one row per entity
+    /// with `Z_MAX`, the highest primary key given ("How Core Data Saves Data in SQLite",
+    /// https://fatbobman.com/en/posts/tables_and_fields_of_coredata/), and Core Data's
+    /// history tables have their rows there too (16001 CHANGE, 16002 TRANSACTION, 16003
+    /// TRANSACTIONSTRING; docs/store-format.md): the migration renumbers the model's
+    /// entities but must keep those three, and the changes' `ZENTITY` must follow the
+    /// renumbering. Here a new entity (Attachment) moves Note from 2 to 3.
+    @Test func historySurvivesALightweightMigration() throws {
+        let dir = TempDirectory("history-migrate")
+        func primaryKeys() throws -> [String] {
+            let q = try DatabaseQueue(path: dir.file("Notes.sqlite").path)
+            defer { try? q.close() }
+            return try q.read { db in
+                try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT").map { "\($0[0] as Int64) \($0[1] as String) \($0[2] as Int64)" }
+            }
+        }
+        let historyKeys: [String]
+        do {
+            let container = try Self.container(dir)
+            try threeSaves(container.newBackgroundContext())
+            let reader = container.newBackgroundContext()
+            let all = try #require(try history(reader, .fetchHistory(after: nil as NSPersistentHistoryToken?)) as? [NSPersistentHistoryTransaction])
+            _ = try history(reader, .deleteHistory(before: all[1].token))
+            container.persistentStoreCoordinator.removePersistentStore()
+            historyKeys = try primaryKeys().filter { $0.hasPrefix("1600") }
+        }
+        #expect(historyKeys.count == 3 && historyKeys[1] == "16002 TRANSACTION 3")
+        let v2 = NotesModel.make()
+        let attachment = NSEntityDescription()
+        attachment.name = "Attachment"
+        let file = NSAttributeDescription()
+        file.name = "file"
+        file.attributeType = .stringAttributeType
+        attachment.properties = [file]
+        v2.entities = v2.entities + [attachment]
+        let container = try Self.container(dir, model: v2)
+        #expect(try primaryKeys() == ["1 Attachment 0", "2 Folder 0", "3 Note 1"] + historyKeys)
+        // The old history reads back, of the right entity…
+        let reader = container.newBackgroundContext()
+        let left = try #require(try history(reader, .fetchHistory(after: nil as NSPersistentHistoryToken?)) as? [NSPersistentHistoryTransaction])
+        #expect(left.map(\.transactionNumber) == [3])
+        #expect(left.first?.changes?.map(\.changedObjectID.entity.name) == ["Note"])
+        #expect(left.first?.author == "app")
+        // …and new transactions are numbered after the old ones, even once all are deleted.
+        _ = try history(reader, .deleteHistory(before: left[0].token))
+        try threeSaves(container.newBackgroundContext())
+        let after = try #require(try history(reader, .fetchHistory(after: nil as NSPersistentHistoryToken?)) as? [NSPersistentHistoryTransaction])
+        #expect(after.map(\.transactionNumber) == [4, 5, 6])
+        #expect(after.allSatisfy { $0.author == "app" })
     }
 
     /// Apps keep the last token they processed by archiving it (NSSecureCoding).

@@ -11,7 +11,8 @@ import GRDB
 ///   columns stay NULL, as Core Data leaves them), `ZTIMESTAMP` in seconds since 2001;
 /// - `ACHANGE`: one row per object a save changed: `ZCHANGETYPE` (0 insert, 1 update,
 ///   2 delete), `ZENTITY` (Z_ENT), `ZENTITYPK` (Z_PK), `ZTRANSACTIONID`, and `ZCOLUMNS`,
-///   the updated properties as a bitmap.
+///   the updated properties as a bitmap (a many-to-many link made or broken is an update
+///   of both objects, naming the relationship).
 enum HistoryTables {
     static let changeEntity: Int64 = 16001
     static let transactionEntity: Int64 = 16002
@@ -40,17 +41,25 @@ enum HistoryTables {
     ]
 
     /// `ZCOLUMNS` of an update: bit n (byte n / 8, least significant bit first) for the
-    /// entity's n-th attribute, then its to-one relationships after its attributes.
+    /// entity's n-th attribute, then its to-one relationships after its attributes, then
+    /// its many-to-many relationships (`manyToMany` indexes `manyToManyRelationships`).
     /// Core Data does not document its own bit order; this one is read back the same way.
-    static func columns(_ entity: EntityDescription, attributes: ChangeMask, toOne: ChangeMask) -> Data {
-        let count = entity.attributes.count + entity.toOneRelationships.count
-        var bytes = [UInt8](repeating: 0, count: max(1, (count + 7) / 8))
+    static func columns(_ entity: EntityDescription, attributes: ChangeMask, toOne: ChangeMask, manyToMany: ChangeMask = ChangeMask()) -> Data {
+        let base = entity.attributes.count + entity.toOneRelationships.count
+        let linkCount = manyToMany.isEmpty ? 0 : manyToManyRelationships(entity).count
+        var bytes = [UInt8](repeating: 0, count: max(1, (base + linkCount + 7) / 8))
         for i in entity.attributes.indices where attributes.contains(i) { bytes[i / 8] |= 1 << UInt8(i % 8) }
         for r in entity.toOneRelationships where toOne.contains(r.toOneIndex) {
             let bit = entity.attributes.count + r.toOneIndex
             bytes[bit / 8] |= 1 << UInt8(bit % 8)
         }
+        for i in 0..<linkCount where manyToMany.contains(i) { bytes[(base + i) / 8] |= 1 << UInt8((base + i) % 8) }
         return Data(bytes)
+    }
+
+    /// The entity's many-to-many relationships (those kept in a join table), in order.
+    static func manyToManyRelationships(_ entity: EntityDescription) -> [RelationshipDescription] {
+        entity.relationships.filter { $0.join != nil }
     }
 
     /// The property names a `ZCOLUMNS` bitmap sets.
@@ -60,6 +69,10 @@ enum HistoryTables {
         func isSet(_ bit: Int) -> Bool { bit / 8 < bytes.count && bytes[bit / 8] & (1 << UInt8(bit % 8)) != 0 }
         for a in entity.attributes where isSet(a.index) { names.insert(a.name) }
         for r in entity.toOneRelationships where isSet(entity.attributes.count + r.toOneIndex) { names.insert(r.name) }
+        let base = entity.attributes.count + entity.toOneRelationships.count
+        if base < bytes.count * 8 {
+            for (i, r) in manyToManyRelationships(entity).enumerated() where isSet(base + i) { names.insert(r.name) }
+        }
         return names
     }
 }
@@ -123,8 +136,15 @@ extension SQLiteStore {
             let e = target.entity
             try record(.update, target, HistoryTables.columns(e, attributes: .all(e.attributes.count), toOne: .all(e.toOneRelationships.count)))
         }
+        let (linkedMasks, linkedOrder) = changes.links.isEmpty ? ([:], []) : linkedObjects(changes, result, inserted: insertedRows)
+        var linked = linkedMasks
         for u in changes.updates where result.written[u.id] != nil {
-            try record(.update, u.id, HistoryTables.columns(u.id.entity, attributes: u.changedAttributes, toOne: u.changedToOne))
+            let links = linked.removeValue(forKey: u.id) ?? ChangeMask()
+            try record(.update, u.id, HistoryTables.columns(u.id.entity, attributes: u.changedAttributes, toOne: u.changedToOne, manyToMany: links))
+        }
+        for id in linkedOrder {
+            guard let links = linked[id] else { continue }
+            try record(.update, id, HistoryTables.columns(id.entity, attributes: ChangeMask(), toOne: ChangeMask(), manyToMany: links))
         }
         for d in changes.deletes where result.discarded[d.id] == nil {
             try record(.delete, d.id, nil)
@@ -134,6 +154,30 @@ extension SQLiteStore {
         }
         try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = 16002", arguments: [number])
         return number
+    }
+
+    /// The objects whose many-to-many relationships a save's links changed (neither inserted
+    /// nor deleted by it), each with the relationships (indexes of
+    /// `HistoryTables.manyToManyRelationships`), in the order of the links.
+    private func linkedObjects(
+        _ changes: StoreChanges, _ result: StoreSaveResult, inserted: Set<ManagedObjectID>
+    ) -> ([ManagedObjectID: ChangeMask], [ManagedObjectID]) {
+        let deleted = Set(changes.deletes.map(\.id))
+        var linked: [ManagedObjectID: ChangeMask] = [:]
+        var order: [ManagedObjectID] = []
+        for link in changes.links {
+            for ownerIsFirst in [true, false] {
+                let side = ownerIsFirst ? link.pair.first : link.pair.second
+                let id = result.permanentIDs[side] ?? side
+                guard id.primaryKey != nil, !inserted.contains(id), !deleted.contains(id) else { continue }
+                for (i, r) in HistoryTables.manyToManyRelationships(id.entity).enumerated()
+                where r.join?.table.name == link.pair.table && r.join?.ownerIsFirst == ownerIsFirst {
+                    if linked[id] == nil { order.append(id) }
+                    linked[id, default: ChangeMask()].insert(i)
+                }
+            }
+        }
+        return (linked, order)
     }
 
     /// The next key of a history table: past both its Z_MAX and its highest row, so a
