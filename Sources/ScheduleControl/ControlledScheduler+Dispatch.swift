@@ -264,6 +264,16 @@ extension ControlledScheduler {
                     // Only time can pass, and the main thread waits for it (XCTest's wait
                     // loop, whose watchdog is a long timer): virtual time passes to the
                     // next deadline now, rather than the wall clock's.
+                    if timer.isLong, s.mode == .controlling, let blocked = s.units.first(where: { $0.value.status == .outside })?.value {
+                        s.fail(ControlledRunFailure(
+                            kind: .limit,
+                            message: "explore's limit: the deadline of timer t\(timer.id) (set more than a second ahead: a watchdog's, "
+                                + "a test's timeout) would pass in virtual time while \(blocked.actor) (blocked in the kernel, outside "
+                                + "the scheduler) still had work that a real run does before it; this schedule says nothing of the "
+                                + "program (not an ordering bug, not a hang)",
+                            step: s.steps.count))
+                        return .decided(.all(s.release()))
+                    }
                     s.fireTimer(timer.id)
                     others = enabledCandidates(s).filter { $0.key != unit.actor }
                 }

@@ -410,6 +410,11 @@ extension ControlledScheduler {
                 return .all(s.release())
             }
             let picked = candidates[chosen]
+            if let limit = limitReached(by: picked, among: candidates, s) {
+                // Beyond what virtual time models: say so, rather than judge the program.
+                s.fail(ControlledRunFailure(kind: .limit, message: limit, step: s.steps.count))
+                return .all(s.release())
+            }
             s.steps.append(ControlledStep(
                 step: s.steps.count, actor: unit.actor, point: point, contextName: context,
                 addresses: addresses, enabled: keys, defaultIndex: defaultIndex, chosen: chosen,
@@ -535,6 +540,45 @@ extension ControlledScheduler {
         if candidates.isEmpty { candidates = late }
         candidates.sort { $0.rank < $1.rank }
         return candidates
+    }
+
+    /// Explore's own limit, when choosing `picked` lets a long deadline (a watchdog's, a
+    /// test's timeout: set more than a second ahead) pass in virtual time while another
+    /// unit still has work that a real run does long before it: a sleep or a short timed
+    /// wait to go on from, or a wait in the kernel outside the scheduler. Such a deadline
+    /// passes first only because virtual time keeps no durations for those, so what the
+    /// run does after it says nothing of the program. Nil when nothing is pending.
+    func limitReached(by picked: Candidate, among candidates: [Candidate], _ s: State) -> String? {
+        let deadline: String
+        switch picked.target {
+        case .fire(let id):
+            guard let timer = s.timers.first(where: { $0.id == id }), timer.isLong else { return nil }
+            deadline = "the deadline of timer \(picked.key) (set more than a second ahead: a watchdog's, a test's timeout)"
+        case .timeout(let id):
+            guard let unit = s.units[id], isLongWait(unit.status) else { return nil }
+            deadline = "\(unit.actor)'s wait timeout (more than a second)"
+        default: return nil
+        }
+        var pending: [String] = []
+        for other in candidates where other.key != picked.key {
+            switch other.target {
+            case .resume(let id), .timeout(let id):
+                switch s.units[id]?.status {
+                case .sleeping?: pending.append("\(other.key) (in a sleep)")
+                case .blocked(_, timeout: .short)?: pending.append("\(other.key) (in a wait with a timeout of a second or less)")
+                default: break
+                }
+            default: break
+            }
+        }
+        for (_, unit) in s.units where unit.status == .outside {
+            pending.append("\(unit.actor) (blocked in the kernel, outside the scheduler)")
+        }
+        guard !pending.isEmpty else { return nil }
+        return "explore's limit: \(deadline) would pass in virtual time while "
+            + pending.sorted().joined(separator: ", ")
+            + " still had work that a real run does before it; explore keeps no durations of such waits, so this schedule says "
+            + "nothing of the program (not an ordering bug, not a hang)"
     }
 
     func isLongWait(_ status: UnitStatus) -> Bool {
