@@ -43,7 +43,7 @@ public protocol ScheduleRunner {
 public struct ExplorationPlan: Sendable {
     /// The explored test's name, or the command (the report's `name`).
     public var name: String
-    public var spec: StrategySpec
+    public var spec: ExploreStrategy
     /// The strategy's name in the report (`portfolio`, `pct:3`, `replay F`).
     public var strategyName: String
     public var seed: UInt64
@@ -65,7 +65,7 @@ public struct ExplorationPlan: Sendable {
     public var fileStem: String
 
     public init(
-        name: String, spec: StrategySpec, strategyName: String? = nil, seed: UInt64, budget: Int, granularity: ExploreGranularity,
+        name: String, spec: ExploreStrategy, strategyName: String? = nil, seed: UInt64, budget: Int, granularity: ExploreGranularity,
         scheduleDirectory: String, fileStem: String
     ) {
         self.name = name

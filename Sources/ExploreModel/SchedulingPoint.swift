@@ -96,7 +96,7 @@ public enum ExploreGranularity: String, Codable, Sendable, CaseIterable {
 ///
 /// `limit` is explore's own limit, not the program's: a long deadline (a watchdog's, a
 /// test's timeout) would have passed in virtual time while a unit still had work that a
-/// real run does long before it (a short sleep or timed wait, a wait in the kernel). The
+/// real run does long before it (a sleep or a timed wait of a second or less). The
 /// driver sets such a run aside (counted in the report) and never reports it as a bug.
 public enum FailureKind: String, Codable, Sendable, CaseIterable {
     case assertion, crash, violation, deadlock, hang, uncontrolled, diverged, limit
