@@ -5,45 +5,6 @@ public import Foundation
 import ScheduleControl
 import Reports
 
-/// Which schedules `explore` runs (docs/explore.md, "Strategies").
-public enum ExploreStrategy: Sendable, Hashable {
-    /// Uniform random choices at every scheduling point.
-    case random
-    /// Probabilistic concurrency testing (Burckhardt et al., ASPLOS 2010): finds a
-    /// bug of depth `depth` with a probability bounded from below in every run. `depth`
-    /// is from 1 to 32 (`StrategySpec.depthRange`); `explore` throws `StrategySpecError`
-    /// for another, as `--strategy pct:D` does.
-    case pct(depth: Int = 3)
-    /// Partial order sampling (Yuan, Yang and Gu, CAV 2018): each pending step keeps a
-    /// random priority until it runs.
-    case pos
-    /// Every schedule with at most `bound` deviations from FIFO order, then stops. `bound`
-    /// is from 0 to 32 (`StrategySpec.boundRange`).
-    case delay(Int)
-    /// Rotates random, pct:2, pct:3, delay:1 and pos.
-    case portfolio
-    /// Runs the schedule of a schedule file once, exactly (or says where it diverged).
-    case replay(String)
-
-    var spec: StrategySpec? {
-        switch self {
-        case .random: .random
-        case .pct(let depth): .pct(depth: depth)
-        case .pos: .pos
-        case .delay(let bound): .delay(bound: bound)
-        case .portfolio: .portfolio
-        case .replay: nil
-        }
-    }
-
-    public var description: String {
-        switch self {
-        case .replay(let path): "replay \(path)"
-        default: spec!.description
-        }
-    }
-}
-
 /// How `explore` runs, beyond its strategy and budget.
 public struct ExploreOptions: Sendable {
     /// `.fine` also stops at fault fires and refreshes.

@@ -16,7 +16,7 @@ struct Explorer {
     let body: @Sendable () throws -> Void
 
     func run(iterations: Int) throws -> ExplorationReport {
-        _ = try strategy.spec?.validated()  // `.pct(depth: 0)` is an error, as `--strategy pct:0` is
+        _ = try strategy.validated()  // `.pct(depth: 0)` is an error, as `--strategy pct:0` is
         ScopeRegistry.prepare(level: 1)
         try? FileManager.default.createDirectory(at: scheduleDirectory, withIntermediateDirectories: true)
         let outcome: ExplorationOutcome
@@ -36,7 +36,7 @@ struct Explorer {
     /// main queue, which a caller on the main thread serves while it waits for a run.
     func driver(iterations: Int) -> ExplorationDriver {
         var plan = ExplorationPlan(
-            name: name, spec: strategy.spec ?? .random, strategyName: strategy.description, seed: seed, budget: max(0, iterations),
+            name: name, spec: strategy, strategyName: strategy.description, seed: seed, budget: max(0, iterations),
             granularity: options.granularity, scheduleDirectory: scheduleDirectory.path, fileStem: safeName)
         plan.minimizes = options.minimizes
         plan.replays = max(0, options.replays)

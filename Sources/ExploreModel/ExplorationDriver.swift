@@ -43,7 +43,7 @@ public protocol ScheduleRunner {
 public struct ExplorationPlan: Sendable {
     /// The explored test's name, or the command (the report's `name`).
     public var name: String
-    public var spec: StrategySpec
+    public var spec: ExploreStrategy
     /// The strategy's name in the report (`portfolio`, `pct:3`, `replay F`).
     public var strategyName: String
     public var seed: UInt64
@@ -65,7 +65,7 @@ public struct ExplorationPlan: Sendable {
     public var fileStem: String
 
     public init(
-        name: String, spec: StrategySpec, strategyName: String? = nil, seed: UInt64, budget: Int, granularity: ExploreGranularity,
+        name: String, spec: ExploreStrategy, strategyName: String? = nil, seed: UInt64, budget: Int, granularity: ExploreGranularity,
         scheduleDirectory: String, fileStem: String
     ) {
         self.name = name
@@ -136,6 +136,20 @@ public struct ExplorationDriver: Sendable {
         var found: [Found] = []
         var unexplored = false
         var fatal: (any Error)?
+        var setAside: [SetAsideRuns] = []
+
+        /// Counts a run that failed but not as the program's failure; keeps the first.
+        mutating func setAside(_ reason: SetAsideRuns.Reason, _ message: String, iteration: Int) {
+            guard let index = setAside.firstIndex(where: { $0.reason == reason }) else {
+                setAside.append(SetAsideRuns(reason: reason, count: 1, iteration: iteration, message: message))
+                return
+            }
+            setAside[index].count += 1
+            if iteration < setAside[index].iteration {
+                setAside[index].iteration = iteration
+                setAside[index].message = message
+            }
+        }
     }
 
     /// Explores with the plan's strategy and budget.
@@ -162,6 +176,7 @@ public struct ExplorationDriver: Sendable {
         var report = ExplorationReport(
             name: plan.name, strategy: plan.strategyName, seed: plan.seed, granularity: plan.granularity,
             schedulesRun: final.schedulesRun, elapsedSeconds: Self.seconds(since: started), exhausted: final.exhausted)
+        report.setAside = final.setAside.sorted { $0.reason.rawValue < $1.reason.rawValue }
         guard let found = final.found.min(by: { $0.iteration < $1.iteration }) else {
             var outcome = ExplorationOutcome(report: report)
             outcome.nothingExplored = final.unexplored
@@ -187,7 +202,12 @@ public struct ExplorationDriver: Sendable {
                 strategy.beginRun(iteration: iteration, seed: ExplorationSeeds.seed(base: plan.seed, iteration: iteration))
                 // The header names the run by the exploration's seed and the iteration (docs/explore.md).
                 let header = ScheduleHeader(strategy: strategy.runName, seed: plan.seed, iteration: iteration, granularity: plan.granularity)
-                let run = try runner.run(&strategy, sites: false, log: header)
+                var run = try runner.run(&strategy, sites: false, log: header)
+                if let (reason, message) = SetAsideRuns.reason(for: run) {
+                    // Not the program's failure: counted, and the search goes on.
+                    tally.withLock { $0.setAside(reason, message, iteration: iteration) }
+                    run.failure = nil
+                }
                 let done = tally.withLock { tally in
                     tally.schedulesRun += 1
                     if run.failure != nil {

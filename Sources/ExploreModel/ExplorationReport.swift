@@ -19,6 +19,10 @@ public struct ExplorationReport: Codable, Sendable, Equatable {
     /// True when a `delay:K` search ran every schedule within its bound.
     public var exhausted: Bool
     public var failure: Failure?
+    /// Runs that failed but are not the program's failures (explore's limit reached, a
+    /// schedule libdispatch cannot produce): counted, never reported as bugs. In JSON
+    /// only when there are some.
+    public var setAside: [SetAsideRuns] = []
 
     public var schedulesPerSecond: Double { elapsedSeconds > 0 ? Double(schedulesRun) / elapsedSeconds : 0 }
 
@@ -80,7 +84,7 @@ public struct ExplorationReport: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case format, version, name, strategy, seed, granularity, schedulesRun, elapsedSeconds, schedulesPerSecond, exhausted, failure
+        case format, version, name, strategy, seed, granularity, schedulesRun, elapsedSeconds, schedulesPerSecond, exhausted, failure, setAside
     }
 
     public init(from decoder: any Decoder) throws {
@@ -95,6 +99,7 @@ public struct ExplorationReport: Codable, Sendable, Equatable {
         elapsedSeconds = try container.decode(Double.self, forKey: .elapsedSeconds)
         exhausted = try container.decode(Bool.self, forKey: .exhausted)
         failure = try container.decodeIfPresent(Failure.self, forKey: .failure)
+        setAside = try container.decodeIfPresent([SetAsideRuns].self, forKey: .setAside) ?? []
     }
 
     /// Every key, `schedulesPerSecond` included and `failure` as `null` when none.
@@ -111,5 +116,6 @@ public struct ExplorationReport: Codable, Sendable, Equatable {
         try container.encode(schedulesPerSecond, forKey: .schedulesPerSecond)
         try container.encode(exhausted, forKey: .exhausted)
         if let failure { try container.encode(failure, forKey: .failure) } else { try container.encodeNil(forKey: .failure) }
+        if !setAside.isEmpty { try container.encode(setAside, forKey: .setAside) }
     }
 }

@@ -91,8 +91,13 @@ public enum ExploreGranularity: String, Codable, Sendable, CaseIterable {
 }
 
 /// What ended a run as a failure. The runtime's scheduler ends a run with `deadlock`,
-/// `hang`, `uncontrolled` or `diverged`; the others are seen by what runs it (the body
-/// threw, the process crashed, a violation was reported).
+/// `hang`, `uncontrolled`, `diverged` or `limit`; the others are seen by what runs it
+/// (the body threw, the process crashed, a violation was reported).
+///
+/// `limit` is explore's own limit, not the program's: a long deadline (a watchdog's, a
+/// test's timeout) would have passed in virtual time while a unit still had work that a
+/// real run does long before it (a sleep or a timed wait of a second or less). The
+/// driver sets such a run aside (counted in the report) and never reports it as a bug.
 public enum FailureKind: String, Codable, Sendable, CaseIterable {
-    case assertion, crash, violation, deadlock, hang, uncontrolled, diverged
+    case assertion, crash, violation, deadlock, hang, uncontrolled, diverged, limit
 }

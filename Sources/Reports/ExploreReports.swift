@@ -25,6 +25,7 @@ extension ExplorationReport {
         text += "\n"
         text += "  schedules:  \(schedulesRun) in " + String(format: "%.2f s (%.1f schedules/s)", elapsedSeconds, schedulesPerSecond) + "\n"
         if exhausted { text += "  search:     complete: every schedule within \(strategy)'s bound ran\n" }
+        for runs in setAside { text += "  set aside:  \(runs.text)\n" }
         guard let failure else { return text }
         return text + failure.text()
     }
@@ -163,6 +164,7 @@ enum ExploreSARIF {
             case .hang: ("The test hung outside the scheduler's control.", "Look at the stuck thread's stack in the detail.")
             case .uncontrolled: ("A runtime call from a thread the scheduler does not control.", "Go through a context's perform, or pass --allow-uncontrolled.")
             case .diverged: ("A replay left its recorded schedule.", "The code changed since the schedule was recorded: explore again.")
+            case .limit: ("A timeout passed in virtual time while work a real run does first was still to run: explore's limit, not the program's.", "Nothing to fix in the test; the schedule says nothing of it.")
             }
         return SARIF.ReportingDescriptor(
             id: ruleID(kind), name: "Explore" + kind.rawValue.prefix(1).uppercased() + kind.rawValue.dropFirst(), short: short,

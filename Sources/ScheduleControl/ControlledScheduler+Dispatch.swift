@@ -264,6 +264,16 @@ extension ControlledScheduler {
                     // Only time can pass, and the main thread waits for it (XCTest's wait
                     // loop, whose watchdog is a long timer): virtual time passes to the
                     // next deadline now, rather than the wall clock's.
+                    // A sleeper pushed behind the waits for time is no candidate here, but a
+                    // real run wakes it long before a deadline of seconds: explore's limit.
+                    if timer.isLong, s.mode == .controlling,
+                        let limit = limitMessage(
+                            passing: "the deadline of timer t\(timer.id) (set more than a second ahead: a watchdog's, a test's timeout)", s,
+                            except: unit.id)
+                    {
+                        s.fail(ControlledRunFailure(kind: .limit, message: limit, step: s.steps.count))
+                        return .decided(.all(s.release()))
+                    }
                     s.fireTimer(timer.id)
                     others = enabledCandidates(s).filter { $0.key != unit.actor }
                 }

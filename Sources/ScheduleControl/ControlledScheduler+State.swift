@@ -410,6 +410,11 @@ extension ControlledScheduler {
                 return .all(s.release())
             }
             let picked = candidates[chosen]
+            if let limit = limitReached(by: picked, s) {
+                // Beyond what virtual time models: say so, rather than judge the program.
+                s.fail(ControlledRunFailure(kind: .limit, message: limit, step: s.steps.count))
+                return .all(s.release())
+            }
             s.steps.append(ControlledStep(
                 step: s.steps.count, actor: unit.actor, point: point, contextName: context,
                 addresses: addresses, enabled: keys, defaultIndex: defaultIndex, chosen: chosen,
@@ -535,6 +540,45 @@ extension ControlledScheduler {
         if candidates.isEmpty { candidates = late }
         candidates.sort { $0.rank < $1.rank }
         return candidates
+    }
+
+    /// Explore's own limit, when choosing `picked` lets a long deadline (a watchdog's, a
+    /// test's timeout: set more than a second ahead) pass in virtual time while another
+    /// unit still has work that a real run does long before it: a sleep or a short timed
+    /// wait to go on from. Such a deadline
+    /// passes first only because virtual time keeps no durations for those, so what the
+    /// run does after it says nothing of the program. Nil when nothing is pending.
+    func limitReached(by picked: Candidate, _ s: State) -> String? {
+        switch picked.target {
+        case .fire(let id):
+            guard let timer = s.timers.first(where: { $0.id == id }), timer.isLong else { return nil }
+            return limitMessage(passing: "the deadline of timer \(picked.key) (set more than a second ahead: a watchdog's, a test's timeout)", s)
+        case .timeout(let id):
+            guard let unit = s.units[id], isLongWait(unit.status) else { return nil }
+            return limitMessage(passing: "\(unit.actor)'s wait timeout (more than a second)", s, except: id)
+        default: return nil
+        }
+    }
+
+    /// Explore's limit if `deadline` passed now: the units (but `except`) with work a real
+    /// run does before a deadline of seconds, named; nil when there is none. A unit blocked
+    /// in the kernel (`outside`) is not counted: the watcher flags a thread that is there for
+    /// a moment too (XCTest's own queues run for real), and counting it made replays of
+    /// real failures end as the limit at random.
+    func limitMessage(passing deadline: String, _ s: State, except: Int? = nil) -> String? {
+        var pending: [String] = []
+        for (id, unit) in s.units where id != except {
+            switch unit.status {
+            case .sleeping: pending.append("\(unit.actor) (in a sleep)")
+            case .blocked(_, timeout: .short): pending.append("\(unit.actor) (in a wait with a timeout of a second or less)")
+            default: break
+            }
+        }
+        guard !pending.isEmpty else { return nil }
+        return "explore's limit: \(deadline) would pass in virtual time while "
+            + pending.sorted().joined(separator: ", ")
+            + " still had work that a real run does before it; explore keeps no durations of such waits, so this schedule says "
+            + "nothing of the program (not an ordering bug, not a hang)"
     }
 
     func isLongWait(_ status: UnitStatus) -> Bool {

@@ -34,7 +34,7 @@ struct ExploreCommand: ParsableCommand {
             --schedule-dir and reported: the deviations in words, a swim lane per queue \
             and the one line that replays it.
 
-            Strategies: \(StrategySpec.accepted).
+            Strategies: \(ExploreStrategy.accepted).
 
             -j N runs N schedules at a time with disjoint iterations (worker w takes \
             iterations w, w+N, ...); --shard K/N takes the iterations i with i % N = K-1, \
@@ -65,7 +65,7 @@ struct ExploreCommand: ParsableCommand {
     )
 
     @Option(help: ArgumentHelp("Which schedules to run: random, pct, pct:D, pos, delay:K or portfolio.", valueName: "spec"))
-    var strategy: String = StrategySpec.portfolio.description
+    var strategy: String = ExploreStrategy.portfolio.description
 
     @Option(help: ArgumentHelp("How many schedules (default 1000; unbounded with --time alone).", valueName: "n"))
     var iterations: Int?
@@ -178,8 +178,8 @@ extension ExploreCommand {
             throw ValidationError(
                 "missing the command to run; usage: ctxdebug explore [options] -- COMMAND [ARGS...] (for example: ctxdebug explore -- swift test --filter MyTests)")
         }
-        let spec: StrategySpec
-        do { spec = try StrategySpec(parsing: strategy) } catch { throw ValidationError("--strategy: \(error)") }
+        let spec: ExploreStrategy
+        do { spec = try ExploreStrategy(parsing: strategy) } catch { throw ValidationError("--strategy: \(error)") }
         var shardSpec = ShardSpec(index: 1, count: 1)
         if let shard {
             do { shardSpec = try ShardSpec(parsing: shard) } catch { throw ValidationError("--shard: \(error)") }
@@ -219,7 +219,7 @@ extension ExploreCommand {
 /// What `ctxdebug explore` was asked to do, read from its options.
 struct ExploreSettings: Sendable {
     var command: [String]
-    var spec: StrategySpec
+    var spec: ExploreStrategy
     var seed: UInt64
     /// Iterations in all, over every shard (Int.max: until --time).
     var budget: Int
@@ -253,7 +253,7 @@ struct ExploreSettings: Sendable {
     }
 }
 
-extension StrategySpec {
+extension ExploreStrategy {
     /// A delay:K search is one ordered stream: each schedule comes from the last one's trace.
     var isOrderedSearch: Bool {
         if case .delay = self { return true }

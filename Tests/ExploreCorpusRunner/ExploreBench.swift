@@ -39,7 +39,7 @@ struct ExploreBench: ParsableCommand {
     var noTwins = false
 
     func run() throws {
-        let spec = try StrategySpec(parsing: strategy)
+        let spec = try ExploreStrategy(parsing: strategy)
         let chosen = cases.map { Set($0.split(separator: ",").map(String.init)) }
         let selected = exploreCorpus.filter { chosen?.contains($0.name) ?? true }
         CorpusWorkload.batchSize = 0
@@ -52,17 +52,7 @@ struct ExploreBench: ParsableCommand {
         dispatchMain()
     }
 
-    func exploreStrategy(_ spec: StrategySpec) -> ExploreStrategy {
-        switch spec {
-        case .random: .random
-        case .pct(let depth): .pct(depth: depth)
-        case .pos: .pos
-        case .delay(let bound): .delay(bound)
-        case .portfolio: .portfolio
-        }
-    }
-
-    func measure(_ selected: [CorpusCase], _ spec: StrategySpec) {
+    func measure(_ selected: [CorpusCase], _ spec: ExploreStrategy) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ctxdebug-explore-bench-\(getpid())")
         defer { try? FileManager.default.removeItem(at: directory) }
         let options = ExploreOptions(hangTimeout: 5, scheduleDirectory: directory, replays: replays)
@@ -71,7 +61,7 @@ struct ExploreBench: ParsableCommand {
         for c in selected {
             var found = "not found in \(budget)", kind = "", deviations = "", replayed = ""
             do {
-                let report = try explore(exploreStrategy(spec), iterations: budget, seed: seed, options: options, name: c.name, c.bug)
+                let report = try explore(spec, iterations: budget, seed: seed, options: options, name: c.name, c.bug)
                 found = "not found in \(report.schedulesRun)"
             } catch let failed as ExplorationFailed {
                 found = "\(failed.report.schedulesRun)"
@@ -85,7 +75,7 @@ struct ExploreBench: ParsableCommand {
             if !noTwins {
                 let started = Date()
                 do {
-                    let report = try explore(exploreStrategy(spec), iterations: twinBudget, seed: seed, options: options, name: c.name + "-fixed", c.fixed)
+                    let report = try explore(spec, iterations: twinBudget, seed: seed, options: options, name: c.name + "-fixed", c.fixed)
                     twin = "0 / \(report.schedulesRun)"
                 } catch let failed as ExplorationFailed {
                     twin = "FAILED at \(failed.report.schedulesRun): \(failed.failure.kind.rawValue): \(failed.failure.message)"

@@ -58,7 +58,7 @@ final class ScriptedRunner: ScheduleRunner, Sendable {
 struct ExplorationDriverTests {
     let directory = TempDirectory("driver")
 
-    func driver(_ runner: ScriptedRunner, spec: StrategySpec = .random, budget: Int = 200, workers: Int = 1) -> ExplorationDriver {
+    func driver(_ runner: ScriptedRunner, spec: ExploreStrategy = .random, budget: Int = 200, workers: Int = 1) -> ExplorationDriver {
         var plan = ExplorationPlan(
             name: "scripted", spec: spec, seed: 5, budget: budget, granularity: .coarse, scheduleDirectory: directory.url.path,
             fileStem: "scripted")
@@ -104,7 +104,7 @@ struct ExplorationDriverTests {
 
     @Test("a delay:K search stops when it has run every schedule in its bound")
     func exhaustsDelay() throws {
-        let outcome = try driver(ScriptedRunner(buggy: false), spec: .delay(bound: 0), budget: 100).explore()
+        let outcome = try driver(ScriptedRunner(buggy: false), spec: .delay(0), budget: 100).explore()
         #expect(outcome.report.exhausted && outcome.report.schedulesRun == 1)
     }
 

@@ -203,7 +203,7 @@ struct ExploreDocsTests {
     @Test("The spec error the docs quote is the one a bad spec gives")
     func specError() throws {
         let text = try String(contentsOf: Self.document, encoding: .utf8).replacingOccurrences(of: "\n", with: " ")
-        #expect { try StrategySpec(parsing: "fifo") } throws: { error in
+        #expect { try ExploreStrategy(parsing: "fifo") } throws: { error in
             text.contains("`\(error)`")
         }
         #expect(text.contains("`diverged at step i: the schedule runs q2 there, but only driver, q1 could run`"))

@@ -4,12 +4,12 @@ import Testing
 @Suite("Strategy specs and seed streams")
 struct SpecAndSeedTests {
     @Test("The accepted specs, in any case and with spaces around", arguments: [
-        ("random", StrategySpec.random), ("pct", .pct(depth: 3)), ("pct:3", .pct(depth: 3)), ("PCT:5", .pct(depth: 5)),
-        ("delay:2", .delay(bound: 2)), ("delay:0", .delay(bound: 0)), (" portfolio\n", .portfolio),
+        ("random", ExploreStrategy.random), ("pct", .pct(depth: 3)), ("pct:3", .pct(depth: 3)), ("PCT:5", .pct(depth: 5)),
+        ("delay:2", .delay(2)), ("delay:0", .delay(0)), (" portfolio\n", .portfolio),
     ])
-    func parses(text: String, spec: StrategySpec) throws {
-        #expect(try StrategySpec(parsing: text) == spec)
-        #expect(try StrategySpec(parsing: spec.description) == spec)
+    func parses(text: String, spec: ExploreStrategy) throws {
+        #expect(try ExploreStrategy(parsing: text) == spec)
+        #expect(try ExploreStrategy(parsing: spec.description) == spec)
     }
 
     @Test("A bad spec says why and what is accepted", arguments: [
@@ -19,7 +19,7 @@ struct SpecAndSeedTests {
     ])
     func rejects(text: String, reason: String) {
         #expect {
-            try StrategySpec(parsing: text)
+            try ExploreStrategy(parsing: text)
         } throws: { error in
             let message = String(describing: error)
             return message.contains(reason) && message.contains("accepted: random, pct (depth 3), pct:D") && message.contains("'\(text)'")
@@ -28,10 +28,10 @@ struct SpecAndSeedTests {
 
     @Test("makeStrategy gives the named strategy")
     func makes() throws {
-        #expect(try StrategySpec(parsing: "pct:4").makeStrategy().runName == "pct:4")
-        #expect(try StrategySpec(parsing: "delay:2").makeStrategy().runName == "delay:2")
-        #expect(try StrategySpec(parsing: "random").makeStrategy() is RandomStrategy)
-        #expect(try StrategySpec(parsing: "portfolio").makeStrategy() is PortfolioStrategy)
+        #expect(try ExploreStrategy(parsing: "pct:4").makeStrategy().runName == "pct:4")
+        #expect(try ExploreStrategy(parsing: "delay:2").makeStrategy().runName == "delay:2")
+        #expect(try ExploreStrategy(parsing: "random").makeStrategy() is RandomStrategy)
+        #expect(try ExploreStrategy(parsing: "portfolio").makeStrategy() is PortfolioStrategy)
     }
 
     @Test("A run's seed depends on the base and the iteration only, and differs between them")

@@ -33,8 +33,8 @@ struct StrategyTests {
         #expect(Self.schedule(POSStrategy(), seed: 5) == Self.schedule(POSStrategy(), seed: 5))
         #expect(Set((1...50).map { Self.schedule(POSStrategy(), seed: $0) }).count >= 20)
         #expect(Set((1...50).map { Self.schedule(POSStrategy(), seed: $0)[0] }) == ["driver", "main", "q1", "q2"])
-        #expect(try StrategySpec(parsing: "POS ").makeStrategy() is POSStrategy)
-        #expect(StrategySpec.pos.description == "pos")
+        #expect(try ExploreStrategy(parsing: "POS ").makeStrategy() is POSStrategy)
+        #expect(ExploreStrategy.pos.description == "pos")
     }
 
     @Test("pos: a step keeps its priority until it runs, so a step that lost stays behind (BasicPOS, not random)")

@@ -166,6 +166,29 @@ struct ExploreAppCorpusTests {
         try Self.expectSampleTwins(fixed: "testMainSyncCountsTheImport", bug: "testMainSyncCountsBesideTheImport", saying: "before the import of 2 was saved")
     }
 
+    /// Explore's own limit (issue 50, Tests/ExploreXCTestSample): the expectation is
+    /// fulfilled after a back-off of short sleeps, which virtual time keeps no durations
+    /// of, so XCTest's watchdog (a long timer) would pass first. Before, that was reported
+    /// as the test's failure (XCTest's timeout, an assertion), though every plain run
+    /// passes; now each such schedule is set aside as explore's limit, and the exploration
+    /// passes, saying so.
+    @Test("a watchdog that would pass before a back-off's sleeps end is explore's limit, set aside, not the test's failure")
+    func backOffPastTheWatchdogIsTheLimit() throws {
+        let sample = try CLI.product("ctxdebug-explore-xctest-sample")
+        let method = "ctxdebug_explore_xctest_sample.NoteListTests/testImportAfterABackOff"
+        let plain = try CLI.run(sample, [method])
+        #expect(plain.status == 0, "a plain run passes: \(plain)")
+        let directory = TempDirectory("explore-xctest-back-off")
+        let run = try Self.explore(["--iterations", "10"], [sample, method], in: directory)
+        #expect(run.status == 0, "\(run)")
+        #expect(run.stdout.contains("set aside:") && run.stdout.contains("reached explore's limit"), "\(run.stdout)")
+        let report = try Self.report(directory)
+        #expect(report["failure"] is NSNull, "\(report)")
+        let setAside = try #require((report["setAside"] as? [[String: Any]])?.first, "\(report)")
+        #expect(setAside["reason"] as? String == "limit")
+        #expect((setAside["message"] as? String)?.contains("(in a sleep)") == true, "\(setAside)")
+    }
+
     /// The XCTest sample's method `fixed` passes 30 schedules; `bug` fails within 100 as an
     /// assertion that says `saying`, confirmed 3 of 3.
     static func expectSampleTwins(fixed: String, bug: String, saying: String) throws {
