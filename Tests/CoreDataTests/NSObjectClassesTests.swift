@@ -248,3 +248,52 @@ final class MockContext: NSManagedObjectContext, @unchecked Sendable {
         #expect(make().concurrencyType.rawValue == 0)
     }
 }
+
+@Suite struct KeyPathCodingTests {
+    /// NSObject's key-value coding through key paths (Apple, "Key-Value Coding Programming
+    /// Guide": "valueForKeyPath: ... relative to the receiver"), which Foundation on Linux
+    /// lacks: through a to-one relationship, over a to-many one (a set of the members'
+    /// values), set at the end of a path, and several keys at once with NSNull as nil.
+    @Test func keyPathsGoThroughRelationships() throws {
+        let dir = TempDirectory("kvc-keypaths")
+        let container = try NotesModel.container(in: dir)
+        let context = container.viewContext
+        context.performAndWait {
+            let folder = Folder(context: context)
+            folder.name = "Work"
+            let a = Note(context: context)
+            a.title = "a"
+            a.folder = folder
+            let b = Note(context: context)
+            b.title = "b"
+            b.folder = folder
+            #expect(a.value(forKeyPath: "folder.name") as? String == "Work")
+            #expect(folder.value(forKeyPath: "notes.title") as? NSSet == NSSet(array: ["a", "b"]))
+            a.setValue("Home", forKeyPath: "folder.name")
+            #expect(folder.name == "Home")
+            a.setValuesForKeys(["title": "renamed", "created": NSNull()])
+            #expect(a.title == "renamed" && a.created == nil)
+            let values = b.dictionaryWithValues(forKeys: ["title", "created"])
+            #expect(values["title"] as? String == "b" && values["created"] is NSNull)
+            let orphan = Note(context: context)
+            #expect(orphan.value(forKeyPath: "folder.name") == nil)
+        }
+    }
+}
+
+@Suite struct BundleURLsTests {
+    /// Apple's `Bundle.urls(forResourcesWithExtension:subdirectory:)` is `[URL]?`
+    /// (jessesquires/JSQCoreDataKit's `findModelsInBundle` asks for that type); Foundation
+    /// on Linux gives `[NSURL]?`. Both spellings compile here and name the same files.
+    @Test func resourceURLsComeAsURLs() throws {
+        let dir = TempDirectory("bundle-urls")
+        let models = dir.file("Models.bundle")
+        try FileManager.default.createDirectory(at: models.appendingPathComponent("A.momd"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: models.appendingPathComponent("B.momd"), withIntermediateDirectories: true)
+        let bundle = try #require(Bundle(url: models))
+        let asURLs = [bundle].compactMap { b -> [URL]? in b.urls(forResourcesWithExtension: "momd", subdirectory: nil) }.joined()
+        #expect(Set(asURLs.map(\.lastPathComponent)) == ["A.momd", "B.momd"])
+        let asNSURLs: [NSURL]? = bundle.urls(forResourcesWithExtension: "momd", subdirectory: nil)
+        #expect(asNSURLs?.count == 2)
+    }
+}

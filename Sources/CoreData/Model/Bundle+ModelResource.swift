@@ -61,3 +61,15 @@ extension Bundle {
         url(forPortedResource: name, withExtension: ext)?.path
     }
 }
+
+extension Bundle {
+    /// Apple's `urls(forResourcesWithExtension:subdirectory:)`, which returns `[URL]?`, where
+    /// Foundation on Linux returns `[NSURL]?`: code written for Apple's
+    /// (`compactMap { name -> [URL]? in bundle.urls(…) }`) compiles and gets the same
+    /// files. Disfavored: where the type is not asked for, Foundation's is used as before.
+    @_disfavoredOverload
+    public func urls(forResourcesWithExtension ext: String?, subdirectory subpath: String?) -> [URL]? {
+        let found: [NSURL]? = urls(forResourcesWithExtension: ext, subdirectory: subpath)
+        return found?.map { $0 as URL }
+    }
+}
