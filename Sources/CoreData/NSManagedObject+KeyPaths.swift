@@ -34,7 +34,15 @@ extension NSManagedObject {
     /// `dictionaryWithValues(forKeys:)`: each key's value, `NSNull` for nil, as Apple
     /// documents ("Entries for which valueForKey: returns nil have NSNull as their value").
     public func dictionaryWithValues(forKeys keys: [String]) -> [String: Any] {
-        Dictionary(keys.map { ($0, value(forKey: $0) ?? NSNull()) }, uniquingKeysWith: { a, _ in a })
+        Dictionary(keys.map { ($0, Self.present(value(forKey: $0)) ?? NSNull()) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    /// `value`, or nil when it is nil or an empty optional boxed in `Any`.
+    private static func present(_ value: Any?) -> Any? {
+        guard let value else { return nil }
+        let mirror = Mirror(reflecting: value)
+        guard mirror.displayStyle == .optional else { return value }
+        return mirror.children.first.flatMap { present($0.value) }
     }
 
     private static func value(of start: Any?, along keys: ArraySlice<String>) -> Any? {

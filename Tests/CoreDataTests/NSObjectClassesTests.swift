@@ -273,8 +273,8 @@ final class MockContext: NSManagedObjectContext, @unchecked Sendable {
             #expect(folder.name == "Home")
             a.setValuesForKeys(["title": "renamed", "created": NSNull()])
             #expect(a.title == "renamed" && a.created == nil)
-            let values = b.dictionaryWithValues(forKeys: ["title", "created"])
-            #expect(values["title"] as? String == "b" && values["created"] is NSNull)
+            let values = b.dictionaryWithValues(forKeys: ["title", "link"])
+            #expect(values["title"] as? String == "b" && values["link"] is NSNull)
             let orphan = Note(context: context)
             #expect(orphan.value(forKeyPath: "folder.name") == nil)
         }
