@@ -53,6 +53,18 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
         "NSManagedObjectModel(\(storedEntities.compactMap(\.name).joined(separator: ", ")))"
     }
 
+    /// Two models are equal when their entities are, compared as Core Data compares them
+    /// for a store: by each entity's version hash, not by identity. Real suites rely on
+    /// it: JSQCoreDataKit's MigrationTests compares the model a search of the bundle finds
+    /// with the same version loaded again (`XCTAssertEqual(foundModel, version1Model)`).
+    /// Comparing compiles the model, as using it does.
+    open override func isEqual(_ object: Any?) -> Bool {
+        guard let other = object as? NSManagedObjectModel else { return false }
+        return other === self || entityVersionHashesByName == other.entityVersionHashesByName
+    }
+
+    open override var hash: Int { storedEntities.compactMap(\.name).sorted().hashValue }
+
 }
 
 extension NSManagedObjectModel {
@@ -93,7 +105,9 @@ extension NSManagedObjectModel {
 
 extension NSPersistentStoreCoordinator {
     /// Core Data's `managedObjectModel`: the model the coordinator was made with.
-    public var managedObjectModel: NSManagedObjectModel { NSManagedObjectModel.description(of: runtimeModel) }
+    public var managedObjectModel: NSManagedObjectModel {
+        (declaredModel as? NSManagedObjectModel) ?? NSManagedObjectModel.description(of: runtimeModel)
+    }
 }
 
 extension NSManagedObjectModel {
@@ -109,9 +123,14 @@ extension NSManagedObjectModel {
     }
 
     static func loadedEntity(for cls: NSManagedObject.Type) -> NSEntityDescription? {
+        loadedRuntimeEntity(for: cls).map(description(of:))
+    }
+
+    /// The runtime entity of `cls` in the model a coordinator loaded last that has it.
+    static func loadedRuntimeEntity(for cls: NSManagedObject.Type) -> EntityDescription? {
         let models = loaded.withLock { $0.compactMap(\.model) }
         for model in models.reversed() {
-            if let e = model.runtimeModel.entityIfDeclared(for: cls) { return description(of: e) }
+            if let e = model.runtimeModel.entityIfDeclared(for: cls) { return e }
         }
         return nil
     }

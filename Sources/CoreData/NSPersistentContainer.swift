@@ -51,6 +51,7 @@ extension PersistentStoreCoordinator {
     /// Core Data's `init(managedObjectModel:)`, with Core Data's model.
     public convenience init(managedObjectModel model: NSManagedObjectModel) {
         self.init(managedObjectModel: model.runtimeModel)
+        declaredModel = model
         model.markLoaded()
     }
 

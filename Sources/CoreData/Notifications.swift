@@ -46,6 +46,10 @@ extension Notification.Name {
     /// Core Data's `NSPersistentStoreCoordinatorStoresWillChange`: Core Data posts it only
     /// when iCloud's ubiquitous stores change, which Linux has none of, so it is never posted.
     public static let NSPersistentStoreCoordinatorStoresWillChange = Notification.Name("NSPersistentStoreCoordinatorStoresWillChangeNotification")
+    /// Core Data's `NSPersistentStoreDidImportUbiquitousContentChanges` (deprecated with
+    /// iCloud's ubiquitous stores): Linux has no ubiquitous store, so it is never posted;
+    /// declared so that stacks that observe it (AERecord's) compile.
+    public static let NSPersistentStoreDidImportUbiquitousContentChanges = Notification.Name("NSPersistentStoreDidImportUbiquitousContentChangesNotification")
 }
 
 /// Core Data's `NSManagedObjectContextDidSave` global, as older code spells it.

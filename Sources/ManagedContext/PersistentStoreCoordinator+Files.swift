@@ -37,7 +37,9 @@ extension PersistentStoreCoordinator {
         guard let plist else {
             throw ManagedContextError(.notAStore, "The file is an SQLite database without Core Data's Z_METADATA table: it is not a Core Data store.", path: path)
         }
-        return try StoreMetadata.dictionary(from: plist, path: path)
+        var metadata = try StoreMetadata.dictionary(from: plist, path: path)
+        if metadata[StoreMetadata.ownVersionKey] == nil { metadata[StoreMetadata.storePathKey] = path }
+        return metadata
     }
 
     /// The metadata of this coordinator's store, as `metadataForStore(at:)` reads it.
@@ -130,7 +132,7 @@ extension SQLiteStore {
         var merged = (try? self.metadata()) ?? [:]
         let kept = ["NSStoreType", "NSStoreUUID", "NSStoreModelVersionHashes", "NSStoreModelVersionHashesVersion", "NSPersistenceFrameworkVersion"]
         merged = merged.filter { kept.contains($0.key) }
-        for (key, value) in metadata { merged[key] = value }
+        for (key, value) in metadata where key != StoreMetadata.storePathKey { merged[key] = value }
         let data: Data
         do {
             data = try PropertyListSerialization.data(fromPropertyList: merged, format: .binary, options: 0)
@@ -172,14 +174,19 @@ extension ManagedObjectModel {
     /// Whether a store with `metadata` fits the entities `names` of this model (all of
     /// them when nil), as Core Data's `isConfiguration(withName:compatibleWithStoreMetadata:)`
     /// asks before opening a store. Metadata this runtime wrote is matched hash for hash;
-    /// metadata Core Data wrote (its hash function is not documented) by entity names.
+    /// metadata Core Data wrote (its hash function is not documented) by entity names and,
+    /// when `metadataForStore(at:)` read it from a file (it notes the path), by that
+    /// store's schema: the whole model's tables and columns must be the store's.
     public func isCompatible(withStoreMetadata metadata: [String: Any], entityNames names: Set<String>? = nil) -> Bool {
         guard let stored = metadata["NSStoreModelVersionHashes"] as? [String: Any] else { return false }
         let wanted = names ?? Set(entities.map(\.name))
         let mine = entityVersionHashesByName.filter { wanted.contains($0.key) }
         let theirs = names == nil ? stored : stored.filter { wanted.contains($0.key) }
         guard Set(mine.keys) == Set(theirs.keys), mine.count == wanted.count else { return false }
-        guard metadata[StoreMetadata.ownVersionKey] != nil else { return true }
+        guard metadata[StoreMetadata.ownVersionKey] != nil else {
+            guard names == nil, let path = metadata[StoreMetadata.storePathKey] as? String else { return true }
+            return (try? StoreFit.of(storeAt: URL(fileURLWithPath: path), model: self)) == .matches
+        }
         return mine.allSatisfy { name, hash in (theirs[name] as? Data) == hash }
     }
 }

@@ -36,6 +36,9 @@ public final class PersistentStoreCoordinator: NSObject, @unchecked Sendable {
     @_disfavoredOverload public let managedObjectModel: ManagedObjectModel
     /// The runtime's model, for CoreData (whose `managedObjectModel` is its own).
     @_spi(CoreData) public var runtimeModel: ManagedObjectModel { managedObjectModel }
+    /// The model CoreData's `init(managedObjectModel:)` was given, kept alive as long as the
+    /// coordinator is, as Core Data's coordinator keeps its model (set once, at that init).
+    @_spi(CoreData) public var declaredModel: AnyObject?
     private let storeBox = LockedValue<AddedStore?>(nil)
     /// The store's persistent history and remote-change watcher (History/).
     let history = HistoryCoordination()

@@ -177,6 +177,10 @@ enum StoreSchema {
     /// The key ctxdebug adds to the metadata it writes: its stores' version hashes are
     /// its own (`versionHash(of:)`), not Core Data's.
     static let ownVersionKey = "ctxdebugVersion"
+    /// The key `metadataForStore(at:)` adds to the metadata of a store Core Data wrote:
+    /// the store's path, so compatibility is judged by its schema (Core Data's version
+    /// hash function is not documented). Never written into a store.
+    static let storePathKey = "ctxdebugStorePath"
 
     /// An entity's version hash as this runtime writes it: a digest of its name, its
     /// attributes' names and types, and its relationships' names and destinations.

@@ -162,6 +162,23 @@ import TestSupport
         #expect(throws: MigrationFailure.self) { try ArchivedExpression.decode(Data("not an archive".utf8), what: "test") }
     }
 
+    /// Xcode archives a built-in function (`now()`, a value JSQCoreDataKit's Version 1 to
+    /// Version 2 mapping gives a new date attribute) as an `NSFunctionExpression` whose
+    /// operand is a constant naming the class `_NSPredicateUtilities`
+    /// (`NSConstantValueClassName`), with no constant value: it reads as the function.
+    @Test func anArchivedBuiltInFunctionIsReadAsTheFunction() throws {
+        let utilities = ArchivedExpressionNode(type: 0, constantClassName: "_NSPredicateUtilities")
+        let node = ArchivedExpressionNode(type: 4, operand: utilities, selector: "now", arguments: [])
+        let archiver = NSKeyedArchiver(requiringSecureCoding: false)
+        archiver.setClassName("NSFunctionExpression", for: ArchivedExpressionNode.self)
+        archiver.encode(node, forKey: NSKeyedArchiveRootObjectKey)
+        archiver.finishEncoding()
+        let expression = try ArchivedExpression.decode(archiver.encodedData, what: "test")
+        #expect(expression.expressionType == .function)
+        #expect(expression.function == "now")
+        #expect(expression.operand == nil)
+    }
+
     // MARK: Staged migration
 
     @Test func aStagedMigrationRunsItsStagesWithTheirHandlers() throws {

@@ -40,6 +40,9 @@ final class ArchivedExpressionNode: NSObject, NSCoding {
     let constant: Any?
     let variable: String?
     let keyPath: String?
+    /// `NSConstantValueClassName`: the class a constant operand names, as Foundation
+    /// archives a built-in function's (`now()`, `sum:`) receiver, `_NSPredicateUtilities`.
+    let constantClassName: String?
 
     init?(coder: NSCoder) {
         func object(_ key: String) -> Any? { coder.containsValue(forKey: key) ? coder.decodeObject(forKey: key) : nil }
@@ -51,6 +54,7 @@ final class ArchivedExpressionNode: NSObject, NSCoding {
         constant = object("NSConstantValue")
         variable = object("NSVariable") as? String
         keyPath = object("NSKeyPath") as? String
+        constantClassName = object("NSConstantValueClassName") as? String
         super.init()
     }
 
@@ -62,11 +66,16 @@ final class ArchivedExpressionNode: NSObject, NSCoding {
         if let constant { coder.encode(constant, forKey: "NSConstantValue") }
         if let variable { coder.encode(variable, forKey: "NSVariable") }
         if let keyPath { coder.encode(keyPath, forKey: "NSKeyPath") }
+        if let constantClassName { coder.encode(constantClassName, forKey: "NSConstantValueClassName") }
     }
 
     /// A node made in code (tests archive these to check the reader).
-    init(type: Int, operand: ArchivedExpressionNode? = nil, selector: String? = nil, arguments: [ArchivedExpressionNode] = [], constant: Any? = nil, variable: String? = nil, keyPath: String? = nil) {
+    init(
+        type: Int, operand: ArchivedExpressionNode? = nil, selector: String? = nil, arguments: [ArchivedExpressionNode] = [], constant: Any? = nil,
+        variable: String? = nil, keyPath: String? = nil, constantClassName: String? = nil
+    ) {
         (self.type, self.operand, self.selector, self.arguments, self.constant, self.variable, self.keyPath) = (type, operand, selector, arguments, constant, variable, keyPath)
+        self.constantClassName = constantClassName
         super.init()
     }
 
@@ -85,6 +94,9 @@ final class ArchivedExpressionNode: NSObject, NSCoding {
                 if let operand, let base = operand.expression, base.expressionType == .variable { return NSExpression(forKeyPath: "$\(base.variable).\(path)") }
                 if operand == nil || operand?.type == 1 { return NSExpression(forKeyPath: path) }
             }
+            // A built-in function (`now()`, `sum:`) is archived as a call on the class
+            // `_NSPredicateUtilities`, a constant operand that names it.
+            if operand?.constantClassName == "_NSPredicateUtilities" { return NSExpression(forFunction: selector, arguments: args) }
             guard let target = operand?.expression else { return NSExpression(forFunction: selector, arguments: args) }
             return NSExpression(forFunction: target, selectorName: selector, arguments: args)
         default: return nil

@@ -27,6 +27,15 @@ open class NSPropertyMapping: NSObject, @unchecked Sendable {
     }
 
     open override var description: String { "NSPropertyMapping(\(name ?? "unnamed") = \(valueExpression?.description ?? "default"))" }
+
+    /// Equal when the name and the value expression are (Core Data compares mappings by
+    /// content: see `NSMappingModel.isEqual`).
+    open override func isEqual(_ object: Any?) -> Bool {
+        guard let other = object as? NSPropertyMapping else { return false }
+        return other === self || (name == other.name && valueExpression?.description == other.valueExpression?.description)
+    }
+
+    open override var hash: Int { name.hashValue }
 }
 
 /// Core Data's `NSEntityMapping`: the instances of one source entity (or none, for an
@@ -58,6 +67,23 @@ open class NSEntityMapping: NSObject, @unchecked Sendable {
     open override var description: String {
         "NSEntityMapping(\(name ?? "unnamed"): \(sourceEntityName ?? "-") -> \(destinationEntityName ?? "-"), \(mappingType))"
     }
+
+    /// Equal when everything a migration reads is: the entities and their hashes, the
+    /// type, the policy, the filter and the property mappings.
+    open override func isEqual(_ object: Any?) -> Bool {
+        guard let other = object as? NSEntityMapping else { return false }
+        if other === self { return true }
+        return name == other.name && mappingType == other.mappingType
+            && sourceEntityName == other.sourceEntityName && destinationEntityName == other.destinationEntityName
+            && sourceEntityVersionHash == other.sourceEntityVersionHash
+            && destinationEntityVersionHash == other.destinationEntityVersionHash
+            && entityMigrationPolicyClassName == other.entityMigrationPolicyClassName
+            && sourceFilterPredicate?.formatString == other.sourceFilterPredicate?.formatString
+            && (attributeMappings ?? []) == (other.attributeMappings ?? [])
+            && (relationshipMappings ?? []) == (other.relationshipMappings ?? [])
+    }
+
+    open override var hash: Int { name.hashValue }
 }
 
 /// Core Data's `NSMappingModel`: the entity mappings of a migration from one model to
@@ -109,4 +135,15 @@ open class NSMappingModel: NSObject, @unchecked Sendable {
     }
 
     open override var description: String { "NSMappingModel(\((entityMappings ?? []).compactMap(\.name).joined(separator: ", ")))" }
+
+    /// Two mapping models are equal when their entity mappings are, in order: Core Data
+    /// compares them by content, as real suites rely on (JSQCoreDataKit's MigrationTests
+    /// compares the mapping `init(from:forSourceModel:destinationModel:)` finds with the
+    /// same file read by `init(contentsOf:)`).
+    open override func isEqual(_ object: Any?) -> Bool {
+        guard let other = object as? NSMappingModel else { return false }
+        return other === self || (entityMappings ?? []) == (other.entityMappings ?? [])
+    }
+
+    open override var hash: Int { (entityMappings ?? []).count }
 }

@@ -55,6 +55,23 @@ extension NSManagedObjectModel {
         return merged
     }
 
+    /// Core Data's `mergedModel(from:forStoreMetadata:)`: the model in `bundles` (nil: the
+    /// main bundle and the program's SwiftPM resource bundles) that a store with `metadata`
+    /// was written with, found among every version of every model there (each
+    /// `.xcdatamodel` of a `.xcdatamodeld`, not only its current one), as apps ask before
+    /// migrating a store step by step. Nil when no version fits the store.
+    public static func mergedModel(from bundles: [Bundle]?, forStoreMetadata metadata: [String: Any]) -> NSManagedObjectModel? {
+        let directories = bundles.map { $0.flatMap { b in [b.resourceURL, b.bundleURL].compactMap { $0 } } } ?? XcodeModelLocator.searchDirectories()
+        for url in XcodeModelLocator.allModelURLs(in: directories) {
+            let versions = url.pathExtension == "xcdatamodeld" ? ModelVersions.versionURLs(in: url) : [url]
+            for version in versions {
+                guard let model = try? XcodeModelReader.load(from: version) else { continue }
+                if model.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata) { return model }
+            }
+        }
+        return nil
+    }
+
     /// Takes the entities and identifiers of a model just read.
     private func adopt(_ other: NSManagedObjectModel) {
         entities = other.entities
