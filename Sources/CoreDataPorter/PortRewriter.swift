@@ -31,6 +31,8 @@ import SwiftSyntax
 /// - `NSClassFromString(name)` becomes `NSClassFromString(ported: name)`.
 /// - `Bundle(identifier: id)` becomes `Bundle(portedIdentifier: id)`: Linux has no
 ///   framework bundles, and CoreData's gives the program's, whose resources hold the models.
+/// - `Bundle(for: X.self)` becomes `Bundle(portedFor: X.self)`: the resource bundle SwiftPM
+///   makes for X's module, where a test bundle's or framework's resources are on Linux.
 /// - `override init(entity:insertInto:)` of an `NSManagedObject` subclass becomes
 ///   `required init(entity:insertInto:)`, and a subclass with initializers of its own
 ///   gets that one (PortRewriter+Initializers.swift).
@@ -355,6 +357,10 @@ final class PortRewriter: SyntaxRewriter {
             // A framework's bundle, which Linux does not have: CoreData's gives the program's.
             usesPortedCoreDataAPI = true
             return relabelingFirstArgument(of: node, as: "portedIdentifier")
+        case "Bundle" where labels == ["for"] && node.calledExpression.is(DeclReferenceExprSyntax.self):
+            // The bundle of the class's module: on Linux, that module's SwiftPM resources.
+            usesPortedCoreDataAPI = true
+            return relabelingFirstArgument(of: node, as: "portedFor")
         case "url" where labels == ["forResource", "withExtension"], "path" where labels == ["forResource", "ofType"]:
             if let ported = portResourceLookup(node) { return ported }
         case "value" where labels == ["forKeyPath"], "mutableArrayValue" where labels == ["forKeyPath"]:

@@ -151,6 +151,26 @@ import Testing
         #expect(result.text.contains("import CoreData"))
     }
 
+    /// `Bundle(for: X.self)`, a test bundle's or a framework's (CoreDataMigrationRevised-
+    /// Example's tests read their stores from `Bundle(for: CoreDataMigratorTests.self)`): on
+    /// Linux the class's module's SwiftPM resources, which CoreData's `Bundle(portedFor:)`
+    /// finds. A qualified `Foundation.Bundle(for:)` and other initializers are left alone.
+    @Test func aClassesBundleIsItsModulesResources() {
+        let source = """
+            import Foundation
+            let url = Bundle(for: CoreDataMigratorTests.self).resourceURL!
+            let other = Foundation.Bundle(for: Other.self)
+            let main = Bundle(path: "/tmp")
+
+            """
+        let result = ported(source)
+        let lines = result.text.split(separator: "\n").map(String.init)
+        #expect(lines.contains("let url = Bundle(portedFor: CoreDataMigratorTests.self).resourceURL!"))
+        #expect(lines.contains("let other = Foundation.Bundle(for: Other.self)"))
+        #expect(lines.contains("let main = Bundle(path: \"/tmp\")"))
+        #expect(result.text.contains("import CoreData"))
+    }
+
     /// Another resource of the main bundle (SurfJournal's seeded store, BubbleTeaFinder's
     /// seed.json): CoreData's lookup that also searches the program's SwiftPM resource
     /// bundles. Another bundle's (`Bundle.module`, a bundle variable) is left as it is.

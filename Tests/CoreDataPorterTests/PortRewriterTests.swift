@@ -252,7 +252,7 @@ import Testing
             #sourceLocation(file: "/s.swift", line: 1)
             import Foundation
             let modelURL = Bundle.main.url(forModelResource: modelName, withExtension: "momd")!
-            let path = Bundle(for: Stack.self).path(forModelResource: "Model", ofType: "mom")
+            let path = Bundle(portedFor: Stack.self).path(forModelResource: "Model", ofType: "mom")
             let seed = Bundle.main.url(forPortedResource: "seed", withExtension: "json")!
             let other = bundle.url(forResource: "Model", withExtension: ext)
             #sourceLocation()

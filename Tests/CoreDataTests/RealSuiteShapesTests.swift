@@ -1,4 +1,4 @@
-import CoreData
+@testable import CoreData
 import Foundation
 import Testing
 import TestSupport
@@ -158,4 +158,34 @@ import TestSupport
         #expect(found == v2)
         #expect(found != (try MappingMigrationTests.current()))
     }
+
+    /// `Bundle(for: X.self)` (CoreDataMigrationRevised-Example's tests copy their stores out
+    /// of `Bundle(for: CoreDataMigratorTests.self).resourceURL`), which `ctxdebug port`
+    /// writes `Bundle(portedFor:)`: the resource bundle SwiftPM made for the class's module,
+    /// `<Package>_<Module>.resources`, found by its package; else Foundation's answer (the
+    /// main bundle), as for this module, which has no resources.
+    @Test func theBundleOfAClassIsItsModulesResourceBundle() throws {
+        let dir = TempDirectory("ported-for")
+        for name in ["RealProjects_Example", "RealProjects_CoreDataMigration_Example", "RealProjects_Other", "my_pkg_Lone"] {
+            try FileManager.default.createDirectory(at: dir.url.appendingPathComponent(name + ".resources"), withIntermediateDirectories: true)
+        }
+        func found(_ module: String) -> String? { XcodeModelLocator.resourceBundleURL(ofModule: module, in: [dir.url])?.lastPathComponent }
+        #expect(found("Example") == "RealProjects_Example.resources")
+        #expect(found("CoreDataMigration_Example") == "RealProjects_CoreDataMigration_Example.resources")
+        #expect(found("Lone") == "my_pkg_Lone.resources")
+        #expect(found("Missing") == nil)
+        #expect(Bundle(portedFor: RealSuiteClass.self).bundleURL == Bundle(for: RealSuiteClass.self).bundleURL)
+    }
 }
+
+extension RealSuiteShapesTests {
+    /// Darwin's `NSEC_PER_SEC` and its kin, as AERecord's tests compute a deadline with them.
+    @Test func darwinsTimeConstantsHaveTheirValues() {
+        let deadline = DispatchTime(uptimeNanoseconds: 5) + Double(Int64(2 * NSEC_PER_SEC)) / Double(NSEC_PER_SEC)
+        #expect(deadline.uptimeNanoseconds == 2_000_000_005)
+        #expect(NSEC_PER_MSEC * 1_000 == NSEC_PER_SEC && NSEC_PER_USEC * USEC_PER_SEC == NSEC_PER_SEC)
+    }
+}
+
+/// A class of this test module, which has no SwiftPM resources.
+final class RealSuiteClass {}

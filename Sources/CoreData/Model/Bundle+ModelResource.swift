@@ -41,6 +41,21 @@ extension Bundle {
         self.init(url: (Bundle(identifier: identifier) ?? Bundle.main).bundleURL)
     }
 
+    /// `Bundle(for: aClass)` on Linux, which `ctxdebug port` writes for it: the bundle of
+    /// the module that defines `aClass`. On Apple platforms that is the framework or test
+    /// bundle the class is in, which holds its resources (a test's stores and models); on
+    /// Linux SwiftPM puts a module's resources in `<Package>_<Module>.resources` beside the
+    /// executable, and Foundation's `Bundle(for:)` gives the main bundle. That resource
+    /// bundle when the module has one; else Foundation's answer.
+    public convenience init(portedFor aClass: AnyClass) {
+        let module = String(reflecting: aClass).split(separator: ".", maxSplits: 1).first.map(String.init) ?? ""
+        if let url = XcodeModelLocator.resourceBundleURL(ofModule: module, in: XcodeModelLocator.searchDirectories()) {
+            self.init(url: url)!
+        } else {
+            self.init(for: aClass)
+        }
+    }
+
     /// `Bundle.main.url(forResource:withExtension:)` of a resource that is not a model
     /// (a seed store, a JSON file), on Linux, which `ctxdebug port` writes for it: the main
     /// bundle's own, else the resource in the program's SwiftPM resource bundles. On Apple

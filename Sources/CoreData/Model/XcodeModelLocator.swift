@@ -58,6 +58,25 @@ enum XcodeModelLocator {
         return directories.filter { seen.insert($0.standardizedFileURL.path).inserted }
     }
 
+    /// The resource bundle SwiftPM made for `module` in `directories`:
+    /// `<Package>_<module>.resources`, the package being the one most bundles there are of
+    /// (a package's name may itself hold a `_`: then a bundle whose name is the only one to
+    /// end in `_<module>.resources`). Nil when the module has none.
+    static func resourceBundleURL(ofModule module: String, in directories: [URL]) -> URL? {
+        guard !module.isEmpty else { return nil }
+        let bundles = directories.flatMap(contents(of:)).filter { $0.pathExtension == "resources" && isDirectory($0) }
+        var packages: [String: Int] = [:]
+        for b in bundles {
+            if let prefix = b.lastPathComponent.split(separator: "_", maxSplits: 1).first { packages[String(prefix), default: 0] += 1 }
+        }
+        if let package = packages.max(by: { ($0.value, $1.key) < ($1.value, $0.key) })?.key,
+            let exact = bundles.first(where: { $0.lastPathComponent == "\(package)_\(module).resources" }) {
+            return exact
+        }
+        let ending = bundles.filter { $0.lastPathComponent.hasSuffix("_\(module).resources") }
+        return ending.count == 1 ? ending[0] : nil
+    }
+
     /// The folders to look in: each directory, the resource bundles in it
     /// (`*.resources`, `*.bundle`), and the immediate subfolders of those that are
     /// not models themselves (`.process` of a folder may keep a level).
