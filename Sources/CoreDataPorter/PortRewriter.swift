@@ -21,7 +21,9 @@ import SwiftSyntax
 ///   (PortRewriter+Selectors.swift, PortRewriter+Perform.swift).
 /// - Uses of `URLSession` and its types are noted, so the file gets `import FoundationNetworking`.
 /// - `bundle.url(forResource: m, withExtension: "momd")` (and `path(forResource:ofType:)`,
-///   and `"mom"`, or a constant of it: PortIndex) becomes `url(forModelResource:withExtension:)`,
+///   `url(forResource:withExtension:subdirectory:)` of a version in `Model.momd`,
+///   `urls(forResourcesWithExtension:subdirectory:)`, and `"mom"`, `"omo"`, or a constant
+///   of one: PortIndex) becomes `url(forModelResource:withExtension:)` (and its kin),
 ///   CoreData's lookup of the Xcode model, as Linux has no compiled one; another resource
 ///   of `Bundle.main` becomes `url(forPortedResource:withExtension:)`, which also searches
 ///   the program's SwiftPM resource bundles, where Linux has an app's resources.
@@ -32,7 +34,9 @@ import SwiftSyntax
 /// - `Bundle(identifier: id)` becomes `Bundle(portedIdentifier: id)`: Linux has no
 ///   framework bundles, and CoreData's gives the program's, whose resources hold the models.
 /// - `Bundle(for: X.self)` becomes `Bundle(portedFor: X.self)`: the resource bundle SwiftPM
-///   makes for X's module, where a test bundle's or framework's resources are on Linux.
+///   makes for X's module, where a test bundle's or framework's resources are on Linux;
+///   a bundle's `bundleIdentifier` becomes `portedBundleIdentifier`, the bundle's name
+///   where Linux's bundles have none.
 /// - `override init(entity:insertInto:)` of an `NSManagedObject` subclass becomes
 ///   `required init(entity:insertInto:)`, and a subclass with initializers of its own
 ///   gets that one (PortRewriter+Initializers.swift).
@@ -328,6 +332,19 @@ final class PortRewriter: SyntaxRewriter {
 
     // MARK: Calls: observers, KVO, NSClassFromString, collection operators
 
+    /// `bundle.bundleIdentifier`, nil for every bundle on Linux: CoreData's, which gives
+    /// the bundle's name then. Only where the base names a bundle (`Bundle.main`,
+    /// `Bundle(for: X.self)`, `testBundle`), as other types have members of that name.
+    override func visit(_ node: MemberAccessExprSyntax) -> ExprSyntax {
+        guard node.declName.baseName.text == "bundleIdentifier", node.declName.argumentNames == nil,
+            let base = node.base, base.trimmedDescription.range(of: "bundle", options: .caseInsensitive) != nil
+        else { return super.visit(node) }
+        changed = true
+        usesPortedCoreDataAPI = true
+        let renamed = node.with(\.declName, node.declName.with(\.baseName, .identifier("portedBundleIdentifier", leadingTrivia: node.declName.baseName.leadingTrivia, trailingTrivia: node.declName.baseName.trailingTrivia)))
+        return super.visit(renamed)
+    }
+
     override func visit(_ node: FunctionCallExprSyntax) -> ExprSyntax {
         let callee = Self.calleeName(node)
         let labels = node.arguments.map { $0.label?.text }
@@ -361,8 +378,14 @@ final class PortRewriter: SyntaxRewriter {
             // The bundle of the class's module: on Linux, that module's SwiftPM resources.
             usesPortedCoreDataAPI = true
             return relabelingFirstArgument(of: node, as: "portedFor")
-        case "url" where labels == ["forResource", "withExtension"], "path" where labels == ["forResource", "ofType"]:
+        case "url" where labels == ["forResource", "withExtension"], "path" where labels == ["forResource", "ofType"],
+            "url" where labels == ["forResource", "withExtension", "subdirectory"]:
             if let ported = portResourceLookup(node) { return ported }
+        case "urls" where labels == ["forResourcesWithExtension", "subdirectory"]:
+            if isModelExtension(node.arguments.first!.expression) {
+                usesPortedCoreDataAPI = true
+                return relabelingFirstArgument(of: node, as: "forModelResourcesWithExtension", keepingTrivia: true)
+            }
         case "value" where labels == ["forKeyPath"], "mutableArrayValue" where labels == ["forKeyPath"]:
             if let text = node.arguments.first?.expression.as(StringLiteralExprSyntax.self)?.representedLiteralValue, text.contains("@") {
                 report(at: node, "the collection operator in \"\(text)\" needs Foundation's key-value coding on Apple platforms; compute it in Swift (`entries.map(\\.rating).reduce(0, +)`, `.count`, `.max()`), or fetch it with an NSExpression-free count or sort")
@@ -378,11 +401,8 @@ final class PortRewriter: SyntaxRewriter {
     /// resource of the app's main bundle (on Linux, SwiftPM's resource bundles); nil for
     /// any other.
     private func portResourceLookup(_ node: FunctionCallExprSyntax) -> ExprSyntax? {
-        // The extension as a literal, or a constant of one (PortIndex).
-        let argument = node.arguments.last!.expression
-        let ext = argument.as(StringLiteralExprSyntax.self)?.representedLiteralValue
         let label: String
-        if ext == "momd" || ext == "mom" || index.value(of: argument) == .modelExtension {
+        if isModelExtension(Array(node.arguments)[1].expression) {
             label = "forModelResource"
         } else if let member = node.calledExpression.as(MemberAccessExprSyntax.self), member.base?.trimmedDescription == "Bundle.main" {
             label = "forPortedResource"
@@ -391,6 +411,13 @@ final class PortRewriter: SyntaxRewriter {
         }
         usesPortedCoreDataAPI = true
         return relabelingFirstArgument(of: node, as: label, keepingTrivia: true)
+    }
+
+    /// A compiled model's extension (`"momd"`, `"mom"`, `"omo"`) as a literal, or a constant
+    /// of one (PortIndex).
+    private func isModelExtension(_ argument: ExprSyntax) -> Bool {
+        let ext = argument.as(StringLiteralExprSyntax.self)?.representedLiteralValue
+        return ext == "momd" || ext == "mom" || ext == "omo" || index.value(of: argument) == .modelExtension
     }
 
     /// The call with its first argument's label replaced (a `ported` overload of the same

@@ -192,7 +192,7 @@ public final class PersistentStoreCoordinator: NSObject, @unchecked Sendable {
 
     /// The other name of an object: its permanent ID for a temporary one that has
     /// been saved, or the temporary ID it was inserted with for a permanent one.
-    func alias(of id: ManagedObjectID) -> ManagedObjectID? {
+    @_spi(CoreData) public func alias(of id: ManagedObjectID) -> ManagedObjectID? {
         aliases.withLock { id.isTemporaryID ? $0.toPermanent[id] : $0.toTemporary[id] }
     }
 

@@ -171,6 +171,49 @@ import Testing
         #expect(result.text.contains("import CoreData"))
     }
 
+    /// A version of a compiled model and the models of a bundle (CoreDataMigrationRevised-
+    /// Example: `url(forResource: version, withExtension: "mom", subdirectory: "X.momd")`;
+    /// JSQCoreDataKit: `urls(forResourcesWithExtension: ModelFileExtension.bundle.rawValue,
+    /// subdirectory: nil)`): CoreData's lookups of the Xcode model's versions. Other
+    /// resources' lookups are left alone.
+    @Test func aCompiledModelsVersionsAreLookedUpInTheXcodeModel() {
+        let source = """
+            import Foundation
+            enum ModelFileExtension: String { case bundle = "momd"; case versionedFile = "mom"; case sqlite = "sqlite" }
+            let omo = bundle.url(forResource: name, withExtension: "omo", subdirectory: "Model.momd")
+            let mom = bundle.url(forResource: name, withExtension: "mom", subdirectory: sub)
+            let all = bundle.urls(forResourcesWithExtension: ModelFileExtension.bundle.rawValue, subdirectory: nil)
+            let versions = bundle.urls(forResourcesWithExtension: ModelFileExtension.versionedFile.rawValue, subdirectory: name)
+            let stores = bundle.urls(forResourcesWithExtension: ModelFileExtension.sqlite.rawValue, subdirectory: nil)
+            let json = bundle.url(forResource: name, withExtension: "json", subdirectory: "Seeds")
+
+            """
+        let lines = ported(source).text.split(separator: "\n").map(String.init)
+        #expect(lines.contains("let omo = bundle.url(forModelResource: name, withExtension: \"omo\", subdirectory: \"Model.momd\")"))
+        #expect(lines.contains("let mom = bundle.url(forModelResource: name, withExtension: \"mom\", subdirectory: sub)"))
+        #expect(lines.contains("let all = bundle.urls(forModelResourcesWithExtension: ModelFileExtension.bundle.rawValue, subdirectory: nil)"))
+        #expect(lines.contains("let versions = bundle.urls(forModelResourcesWithExtension: ModelFileExtension.versionedFile.rawValue, subdirectory: name)"))
+        #expect(lines.contains("let stores = bundle.urls(forResourcesWithExtension: ModelFileExtension.sqlite.rawValue, subdirectory: nil)"))
+        #expect(lines.contains("let json = bundle.url(forResource: name, withExtension: \"json\", subdirectory: \"Seeds\")"))
+    }
+
+    /// A bundle's `bundleIdentifier` (AERecord names its store after it), nil for every
+    /// bundle on Linux: CoreData's `portedBundleIdentifier`. A member of that name on
+    /// something that is not a bundle is left alone.
+    @Test func aBundlesIdentifierIsCoreDatasOnLinux() {
+        let source = """
+            import Foundation
+            let name = Bundle.main.bundleIdentifier ?? Bundle(for: Stack.self).bundleIdentifier!
+            let test = self.unitTestBundle.bundleIdentifier
+            let app = settings.bundleIdentifier
+
+            """
+        let lines = ported(source).text.split(separator: "\n").map(String.init)
+        #expect(lines.contains("let name = Bundle.main.portedBundleIdentifier ?? Bundle(portedFor: Stack.self).portedBundleIdentifier!"))
+        #expect(lines.contains("let test = self.unitTestBundle.portedBundleIdentifier"))
+        #expect(lines.contains("let app = settings.bundleIdentifier"))
+    }
+
     /// Another resource of the main bundle (SurfJournal's seeded store, BubbleTeaFinder's
     /// seed.json): CoreData's lookup that also searches the program's SwiftPM resource
     /// bundles. Another bundle's (`Bundle.module`, a bundle variable) is left as it is.

@@ -174,7 +174,64 @@ import TestSupport
         #expect(found("CoreDataMigration_Example") == "RealProjects_CoreDataMigration_Example.resources")
         #expect(found("Lone") == "my_pkg_Lone.resources")
         #expect(found("Missing") == nil)
-        #expect(Bundle(portedFor: RealSuiteClass.self).bundleURL == Bundle(for: RealSuiteClass.self).bundleURL)
+        // A module without resources: a bundle that holds none, named after it.
+        let empty = Bundle(portedFor: RealSuiteClass.self)
+        #expect(empty.bundleURL.lastPathComponent == "CoreDataTests.bundle")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: empty.bundlePath).isEmpty)
+        #expect(empty.urls(forModelResourcesWithExtension: "momd", subdirectory: nil) == nil)
+    }
+
+    /// JSQCoreDataKit's `findModelsInBundle` and CoreDataMigrationRevised-Example's
+    /// `managedObjectModel(forResource:)`: the compiled models of a bundle
+    /// (`urls(forResourcesWithExtension: "momd", subdirectory: nil)`), the versions in one
+    /// (`"mom"` in `Model.momd`), and one version by name
+    /// (`url(forResource: "Model 2", withExtension: "mom", subdirectory: "Model.momd")`):
+    /// on Linux the Xcode model and its `.xcdatamodel`s, in Xcode's order.
+    @Test func aCompiledModelsVersionsAreTheXcodeModelsVersions() throws {
+        let dir = TempDirectory("model-versions")
+        let model = dir.url.appendingPathComponent("Contacts.xcdatamodeld")
+        try FileManager.default.copyItem(at: Fixtures.url("Contacts.xcdatamodeld"), to: model)
+        let bundle = try #require(Bundle(url: dir.url))
+        #expect(bundle.urls(forModelResourcesWithExtension: "momd", subdirectory: nil)?.map(\.lastPathComponent) == ["Contacts.xcdatamodeld"])
+        let versions = try #require(bundle.urls(forModelResourcesWithExtension: "mom", subdirectory: "Contacts.momd"))
+        #expect(versions.map(\.lastPathComponent) == ["Contacts.xcdatamodel", "Contacts 2.xcdatamodel", "Contacts 3.xcdatamodel"])
+        #expect(bundle.urls(forModelResourcesWithExtension: "mom", subdirectory: "Contacts.xcdatamodeld")?.count == 3)
+        let second = try #require(bundle.url(forModelResource: "Contacts 2", withExtension: "mom", subdirectory: "Contacts.momd"))
+        #expect(NSManagedObjectModel(contentsOf: second) == (try MappingMigrationTests.version(2)))
+        #expect(bundle.url(forModelResource: "Contacts 9", withExtension: "mom", subdirectory: "Contacts.momd") == nil)
+        #expect(bundle.urls(forModelResourcesWithExtension: "mom", subdirectory: "Other.momd") == nil)
+    }
+
+    /// bignerdranch/CoreDataStack's `removeAllInContext(_:except:)` once the parent has
+    /// saved: the child's objects keep the temporary IDs they were inserted with (as in
+    /// Core Data), the store's rows have permanent ones, and `NOT (self IN %@)` and
+    /// `self == %@` still know the child's objects.
+    @Test func aChildsObjectIsMatchedAfterItsParentSavedIt() throws {
+        let dir = TempDirectory("self-in-after-parent-save")
+        let container = try NotesModel.container(in: dir)
+        let parent = container.newBackgroundContext()
+        let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        child.parent = parent
+        var kept: [Note] = []
+        try child.performAndWait {
+            for i in 0..<5 {
+                let note = Note(context: child)
+                note.title = "n\(i)"
+                if i % 2 == 0 { kept.append(note) }
+            }
+            try child.save()
+        }
+        try parent.performAndWait { try parent.save() }
+        let (temporary, others, second) = try child.performAndWait { () throws -> (Bool, [String], [String]) in
+            let request = NSFetchRequest<Note>(entityName: "Note")
+            request.predicate = NSPredicate(format: "NOT (self IN %@)", kept)
+            let others = try child.fetch(request).compactMap(\.title).sorted()
+            request.predicate = NSPredicate(format: "self == %@", kept[1])
+            return (kept.allSatisfy(\.objectID.isTemporaryID), others, try child.fetch(request).compactMap(\.title))
+        }
+        #expect(temporary)
+        #expect(others == ["n1", "n3"])
+        #expect(second == ["n2"])
     }
 }
 
@@ -184,6 +241,35 @@ extension RealSuiteShapesTests {
         let deadline = DispatchTime(uptimeNanoseconds: 5) + Double(Int64(2 * NSEC_PER_SEC)) / Double(NSEC_PER_SEC)
         #expect(deadline.uptimeNanoseconds == 2_000_000_005)
         #expect(NSEC_PER_MSEC * 1_000 == NSEC_PER_SEC && NSEC_PER_USEC * USEC_PER_SEC == NSEC_PER_SEC)
+    }
+}
+
+extension RealSuiteShapesTests {
+    /// `bundleIdentifier`, nil for SwiftPM's bundles on Linux, through the port: the
+    /// executable's name for the main bundle, a bundle folder's name for another.
+    @Test func aBundleWithoutAnIdentifierIsNamedAfterItself() throws {
+        let dir = TempDirectory("bundle-identifier")
+        let folder = dir.url.appendingPathComponent("Pkg_Module.resources")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        #expect(try #require(Bundle(url: folder)).portedBundleIdentifier == "Pkg_Module")
+        let main = try #require(Bundle.main.portedBundleIdentifier)
+        #expect(main == (Bundle.main.bundleIdentifier ?? Bundle.main.executableURL!.deletingPathExtension().lastPathComponent))
+    }
+
+    /// Skopelos' stack puts its store in `containerURL(forSecurityApplicationGroupIdentifier:)`,
+    /// the app group's folder: on Linux a folder of the user's per group, made if missing,
+    /// the same for every process of the user that names the group; nil for a name that is
+    /// no folder.
+    @Test func anAppGroupIsAFolderOfTheUsers() throws {
+        let group = "group.ctxdebug.tests.\(ProcessInfo.processInfo.processIdentifier)"
+        let url = try #require(FileManager.default.containerURL(forSecurityApplicationGroupIdentifier: group))
+        defer { try? FileManager.default.removeItem(at: url) }
+        var isDirectory: ObjCBool = false
+        #expect(FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue)
+        #expect(url.lastPathComponent == group && url.deletingLastPathComponent().lastPathComponent == "app-groups")
+        #expect(FileManager.default.containerURL(forSecurityApplicationGroupIdentifier: group) == url)
+        #expect(FileManager.default.containerURL(forSecurityApplicationGroupIdentifier: "../x") == nil)
+        #expect(FileManager.default.containerURL(forSecurityApplicationGroupIdentifier: "") == nil)
     }
 }
 

@@ -24,6 +24,57 @@ extension Bundle {
         return found
     }
 
+    /// `url(forResource: version, withExtension: "mom", subdirectory: "Model.momd")` on
+    /// Linux, which `ctxdebug port` writes for it (also for `"omo"`, the optimized model):
+    /// one version of a compiled model. Here the version's `.xcdatamodel` in the Xcode
+    /// model `Model.xcdatamodeld`, found as `url(forModelResource:withExtension:)` finds
+    /// the model; a subdirectory that is not a model is the resource lookup's.
+    public func url(forModelResource name: String?, withExtension ext: String?, subdirectory subpath: String?) -> URL? {
+        if let compiled = url(forResource: name, withExtension: ext, subdirectory: subpath) { return compiled }
+        guard let subpath, let model = modelPackage(named: subpath) else { return nil }
+        guard let name else { return ModelVersions.versionURLs(in: model).first }
+        let version = model.appendingPathComponent(name + ".xcdatamodel")
+        return FileManager.default.fileExists(atPath: version.path) ? version : nil
+    }
+
+    /// `urls(forResourcesWithExtension: "momd", subdirectory: nil)` on Linux, which
+    /// `ctxdebug port` writes for it: the compiled models (`"momd"`: here the Xcode models,
+    /// `.xcdatamodeld`, in this bundle and its resource bundles),
+    /// or the versions of one (`"mom"` or `"omo"` in the subdirectory `Model.momd` or
+    /// `Model.xcdatamodeld`: its `.xcdatamodel`s, in Xcode's order). Nil, as Foundation
+    /// gives, when there is none.
+    public func urls(forModelResourcesWithExtension ext: String?, subdirectory subpath: String?) -> [URL]? {
+        let compiled: [URL]? = urls(forResourcesWithExtension: ext, subdirectory: subpath)
+        if let compiled, !compiled.isEmpty { return compiled }
+        let found: [URL]
+        if let subpath, let model = modelPackage(named: subpath) {
+            found = ModelVersions.versionURLs(in: model)
+        } else if subpath == nil, ext == "momd" {
+            // This bundle's own (with its resource bundles), as Foundation lists a bundle's.
+            let own = [resourceURL, bundleURL].compactMap { $0 }
+            found = XcodeModelLocator.allModelURLs(in: own).filter { $0.pathExtension == "xcdatamodeld" }
+        } else {
+            found = []
+        }
+        return found.isEmpty ? nil : found
+    }
+
+    /// The Xcode model a compiled model's folder name (`Model.momd`, or `Model.xcdatamodeld`
+    /// as the plural lookup above names it) stands for.
+    private func modelPackage(named subpath: String) -> URL? {
+        let url = URL(fileURLWithPath: subpath)
+        guard ["momd", "xcdatamodeld"].contains(url.pathExtension) else { return nil }
+        let found = XcodeModelLocator.modelURL(named: url.deletingPathExtension().lastPathComponent, in: modelDirectories())
+        return found?.pathExtension == "xcdatamodeld" ? found : nil
+    }
+
+    private func modelDirectories() -> [URL] {
+        var directories: [URL] = []
+        if let resources = resourceURL { directories.append(resources) }
+        directories.append(bundleURL)
+        return directories + XcodeModelLocator.searchDirectories()
+    }
+
     /// `path(forResource: name, ofType: "momd")` on Linux: `url(forModelResource:withExtension:)`'s path.
     public func path(forModelResource name: String?, ofType ext: String?) -> String? {
         url(forModelResource: name, withExtension: ext)?.path
@@ -46,14 +97,43 @@ extension Bundle {
     /// bundle the class is in, which holds its resources (a test's stores and models); on
     /// Linux SwiftPM puts a module's resources in `<Package>_<Module>.resources` beside the
     /// executable, and Foundation's `Bundle(for:)` gives the main bundle. That resource
-    /// bundle when the module has one; else Foundation's answer.
+    /// bundle when the module has one; else, as a test bundle or framework without
+    /// resources is on Apple platforms, a bundle that holds none (an empty folder of this
+    /// process's, named after the module), so a search of it (JSQCoreDataKit looks for
+    /// models in `Bundle(for: Self.self)` and expects none) finds nothing; Foundation's
+    /// answer when that folder cannot be made.
     public convenience init(portedFor aClass: AnyClass) {
         let module = String(reflecting: aClass).split(separator: ".", maxSplits: 1).first.map(String.init) ?? ""
         if let url = XcodeModelLocator.resourceBundleURL(ofModule: module, in: XcodeModelLocator.searchDirectories()) {
             self.init(url: url)!
+        } else if let empty = Self.emptyBundleURL(module: module) {
+            self.init(url: empty)!
         } else {
             self.init(for: aClass)
         }
+    }
+
+    private static func emptyBundleURL(module: String) -> URL? {
+        guard !module.isEmpty else { return nil }
+        let url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("ctxdebug-bundles-\(ProcessInfo.processInfo.processIdentifier)", isDirectory: true)
+            .appendingPathComponent(module + ".bundle", isDirectory: true)
+        do { try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) } catch { return nil }
+        return url
+    }
+
+    /// `bundleIdentifier` on Linux, which `ctxdebug port` writes for it: Foundation's when
+    /// the bundle has one (its Info.plist's `CFBundleIdentifier`); else, as every app,
+    /// framework and test bundle on Apple platforms has one and stacks name their store
+    /// after it (AERecord's `Bundle.main.bundleIdentifier ?? Bundle(for: Stack.self).bundleIdentifier!`),
+    /// a name of the bundle's own: the executable's for the main bundle, the folder's
+    /// (without its extension) for another. SwiftPM's bundles on Linux have no Info.plist.
+    public var portedBundleIdentifier: String? {
+        if let identifier = bundleIdentifier { return identifier }
+        if bundleURL.standardizedFileURL == Bundle.main.bundleURL.standardizedFileURL {
+            return Bundle.main.executableURL?.deletingPathExtension().lastPathComponent ?? ProcessInfo.processInfo.processName
+        }
+        return bundleURL.deletingPathExtension().lastPathComponent
     }
 
     /// `Bundle.main.url(forResource:withExtension:)` of a resource that is not a model

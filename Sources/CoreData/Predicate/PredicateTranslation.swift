@@ -402,15 +402,30 @@ private struct Translator {
             if let i = v as? ManagedObjectID { return i }
             throw fail("'\(path)' is an object, but it is compared with \(type(of: v)) \(v). Compare it with a managed object or its objectID.")
         }
+        // An object of a child context keeps the temporary ID it was inserted with after
+        // its parent saved it (as in Core Data), while the store's row has its permanent
+        // one: such an object is matched by both names.
+        func objectIDs(of v: Any?) throws(ManagedContextError) -> [ManagedObjectID] {
+            guard let first = try id(v) else { return [] }
+            let object = PredicateBinding.unwrap(v) as? ManagedObject
+            guard first.isTemporaryID, let other = object?.managedObjectContext?.persistentStoreCoordinator?.alias(of: first) else { return [first] }
+            return [first, other]
+        }
         switch (op, rhs) {
         case (.equal, .constant(let v)), (.notEqual, .constant(let v)):
-            let object = try id(v)
+            let all = try objectIDs(of: v)
+            // (Not for `relationship != object`: NOT IN leaves out a nil relationship, which != keeps.)
+            if all.count > 1 && (op == .equal || names.isEmpty) {
+                let matched = StorePredicate.compare(.keyPath(names), .in, .objects(all.filter(fits)), [])
+                return op == .equal ? matched : .not(matched)
+            }
+            let object = all.first
             guard fits(object) else { return .constant(op != .equal) }
             if names.count == 1 { return .typed(.relationship(names[0], is: object, equal: op == .equal)) }
             return .compare(.keyPath(names), storeOp, .object(object), [])
         case (.in, .list(let items)):
             var ids: [ManagedObjectID] = []
-            for item in items { if let i = try id(item), fits(i) { ids.append(i) } }
+            for item in items { for i in try objectIDs(of: item) where fits(i) { ids.append(i) } }
             return .compare(.keyPath(names), .in, .objects(ids), [])
         case (.equal, .path(let other)), (.notEqual, .path(let other)):
             return .compare(.keyPath(names), storeOp, .keyPath(other), [])
