@@ -5,7 +5,10 @@ public import Foundation
 extension ManagedObjectContext {
     /// The notifications a context posts, on its own queue.
     public static let didChangeObjectsNotification = Notification.Name("ManagedObjectContextObjectsDidChange")
+    /// Before a save writes anything (Core Data's `NSManagedObjectContextWillSave`).
     public static let willSaveObjectsNotification = Notification.Name("ManagedObjectContextWillSave")
+    /// After a save, with the saved objects in its user info (Core Data's
+    /// `NSManagedObjectContextDidSave`): what `mergeChanges(fromContextDidSave:)` takes.
     public static let didSaveObjectsNotification = Notification.Name("ManagedObjectContextDidSave")
     /// Core Data's `NSManagedObjectContextDidSaveObjectIDs`: after each did-save, the
     /// same save as objectID sets only (`insertedObjectIDs`, `updatedObjectIDs`,
