@@ -25,10 +25,18 @@ extension ManagedObjectContext {
     /// The raw values are Core Data's (`NSInsertedObjectsKey` is "inserted",
     /// `NSInsertedObjectIDsKey` "inserted_objectIDs").
     public enum NotificationKey: String, Sendable {
+        /// The objects inserted, updated or deleted (`NSInsertedObjectsKey`,
+        /// `NSUpdatedObjectsKey`, `NSDeletedObjectsKey`).
         case insertedObjects = "inserted", updatedObjects = "updated", deletedObjects = "deleted"
+        /// The objects refreshed or invalidated; `invalidatedAllObjects`: every object
+        /// `reset()` forgot, as IDs.
         case refreshedObjects = "refreshed", invalidatedObjects = "invalidated", invalidatedAllObjects = "invalidatedAll"
+        /// The IDs of the objects inserted, updated or deleted (the did-save-object-IDs
+        /// notification's keys).
         case insertedObjectIDs = "inserted_objectIDs", updatedObjectIDs = "updated_objectIDs", deletedObjectIDs = "deleted_objectIDs"
+        /// The IDs of the objects refreshed or invalidated.
         case refreshedObjectIDs = "refreshed_objectIDs", invalidatedObjectIDs = "invalidated_objectIDs"
+        /// The context's query generation (`NSManagedObjectContextQueryGenerationKey`).
         case queryGeneration = "managedObjectContextQueryGeneration"
     }
 

@@ -73,6 +73,8 @@ public import Foundation
 
 /// The attribute types of the model, as in Core Data.
 public enum AttributeType: String, Sendable, CaseIterable {
+    /// `String`, `Int16`, `Int32`, `Int64`, `Double`, `Bool`, `Date` and `Data` values,
+    /// Core Data's string, integer, double, boolean, date and binary-data attributes.
     case string, integer16, integer32, integer64, double, boolean, date, binaryData
 
     /// The declared column type Core Data writes for this attribute type.
