@@ -99,7 +99,9 @@ public struct _AttributeStorage {
 /// A Swift type that can be the value of an attribute: `String`, `Int16`, `Int32`,
 /// `Int64`, `Double`, `Bool`, `Date`, `Data`, and optionals of them.
 public protocol AttributeValue {
+    /// The model's attribute type for values of this type.
     static var attributeType: AttributeType { get }
+    /// True for an optional: the attribute may have no value.
     static var isOptional: Bool { get }
     /// Not API. Decodes a stored value (taken, so that a getter neither copies nor
     /// destroys it twice). A NULL or a value of another kind gives the
@@ -110,6 +112,7 @@ public protocol AttributeValue {
 }
 
 extension AttributeValue {
+    /// False: a value of a non-optional type is always there.
     public static var isOptional: Bool { false }
 
     /// Decodes a stored value (see `_fromStorage`).
