@@ -80,6 +80,7 @@ package final class AccessOperationNames: Sendable {
 /// checker gives the numbers no meaning beyond equality; its client does (for
 /// ManagedContext: the context, the entity, the property, the object).
 public struct AccessEvent: Sendable, Hashable {
+    /// What the access did (a read, a write, a fetch...), as the client registered it.
     public var operation: AccessOperation
     /// The queue that owns what was touched.
     public var owner: QueueIdentity
@@ -93,6 +94,8 @@ public struct AccessEvent: Sendable, Hashable {
     /// Which instance was touched (a key or serial number), 0 for none.
     public var instance: Int64
 
+    /// An access of `operation` to something `owner` owns; the other numbers default
+    /// to none.
     @inlinable
     public init(
         operation: AccessOperation, owner: QueueIdentity, context: UInt32 = 0,
@@ -110,9 +113,14 @@ public struct AccessEvent: Sendable, Hashable {
 /// Something confined to a queue that can say, in words, what an access to it was.
 /// Contexts and managed objects conform; so does `QueueConfined`.
 public protocol AccessDescribing: AnyObject {
+    /// What `event`, an access to this, was, in words: called only for a violation,
+    /// so it may be slow.
     func describe(_ event: AccessEvent) -> AccessDescription
 }
 
+/// The concurrency checker: `check(_:owner:_:)` at every access, configured by
+/// the environment (`CTXDEBUG_CONCURRENCY`, `CTXDEBUG_ON_VIOLATION`...) or by
+/// `configure(_:)`, and what it recorded (`recordedViolations`).
 public enum ConcurrencyDebug {
     /// Checks one access against the queue that owns it.
     ///

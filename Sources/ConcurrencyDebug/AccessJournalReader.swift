@@ -8,6 +8,7 @@ public import ViolationModel
 public struct AccessJournalEvent: Sendable, Hashable {
     /// Nanoseconds since the writing process opened the journal (monotonic clock).
     public var time: UInt64
+    /// The process that made the access (its session's).
     public var pid: UInt32
     /// The kernel thread id of the thread that made the access.
     public var thread: UInt32
@@ -18,9 +19,11 @@ public struct AccessJournalEvent: Sendable, Hashable {
     public var owner: QueueIdentity
     /// The numbers of the access, as `AccessEvent` has them.
     public var context: UInt32
+    /// The kind of thing touched (an entity's number, for the runtime).
     public var subject: UInt16
-    /// `UInt16.max` for none.
+    /// The member touched (an attribute's number); `UInt16.max` for none.
     public var member: UInt16
+    /// Which one of its kind was touched (an object's row), as the runtime numbers it.
     public var instance: Int64
     /// Its name: `AccessJournalReader.name(of:)`.
     public var operation: AccessOperation
@@ -30,7 +33,9 @@ public struct AccessJournalEvent: Sendable, Hashable {
 
 /// A session: one process that opened the journal.
 public struct AccessJournalSession: Sendable, Hashable {
+    /// Where its session header starts in the file, in bytes.
     public var offset: Int
+    /// The process that opened the journal.
     public var pid: UInt32
     /// When the process opened the journal, in nanoseconds since 1970 (UTC).
     public var startWallNanos: UInt64
@@ -38,12 +43,18 @@ public struct AccessJournalSession: Sendable, Hashable {
 
 /// A complete block, checksum verified.
 public struct AccessJournalBlock: Sendable, Hashable {
+    /// Where the block starts in the file, in bytes.
     public var offset: Int
     /// The bytes of the block on disk, header included.
     public var size: Int
+    /// The process that wrote it.
     public var pid: UInt32
+    /// The kernel thread id of the thread whose buffer it was: a block holds one
+    /// thread's events.
     public var thread: UInt32
+    /// How many accesses it holds.
     public var eventCount: Int
+    /// How many of them were violations (`allowed` false).
     public var violationCount: Int
     /// The first event's time, ns since the session start.
     public var baseTime: UInt64
@@ -56,11 +67,14 @@ public struct AccessJournalBlock: Sendable, Hashable {
     var nanosecondsPerTick: Double {
         tickSpan == 0 ? 0 : Double(endTime &- baseTime) / Double(tickSpan)
     }
+    /// The thread's name when the block was written (`Thread.current.name`, or the
+    /// pthread name), if it had one.
     public var threadName: String?
 }
 
 /// Something wrong in a journal that the reader stepped over.
 public struct AccessJournalProblem: Sendable, Hashable, CustomStringConvertible {
+    /// What was wrong; the raw value is the word reports use (`corrupt-block`).
     public enum Kind: String, Sendable {
         /// A block whose checksum or structure is wrong: its events are dropped.
         case corruptBlock = "corrupt-block"
@@ -70,9 +84,13 @@ public struct AccessJournalProblem: Sendable, Hashable, CustomStringConvertible 
         case cutTail = "cut-tail"
     }
 
+    /// What was wrong.
     public var kind: Kind
+    /// Where the bytes stepped over start in the file.
     public var offset: Int
+    /// How many bytes were stepped over.
     public var length: Int
+    /// What the reader found there (a checksum mismatch, a length past the end...).
     public var detail: String
 
     public var description: String {
@@ -89,10 +107,15 @@ public struct AccessJournalProblem: Sendable, Hashable, CustomStringConvertible 
 /// checksum is dropped whole and listed in `problems`, and an unfinished block at the
 /// end is reported as a cut tail.
 public struct AccessJournalReader: Sendable {
+    /// The journal file read.
     public let path: String
+    /// Its contents, as read once when the reader was made.
     public let bytes: [UInt8]
+    /// The processes that wrote to the journal, in file order.
     public private(set) var sessions: [AccessJournalSession] = []
+    /// Every complete block whose checksum holds, in file order.
     public private(set) var blocks: [AccessJournalBlock] = []
+    /// What the reader stepped over: corrupt blocks, garbage, a cut tail.
     public private(set) var problems: [AccessJournalProblem] = []
     /// Queue labels recorded with the events.
     public private(set) var queueLabels: [QueueIdentity: String] = [:]
@@ -464,6 +487,8 @@ public struct AccessJournalReader: Sendable {
     /// The cut tail, if the writer stopped in the middle of a block.
     public var cutTail: AccessJournalProblem? { problems.first { $0.kind == .cutTail } }
 
+    /// The journal in numbers: events, violations, threads, sessions, operations by
+    /// name, and the bytes stepped over (what `ctxdebug journal` prints first).
     public var stats: AccessJournalStats {
         let events = blocks.reduce(0) { $0 + $1.eventCount }
         var threads = Set<UInt64>()

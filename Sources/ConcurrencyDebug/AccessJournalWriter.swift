@@ -7,6 +7,7 @@ import Glibc
 
 /// What went wrong opening or reading a journal.
 public struct AccessJournalError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What kind of failure; the raw value is the word reports use.
     public enum Code: String, Sendable {
         /// The file could not be opened, read or written.
         case cannotAccess = "cannot-access"
@@ -16,8 +17,11 @@ public struct AccessJournalError: Error, Sendable, Equatable, CustomStringConver
         case unsupportedVersion = "unsupported-version"
     }
 
+    /// What kind of failure.
     public var code: Code
+    /// The journal file.
     public var path: String
+    /// What went wrong, in words (the system's error for `cannotAccess`).
     public var message: String
 
     public var description: String { "\(path): \(message)" }
@@ -34,6 +38,7 @@ public struct AccessJournalError: Error, Sendable, Equatable, CustomStringConver
 /// still in the buffers: at most one block's worth per thread (`blockCapacity` bytes,
 /// ~2,000-5,000 events) and the accesses staged but not yet encoded (at most 31).
 public final class AccessJournalWriter: Sendable {
+    /// The journal file, appended to.
     public let path: String
     /// The payload bytes of a block; a buffer is written out when it fills.
     public let blockCapacity: Int

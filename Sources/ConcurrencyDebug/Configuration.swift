@@ -25,6 +25,7 @@ extension ConcurrencyDebug {
 
         /// How much the checker does (`CTXDEBUG_CONCURRENCY`).
         public var level: Level
+        /// What happens at a violation: trap, report or log (`CTXDEBUG_ON_VIOLATION`).
         public var onViolation: OnViolation
         /// Where report mode writes its JSON at exit (`CTXDEBUG_REPORT`).
         public var reportPath: String?
@@ -43,12 +44,19 @@ extension ConcurrencyDebug {
         public static let defaultExitCode: Int32 = 66
 
         /// The variables the checker reads (their table: `ConcurrencyDebug.Variable`).
+        /// `CTXDEBUG_CONCURRENCY`: the level, 0 to 3.
         public static let levelVariable = Variable.concurrency.name
+        /// `CTXDEBUG_ON_VIOLATION`: `trap`, `report` or `log`.
         public static let onViolationVariable = Variable.onViolation.name
+        /// `CTXDEBUG_REPORT`: the JSON report's file in report mode.
         public static let reportVariable = Variable.report.name
+        /// `CTXDEBUG_EXITCODE`: report mode's exit status after a violation.
         public static let exitCodeVariable = Variable.exitCode.name
+        /// `CTXDEBUG_SUPPRESSIONS`: the suppressions file.
         public static let suppressionsVariable = Variable.suppressions.name
+        /// `CTXDEBUG_JOURNAL`: the access journal's file.
         public static let accessJournalVariable = Variable.journal.name
+        /// `CTXDEBUG_REPORT_DIR`: a directory for one report file per process.
         public static let reportDirectoryVariable = Variable.reportDirectory.name
         /// Core Data's launch argument, honoured as an alternative to the level variable.
         public static let launchArgument = "-com.apple.CoreData.ConcurrencyDebug"
@@ -56,6 +64,8 @@ extension ConcurrencyDebug {
         /// test scripts (`env com.apple.CoreData.ConcurrencyDebug=1 swift test`).
         public static let appleEnvironmentVariable = "com.apple.CoreData.ConcurrencyDebug"
 
+        /// A configuration with each setting given, and by default the checker off; what
+        /// `ConcurrencyDebug.configure(_:)` takes instead of the environment's variables.
         public init(
             level: Level = .off, onViolation: OnViolation = .trap, reportPath: String? = nil,
             exitCode: Int32 = Configuration.defaultExitCode, suppressionsPath: String? = nil,

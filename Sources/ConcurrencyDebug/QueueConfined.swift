@@ -33,6 +33,8 @@ public final class QueueConfined<Value>: AccessDescribing, @unchecked Sendable {
     private let serial: Int64
     private var storage: Value
 
+    /// Confines `value` to the queue `owner` (`.main`, or a queue's identity), under
+    /// `name` in reports.
     public init(_ value: Value, owner: QueueIdentity, name: String? = nil) {
         let serial = Int64(nextSerial.add(1, ordering: .relaxed).newValue)
         self.owner = owner
@@ -77,6 +79,8 @@ public final class QueueConfined<Value>: AccessDescribing, @unchecked Sendable {
         AccessEvent(operation: operation, owner: owner, instance: serial)
     }
 
+    /// A report's words for an access to the value: its name, its queue, and how to
+    /// reach the value from the right one.
     public func describe(_ event: AccessEvent) -> AccessDescription {
         let fixHint: String
         if owner == .main {

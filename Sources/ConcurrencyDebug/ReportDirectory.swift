@@ -11,8 +11,9 @@ import Glibc
 /// (`swift test` runs the test bundle in processes of its own, and exit tests start
 /// more).
 public enum ReportDirectory {
-    /// The prefix and suffix of the report files in a directory.
+    /// The prefix of the report files in a directory.
     public static let filePrefix = "ctxdebug-report-"
+    /// The suffix of the report files in a directory.
     public static let fileSuffix = ".json"
 
     /// Writes `file` into `directory` under a name no other process uses

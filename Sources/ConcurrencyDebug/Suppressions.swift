@@ -20,12 +20,19 @@ import Darwin
 ///
 /// For example `fun:ThirdPartySDK.*`, `src:*/Vendor/*`, `obj:*/libLegacy.so`.
 public struct Suppressions: Sendable, Equatable {
+    /// What of a frame a pattern matches: its prefix in the file (`fun:`, `src:`,
+    /// `obj:`), or `any` for a pattern without one.
     public enum Field: String, Sendable, Equatable {
+        /// `fun:`: the demangled function name; `src:`: the source file's path;
+        /// `obj:`: the binary's or library's path; no prefix: the function or the file.
         case function = "fun", source = "src", object = "obj", any
     }
 
+    /// One line of the file: a glob and what of a frame it is matched against.
     public struct Rule: Sendable, Equatable, CustomStringConvertible {
+        /// What of a frame the pattern is matched against.
         public var field: Field
+        /// The glob, without its prefix.
         public var pattern: String
         /// The line of the file it came from.
         public var line: Int
@@ -34,6 +41,8 @@ public struct Suppressions: Sendable, Equatable {
             field == .any ? pattern : field.rawValue + ":" + pattern
         }
 
+        /// Whether the frame's field (its function, source file or binary; the function
+        /// or the file for `any`) matches the glob; a frame without that field does not.
         public func matches(_ frame: StackFrame) -> Bool {
             switch field {
             case .function: return frame.function.map(glob) ?? false
@@ -48,10 +57,13 @@ public struct Suppressions: Sendable, Equatable {
         }
     }
 
+    /// The patterns, in the file's order.
     public var rules: [Rule]
 
+    /// Suppressions with these rules (none by default: every violation is reported).
     public init(rules: [Rule] = []) { self.rules = rules }
 
+    /// True when there is no rule: nothing is suppressed.
     public var isEmpty: Bool { rules.isEmpty }
 
     /// Parses the text of a suppressions file. Lines it cannot read become warnings

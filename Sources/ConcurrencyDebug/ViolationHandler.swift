@@ -31,6 +31,7 @@ extension ViolationHandler {
 /// `ctxdebug_violation_trap`, the function to break on in a debugger. If a debugger
 /// resumes the process, it goes on.
 public struct TrapViolationHandler: ViolationHandler {
+    /// The trap handler (also `.trap`).
     public init() {}
 
     public func handle(_ violation: Violation) {
@@ -53,12 +54,16 @@ public struct TrapViolationHandler: ViolationHandler {
 /// early and exits with the status it was exiting with. That is what `ctxdebug check`
 /// sets, so that a command's own failures stay visible.
 public struct ReportViolationHandler: ViolationHandler {
+    /// Where the JSON report is written at exit; nil for none (the summary is printed).
     public var reportPath: String?
+    /// The status the process ends with after a violation; 0 leaves it alone.
     public var exitCode: Int32
     /// A directory that also receives this process's report at exit (the checker writes
     /// it, as it does for `CTXDEBUG_REPORT_DIR` whatever the handler).
     public var reportDirectory: String?
 
+    /// A report handler writing to `reportPath` (and `reportDirectory`) and exiting
+    /// with `exitCode` (66 by default) at exit after a violation.
     public init(
         reportPath: String? = nil, exitCode: Int32 = ConcurrencyDebug.Configuration.defaultExitCode,
         reportDirectory: String? = nil
@@ -104,6 +109,7 @@ public struct ReportViolationHandler: ViolationHandler {
 
 /// Prints each distinct violation (by stack) once, and goes on.
 public struct LogViolationHandler: ViolationHandler {
+    /// The log handler (also `.log`).
     public init() {}
 
     public func handle(_ violation: Violation) {
@@ -113,10 +119,13 @@ public struct LogViolationHandler: ViolationHandler {
 }
 
 extension ViolationHandler where Self == TrapViolationHandler {
+    /// Stop at the first violation with SIGTRAP (`TrapViolationHandler`).
     public static var trap: TrapViolationHandler { TrapViolationHandler() }
 }
 
 extension ViolationHandler where Self == ReportViolationHandler {
+    /// Record and go on; at exit, the summary, the JSON report at `path` and the exit
+    /// status `exitCode` (`ReportViolationHandler`).
     public static func report(to path: String? = nil, exitCode: Int32 = ConcurrencyDebug.Configuration.defaultExitCode)
         -> ReportViolationHandler
     {
@@ -125,6 +134,7 @@ extension ViolationHandler where Self == ReportViolationHandler {
 }
 
 extension ViolationHandler where Self == LogViolationHandler {
+    /// Print each distinct violation once and go on (`LogViolationHandler`).
     public static var log: LogViolationHandler { LogViolationHandler() }
 }
 

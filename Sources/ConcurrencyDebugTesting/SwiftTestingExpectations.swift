@@ -80,9 +80,14 @@ public func expectConcurrencyViolation<Result>(
 ///
 /// Violations an `expectConcurrencyViolation` inside the test claims are not counted.
 public struct ConcurrencyCheckedTrait: TestTrait, SuiteTrait, TestScoping {
+    /// The checker's level inside the test, 1 to 3 (`CTXDEBUG_CONCURRENCY`'s values).
     public var level: Int
+    /// Which violations are the test's: those of its task (the default) or of the
+    /// whole process while it runs.
     public var attribution: ViolationAttribution
 
+    /// The trait with checking at `level` and violations attributed by `attribution`
+    /// (`.concurrencyChecked(level:attribution:)`).
     public init(level: Int = 1, attribution: ViolationAttribution = .task) {
         self.level = level
         self.attribution = attribution

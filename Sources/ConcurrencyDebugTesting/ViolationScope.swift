@@ -29,6 +29,7 @@ public struct ScopedViolations: Sendable {
 
     /// All occurrences.
     public var totalCount: Int { distinct.reduce(0) { $0 + $1.count } }
+    /// True when the scope made no violation.
     public var isEmpty: Bool { distinct.isEmpty }
 
     init(_ all: [Violation]) {

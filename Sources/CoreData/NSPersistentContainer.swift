@@ -143,16 +143,27 @@ enum InMemoryStores {
 /// Core Data's `NSPersistentContainer`: a model, a coordinator, its store, and the
 /// view context, set up together. Subclass it as in Core Data.
 ///
+/// Built on the runtime's `PersistentContainer`, the one container implementation: the
+/// coordinator, the view context and the background contexts are its, so they are made
+/// and named in reports as under `import ManagedContext`. What is Core Data's own is kept
+/// here: the `NSManagedObjectModel`, the store descriptions and their loading.
+///
 /// `@unchecked Sendable`: set up on one thread (init, descriptions, load) before use,
 /// as Core Data's container is; its contexts check their own queues.
 open class NSPersistentContainer: NSObject, @unchecked Sendable {
-    open private(set) var name: String
+    /// The runtime's container under this one. Its `storeURL` is the first default
+    /// description's and is not used: the stores are `persistentStoreDescriptions`'.
+    private let container: PersistentContainer
+    /// The container's name: the model's (`init(name:)`) and the default store file's.
+    open var name: String { container.name }
     open private(set) var managedObjectModel: NSManagedObjectModel
-    open private(set) var persistentStoreCoordinator: NSPersistentStoreCoordinator
+    /// The coordinator every context of the container saves through.
+    open var persistentStoreCoordinator: NSPersistentStoreCoordinator { container.persistentStoreCoordinator }
+    /// The stores `loadPersistentStores(completionHandler:)` opens: by default one,
+    /// `defaultDirectoryURL()/<name>.sqlite`. Set before loading.
     open var persistentStoreDescriptions: [NSPersistentStoreDescription]
     /// Why the model could not be used (reported by `loadPersistentStores`).
     private let modelError: ModelCompileError?
-    private var loadedViewContext: NSManagedObjectContext?
 
     /// Core Data's `init(name:)`: the model named `name` (`name.xcdatamodeld`) from the
     /// program's resources, as Core Data finds `name.momd` in the app bundle.
@@ -166,8 +177,10 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
         self.init(name: name, managedObjectModel: model)
     }
 
+    /// Core Data's `init(name:managedObjectModel:)`: a container for `model`, whose store
+    /// is `defaultDirectoryURL()/<name>.sqlite` until `persistentStoreDescriptions` says
+    /// otherwise. A model the runtime cannot use is reported by `loadPersistentStores`.
     public init(name: String, managedObjectModel model: NSManagedObjectModel) {
-        self.name = name
         self.managedObjectModel = model
         var compileError: ModelCompileError?
         do {
@@ -176,15 +189,13 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
             compileError = error
         }
         self.modelError = compileError
-        if compileError == nil {
-            self.persistentStoreCoordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        } else {
-            self.persistentStoreCoordinator = NSPersistentStoreCoordinator(managedObjectModel: ManagedObjectModel(declarations: []))
-        }
-        let description = NSPersistentStoreDescription(url: Self.defaultDirectoryURL().appendingPathComponent("\(name).sqlite"))
-        self.persistentStoreDescriptions = [description]
+        let coordinator = compileError == nil
+            ? NSPersistentStoreCoordinator(managedObjectModel: model)
+            : NSPersistentStoreCoordinator(managedObjectModel: ManagedObjectModel(declarations: []))
+        let storeURL = Self.defaultDirectoryURL().appendingPathComponent("\(name).sqlite")
+        self.container = PersistentContainer(name: name, persistentStoreCoordinator: coordinator, storeURL: storeURL)
+        self.persistentStoreDescriptions = [NSPersistentStoreDescription(url: storeURL)]
     }
-
 
     /// Where stores go by default: `$XDG_DATA_HOME/ctxdebug` or `~/.local/share/ctxdebug`
     /// (Core Data's is the app's Application Support folder).
@@ -198,18 +209,12 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
         return url
     }
 
-    /// The main-queue context, made on first use, on the coordinator.
-    open var viewContext: NSManagedObjectContext {
-        if let loadedViewContext { return loadedViewContext }
-        let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
-        context.name = "viewContext"
-        context.persistentStoreCoordinator = persistentStoreCoordinator
-        loadedViewContext = context
-        return context
-    }
+    /// The main-queue context, on the coordinator (named `viewContext` in reports).
+    open var viewContext: NSManagedObjectContext { container.viewContext }
 
     /// Loads each described store, calling `block` once for each with nil or the error,
-    /// before returning.
+    /// before returning (later, on a background queue, for a description that says
+    /// `shouldAddStoreAsynchronously`).
     open func loadPersistentStores(completionHandler block: @escaping (NSPersistentStoreDescription, (any Error)?) -> Void) {
         for description in persistentStoreDescriptions {
             guard description.shouldAddStoreAsynchronously else {
@@ -226,31 +231,27 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
             if let modelError {
                 throw ManagedContextError(.storeOpenFailed, "The model \(name) cannot be used: \(modelError)")
             }
-            try load(description)
+            try persistentStoreCoordinator.addPersistentStore(with: description)
             block(description, nil)
         } catch {
             block(description, error)
         }
     }
 
-    private func load(_ description: NSPersistentStoreDescription) throws {
-        try persistentStoreCoordinator.addPersistentStore(with: description)
-    }
-
     /// A new private-queue context on the coordinator (`background #2` in reports, as the
     /// runtime's container names it).
     open func newBackgroundContext() -> NSManagedObjectContext {
-        persistentStoreCoordinator.newBackgroundContext()
+        container.newBackgroundContext()
     }
 
     /// Runs `block` on a new private-queue context, on its queue.
     open func performBackgroundTask(_ block: @escaping @Sendable (NSManagedObjectContext) -> Void) {
-        persistentStoreCoordinator.performBackgroundTask(block)
+        container.performBackgroundTask(block)
     }
 
     /// The same, awaiting the block's value.
     public func performBackgroundTask<T: Sendable, E: Error>(_ block: @escaping @Sendable (NSManagedObjectContext) throws(E) -> T) async throws(E) -> T {
-        try await persistentStoreCoordinator.performBackgroundTask(block)
+        try await container.performBackgroundTask(block)
     }
 }
 

@@ -5,22 +5,39 @@
 /// are the operation bytes of the journal (docs/journal-format.md), and a journal
 /// written before the names were stored in it is read with them.
 extension AccessOperation {
+    /// A fault fired: an object's values read from the store on first access.
     @inlinable public static var fireFault: AccessOperation { AccessOperation(rawValue: 3) }
+    /// `fetch(_:)`.
     @inlinable public static var fetch: AccessOperation { AccessOperation(rawValue: 4) }
+    /// `count(for:)`.
     @inlinable public static var count: AccessOperation { AccessOperation(rawValue: 5) }
+    /// `insert(_:)`.
     @inlinable public static var insert: AccessOperation { AccessOperation(rawValue: 6) }
+    /// `delete(_:)`.
     @inlinable public static var delete: AccessOperation { AccessOperation(rawValue: 7) }
+    /// `save()`.
     @inlinable public static var save: AccessOperation { AccessOperation(rawValue: 8) }
+    /// `rollback()`.
     @inlinable public static var rollback: AccessOperation { AccessOperation(rawValue: 9) }
+    /// `reset()`.
     @inlinable public static var reset: AccessOperation { AccessOperation(rawValue: 10) }
+    /// `refresh(_:mergeChanges:)` and `refreshAllObjects()`.
     @inlinable public static var refresh: AccessOperation { AccessOperation(rawValue: 11) }
+    /// `object(with:)`.
     @inlinable public static var objectWithID: AccessOperation { AccessOperation(rawValue: 12) }
+    /// `existingObject(with:)`.
     @inlinable public static var existingObject: AccessOperation { AccessOperation(rawValue: 13) }
+    /// `registeredObject(for:)` and `registeredObjects`.
     @inlinable public static var registeredObject: AccessOperation { AccessOperation(rawValue: 14) }
+    /// `obtainPermanentIDs(for:)`.
     @inlinable public static var obtainPermanentIDs: AccessOperation { AccessOperation(rawValue: 15) }
+    /// `hasChanges`.
     @inlinable public static var hasChanges: AccessOperation { AccessOperation(rawValue: 16) }
+    /// `insertedObjects`, `updatedObjects` and `deletedObjects`.
     @inlinable public static var changedObjects: AccessOperation { AccessOperation(rawValue: 17) }
+    /// `mergeChanges(fromContextDidSave:)`.
     @inlinable public static var merge: AccessOperation { AccessOperation(rawValue: 18) }
+    /// A `perform` or `performAndWait` block found running off its context's queue (level 2).
     @inlinable public static var perform: AccessOperation { AccessOperation(rawValue: 19) }
 
     /// Context methods, as opposed to attribute and relationship accesses.

@@ -44,6 +44,7 @@ extension ViolationKind {
 /// Thresholds: `CTXDEBUG_MAIN_QUEUE_WAIT_MS` (default 100), `CTXDEBUG_MISSING_MERGE_GRACE_MS` (default 250),
 /// `CTXDEBUG_MAIN_QUEUE_IO_ROWS` (default 1000), `CTXDEBUG_MAIN_QUEUE_IO_MS` (default 16).
 public enum Diagnostics {
+    /// Every kind of diagnostic the runtime makes, in the order reports list them.
     public static let allKinds: [ViolationKind] = [
         .temporaryID, .crossContextRelationship, .staleObject, .unsavedAncestor, .abandonedInsert,
         .missingMerge, .lostUpdate, .mainQueueWait, .mainQueueIO, .remoteChangeUnmerged,
@@ -66,10 +67,19 @@ public enum Diagnostics {
     /// On by default: what these flag is a bug in every program.
     public static let defaultKinds: Set<ViolationKind> = Set(allKinds).subtracting(optInKinds)
 
+    /// Which diagnostics run and their thresholds: what `CTXDEBUG_DIAGNOSTICS` and the
+    /// `CTXDEBUG_*_MS` and `_ROWS` variables set.
     public struct Settings: Sendable, Equatable {
+        /// The kinds that are on (`defaultKinds` unless `CTXDEBUG_DIAGNOSTICS` says otherwise).
         public var enabled: Set<ViolationKind>
+        /// How long the main queue may wait for another queue before `main-queue-wait`
+        /// reports it (`CTXDEBUG_MAIN_QUEUE_WAIT_MS`).
         public var mainQueueWaitMilliseconds: Double
+        /// How many rows one store operation of a main-queue context (a fetch, a save,
+        /// a fault) may touch before `main-queue-io` reports it (`CTXDEBUG_MAIN_QUEUE_IO_ROWS`).
         public var mainQueueIORows: Int
+        /// How long one such operation may take before `main-queue-io` reports it
+        /// (`CTXDEBUG_MAIN_QUEUE_IO_MS`).
         public var mainQueueIOMilliseconds: Double
         /// How old a save must be before a context that hasn't merged it is stale
         /// (a merge may be on its way until then).
@@ -77,9 +87,12 @@ public enum Diagnostics {
 
         /// The thresholds' defaults: those of the configuration's table (`CTXDEBUG_*_MS`, `_ROWS`).
         public static let defaultMainQueueWaitMilliseconds = Variable.mainQueueWait.defaultNumber
+        /// `CTXDEBUG_MAIN_QUEUE_IO_ROWS`'s default.
         public static let defaultMainQueueIORows = Int(Variable.mainQueueIORows.defaultNumber)
+        /// `CTXDEBUG_MAIN_QUEUE_IO_MS`'s default.
         public static let defaultMainQueueIOMilliseconds = Variable.mainQueueIOTime.defaultNumber
 
+        /// Settings with the default kinds and thresholds unless given.
         public init(
             enabled: Set<ViolationKind> = Diagnostics.defaultKinds,
             mainQueueWaitMilliseconds: Double = Settings.defaultMainQueueWaitMilliseconds,

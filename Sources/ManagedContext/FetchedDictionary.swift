@@ -130,6 +130,7 @@ public struct FetchedDictionary: Sendable, Sequence {
     public var keys: [String] { keyTable.names.indices.filter { !values[$0].isNull }.map { keyTable.names[$0] } }
     /// How many keys have a value (nil values have no key).
     public var count: Int { values.reduce(0) { $0 + ($1.isNull ? 0 : 1) } }
+    /// True when every fetched property is nil.
     public var isEmpty: Bool { count == 0 }
 
     /// The row as a Swift dictionary.

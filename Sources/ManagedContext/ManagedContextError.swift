@@ -45,21 +45,34 @@ public struct ManagedContextError: Error, CustomStringConvertible, Sendable {
         /// The store's rows break a uniqueness constraint of the model (Core Data's
         /// 134111): the store is as it was.
         public static let migrationConstraintViolation = Code(.migrationConstraintViolation)
+        /// The store's folder does not exist, and its parent neither (a wrong path).
         public static let directoryMissing = Code(.directoryMissing)
+        /// The store's folder could not be made or written.
         public static let directoryUnwritable = Code(.directoryUnwritable)
+        /// The store could not be opened: no file there to read, a file SQLite cannot
+        /// open, or a model the runtime cannot use.
         public static let storeOpenFailed = Code(.storeOpenFailed)
         /// The context has neither a parent nor a coordinator with a store.
         public static let noStore = Code(.noStore)
+        /// A save to a store opened read-only.
         public static let readOnlyStore = Code(.readOnlyStore)
+        /// The store refused a save (SQLite's error is the `cause`).
         public static let saveFailed = Code(.saveFailed)
         /// Optimistic locking failed under the `error` merge policy.
         public static let mergeConflict = Code(.mergeConflict)
         /// Uniqueness constraints failed under the `error` merge policy (Core Data's 133021).
         public static let constraintConflict = Code(.constraintConflict)
+        /// No row for the object ID in the store (`existingObject(with:)`): deleted, or
+        /// never saved.
         public static let objectNotFound = Code(.objectNotFound)
+        /// A fetch request the model cannot answer: an unknown entity, key or property.
         public static let invalidFetchRequest = Code(.invalidFetchRequest)
+        /// An object ID the context cannot use (Core Data's 133000); no call of this
+        /// runtime throws it today.
         public static let invalidObjectID = Code(.invalidObjectID)
+        /// The store failed a fetch (SQLite's error is the `cause`).
         public static let fetchFailed = Code(.fetchFailed)
+        /// A seed store could not be copied into place.
         public static let seedFailed = Code(.seedFailed)
         /// An object's validation stopped a save (a missing required value, or its own
         /// `validateForInsert`/`Update`/`Delete`).
@@ -77,9 +90,13 @@ public struct ManagedContextError: Error, CustomStringConvertible, Sendable {
         }
     }
 
+    /// What kind of failure: match it with `catch ManagedContextError.Code.X`.
     public let code: Code
+    /// What went wrong and what to do, in words.
     public let message: String
+    /// The store file (or folder) concerned, when there is one.
     public let path: String?
+    /// The error underneath (SQLite's, the file system's), when there is one.
     public let cause: (any Error & Sendable)?
     /// For merge conflicts: each conflicting object.
     public let conflicts: [MergeConflict]
@@ -88,6 +105,7 @@ public struct ManagedContextError: Error, CustomStringConvertible, Sendable {
     /// For validation failures: what failed, on which object.
     public let validation: ValidationFailure?
 
+    /// An error of `code` saying `message`, with what it concerns.
     public init(
         _ code: Code, _ message: String, path: String? = nil, cause: (any Error & Sendable)? = nil, conflicts: [MergeConflict] = [],
         constraintConflicts: [ConstraintConflict] = [], validation: ValidationFailure? = nil
@@ -127,6 +145,7 @@ public struct ManagedContextError: Error, CustomStringConvertible, Sendable {
 /// One object that another context (or process) changed in the store after this
 /// context loaded it: Core Data's `NSMergeConflict`, a value here.
 public struct MergeConflict: Sendable, CustomStringConvertible {
+    /// The object in conflict.
     public let objectID: ManagedObjectID
     /// The saving context, once the save hands the conflict on (to a merge policy's
     /// `resolve`, or in its error): where `sourceObject` is found.
@@ -203,15 +222,18 @@ public struct MergeConflict: Sendable, CustomStringConvertible {
 
 /// What a failed validation was about.
 public struct ValidationFailure: Sendable {
+    /// Why the validation failed.
     public enum Kind: Sendable, Hashable {
         /// A non-optional attribute has no value (Core Data's 1570).
         case missingMandatoryProperty
         /// The object's own `validateFor…` threw.
         case custom
     }
+    /// Why it failed.
     public let kind: Kind
     /// The attribute, when one is at fault.
     public let key: String?
+    /// The object that failed.
     public let objectID: ManagedObjectID
 }
 

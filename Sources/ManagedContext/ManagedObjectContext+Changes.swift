@@ -4,6 +4,8 @@ import Foundation
 
 /// Changes: insert, delete, the change sets, rollback, reset and refresh.
 extension ManagedObjectContext {
+    /// Adds a new object to the context: it is saved by the next `save()`, and is in
+    /// `insertedObjects` until then.
     public func insert(_ object: ManagedObject) {
         operation(.insert) { insertChecked(object) }
     }
@@ -27,6 +29,8 @@ extension ManagedObjectContext {
         }
     }
 
+    /// Marks the object for deletion: the next `save()` deletes its row and applies its
+    /// relationships' delete rules; it is in `deletedObjects` until then.
     public func delete(_ object: ManagedObject) {
         operation(.delete) { deleteChecked(object) }
     }
@@ -83,8 +87,11 @@ extension ManagedObjectContext {
         operation(.hasChanges) { changeSets.hasUnsavedChanges }
     }
 
+    /// The objects inserted since the last save.
     public var insertedObjects: Set<ManagedObject> { operation(.changedObjects) { changeSets.inserted } }
+    /// The saved objects changed since the last save.
     public var updatedObjects: Set<ManagedObject> { operation(.changedObjects) { changeSets.updated } }
+    /// The objects deleted since the last save.
     public var deletedObjects: Set<ManagedObject> { operation(.changedObjects) { changeSets.deleted } }
 
     final func rollbackChanges() {

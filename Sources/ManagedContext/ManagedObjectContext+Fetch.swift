@@ -383,6 +383,7 @@ extension ManagedObjectContext {
 /// The result of a fetch: a random-access collection of objects, confined to the
 /// fetching context's queue. With a batch size, only the batch being read is held.
 public final class FetchedResults<Element: ManagedObject>: RandomAccessCollection {
+    /// The context that fetched them: read them on its queue.
     public let context: ManagedObjectContext
     /// The matching objects' IDs, in order.
     public let objectIDs: [ManagedObjectID]

@@ -29,6 +29,7 @@ extension ManagedObjectContext {
         registry.register(o)
     }
 
+    /// Every object the context holds now: fetched, faulted in, inserted or looked up.
     public var registeredObjects: Set<ManagedObject> {
         operation(.registeredObject) { Set(registry.objects) }
     }

@@ -5,7 +5,10 @@ public import Foundation
 extension ManagedObjectContext {
     /// The notifications a context posts, on its own queue.
     public static let didChangeObjectsNotification = Notification.Name("ManagedObjectContextObjectsDidChange")
+    /// Before a save writes anything (Core Data's `NSManagedObjectContextWillSave`).
     public static let willSaveObjectsNotification = Notification.Name("ManagedObjectContextWillSave")
+    /// After a save, with the saved objects in its user info (Core Data's
+    /// `NSManagedObjectContextDidSave`): what `mergeChanges(fromContextDidSave:)` takes.
     public static let didSaveObjectsNotification = Notification.Name("ManagedObjectContextDidSave")
     /// Core Data's `NSManagedObjectContextDidSaveObjectIDs`: after each did-save, the
     /// same save as objectID sets only (`insertedObjectIDs`, `updatedObjectIDs`,
@@ -22,10 +25,18 @@ extension ManagedObjectContext {
     /// The raw values are Core Data's (`NSInsertedObjectsKey` is "inserted",
     /// `NSInsertedObjectIDsKey` "inserted_objectIDs").
     public enum NotificationKey: String, Sendable {
+        /// The objects inserted, updated or deleted (`NSInsertedObjectsKey`,
+        /// `NSUpdatedObjectsKey`, `NSDeletedObjectsKey`).
         case insertedObjects = "inserted", updatedObjects = "updated", deletedObjects = "deleted"
+        /// The objects refreshed or invalidated; `invalidatedAllObjects`: every object
+        /// `reset()` forgot, as IDs.
         case refreshedObjects = "refreshed", invalidatedObjects = "invalidated", invalidatedAllObjects = "invalidatedAll"
+        /// The IDs of the objects inserted, updated or deleted (the did-save-object-IDs
+        /// notification's keys).
         case insertedObjectIDs = "inserted_objectIDs", updatedObjectIDs = "updated_objectIDs", deletedObjectIDs = "deleted_objectIDs"
+        /// The IDs of the objects refreshed or invalidated.
         case refreshedObjectIDs = "refreshed_objectIDs", invalidatedObjectIDs = "invalidated_objectIDs"
+        /// The context's query generation (`NSManagedObjectContextQueryGenerationKey`).
         case queryGeneration = "managedObjectContextQueryGeneration"
     }
 

@@ -449,8 +449,11 @@ extension ManagedObjectContext {
 
 /// The objectIDs of one save: the `Sendable` part of a did-save notification.
 public struct SaveChanges: Sendable, Hashable {
+    /// The objects the save inserted.
     public var inserted: Set<ManagedObjectID>
+    /// The objects the save updated.
     public var updated: Set<ManagedObjectID>
+    /// The objects the save deleted.
     public var deleted: Set<ManagedObjectID>
     /// The save these changes come from, for `ContextInstrumentation` (nil when no
     /// instrumentation observer is installed, or when made from IDs alone).
@@ -459,6 +462,7 @@ public struct SaveChanges: Sendable, Hashable {
     /// A save with nothing in it (Core Data posts a did-save for one too).
     public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
 
+    /// Changes made of IDs, to hand `mergeChanges(_:)` from another process or queue.
     public init(inserted: Set<ManagedObjectID> = [], updated: Set<ManagedObjectID> = [], deleted: Set<ManagedObjectID> = []) {
         self.inserted = inserted
         self.updated = updated

@@ -19,7 +19,10 @@ import Synchronization
 /// `rollback()`). The runtime itself calls the final implementations, as a mock's
 /// override is the test's, not the runtime's.
 open class ManagedObjectContext: NSObject, @unchecked Sendable, AccessDescribing {
+    /// The queue a context's work runs on, as Core Data's `concurrencyType`.
     public enum ConcurrencyType: Sendable, Hashable {
+        /// `mainQueue`: the main queue, for the UI (`.mainQueueConcurrencyType`);
+        /// `privateQueue`: a serial queue of the context's own (`.privateQueueConcurrencyType`).
         case mainQueue, privateQueue
     }
 
@@ -82,6 +85,8 @@ open class ManagedObjectContext: NSObject, @unchecked Sendable, AccessDescribing
 
     private static let nextNumber = Atomic<UInt32>(1)
 
+    /// A context whose work runs on the main queue or on a private queue of its own;
+    /// give it a `persistentStoreCoordinator` or a `parent` before it fetches or saves.
     @_disfavoredOverload  // CoreData's init takes Core Data's enum; `import CoreData` code gets that one
     public init(concurrencyType: ConcurrencyType) {
         let number = Self.registerNew()
@@ -163,6 +168,8 @@ open class ManagedObjectContext: NSObject, @unchecked Sendable, AccessDescribing
 
     // MARK: Configuration (not checked, as in Core Data)
 
+    /// The context's name in reports and in `description`; nil until set (a report
+    /// then names the context by how it was made: `viewContext`, `background #2`).
     public var name: String? {
         get { configuration.withLock { $0.name } }
         set { configuration.withLock { $0.name = newValue } }
@@ -195,6 +202,8 @@ open class ManagedObjectContext: NSObject, @unchecked Sendable, AccessDescribing
 
     var parentStore: ParentStore { configuration.withLock { $0.parentStore } }
 
+    /// How a save settles a conflict with what another context saved first (by
+    /// default `.error`: the save fails with the conflicts, as in Core Data).
     public var mergePolicy: MergePolicy {
         get { configuration.withLock { $0.mergePolicy } }
         set { configuration.withLock { $0.mergePolicy = newValue } }

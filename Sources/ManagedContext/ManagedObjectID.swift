@@ -16,6 +16,7 @@ package final class StoreIdentity: Sendable, Hashable {
 /// It is temporary (`isTemporaryID`) for an object inserted and not yet saved
 /// to the store, until the save or `obtainPermanentIDs(for:)`.
 public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
+    /// The entity of the object it names.
     public let entity: EntityDescription
     /// The store, for permanent IDs; nil for temporary ones.
     let store: StoreIdentity?
@@ -43,9 +44,11 @@ public struct ManagedObjectID: Hashable, Sendable, CustomStringConvertible {
     /// Distinguishes this process's temporary IDs in URIs, as Core Data's UUIDs do.
     static let processToken = String(UUID().uuidString.prefix(8))
 
+    /// True for an object inserted and not yet saved: its ID changes at the save.
     public var isTemporaryID: Bool { key < 0 }
     /// `Z_PK`, or nil for a temporary ID.
     @_spi(Runtime) public var primaryKey: Int64? { key > 0 ? key : nil }
+    /// The name of its entity.
     public var entityName: String { entity.name }
 
     /// `x-coredata://STORE-UUID/Entity/pPK`, or `x-coredata:///Entity/tTOKEN-N`

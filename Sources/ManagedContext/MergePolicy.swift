@@ -55,9 +55,13 @@ open class MergePolicy: @unchecked Sendable, Hashable, CustomStringConvertible {
 
     /// The shared policies, one of each type (Core Data's class properties).
     public static let error = MergePolicy(merge: .errorMergePolicyType)
+    /// Property by property, the store's saved value wins where both changed it.
     public static let mergeByPropertyStoreTrump = MergePolicy(merge: .mergeByPropertyStoreTrumpMergePolicyType)
+    /// Property by property, this context's value wins where both changed it.
     public static let mergeByPropertyObjectTrump = MergePolicy(merge: .mergeByPropertyObjectTrumpMergePolicyType)
+    /// This context's objects are written whole over what the store has.
     public static let overwrite = MergePolicy(merge: .overwriteMergePolicyType)
+    /// This context's conflicting changes are dropped for what the store has.
     public static let rollback = MergePolicy(merge: .rollbackMergePolicyType)
 
     /// The five shared policies, in the order of their types' raw values.
@@ -111,7 +115,11 @@ extension MergePolicy {
 /// Core Data's global merge-policy constants, without the NS prefix, so that
 /// `context.mergePolicy = MergeByPropertyObjectTrumpMergePolicy` reads as it does there.
 public let ErrorMergePolicy = MergePolicy.error
+/// `MergePolicy.mergeByPropertyStoreTrump`.
 public let MergeByPropertyStoreTrumpMergePolicy = MergePolicy.mergeByPropertyStoreTrump
+/// `MergePolicy.mergeByPropertyObjectTrump`.
 public let MergeByPropertyObjectTrumpMergePolicy = MergePolicy.mergeByPropertyObjectTrump
+/// `MergePolicy.overwrite`.
 public let OverwriteMergePolicy = MergePolicy.overwrite
+/// `MergePolicy.rollback`.
 public let RollbackMergePolicy = MergePolicy.rollback

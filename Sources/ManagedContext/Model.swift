@@ -4,8 +4,12 @@ import ConcurrencyDebug
 
 /// An attribute of an entity: its name, type and default.
 public struct AttributeDescription: Sendable, Hashable {
+    /// Its name in the model, and its column's (`Z<NAME>`).
     public let name: String
+    /// The type of its values (string, integer, date...).
     public let attributeType: AttributeType
+    /// Whether it may have no value; a save of an object without a value for a
+    /// non-optional attribute fails validation.
     public let isOptional: Bool
     package let defaultValue: StoredValue
     /// Its position among the entity's attributes.
@@ -39,10 +43,15 @@ public enum DeleteRule: Sendable, Hashable {
 /// column `Z<NAME>` holding the destination's `Z_PK`; a to-many relationship is
 /// the inverse of a to-one and has no column of its own.
 public final class RelationshipDescription: Sendable, Hashable {
+    /// Its name in the model.
     public let name: String
+    /// The name of the entity it points to.
     public let destinationEntityName: String
+    /// The name of the destination's relationship that points back, if the model has one.
     public let inverseName: String?
+    /// Whether it holds a set of objects (to-many) or one (to-one).
     public let isToMany: Bool
+    /// What deleting the source does to the destination objects.
     public let deleteRule: DeleteRule
     /// Core Data's `isOrdered`, for a to-many relationship: its objects keep the order
     /// they were given, in the destination's `Z_FOK_<INVERSE>` column.
@@ -58,6 +67,7 @@ public final class RelationshipDescription: Sendable, Hashable {
     let toOneIndex: Int
     /// Set once when the model is built, then never changed.
     nonisolated(unsafe) public internal(set) weak var destinationEntity: EntityDescription?
+    /// The destination's relationship named `inverseName`, set with `destinationEntity`.
     nonisolated(unsafe) public internal(set) weak var inverseRelationship: RelationshipDescription?
 
     init(
@@ -88,9 +98,13 @@ public final class RelationshipDescription: Sendable, Hashable {
 /// `@unchecked Sendable`: every stored property is set while the model is built
 /// (before the model is published to any context) and never changed after.
 public final class EntityDescription: @unchecked Sendable, Hashable, CustomStringConvertible {
+    /// Its name in the model.
     public let name: String
+    /// The class the runtime makes its objects of.
     public let managedObjectClass: ManagedObject.Type
+    /// Its attributes, in the order of their `index`.
     public private(set) var attributes: [AttributeDescription] = []
+    /// Its relationships, in the order of their `index`.
     public private(set) var relationships: [RelationshipDescription] = []
     /// The entity's position in its model; Core Data's `Z_ENT` is this plus one.
     public internal(set) var index: Int = 0
@@ -156,7 +170,9 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     package var tableName: String { "Z" + rootEntity.name.uppercased() }
     public var description: String { name }
 
+    /// The attribute called `name`, or nil.
     public func attribute(named name: String) -> AttributeDescription? { attributesByName[name] }
+    /// The relationship called `name`, or nil.
     public func relationship(named name: String) -> RelationshipDescription? { relationshipsByName[name] }
 
     /// The index of the attribute `name`. The accessors call it on every get and set:
@@ -316,7 +332,9 @@ struct AttributeSlots {
 /// let model = ManagedObjectModel(entities: [JournalEntry.self])
 /// ```
 public final class ManagedObjectModel: Sendable, CustomStringConvertible {
+    /// Its entities, in the order of their `index`.
     public let entities: [EntityDescription]
+    /// Its entities by name.
     public let entitiesByName: [String: EntityDescription]
     private let entitiesByClass: [ObjectIdentifier: EntityDescription]
 
@@ -455,8 +473,11 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
         entitiesByClass[ObjectIdentifier(cls)]
     }
 
+    /// The entity called `name`, or nil.
     public func entity(named name: String) -> EntityDescription? { entitiesByName[name] }
 
+    /// The entity of the class `cls`; a class that is not one of the model's entities
+    /// stops the program, naming what to add to `ManagedObjectModel(entities:)`.
     public func entity(for cls: ManagedObject.Type) -> EntityDescription {
         guard let e = entitiesByClass[ObjectIdentifier(cls)] else {
             preconditionFailure("\(cls) is not an entity of this model. Add \(cls).self to ManagedObjectModel(entities:).")

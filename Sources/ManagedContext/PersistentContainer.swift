@@ -2,20 +2,41 @@ public import Foundation
 
 /// A coordinator, a store and a view context, set up together, as Core Data's
 /// `NSPersistentContainer`.
+///
+/// The one container implementation: CoreData's `NSPersistentContainer` is built on it
+/// (its coordinator, view context and background contexts are this type's), so the two
+/// spellings make the same contexts and reports name them alike (`viewContext`,
+/// `background #2`, `performBackgroundTask`).
 public final class PersistentContainer: Sendable {
+    /// The container's name: the store file's, by default (`<name>.sqlite`).
     public let name: String
+    /// The model of the container's coordinator.
     public let managedObjectModel: ManagedObjectModel
+    /// The coordinator every context of the container saves through.
     public let persistentStoreCoordinator: PersistentStoreCoordinator
     /// Where the store lives. Defaults to `defaultDirectoryURL()/<name>.sqlite`.
     public let storeURL: URL
+    /// How `loadPersistentStores()` opens the store (read-only, migration, pragmas).
     public let storeOptions: StoreOptions
     /// The main-queue context for the UI.
     public let viewContext: ManagedObjectContext
 
-    public init(name: String, managedObjectModel: ManagedObjectModel, storeURL: URL? = nil, options: StoreOptions = StoreOptions()) {
+    /// A container with a new coordinator for `managedObjectModel`; the store at
+    /// `storeURL` (by default `defaultDirectoryURL()/<name>.sqlite`) is opened by
+    /// `loadPersistentStores()`, with `options`.
+    public convenience init(name: String, managedObjectModel: ManagedObjectModel, storeURL: URL? = nil, options: StoreOptions = StoreOptions()) {
+        self.init(
+            name: name, persistentStoreCoordinator: PersistentStoreCoordinator(managedObjectModel: managedObjectModel),
+            storeURL: storeURL, options: options)
+    }
+
+    /// A container over a coordinator made by the caller: CoreData's
+    /// `NSPersistentContainer`, whose coordinator is made from its `NSManagedObjectModel`,
+    /// and whose stores are its descriptions' (it never calls `loadPersistentStores()`).
+    package init(name: String, persistentStoreCoordinator: PersistentStoreCoordinator, storeURL: URL? = nil, options: StoreOptions = StoreOptions()) {
         self.name = name
-        self.managedObjectModel = managedObjectModel
-        self.persistentStoreCoordinator = PersistentStoreCoordinator(managedObjectModel: managedObjectModel)
+        self.managedObjectModel = persistentStoreCoordinator.managedObjectModel
+        self.persistentStoreCoordinator = persistentStoreCoordinator
         self.storeURL = storeURL ?? Self.defaultDirectoryURL().appendingPathComponent("\(name).sqlite")
         self.storeOptions = options
         self.viewContext = ManagedObjectContext(concurrencyType: .mainQueue)
@@ -51,20 +72,29 @@ public final class PersistentContainer: Sendable {
         try persistentStoreCoordinator.addPersistentStore(at: storeURL, options: storeOptions)
     }
 
-    /// A new private-queue context on the coordinator.
+    /// A new private-queue context on the coordinator, named in reports as made by a
+    /// container (`background #2`) until it is given a `name`.
     public func newBackgroundContext() -> ManagedObjectContext {
-        persistentStoreCoordinator.newBackgroundContext()
+        let context = ManagedObjectContext(concurrencyType: .privateQueue)
+        context.persistentStoreCoordinator = persistentStoreCoordinator
+        context.configuration.withLock { $0.origin = "background" }
+        return context
     }
 
-    /// Runs `block` on a new private-queue context, on its queue.
+    /// Runs `block` on a new private-queue context (named `performBackgroundTask` in
+    /// reports), on its queue.
     public func performBackgroundTask(_ block: @escaping @Sendable (ManagedObjectContext) -> Void) {
-        persistentStoreCoordinator.performBackgroundTask(block)
+        let context = newBackgroundContext()
+        context.name = "performBackgroundTask"
+        context.perform { block(context) }
     }
 
     /// The same, awaiting the block's value; `async rethrows` as in Core Data (a block
     /// that cannot throw needs no `try`).
     public func performBackgroundTask<T: Sendable, E: Error>(_ block: @escaping @Sendable (ManagedObjectContext) throws(E) -> T) async throws(E) -> T {
-        try await persistentStoreCoordinator.performBackgroundTask(block)
+        let context = newBackgroundContext()
+        context.name = "performBackgroundTask"
+        return try await context.perform { () throws(E) -> T in try block(context) }
     }
 
     /// The store's files: the `.sqlite` and its `-wal` and `-shm`.
@@ -107,11 +137,14 @@ public final class PersistentContainer: Sendable {
 /// What `PersistentContainer.loadPersistentStores(completionHandler:)` hands its
 /// handler, as Core Data's `NSPersistentStoreDescription`: the store it loaded.
 public struct PersistentStoreDescription: Sendable, Hashable {
+    /// The store file.
     public var url: URL?
     /// Always "SQLite" (Core Data's `NSSQLiteStoreType`).
     public var type: String = "SQLite"
+    /// Whether the store was opened read-only (`StoreOptions.readOnly`).
     public var isReadOnly: Bool
 
+    /// The description of the store at `url`.
     public init(url: URL?, isReadOnly: Bool = false) {
         self.url = url
         self.isReadOnly = isReadOnly
@@ -136,34 +169,5 @@ extension PersistentContainer {
         } catch {
             block(description, error)
         }
-    }
-}
-
-/// What a container's background work is, one implementation for this module's
-/// `PersistentContainer` and CoreData's `NSPersistentContainer`.
-extension PersistentStoreCoordinator {
-    /// A new private-queue context on the coordinator, named in reports as a container's
-    /// (`background #2`).
-    @_spi(CoreData) public func newBackgroundContext() -> ManagedObjectContext {
-        let context = ManagedObjectContext(concurrencyType: .privateQueue)
-        context.persistentStoreCoordinator = self
-        context.configuration.withLock { $0.origin = "background" }
-        return context
-    }
-
-    /// `performBackgroundTask(_:)`: `block` on a new background context, on its queue.
-    @_spi(CoreData) public func performBackgroundTask(_ block: @escaping @Sendable (ManagedObjectContext) -> Void) {
-        let context = newBackgroundContext()
-        context.name = "performBackgroundTask"
-        context.perform { block(context) }
-    }
-
-    /// The same, awaiting the block's value.
-    @_spi(CoreData) public func performBackgroundTask<T: Sendable, E: Error>(
-        _ block: @escaping @Sendable (ManagedObjectContext) throws(E) -> T
-    ) async throws(E) -> T {
-        let context = newBackgroundContext()
-        context.name = "performBackgroundTask"
-        return try await context.perform { () throws(E) -> T in try block(context) }
     }
 }

@@ -2,7 +2,9 @@ import Foundation
 
 /// How a predicate names a property: by key path or by name.
 public enum PropertyKey: Sendable, Hashable {
+    /// A Swift key path to the property (`\Note.title`).
     case keyPath(PropertyKeyPath)
+    /// The property's name in the model (`"title"`).
     case name(String)
 }
 
@@ -13,7 +15,9 @@ public struct PropertyKeyPath: @unchecked Sendable, Hashable {
     init(_ keyPath: AnyKeyPath) { self.keyPath = keyPath }
 }
 
+/// A comparison of a predicate, spelled as in `NSPredicate`'s format (the raw value).
 public enum ComparisonOperator: String, Sendable, Hashable {
+    /// `==`, `!=`, `<`, `<=`, `>`, `>=`.
     case equal = "==", notEqual = "!=", less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">="
 }
 
@@ -44,7 +48,9 @@ public struct FetchPredicate<Root: ManagedObject>: Sendable {
 
     init(_ node: Node) { self.node = node }
 
+    /// Every object (`TRUEPREDICATE`).
     public static var all: FetchPredicate { FetchPredicate(.constant(true)) }
+    /// No object (`FALSEPREDICATE`).
     public static var none: FetchPredicate { FetchPredicate(.constant(false)) }
 
     /// A comparison on an attribute named as a string, for generic code.
@@ -52,14 +58,17 @@ public struct FetchPredicate<Root: ManagedObject>: Sendable {
         FetchPredicate(.compare(.name(name), op, value.storedValue))
     }
 
+    /// `IN` on an attribute named as a string: it equals one of `values`.
     public static func attribute(_ name: String, in values: [some AttributeValue]) -> FetchPredicate {
         FetchPredicate(.inList(.name(name), values.map(\.storedValue)))
     }
 
+    /// `BEGINSWITH` on an attribute named as a string, case-sensitive.
     public static func attribute(_ name: String, beginsWith prefix: String) -> FetchPredicate {
         FetchPredicate(.beginsWith(.name(name), prefix))
     }
 
+    /// `CONTAINS` on an attribute named as a string, case-sensitive.
     public static func attribute(_ name: String, contains text: String) -> FetchPredicate {
         FetchPredicate(.contains(.name(name), text))
     }
@@ -84,8 +93,11 @@ public struct FetchPredicate<Root: ManagedObject>: Sendable {
         FetchPredicate(.contains(.keyPath(PropertyKeyPath(keyPath)), text))
     }
 
+    /// Both predicates (`AND`).
     public static func && (a: FetchPredicate, b: FetchPredicate) -> FetchPredicate { FetchPredicate(.and([a.node, b.node])) }
+    /// Either predicate (`OR`).
     public static func || (a: FetchPredicate, b: FetchPredicate) -> FetchPredicate { FetchPredicate(.or([a.node, b.node])) }
+    /// The objects the predicate does not match (`NOT`).
     public static prefix func ! (a: FetchPredicate) -> FetchPredicate { FetchPredicate(.not(a.node)) }
 }
 
@@ -95,16 +107,24 @@ private func compare<Root: ManagedObject, V: AttributeValue>(
     FetchPredicate(.compare(.keyPath(PropertyKeyPath(kp)), op, v.storedValue))
 }
 
+/// The attribute at the key path equals the value (`\Note.title == "Milk"`).
 public func == <Root: ManagedObject, V: AttributeValue>(lhs: KeyPath<Root, V>, rhs: V) -> FetchPredicate<Root> { compare(lhs, .equal, rhs) }
+/// The attribute at the key path differs from the value.
 public func != <Root: ManagedObject, V: AttributeValue>(lhs: KeyPath<Root, V>, rhs: V) -> FetchPredicate<Root> { compare(lhs, .notEqual, rhs) }
+/// The attribute at the key path is less than the value.
 public func < <Root: ManagedObject, V: AttributeValue>(lhs: KeyPath<Root, V>, rhs: V) -> FetchPredicate<Root> { compare(lhs, .less, rhs) }
+/// The attribute at the key path is at most the value.
 public func <= <Root: ManagedObject, V: AttributeValue>(lhs: KeyPath<Root, V>, rhs: V) -> FetchPredicate<Root> { compare(lhs, .lessOrEqual, rhs) }
+/// The attribute at the key path is greater than the value.
 public func > <Root: ManagedObject, V: AttributeValue>(lhs: KeyPath<Root, V>, rhs: V) -> FetchPredicate<Root> { compare(lhs, .greater, rhs) }
+/// The attribute at the key path is at least the value.
 public func >= <Root: ManagedObject, V: AttributeValue>(lhs: KeyPath<Root, V>, rhs: V) -> FetchPredicate<Root> { compare(lhs, .greaterOrEqual, rhs) }
 
+/// The to-one relationship at the key path points to the object (or, for nil, to none).
 public func == <Root: ManagedObject, D: ManagedObject>(lhs: KeyPath<Root, D?>, rhs: D?) -> FetchPredicate<Root> {
     FetchPredicate(.toOne(.keyPath(PropertyKeyPath(lhs)), rhs?.objectID, equal: true))
 }
+/// The to-one relationship at the key path does not point to the object.
 public func != <Root: ManagedObject, D: ManagedObject>(lhs: KeyPath<Root, D?>, rhs: D?) -> FetchPredicate<Root> {
     FetchPredicate(.toOne(.keyPath(PropertyKeyPath(lhs)), rhs?.objectID, equal: false))
 }
@@ -124,13 +144,16 @@ extension KeyPath where Root: ManagedObject, Value == String? {
 }
 
 extension KeyPath where Root: ManagedObject, Value == String {
+    /// `BEGINSWITH` on a non-optional string attribute, case-sensitive.
     public func beginsWith(_ prefix: String) -> FetchPredicate<Root> { FetchPredicate(.beginsWith(.keyPath(PropertyKeyPath(self)), prefix)) }
+    /// `CONTAINS` on a non-optional string attribute, case-sensitive.
     public func contains(_ text: String) -> FetchPredicate<Root> { FetchPredicate(.contains(.keyPath(PropertyKeyPath(self)), text)) }
 }
 
 /// A sort on one attribute.
 public struct FetchSortDescriptor<Root: ManagedObject>: Sendable {
     let key: PropertyKey
+    /// Smallest first (true) or largest first.
     public let ascending: Bool
     /// How strings compare (a Core Data sort descriptor's selector); byte order when nil.
     package var comparator: StringSortComparator?
@@ -142,11 +165,13 @@ public struct FetchSortDescriptor<Root: ManagedObject>: Sendable {
         self.comparator = comparator
     }
 
+    /// A sort on the attribute at `keyPath`.
     public init<V: AttributeValue>(_ keyPath: KeyPath<Root, V>, ascending: Bool = true) {
         self.key = .keyPath(PropertyKeyPath(keyPath))
         self.ascending = ascending
     }
 
+    /// A sort on the attribute named `key` (Core Data's `NSSortDescriptor(key:ascending:)`).
     public init(key: String, ascending: Bool = true) {
         self.key = .name(key)
         self.ascending = ascending
@@ -157,6 +182,8 @@ public struct FetchSortDescriptor<Root: ManagedObject>: Sendable {
 /// (`FetchRequestResultType`, Core Data's names) says it.
 @available(*, deprecated, renamed: "FetchRequestResultType", message: "set FetchRequest.resultType (FetchRequestResultType) instead")
 public enum FetchResultType: Sendable {
+    /// Objects, their IDs, or their count: `FetchRequestResultType`'s
+    /// `.managedObjectResultType`, `.managedObjectIDResultType`, `.countResultType`.
     case managedObject, managedObjectID, count
 }
 
@@ -176,10 +203,13 @@ public enum FetchRequestResultType: Sendable, Hashable {
 
 /// A fetch: an entity, a predicate, sorts, and paging.
 public struct FetchRequest<Result: ManagedObject>: Sendable {
+    /// Which objects match; nil for all.
     public var predicate: FetchPredicate<Result>?
+    /// The order of the results, the first sort first; none for the store's order.
     public var sortDescriptors: [FetchSortDescriptor<Result>]
     /// At most this many results; 0 for no limit.
     public var fetchLimit: Int = 0
+    /// Skip this many results first (with `fetchLimit`, for paging).
     public var fetchOffset: Int = 0
     /// Load objects in batches of this size as iteration reaches them; 0 loads all
     /// at once. A fetch of a million rows with a batch size never holds a million
@@ -205,6 +235,7 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
     /// from the fetched one match too (true, as in Core Data).
     public var includesSubentities: Bool = true
 
+    /// A request for `Result`'s entity, matching `predicate`, in the order of `sortDescriptors`.
     public init(predicate: FetchPredicate<Result>? = nil, sortDescriptors: [FetchSortDescriptor<Result>] = []) {
         self.predicate = predicate
         self.sortDescriptors = sortDescriptors

@@ -30,11 +30,14 @@ public struct Attribute<Value: AttributeValue>: AttributeDeclaring {
     @usableFromInline let name: String
     let defaultValue: StoredValue
 
+    /// The attribute called `name` in the model, whose default is the declaration's
+    /// initial value (`@Attribute("height") var height: Double = 0`).
     public init(wrappedValue: Value, _ name: String) {
         self.name = name
         self.defaultValue = wrappedValue.storedValue
     }
 
+    /// An optional attribute called `name` with no default (`@Attribute("note") var note: String?`).
     public init(_ name: String) where Value: ExpressibleByNilLiteral {
         self.name = name
         self.defaultValue = .null
@@ -76,9 +79,13 @@ public struct Attribute<Value: AttributeValue>: AttributeDeclaring {
 /// A type that can be the value of a relationship: an optional object (to-one)
 /// or a set of objects (to-many).
 public protocol RelationshipValue {
+    /// True for a set of objects, false for an optional object.
     static var isToMany: Bool { get }
+    /// The class of the destination's objects: the relationship's destination entity.
     static var destinationClass: ManagedObject.Type { get }
+    /// The value holding `objects` (the first, for a to-one relationship).
     static func fromObjects(_ objects: [ManagedObject]) -> Self
+    /// The objects the value holds.
     var objects: [ManagedObject] { get }
 }
 
@@ -110,6 +117,9 @@ public struct Relationship<Value: RelationshipValue>: RelationshipDeclaring {
     let inverse: String?
     let deleteRule: DeleteRule
 
+    /// The relationship called `name` in the model, with the destination's relationship
+    /// `inverse` pointing back (nil for none), and what deleting the source does to the
+    /// destination (`.nullify` by default, as in Core Data).
     public init(_ name: String, inverse: String?, deleteRule: DeleteRule = .nullify) {
         self.name = name
         self.inverse = inverse

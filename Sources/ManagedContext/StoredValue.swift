@@ -73,6 +73,8 @@ public import Foundation
 
 /// The attribute types of the model, as in Core Data.
 public enum AttributeType: String, Sendable, CaseIterable {
+    /// `String`, `Int16`, `Int32`, `Int64`, `Double`, `Bool`, `Date` and `Data` values,
+    /// Core Data's string, integer, double, boolean, date and binary-data attributes.
     case string, integer16, integer32, integer64, double, boolean, date, binaryData
 
     /// The declared column type Core Data writes for this attribute type.
@@ -97,7 +99,9 @@ public struct _AttributeStorage {
 /// A Swift type that can be the value of an attribute: `String`, `Int16`, `Int32`,
 /// `Int64`, `Double`, `Bool`, `Date`, `Data`, and optionals of them.
 public protocol AttributeValue {
+    /// The model's attribute type for values of this type.
     static var attributeType: AttributeType { get }
+    /// True for an optional: the attribute may have no value.
     static var isOptional: Bool { get }
     /// Not API. Decodes a stored value (taken, so that a getter neither copies nor
     /// destroys it twice). A NULL or a value of another kind gives the
@@ -108,6 +112,7 @@ public protocol AttributeValue {
 }
 
 extension AttributeValue {
+    /// False: a value of a non-optional type is always there.
     public static var isOptional: Bool { false }
 
     /// Decodes a stored value (see `_fromStorage`).

@@ -200,8 +200,7 @@ final class MainQueueMonitor: Sendable {
 /// threshold, and samples the stack of the code blocking it.
 final class Watchdog: Sendable {
     private let monitor: MainQueueMonitor
-    private let stopped = Atomic<Bool>(false)
-    private let finished = DispatchSemaphore(value: 0)
+    private let thread = MonitorThread(name: "ctxdebug.watchdog")
     /// When the outstanding ping was sent (0: none outstanding).
     private let pingSent = Atomic<UInt64>(0)
 
@@ -209,24 +208,16 @@ final class Watchdog: Sendable {
         self.monitor = monitor
     }
 
-    func start() {
-        let thread = Thread { [self] in loop() }
-        thread.name = "ctxdebug.watchdog"
-        thread.qualityOfService = .userInteractive
-        thread.start()
-    }
+    func start() { thread.start { [self] in loop() } }
 
-    func stop() {
-        stopped.store(true, ordering: .relaxed)
-        finished.wait()
-    }
+    func stop() { thread.stop() }
 
     private func loop() {
         let threshold = monitor.hangThreshold
         var lastSampleAt: UInt64 = 0
         var lastSerial: UInt64 = 0
         var untrackedStart: UInt64 = 0
-        while !stopped.load(ordering: .relaxed) {
+        while !thread.isStopped {
             usleep(5_000)
             let now = MonotonicClock.now()
             if let c = monitor.current {
@@ -258,7 +249,6 @@ final class Watchdog: Sendable {
                 untrackedStart = sent
             }
         }
-        finished.signal()
     }
 }
 
@@ -269,33 +259,24 @@ final class Watchdog: Sendable {
 final class FrameClock: Sendable {
     private let monitor: MainQueueMonitor
     private let frameWork: @MainActor @Sendable (Int) -> Void
-    private let stopped = Atomic<Bool>(false)
-    private let finished = DispatchSemaphore(value: 0)
+    private let thread = MonitorThread(name: "ctxdebug.frame-clock")
 
     init(monitor: MainQueueMonitor, frameWork: @escaping @MainActor @Sendable (Int) -> Void) {
         self.monitor = monitor
         self.frameWork = frameWork
     }
 
-    func start() {
-        let thread = Thread { [self] in loop() }
-        thread.name = "ctxdebug.frame-clock"
-        thread.qualityOfService = .userInteractive
-        thread.start()
-    }
+    func start() { thread.start { [self] in loop() } }
 
-    func stop() {
-        stopped.store(true, ordering: .relaxed)
-        finished.wait()
-    }
+    func stop() { thread.stop() }
 
     private func loop() {
         let interval = monitor.frameInterval
         var due = MonotonicClock.now() + interval
         var index = 0
-        while !stopped.load(ordering: .relaxed) {
+        while !thread.isStopped {
             sleepUntil(due)
-            if stopped.load(ordering: .relaxed) { break }
+            if thread.isStopped { break }
             let started = DispatchSemaphore(value: 0)
             let frameIndex = index
             let frameDue = due
@@ -308,22 +289,50 @@ final class FrameClock: Sendable {
             // Wait for the frame to start (the main queue may be blocked), checking
             // now and then whether the replay is over.
             while started.wait(timeout: .now() + .milliseconds(20)) == .timedOut {
-                if stopped.load(ordering: .relaxed) { break }
+                if thread.isStopped { break }
             }
             index += 1
             let startedAt = max(monitor.lastFrameStart, due)
             due += interval
             while due <= startedAt { due += interval }
         }
-        finished.signal()
     }
 
     private func sleepUntil(_ deadline: UInt64) {
         while true {
             let now = MonotonicClock.now()
-            if now >= deadline || stopped.load(ordering: .relaxed) { return }
+            if now >= deadline || thread.isStopped { return }
             let remaining = deadline - now
             usleep(UInt32(min(remaining / 1_000, 20_000)))
         }
+    }
+}
+
+/// The thread of the watchdog and of the frame clock: a user-interactive thread of the
+/// replay's own that runs its loop until `stop()`, which waits for the loop to end.
+final class MonitorThread: Sendable {
+    private let name: String
+    private let stopped = Atomic<Bool>(false)
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(name: String) { self.name = name }
+
+    /// Whether `stop()` was called: the loop checks it and returns.
+    var isStopped: Bool { stopped.load(ordering: .relaxed) }
+
+    func start(_ loop: @escaping @Sendable () -> Void) {
+        let thread = Thread { [finished] in
+            loop()
+            finished.signal()
+        }
+        thread.name = name
+        thread.qualityOfService = .userInteractive
+        thread.start()
+    }
+
+    /// Tells the loop to stop and waits until it has.
+    func stop() {
+        stopped.store(true, ordering: .relaxed)
+        finished.wait()
     }
 }

@@ -177,6 +177,31 @@ enum NotesModel {
 
     /// Core Data finds an entity's class by `representedClassName`; a bare class name
     /// is found in the module of the program that declares it (here, this test module).
+    /// `NSPersistentContainer` is built on the runtime's `PersistentContainer` (issue 47):
+    /// its coordinator, view context and background contexts are that container's, so
+    /// reports name them as under `import ManagedContext` (ManagedContextTests'
+    /// `unnamedContextsAreNamedByHowTheyWereMade`), and a subclass's overridden
+    /// `defaultDirectoryURL()` still places the default store.
+    @Test func theContainersContextsAreTheRuntimeContainersAndNamedAlike() async throws {
+        let dir = TempDirectory("coredata-container-contexts")
+        let container = try NotesModel.container(in: dir)
+        #expect(container.name == "Notes" && container.viewContext.name == "viewContext")
+        #expect(container.viewContext.persistentStoreCoordinator == container.persistentStoreCoordinator)
+        let background = container.newBackgroundContext()
+        #expect(background.name == nil && background.description.contains("background #"), "\(background.description)")
+        #expect(background.persistentStoreCoordinator == container.persistentStoreCoordinator)
+        let name = await container.performBackgroundTask { context in context.name }
+        #expect(name == "performBackgroundTask")
+
+        final class PlacedContainer: NSPersistentContainer, @unchecked Sendable {
+            nonisolated(unsafe) static var directory: URL?
+            override class func defaultDirectoryURL() -> URL { directory! }
+        }
+        PlacedContainer.directory = dir.url
+        let placed = PlacedContainer(name: "Placed", managedObjectModel: NotesModel.make())
+        #expect(placed.persistentStoreDescriptions.map(\.url) == [dir.file("Placed.sqlite")])
+    }
+
     @Test func aBareClassNameIsFoundInTheProgram() throws {
         let model = NotesModel.make(noteClassName: "Note")
         #expect(model.runtimeModel.entity(named: "Note")?.managedObjectClass == Note.self)
