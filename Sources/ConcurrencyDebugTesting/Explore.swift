@@ -5,35 +5,9 @@ public import Foundation
 import ScheduleControl
 import Reports
 
-/// How `explore` runs, beyond its strategy and budget.
-public struct ExploreOptions: Sendable {
-    /// `.fine` also stops at fault fires and refreshes.
-    public var granularity: ExploreGranularity = .coarse
-    /// Let calls from threads the scheduler does not control run (their schedules are
-    /// then marked not reproducible) instead of failing the exploration.
-    public var allowUncontrolled = false
-    /// A unit that reaches no scheduling point for this long is hung.
-    public var hangTimeout: Double = 2
-    /// Where a failing schedule's file is written (default: a `ctxdebug-explore`
-    /// directory in the temporary directory).
-    public var scheduleDirectory: URL?
-    /// How many times a failure is replayed before it is reported.
-    public var replays = 3
-    /// Reduce a failing schedule to its fewest deviations from FIFO order.
-    public var minimizes = true
-
-    public init(
-        granularity: ExploreGranularity = .coarse, allowUncontrolled: Bool = false, hangTimeout: Double = 2,
-        scheduleDirectory: URL? = nil, replays: Int = 3, minimizes: Bool = true
-    ) {
-        self.granularity = granularity
-        self.allowUncontrolled = allowUncontrolled
-        self.hangTimeout = hangTimeout
-        self.scheduleDirectory = scheduleDirectory
-        self.replays = replays
-        self.minimizes = minimizes
-    }
-}
+/// How `explore` runs, beyond its strategy and budget: ExploreModel's one options
+/// type, which `ctxdebug explore`'s flags fill too.
+public typealias ExploreOptions = ExploreModel.ExploreOptions
 
 /// An exploration found a schedule that fails. Its description is the text report:
 /// the failure, the minimized schedule in words and per queue, and how to replay it.

@@ -9,6 +9,8 @@ import ScheduleControl
 struct InProcessRunner: ScheduleRunner, Sendable {
     let body: @Sendable () throws -> Void
     let options: ExploreOptions
+    /// The driver's: the options', or a replayed file's.
+    let granularity: ExploreGranularity
     /// Where a logged run's steps go as they are taken: a crash leaves them behind.
     let logPath: String
 
@@ -16,7 +18,7 @@ struct InProcessRunner: ScheduleRunner, Sendable {
         let log = LockedValue<StepLogWriter?>(header.flatMap { try? StepLogWriter.create(path: logPath, header: $0) })
         let box = LockedValue<any ExplorationStrategy>(strategy)
         let scheduler = ControlledScheduler(
-            granularity: options.granularity, allowsUncontrolled: options.allowUncontrolled,
+            granularity: granularity, allowsUncontrolled: options.allowUncontrolled,
             capturesSites: sites, describesCandidates: header != nil
         ) { decision in
             let answer = box.withLock { strategy -> SchedulingAnswer in

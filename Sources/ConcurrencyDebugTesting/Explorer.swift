@@ -21,7 +21,7 @@ struct Explorer {
         try? FileManager.default.createDirectory(at: scheduleDirectory, withIntermediateDirectories: true)
         let outcome: ExplorationOutcome
         if case .replay(let path) = strategy {
-            outcome = try driver(iterations: 1).replay(ScheduleFile.read(from: path), at: path, granularity: options.granularity)
+            outcome = try driver(iterations: 1).replay(ScheduleFile.read(from: path), at: path)
         } else {
             outcome = try driver(iterations: iterations).explore()
         }
@@ -35,20 +35,16 @@ struct Explorer {
     /// One worker on the calling thread: a main-queue context's blocks run on the real
     /// main queue, which a caller on the main thread serves while it waits for a run.
     func driver(iterations: Int) -> ExplorationDriver {
-        var plan = ExplorationPlan(
-            name: name, spec: strategy, strategyName: strategy.description, seed: seed, budget: max(0, iterations),
-            granularity: options.granularity, scheduleDirectory: scheduleDirectory.path, fileStem: safeName)
-        plan.minimizes = options.minimizes
-        plan.replays = max(0, options.replays)
-        let runner = InProcessRunner(body: body, options: options, logPath: runningLogPath)
+        let plan = ExplorationPlan(
+            name: name, spec: strategy, seed: seed, budget: max(0, iterations), options: options, fileStem: safeName)
+        let (body, options, logPath) = (body, options, runningLogPath)
         return ExplorationDriver(
-            plan: plan, makeRunner: { _, _ in runner },
+            plan: plan,
+            makeRunner: { _, granularity in InProcessRunner(body: body, options: options, granularity: granularity, logPath: logPath) },
             replayCommand: { path in "try explore(.replay(\"\(path)\")) { ... }  // or: ctxdebug explore --replay \(path) -- COMMAND" })
     }
 
-    var scheduleDirectory: URL {
-        options.scheduleDirectory ?? FileManager.default.temporaryDirectory.appendingPathComponent("ctxdebug-explore", isDirectory: true)
-    }
+    var scheduleDirectory: URL { options.scheduleDirectoryInForce }
 
     var safeName: String { String(name.map { $0.isLetter || $0.isNumber ? $0 : "-" }.prefix(60)) }
 

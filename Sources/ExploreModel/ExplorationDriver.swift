@@ -38,8 +38,8 @@ public protocol ScheduleRunner {
     func run(_ strategy: inout any ExplorationStrategy, sites: Bool, log: ScheduleHeader?) throws -> ScheduleRun
 }
 
-/// What an exploration runs: the test's name, the strategy, the budget, and what a
-/// failure gets (docs/explore.md).
+/// What an exploration runs: the test's name, the strategy, the budget, and how
+/// (`options`, what both ways in share) (docs/explore.md).
 public struct ExplorationPlan: Sendable {
     /// The explored test's name, or the command (the report's `name`).
     public var name: String
@@ -55,28 +55,30 @@ public struct ExplorationPlan: Sendable {
     /// own); with one, the search runs on the calling thread.
     public var workers = 1
     public var shard = ShardSpec(index: 1, count: 1)
-    public var granularity: ExploreGranularity
-    /// Reduce a failing schedule to its fewest deviations from FIFO order.
-    public var minimizes = true
-    /// How many times a failure (or a replayed file) is replayed.
-    public var replays = 3
-    /// Where failing schedules are written, as `STEM-seedS-runI.schedule.json`.
-    public var scheduleDirectory: String
+    /// Granularity, hang timeout, replays, minimizing, the schedule directory.
+    public var options: ExploreOptions
+    /// Failing schedules are written as `STEM-seedS-runI.schedule.json`.
     public var fileStem: String
 
     public init(
-        name: String, spec: ExploreStrategy, strategyName: String? = nil, seed: UInt64, budget: Int, granularity: ExploreGranularity,
-        scheduleDirectory: String, fileStem: String
+        name: String, spec: ExploreStrategy, strategyName: String? = nil, seed: UInt64, budget: Int, options: ExploreOptions,
+        fileStem: String
     ) {
         self.name = name
         self.spec = spec
         self.strategyName = strategyName ?? spec.description
         self.seed = seed
         self.budget = budget
-        self.granularity = granularity
-        self.scheduleDirectory = scheduleDirectory
+        self.options = options
         self.fileStem = fileStem
     }
+
+    /// The granularity a search runs at (coarse unless the options say).
+    public var granularity: ExploreGranularity { options.granularity ?? .coarse }
+    /// Where failing schedules are written.
+    public var scheduleDirectory: String { options.scheduleDirectoryInForce.path }
+    /// How many times a failure (or a replayed file) is replayed; never below 0.
+    var replays: Int { max(0, options.replays) }
 }
 
 /// What an exploration or a replay ends with: the report, and what to say besides.
@@ -247,7 +249,7 @@ public struct ExplorationDriver: Sendable {
         let runner = try makeRunner("confirm", plan.granularity)
         let kind = found.run.failure!.kind
         var reported = found.run
-        if plan.minimizes && kind != .diverged && !found.run.deviations.isEmpty {
+        if plan.options.minimizes && kind != .diverged && !found.run.deviations.isEmpty {
             reported = try minimize(found.run, kind: kind, runner: runner)
         }
         let (confirmed, replayed) = try replays(of: reported.choices, kind: kind, runner: runner)
@@ -311,11 +313,12 @@ public struct ExplorationDriver: Sendable {
     // MARK: Replaying a file
 
     /// Runs the schedule of `file` (read from `path`) `plan.replays` times with source
-    /// sites, at `granularity`. A run whose forced choice is not enabled stops with
+    /// sites, at the options' granularity, else the file's. A run whose forced choice is not enabled stops with
     /// "diverged at step i", so a replay never hangs on a schedule the code no longer
     /// has. The report's failure is the first divergence, else the first failure; the
     /// file is not written again.
-    public func replay(_ file: ScheduleFile, at path: String, granularity: ExploreGranularity) throws -> ExplorationOutcome {
+    public func replay(_ file: ScheduleFile, at path: String) throws -> ExplorationOutcome {
+        let granularity = plan.options.granularity ?? file.granularity
         let started = MonotonicClock.now()
         let runner = try makeRunner("replay", granularity)
         var runs: [ScheduleRun] = []

@@ -5,7 +5,8 @@ import Reports
 /// The end of `ctxdebug explore`: the text report on stdout, the notes on stderr, the
 /// --json, --junit and --sarif files, and the exit status.
 struct ExploreOutput {
-    let settings: ExploreSettings
+    let command: [String]
+    let reportFiles: ReportFileOptions
 
     func finish(_ outcome: ExplorationOutcome) throws {
         let report = outcome.report
@@ -13,22 +14,11 @@ struct ExploreOutput {
         for note in outcome.notes { say("ctxdebug explore: \(note)") }
         let status = exitStatus(report)
         let root = FileManager.default.currentDirectoryPath
-        var writeFailed = false
-        func write(_ flag: String, _ path: String?, _ make: () throws -> Data) {
-            guard let path else { return }
-            do {
-                try ReportFile.write(make(), to: path)
-                say("ctxdebug explore: wrote \(flag) \(path)")
-            } catch {
-                say("ctxdebug explore: error: could not write \(flag) \(path): \(error)")
-                writeFailed = true
-            }
-        }
-        write("--json", settings.json) { try report.jsonData() }
-        write("--junit", settings.junit) { Data(ExplorationReport.junit([report], command: settings.command).xml().utf8) }
-        write("--sarif", settings.sarif) {
-            try ExplorationReport.sarif([report], root: root, command: settings.command, exitStatus: status.code).encoded()
-        }
+        let contents = ReportFileOptions.Contents(
+            junit: { Data(ExplorationReport.junit([report], command: command).xml().utf8) },
+            sarif: { try ExplorationReport.sarif([report], root: root, command: command, exitStatus: status.code).encoded() },
+            json: { try report.jsonData() })
+        let writeFailed = reportFiles.write(contents, command: "explore") { say($0) }
         if let problem = outcome.scheduleWriteProblem {
             throw CommandSupport.fail(
                 "the failing schedule could not be saved: \(problem); give a writable directory with --schedule-dir",

@@ -23,9 +23,9 @@ final class ExploreRunner: ScheduleRunner {
     init(settings: ExploreSettings, granularity: ExploreGranularity, directory: String, groups: ExploreProcessGroups) throws {
         command = settings.command
         self.granularity = granularity
-        hangTimeout = settings.hangTimeout
-        allowUncontrolled = settings.allowUncontrolled
-        scheduleDirectory = settings.scheduleDirectory
+        hangTimeout = settings.plan.options.hangTimeout
+        allowUncontrolled = settings.plan.options.allowUncontrolled
+        scheduleDirectory = settings.plan.scheduleDirectory
         self.directory = directory
         self.groups = groups
         try FileManager.default.createDirectory(atPath: reportDirectory, withIntermediateDirectories: true)

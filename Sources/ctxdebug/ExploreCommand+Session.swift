@@ -22,15 +22,8 @@ struct ExploreSession: Sendable {
 
     /// The driver, with `strategyName` in the report.
     func driver(strategyName: String? = nil) -> ExplorationDriver {
-        var plan = ExplorationPlan(
-            name: commandText, spec: settings.spec, strategyName: strategyName, seed: settings.seed, budget: settings.budget,
-            granularity: settings.granularity ?? .coarse, scheduleDirectory: settings.scheduleDirectory,
-            fileStem: Self.fileName(for: settings.command))
-        plan.timeLimit = settings.timeLimit
-        plan.workers = settings.workers
-        plan.shard = settings.shard
-        plan.minimizes = settings.minimizes
-        plan.replays = settings.replays
+        var plan = settings.plan
+        if let strategyName { plan.strategyName = strategyName }
         let (settings, groups, workDirectory) = (settings, groups, workDirectory)
         return ExplorationDriver(
             plan: plan,
@@ -55,13 +48,13 @@ struct ExploreSession: Sendable {
                     + " ManagedContext?); check that COMMAND runs the code you mean",
                 status: .usage)
         }
-        if settings.requestedWorkers > settings.workers {
-            outcome.notes.insert("note: \(settings.spec) is one ordered search: it ran with one worker, not \(settings.requestedWorkers)", at: 0)
+        if settings.requestedWorkers > settings.plan.workers {
+            outcome.notes.insert("note: \(settings.plan.spec) is one ordered search: it ran with one worker, not \(settings.requestedWorkers)", at: 0)
         }
         return outcome
     }
 
-    /// `--replay FILE`: runs the file's schedule `settings.replays` times with source sites.
+    /// `--replay FILE`: runs the file's schedule 3 times with source sites.
     func replay(scheduleAt path: String) throws -> ExplorationOutcome {
         let file: ScheduleFile
         do {
@@ -69,14 +62,14 @@ struct ExploreSession: Sendable {
         } catch {
             throw CommandSupport.fail("--replay \(path): \(error)", status: .scheduleUnreadable)
         }
-        return try driver(strategyName: "replay").replay(file, at: path, granularity: settings.granularity ?? file.granularity)
+        return try driver(strategyName: "replay").replay(file, at: path)
     }
 
     /// How many iterations this shard has (Int.max with no budget but the time).
     private var progressTotal: Int {
-        guard settings.budget != Int.max else { return Int.max }
-        let shard = settings.shard
-        return max(0, (settings.budget - (shard.index - 1) + shard.count - 1) / shard.count)
+        let (budget, shard) = (settings.plan.budget, settings.plan.shard)
+        guard budget != Int.max else { return Int.max }
+        return max(0, (budget - (shard.index - 1) + shard.count - 1) / shard.count)
     }
 
     var commandText: String { settings.command.joined(separator: " ") }
@@ -84,8 +77,9 @@ struct ExploreSession: Sendable {
     /// `ctxdebug explore --replay FILE -- COMMAND`, as one line a shell reads back.
     func replayCommand(_ path: String) -> String {
         var words = ["ctxdebug", "explore", "--replay", path]
-        if settings.allowUncontrolled { words.append("--allow-uncontrolled") }
-        if settings.hangTimeout != 2 { words += ["--hang-timeout", "\(settings.hangTimeout)"] }
+        let options = settings.plan.options
+        if options.allowUncontrolled { words.append("--allow-uncontrolled") }
+        if options.hangTimeout != 2 { words += ["--hang-timeout", "\(options.hangTimeout)"] }
         return (words + ["--"] + settings.command).map(Self.shellQuoted).joined(separator: " ")
     }
 

@@ -118,12 +118,12 @@ struct ExploreCommand: ParsableCommand {
         let settings = try settings()
         // Before anything runs: without the library every schedule would run libdispatch
         // uncontrolled and report hangs a real run cannot have.
-        if !settings.allowUncontrolled, !DispatchControlLibrary.isBuilt {
+        if !settings.plan.options.allowUncontrolled, !DispatchControlLibrary.isBuilt {
             throw CommandSupport.fail(DispatchControlLibrary.missingMessage(), status: .exploreLibraryMissing)
         }
-        if replay == nil, let problem = ExploreScheduleDirectory.writeProblem(settings.scheduleDirectory) {
+        if replay == nil, let problem = ExploreScheduleDirectory.writeProblem(settings.plan.scheduleDirectory) {
             throw CommandSupport.fail(
-                "the schedule directory \(settings.scheduleDirectory) cannot be written (\(problem)); give a writable one with --schedule-dir",
+                "the schedule directory \(settings.plan.scheduleDirectory) cannot be written (\(problem)); give a writable one with --schedule-dir",
                 status: .scheduleDirectoryUnwritable)
         }
         CommandProcess.keepInheritedDescriptorsFromCommands()
@@ -139,7 +139,7 @@ struct ExploreCommand: ParsableCommand {
         } catch let error as ExploreSocketError {
             throw CommandSupport.fail("\(error)", status: .cannotCreate)
         }
-        try ExploreOutput(settings: settings).finish(outcome)
+        try ExploreOutput(command: command, reportFiles: reportFiles).finish(outcome)
     }
 }
 
@@ -207,38 +207,26 @@ extension ExploreCommand {
             throw ValidationError("--replay runs one schedule 3 times: leave out --iterations, --time and --shard")
         }
         let directory = scheduleDir ?? FileManager.default.currentDirectoryPath + "/.ctxdebug/explore"
-        return ExploreSettings(
-            command: command, spec: spec, seed: seed, budget: iterations ?? (seconds == nil ? 1_000 : Int.max),
-            timeLimit: seconds, workers: spec.isOrderedSearch ? 1 : jobs, requestedWorkers: jobs, shard: shardSpec,
-            granularity: chosenGranularity, hangTimeout: hangTimeout, allowUncontrolled: allowUncontrolled,
-            minimizes: !noMinimize, scheduleDirectory: directory, json: reportFiles.json, junit: reportFiles.junit,
-            sarif: reportFiles.sarif)
+        let options = ExploreOptions(
+            granularity: chosenGranularity, allowUncontrolled: allowUncontrolled, hangTimeout: hangTimeout,
+            scheduleDirectory: URL(fileURLWithPath: directory, isDirectory: true), minimizes: !noMinimize)
+        var plan = ExplorationPlan(
+            name: command.joined(separator: " "), spec: spec, seed: seed, budget: iterations ?? (seconds == nil ? 1_000 : Int.max),
+            options: options, fileStem: ExploreSession.fileName(for: command))
+        plan.timeLimit = seconds
+        plan.workers = spec.isOrderedSearch ? 1 : jobs
+        plan.shard = shardSpec
+        return ExploreSettings(command: command, plan: plan, requestedWorkers: jobs)
     }
 }
 
-/// What `ctxdebug explore` was asked to do, read from its options.
+/// What `ctxdebug explore` was asked to do, read from its options: COMMAND and the
+/// plan the driver runs (the report files are `ReportFileOptions`').
 struct ExploreSettings: Sendable {
     var command: [String]
-    var spec: ExploreStrategy
-    var seed: UInt64
-    /// Iterations in all, over every shard (Int.max: until --time).
-    var budget: Int
-    var timeLimit: Double?
-    var workers: Int
+    var plan: ExplorationPlan
     /// What -j said (a delay search runs with one worker whatever it says).
     var requestedWorkers: Int
-    var shard: ShardSpec
-    /// Nil: coarse, or the replayed file's.
-    var granularity: ExploreGranularity?
-    var hangTimeout: Double
-    var allowUncontrolled: Bool
-    var minimizes: Bool
-    var scheduleDirectory: String
-    var json: String?
-    var junit: String?
-    var sarif: String?
-    /// How many times a failure is replayed before it is reported.
-    var replays = 3
 
     /// "90s", "5m", "1h", "250ms" or a plain number of seconds; nil when not one.
     static func duration(_ text: String) -> Double? {

@@ -58,12 +58,20 @@ final class ScriptedRunner: ScheduleRunner, Sendable {
 struct ExplorationDriverTests {
     let directory = TempDirectory("driver")
 
-    func driver(_ runner: ScriptedRunner, spec: ExploreStrategy = .random, budget: Int = 200, workers: Int = 1) -> ExplorationDriver {
+    func driver(
+        _ runner: ScriptedRunner, spec: ExploreStrategy = .random, budget: Int = 200, workers: Int = 1,
+        granularity: ExploreGranularity? = nil, granularities: LockedValue<[String: ExploreGranularity]>? = nil
+    ) -> ExplorationDriver {
         var plan = ExplorationPlan(
-            name: "scripted", spec: spec, seed: 5, budget: budget, granularity: .coarse, scheduleDirectory: directory.url.path,
-            fileStem: "scripted")
+            name: "scripted", spec: spec, seed: 5, budget: budget,
+            options: ExploreOptions(granularity: granularity, scheduleDirectory: directory.url), fileStem: "scripted")
         plan.workers = workers
-        return ExplorationDriver(plan: plan, makeRunner: { _, _ in runner }, replayCommand: { "replay \($0)" })
+        return ExplorationDriver(
+            plan: plan,
+            makeRunner: { purpose, granularity in
+                granularities?.withLock { $0[purpose] = granularity }
+                return runner
+            }, replayCommand: { "replay \($0)" })
     }
 
     @Test("a failure is found, minimized to its one deviation, confirmed 3 of 3 with sites, written, and its file replays it")
@@ -83,13 +91,30 @@ struct ExplorationDriverTests {
         #expect(file.choices == failure.schedule.choices)
         #expect(outcome.scheduleWriteProblem == nil)
 
-        let replayed = try driver(ScriptedRunner()).replay(file, at: path, granularity: .coarse)
+        let replayed = try driver(ScriptedRunner()).replay(file, at: path)
         #expect(replayed.report.schedulesRun == 3)
         #expect(replayed.report.failure?.replaysConfirmed == 3)
         #expect(replayed.report.failure?.schedule.choices == file.choices)
-        let fixed = try driver(ScriptedRunner(buggy: false)).replay(file, at: path, granularity: .coarse)
+        let fixed = try driver(ScriptedRunner(buggy: false)).replay(file, at: path)
         #expect(fixed.report.failure == nil)
         #expect(fixed.notes.contains { $0.contains("ran 3 times without failing") && $0.contains("lost update") }, "\(fixed.notes)")
+    }
+
+    @Test("the options' granularity runs the search and a replay; with none, coarse searches and a replay takes the file's")
+    func granularityFromTheOptionsElseTheFile() throws {
+        let found = try #require(try driver(ScriptedRunner()).explore().report.failure)
+        var file = found.schedule
+        file.granularity = .fine
+        let path = directory.url.appendingPathComponent("fine.schedule.json").path
+        try file.write(to: path)
+        for (asked, expected) in [(nil, ExploreGranularity.fine), (.coarse, .coarse), (.fine, .fine)] as [(ExploreGranularity?, ExploreGranularity)] {
+            let seen = LockedValue<[String: ExploreGranularity]>([:])
+            let replayed = try driver(ScriptedRunner(), granularity: asked, granularities: seen).replay(file, at: path)
+            #expect(seen.withLock { $0 } == ["replay": expected], "asked \(String(describing: asked))")
+            #expect(replayed.report.granularity == expected)
+            _ = try driver(ScriptedRunner(buggy: false), budget: 2, granularity: asked, granularities: seen).explore()
+            #expect(seen.withLock { $0["w0"] } == asked ?? .coarse)
+        }
     }
 
     @Test("the fixed twin runs the whole budget, with one worker or two")
@@ -120,7 +145,7 @@ struct ExplorationDriverTests {
         let blocker = directory.file("a-file")
         try Data("x".utf8).write(to: blocker)
         var plan = driver(ScriptedRunner()).plan
-        plan.scheduleDirectory = blocker.appendingPathComponent("schedules").path
+        plan.options.scheduleDirectory = blocker.appendingPathComponent("schedules")
         let outcome = try ExplorationDriver(plan: plan, makeRunner: { _, _ in ScriptedRunner() }, replayCommand: { $0 }).explore()
         #expect(outcome.report.failure != nil && outcome.report.failure?.schedulePath == nil)
         #expect(outcome.scheduleWriteProblem?.contains("cannot write") == true, "\(String(describing: outcome.scheduleWriteProblem))")

@@ -25,7 +25,7 @@ import Testing
 
     func explore(_ runner: any ScheduleRunner & Sendable, budget: Int = 100) throws -> ExplorationOutcome {
         let plan = ExplorationPlan(
-            name: "scripted", spec: .random, seed: 5, budget: budget, granularity: .coarse, scheduleDirectory: directory.url.path,
+            name: "scripted", spec: .random, seed: 5, budget: budget, options: ExploreOptions(scheduleDirectory: directory.url),
             fileStem: "scripted")
         return try ExplorationDriver(plan: plan, makeRunner: { _, _ in runner }, replayCommand: { "replay \($0)" }).explore()
     }
