@@ -123,20 +123,11 @@ struct DataflowSummaryTests {
                 func makeStack() -> Stack {
                     let background = createContext(.privateQueueConcurrencyType, name: "background")
                     let main = createContext(NSManagedObjectContextConcurrencyType.mainQueueConcurrencyType, name: "main")
-                    return Stack(mainContext: main, backgroundContext: background)
+                    return Stack(main: main, background: background)
                 }
             }
             """,
-            """
-            final class Stack {
-                let mainContext: NSManagedObjectContext
-                let backgroundContext: NSManagedObjectContext
-                init(mainContext: NSManagedObjectContext, backgroundContext: NSManagedObjectContext) {
-                    self.mainContext = mainContext
-                    self.backgroundContext = backgroundContext
-                }
-            }
-            """,
+            "final class Stack { let mainContext: NSManagedObjectContext; let backgroundContext: NSManagedObjectContext\n init(main: NSManagedObjectContext, background: NSManagedObjectContext) { self.mainContext = main; self.backgroundContext = background } }",
         ])
         #expect(DataflowTests.queue(solver.result(of: "createContext")) == .unknown, "the summary leaves the queue to the caller")
         #expect(DataflowTests.queue(solver.property("mainContext")) == .main)
@@ -247,11 +238,9 @@ struct DataflowEffectTests {
             LintSource(path: "Stack.swift", text: """
                 import CoreData
                 final class Stack {
-                    let mainContext: NSManagedObjectContext
-                    let backgroundContext: NSManagedObjectContext
+                    let mainContext: NSManagedObjectContext, backgroundContext: NSManagedObjectContext
                     init(mainContext: NSManagedObjectContext, backgroundContext: NSManagedObjectContext) {
-                        self.mainContext = mainContext
-                        self.backgroundContext = backgroundContext
+                        self.mainContext = mainContext; self.backgroundContext = backgroundContext
                         NotificationCenter.default.addObserver(self, selector: #selector(backgroundDidSave(_:)), name: .NSManagedObjectContextDidSave, object: backgroundContext)
                         NotificationCenter.default.addObserver(self, selector: #selector(mainDidSave(_:)), name: .NSManagedObjectContextDidSave, object: mainContext)
                     }
@@ -265,6 +254,6 @@ struct DataflowEffectTests {
                 """),
         ]
         let findings = Linter().lint(sources: sources).findings
-        #expect(findings.map { "\($0.path):\($0.line) \($0.ruleID)" } == ["Stack.swift:12 merge-off-queue"])
+        #expect(findings.map { "\($0.path):\($0.line) \($0.ruleID)" } == ["Stack.swift:10 merge-off-queue"])
     }
 }

@@ -152,10 +152,7 @@ struct ProjectIndex: Sendable {
             for (name, safe) in file.contextNameReads { reads[name] = (reads[name] ?? true) && safe }
         }
         for file in files {
-            for property in file.dataflow.properties {
-                guard let type = property.type, managedObjectClasses.contains(type) else { continue }
-                managedObjectMembers.insert(TypedName(type: type, name: property.name))
-            }
+            for property in file.typeProperties where managedObjectClasses.contains(property.type) { managedObjectMembers.insert(property) }
         }
         neverPerformedContexts = Set(reads.filter { $0.value && contextProperties[$0.key]?.queue == .private && contextProperties[$0.key]?.makesNew == false }.keys)
         let callGraph = CallGraph(
