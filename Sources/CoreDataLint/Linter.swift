@@ -121,6 +121,7 @@ public struct Linter: Sendable {
         var indexOfFile = [Int](repeating: 0, count: files.count)
         for view in TargetViews(files: files.map(\.1.facts), targets: targets).views {
             let index = ProjectIndex(files: view.facts + [settings.facts], apiTable: apiTable)
+            if let filter = ProcessInfo.processInfo.environment["CTXDEBUG_LINT_FACTS"] { index.dumpContexts(matching: filter) }
             for file in view.files { indexOfFile[file] = indexes.count }
             indexes.append((index, shared.answers.agreement(with: index)))
         }

@@ -108,6 +108,54 @@ struct DataflowSummaryTests {
         #expect(DataflowTests.queue(solver.property("alias")) == .unknown)
     }
 
+    @Test("A helper that makes a context with the concurrency type it is handed: each call makes one of the argument's queue")
+    func contextOfConcurrencyTypeArgument() {
+        // `init(concurrencyType:)` makes a context that confines its objects to the queue
+        // its concurrency type names (NSManagedObjectContext, "Concurrency").
+        let solver = Self.solve([
+            """
+            final class Factory {
+                private func createContext(_ concurrencyType: NSManagedObjectContextConcurrencyType, name: String) -> NSManagedObjectContext {
+                    let context = NSManagedObjectContext(concurrencyType: concurrencyType)
+                    context.name = name
+                    return context
+                }
+                func makeStack() -> Stack {
+                    let background = createContext(.privateQueueConcurrencyType, name: "background")
+                    let main = createContext(NSManagedObjectContextConcurrencyType.mainQueueConcurrencyType, name: "main")
+                    return Stack(main: main, background: background)
+                }
+            }
+            """,
+            "final class Stack { let mainContext: NSManagedObjectContext; let backgroundContext: NSManagedObjectContext\n init(main: NSManagedObjectContext, background: NSManagedObjectContext) { self.mainContext = main; self.backgroundContext = background } }",
+        ])
+        #expect(DataflowTests.queue(solver.result(of: "createContext")) == .unknown, "the summary leaves the queue to the caller")
+        #expect(DataflowTests.queue(solver.property("mainContext")) == .main)
+        #expect(DataflowTests.queue(solver.property("backgroundContext")) == .private)
+        #expect(solver.property("backgroundContext")?.owner.identity == .property("backgroundContext"), "kept by the property: one context")
+    }
+
+    @Test("Swift 2's calls leave out the first argument label: createContext(.PrivateQueueConcurrencyType, name:) reaches createContext(concurrencyType:name:)")
+    func swift2FirstArgumentLabel() {
+        // Swift 2 omitted a method's first argument label by default; SE-0046 (Swift 3)
+        // made the first parameter labelled like the others.
+        let solver = Self.solve([
+            """
+            final class Factory {
+                private func createContext(concurrencyType: NSManagedObjectContextConcurrencyType, name: String) -> NSManagedObjectContext {
+                    let context = NSManagedObjectContext(concurrencyType: concurrencyType)
+                    return context
+                }
+                let background: NSManagedObjectContext
+                init() { background = self.createContext(.PrivateQueueConcurrencyType, name: "background") }
+            }
+            """,
+            "final class Other { func createContext(_ type: Int) -> NSManagedObjectContext? { nil }\n let made = createContext(3) }",
+        ])
+        #expect(DataflowTests.queue(solver.property("background")) == .private)
+        #expect(DataflowTests.queue(solver.property("made")) != .private, "a call Swift 3 reads reaches its own declaration only")
+    }
+
     @Test("Owners and queue points join to unknown when they differ, and a queue point tells which contexts it runs on")
     func lattice() {
         let main = Owner(queue: .main, identity: .property("viewContext"))
@@ -161,5 +209,51 @@ struct DataflowEffectTests {
         ]
         let findings = Linter().lint(sources: sources).findings
         #expect(findings.map { "\($0.path):\($0.line) \($0.ruleID)" } == ["Backup.swift:6 context-without-perform"])
+    }
+
+    @Test("Did-save observers of a stack whose contexts a factory's helper makes from a concurrency type (JSQCoreDataKit's shape, in Swift 2's call style): the merge outside perform is reported")
+    func mergeIntoHelperMadeContexts() {
+        // A did-save observer registered by selector runs on the thread that posted the
+        // notification, the saving context's ("NSManagedObjectContextDidSave",
+        // developer.apple.com/documentation/foundation/nsnotification/name/1506380-nsmanagedobjectcontextdidsave).
+        let sources = [
+            LintSource(path: "Factory.swift", text: """
+                import CoreData
+                final class StackFactory {
+                    func createStack(completion: @escaping (Stack) -> Void) {
+                        let creationClosure = {
+                            let backgroundContext = self.createContext(.PrivateQueueConcurrencyType, name: "background")
+                            let mainContext = self.createContext(.MainQueueConcurrencyType, name: "main")
+                            completion(Stack(mainContext: mainContext, backgroundContext: backgroundContext))
+                        }
+                        creationClosure()
+                    }
+                    private func createContext(concurrencyType: NSManagedObjectContextConcurrencyType, name: String) -> NSManagedObjectContext {
+                        let context = NSManagedObjectContext(concurrencyType: concurrencyType)
+                        context.name = "stack." + name
+                        return context
+                    }
+                }
+                """),
+            LintSource(path: "Stack.swift", text: """
+                import CoreData
+                final class Stack {
+                    let mainContext: NSManagedObjectContext, backgroundContext: NSManagedObjectContext
+                    init(mainContext: NSManagedObjectContext, backgroundContext: NSManagedObjectContext) {
+                        self.mainContext = mainContext; self.backgroundContext = backgroundContext
+                        NotificationCenter.default.addObserver(self, selector: #selector(backgroundDidSave(_:)), name: .NSManagedObjectContextDidSave, object: backgroundContext)
+                        NotificationCenter.default.addObserver(self, selector: #selector(mainDidSave(_:)), name: .NSManagedObjectContextDidSave, object: mainContext)
+                    }
+                    @objc private func backgroundDidSave(_ note: Notification) {
+                        mainContext.mergeChanges(fromContextDidSave: note)
+                    }
+                    @objc private func mainDidSave(_ note: Notification) {
+                        backgroundContext.perform { self.backgroundContext.mergeChanges(fromContextDidSave: note) }
+                    }
+                }
+                """),
+        ]
+        let findings = Linter().lint(sources: sources).findings
+        #expect(findings.map { "\($0.path):\($0.line) \($0.ruleID)" } == ["Stack.swift:10 merge-off-queue"])
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 extension ProjectIndex {
     /// What the dataflow analysis tells the index where the declarations' own setups do
     /// not: the queue of a context property or function whose setups, stores and
@@ -89,5 +91,28 @@ extension DataflowSolver {
     /// Where a property is declared and stored into, for citations.
     func places(ofProperty name: String) -> [SourcePlace] {
         properties(named: name).map(\.place) + stores(into: name).map(\.0.place)
+    }
+}
+
+extension ProjectIndex {
+    /// Writes to stderr the index's context properties and functions whose name or cited
+    /// files contain `filter` ("" for all), with their queues and citations: what the
+    /// rules will be told, for reading why a bug is missed (`CTXDEBUG_LINT_FACTS=Stack.swift
+    /// ctxdebug lint .`; docs/lint.md, "Reading lint's facts").
+    func dumpContexts(matching filter: String) {
+        func matches(_ name: String, _ fact: ContextFact) -> Bool {
+            filter.isEmpty || name.contains(filter) || fact.files.contains { $0.contains(filter) }
+        }
+        var lines: [String] = []
+        for (name, fact) in contextProperties.sorted(by: { $0.key < $1.key }) where matches(name, fact) {
+            lines.append("property \(name): \(fact.queue)\(fact.makesNew ? " (new at each read)" : "") \(fact.citation ?? "")")
+        }
+        for (key, fact) in typedContextProperties.sorted(by: { ($0.key.type, $0.key.name) < ($1.key.type, $1.key.name) }) where matches(key.name, fact) {
+            lines.append("typed property \(key.type).\(key.name): \(fact.queue) \(fact.citation ?? "")")
+        }
+        for (name, fact) in contextFunctions.sorted(by: { $0.key < $1.key }) where matches(name, fact) {
+            lines.append("function \(name)(): \(fact.queue)\(fact.makesNew ? " (new at each call)" : "") \(fact.citation ?? "")")
+        }
+        FileHandle.standardError.write(Data(("ctxdebug lint facts:\n" + lines.map { "  " + $0 + "\n" }.joined()).utf8))
     }
 }

@@ -10,8 +10,10 @@ extension DataflowSolver {
             return .objects(of: context?.owner ?? .unknown, collection: false)
         }
         var joined: AbstractValue?, any = false
-        for (function, summary) in declarations(of: name) {
-            guard let mapping = Self.match(labels, to: function) else { continue }
+        let declared = declarations(of: name)
+        let swift2 = Self.readsAsSwift2(labels, declared.map(\.0))
+        for (function, summary) in declared {
+            guard let mapping = Self.match(labels, to: function, swift2: swift2) else { continue }
             any = true
             guard let summary else { continue }
             var values: [String: AbstractValue?] = [:]
@@ -27,9 +29,15 @@ extension DataflowSolver {
     /// Which parameter each of a call's labels fills: the labels in order, each
     /// parameter left out having a default value; a trailing closure fills the last
     /// parameter left. Nil when the call cannot reach the function.
-    static func match(_ labels: [String], to function: FunctionInput) -> [(String, String)]? {
+    static func match(_ labels: [String], to function: FunctionInput, swift2: Bool = false) -> [(String, String)]? {
         var mapping: [(String, String)] = [], next = 0
-        for label in labels where label != "trailing" {
+        // Swift 2 left out a method's first argument label (`createContext(.PrivateQueueConcurrencyType,
+        // name:)` for `func createContext(concurrencyType:name:)`; SE-0046 made it a label).
+        if swift2, labels.first == "_", let first = function.labels.first, first != "_" {
+            mapping.append(("_", first))
+            next = 1
+        }
+        for label in labels.dropFirst(mapping.count) where label != "trailing" {
             while next < function.labels.count, function.labels[next] != label {
                 guard function.defaulted.contains(function.labels[next]) else { return nil }
                 next += 1
@@ -47,10 +55,20 @@ extension DataflowSolver {
         return mapping
     }
 
+    /// Whether a call reads as Swift 2's, its first argument unlabelled for a labelled first
+    /// parameter: only when it reaches none of the declarations as Swift 3 reads it, and
+    /// one of them with a labelled first parameter. Swift 3 and later would not compile
+    /// such a call of that function, so only Swift 2 code makes it.
+    static func readsAsSwift2(_ labels: [String], _ functions: [FunctionInput]) -> Bool {
+        guard labels.first == "_", !functions.isEmpty else { return false }
+        return !functions.contains { match(labels, to: $0) != nil }
+    }
+
     /// A summary with the caller's values put in for `.parameter(label)` owners: a
     /// parameter handed straight back is the argument itself; objects of a parameter
     /// are objects of the argument's context.
     static func substitute(_ summary: AbstractValue, _ values: [String: AbstractValue?]) -> AbstractValue? {
+        if case .madeWith(let site, let label) = summary.owner.identity { return madeContext(site, queue: values[label] ?? nil) }
         guard case .parameter(let label) = summary.owner.identity else { return summary }
         let argument = values[label] ?? nil
         if summary.kind == .mixed { return argument }
@@ -99,7 +117,8 @@ extension DataflowSolver {
             // A call whose arguments hold nothing followed may be this function's: what it
             // stores is unknown.
             if call.isOpaque { return AbstractValue(kind: .mixed, owner: .unknown) }
-            guard let mapping = Self.match(call.arguments.map(\.label), to: function) else { continue }
+            let labels = call.arguments.map(\.label)
+            guard let mapping = Self.match(labels, to: function, swift2: Self.readsAsSwift2(labels, declarations(of: function.name).map(\.0))) else { continue }
             any = true
             var values: [String: AbstractValue?] = [:]
             for (callLabel, parameterLabel) in mapping {
@@ -125,6 +144,7 @@ extension DataflowSolver {
     /// A value whose owner is a parameter of the function it came from, outside that
     /// function: unknown.
     static func withoutParameters(_ value: AbstractValue) -> AbstractValue {
+        if case .madeWith = value.owner.identity { return AbstractValue(kind: value.kind, owner: .unknown) }
         guard case .parameter = value.owner.identity else { return value }
         return AbstractValue(kind: value.kind, owner: .unknown)
     }

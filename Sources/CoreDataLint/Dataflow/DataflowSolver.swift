@@ -105,6 +105,7 @@ struct DataflowSolver {
         case .property(let name): return ambiguous.contains(name) ? AbstractValue(kind: .mixed, owner: .unknown) : propertyValues[name]
         case .join(let a, let b): return evaluate(a, arguments).joined(with: evaluate(b, arguments))
         case .element(let base): return evaluate(base, arguments)?.element
+        case .madeContext(let site, let queue): return Self.madeContext(site, queue: evaluate(queue, arguments))
         case .objects(let base, let collection):
             guard let context = evaluate(base, arguments), context.kind == .context || context.kind == .mixed else { return nil }
             return .objects(of: context.owner, collection: collection)
@@ -115,6 +116,17 @@ struct DataflowSolver {
             for argument in list { values[argument.label] = .some(evaluate(argument.term, arguments)) }
             return call(name, receiver: receiverValue, hasReceiver: receiver != nil, arguments: values, labels: list.map(\.label))
         }
+    }
+
+    /// A context made at `site` with the concurrency type `type`: of its queue when the
+    /// type is known; in a summary, of whatever queue the caller's argument names.
+    static func madeContext(_ site: String, queue type: AbstractValue?) -> AbstractValue {
+        guard let type else { return .context(.unknown) }
+        if case .parameter(let label) = type.owner.identity {
+            return .context(Owner(queue: .unknown, identity: .madeWith(site: site, queueOf: label), makesNew: true))
+        }
+        guard type.kind == .concurrencyType, type.owner.isKnown else { return .context(.unknown) }
+        return .context(.made(site, queue: type.owner.queue))
     }
 
     /// `object.relationship` holds objects of the object's context when the project
@@ -134,6 +146,8 @@ struct DataflowSolver {
             return propertyValues[name]
         case .mixed:
             return propertyValues[name]
+        case .concurrencyType:
+            return nil
         }
     }
 }

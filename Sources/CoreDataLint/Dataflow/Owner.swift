@@ -17,6 +17,11 @@ struct Owner: Sendable, Hashable {
         /// The context a function's parameter holds (for summaries: replaced by the
         /// argument's owner at each call).
         case parameter(String)
+        /// In a function's summary only: a context the function makes at `site` with the
+        /// concurrency type its caller hands for the parameter `label`
+        /// (`createContext(_ type: NSManagedObjectContextConcurrencyType)`); a call makes a
+        /// new context of the argument's queue.
+        case madeWith(site: String, queueOf: String)
         /// Two identities joined, or one the code does not tell.
         case unknown
     }
@@ -50,6 +55,9 @@ struct AbstractValue: Sendable, Hashable {
         case context
         case object
         case objects
+        /// A concurrency type (`.privateQueueConcurrencyType`): the owner's queue is the
+        /// queue a context made with it confines to; no identity.
+        case concurrencyType
         /// Two kinds joined: a value the analysis cannot use.
         case mixed
     }
@@ -59,6 +67,7 @@ struct AbstractValue: Sendable, Hashable {
 
     static func context(_ owner: Owner) -> AbstractValue { AbstractValue(kind: .context, owner: owner) }
     static func objects(of owner: Owner, collection: Bool) -> AbstractValue { AbstractValue(kind: collection ? .objects : .object, owner: owner) }
+    static func concurrencyType(_ queue: ContextQueue) -> AbstractValue { AbstractValue(kind: .concurrencyType, owner: Owner(queue: queue, identity: .unknown)) }
 
     func joined(with other: AbstractValue) -> AbstractValue {
         AbstractValue(kind: kind == other.kind ? kind : .mixed, owner: owner.joined(with: other.owner))
@@ -69,7 +78,7 @@ struct AbstractValue: Sendable, Hashable {
         switch kind {
         case .objects: AbstractValue(kind: .object, owner: owner)
         case .object, .mixed: AbstractValue(kind: .mixed, owner: owner)
-        case .context: nil
+        case .context, .concurrencyType: nil
         }
     }
 }

@@ -66,7 +66,9 @@ struct TermReader {
         let name = member.declName.baseName.text
         if name == "viewContext" { return .value(.context(Owner(queue: .main, identity: .property("viewContext")))) }
         if let row = apiContexts[name] { return .value(.context(Self.owner(of: row, site: site(member)))) }
-        guard let base = member.base else { return nil }  // `.privateQueueConcurrencyType`
+        // `.privateQueueConcurrencyType`, `NSManagedObjectContextConcurrencyType.MainQueueConcurrencyType`.
+        if name.hasSuffix("QueueConcurrencyType"), let queue = CoreDataAPI.queue(named: name) { return .value(.concurrencyType(queue)) }
+        guard let base = member.base else { return nil }
         if CoreDataAPI.elementMethods.contains(name) { return term(base).map { .element($0) } }
         if CoreDataAPI.subsequenceMethods.contains(name) { return term(base) }
         if name == "objectID" || name == "count" || name == "isEmpty" { return nil }
@@ -103,8 +105,10 @@ extension TermReader {
         if selfTerm != nil, let known = coreDataCall(name, nil, call) { return known }
         if name == CoreDataAPI.contextType {
             let queue = FactCollector.evidence(of: Syntax(call.arguments))
-            guard case .queue(let known) = queue else { return .value(.context(.unknown)) }
-            return .value(.context(.made(site(call), queue: known)))
+            if case .queue(let known) = queue { return .value(.context(.made(site(call), queue: known))) }
+            // A concurrency type from elsewhere: a helper's parameter, a local.
+            guard let type = Expressions.argument("concurrencyType", of: call).flatMap(term) else { return .value(.context(.unknown)) }
+            return .madeContext(site: site(call), queue: type).bounded
         }
         if name == "newBackgroundContext" { return .value(.context(.made(site(call), queue: .private))) }
         if let row = apiContexts[name] { return .value(.context(Self.owner(of: row, site: site(call)))) }

@@ -23,6 +23,10 @@ indirect enum ValueTerm: Sendable, Hashable {
     case element(ValueTerm)
     /// A `var` assigned twice, `a ?? b`, `c ? a : b`, the returns of a function.
     case join(ValueTerm, ValueTerm)
+    /// `NSManagedObjectContext(concurrencyType: type)` where the type is not written
+    /// there: a context made at `site`, on the queue of the concurrency type the term
+    /// holds (a parameter's: `createContext(.privateQueueConcurrencyType, name:)`).
+    case madeContext(site: String, queue: ValueTerm)
     /// Something the code does not tell.
     case unknown
 
@@ -33,7 +37,7 @@ indirect enum ValueTerm: Sendable, Hashable {
         switch self {
         case .value, .parameter, .property, .unknown: 1
         case .call(_, let receiver, let arguments): 1 + max(receiver?.depth ?? 0, arguments.map(\.term.depth).max() ?? 0)
-        case .objects(let base, _), .member(let base, _), .element(let base): 1 + base.depth
+        case .objects(let base, _), .member(let base, _), .element(let base), .madeContext(_, let base): 1 + base.depth
         case .join(let a, let b): 1 + max(a.depth, b.depth)
         }
     }
@@ -55,7 +59,7 @@ indirect enum ValueTerm: Sendable, Hashable {
         case .parameter: true
         case .value, .property, .unknown: false
         case .call(_, let receiver, let arguments): receiver?.mentionsParameter == true || arguments.contains { $0.term.mentionsParameter }
-        case .objects(let base, _), .member(let base, _), .element(let base): base.mentionsParameter
+        case .objects(let base, _), .member(let base, _), .element(let base), .madeContext(_, let base): base.mentionsParameter
         case .join(let a, let b): a.mentionsParameter || b.mentionsParameter
         }
     }
@@ -155,6 +159,7 @@ extension ValueTerm {
         case .objects(let base, let collection): return .objects(of: base.hiding(names), collection: collection)
         case .member(let base, let name): return names.contains(name) ? .unknown : .member(base.hiding(names), name)
         case .element(let base): return .element(base.hiding(names))
+        case .madeContext(let site, let queue): return .madeContext(site: site, queue: queue.hiding(names))
         case .join(let a, let b): return .join(a.hiding(names), b.hiding(names))
         }
     }

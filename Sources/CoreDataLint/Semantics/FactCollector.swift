@@ -174,6 +174,7 @@ final class FactCollector: SyntaxVisitor {
             {
                 facts.contextExtensionUses.append(ContextExtensionUse(member: name, isProperty: true, confined: confined, place: place(at)))
             }
+            if let type = types.last?.name { facts.typeProperties.append(TypedName(type: type, name: name)) }
             if name == "unownedExecutor", let type = types.last?.name { facts.customExecutorTypes.insert(type) }
             if !node.modifiers.isEmpty, node.modifiers.contains(where: { let text = $0.name.text; return text == "public" || text == "open" }),
                 TextSearch.foundationContains("ontext", in: name)

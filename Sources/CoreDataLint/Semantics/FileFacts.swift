@@ -397,6 +397,9 @@ struct FileFacts: Sendable {
     var escapingNames: Set<String> = []
     /// The inputs of the dataflow analysis's summaries (Dataflow/).
     var dataflow = DataflowFacts()
+    /// Every property a type or extension declares, by the type's name: a managed object
+    /// class's are its members wherever they are declared (`ProjectIndex.managedObjectMembers`).
+    var typeProperties: [TypedName] = []
 }
 
 extension FileFacts {

@@ -32,6 +32,7 @@ enum IndexQuestion: Hashable, Sendable {
     case watchSessionDelegate(String?)
     case actorType(String?)
     case startsTasksOffActors(String?)
+    case managedObjectMember(type: String, name: String)
 }
 
 extension IndexQuestion {
@@ -113,6 +114,7 @@ extension ProjectIndex {
         case .actorType(let type): .flag(entryPoints.isActor(type))
         case .startsTasksOffActors(let type):
             .flag(entryPoints.startsTasksOffActors(type, isManagedObjectClass: type.map(managedObjectClasses.contains) ?? false))
+        case .managedObjectMember(let type, let name): .flag(managedObjectMembers.contains(TypedName(type: type, name: name)))
         }
     }
 }
@@ -190,6 +192,10 @@ final class IndexView {
     func contextFunction(named name: String) -> ContextFact? { fact(.contextFunction(name)) }
 
     func isManagedObjectClass(_ name: String) -> Bool { flag(.managedObjectClass(name)) }
+
+    /// Whether the managed object class `type` declares the property `name` somewhere in
+    /// the project (`ProjectIndex.managedObjectMembers`).
+    func isManagedObjectMember(_ name: String, of type: String) -> Bool { flag(.managedObjectMember(type: type, name: name)) }
 
     func requestFactory(named name: String) -> RequestFactory? {
         guard case .factory(let factory) = ask(.requestFactory(name)) else { return nil }

@@ -104,6 +104,10 @@ struct ProjectIndex: Sendable {
     /// on or keeps in a local, and that are not `public`: no caller can be inside their
     /// `perform`, so a straight use is outside it whoever the caller is.
     var neverPerformedContexts: Set<String> = []
+    /// The properties that managed object classes declare, in the class or any extension
+    /// of it in the project (`extension ZMConversation { var qualifiedID: … }`): a bare
+    /// name of one in a method of the class reads `self`.
+    var managedObjectMembers: Set<TypedName> = []
     /// Parameters of functions declared once whose every call site hands objects of one
     /// context, by function name.
     var parameterObjects: [String: [ParameterObjects]] = [:]
@@ -146,6 +150,9 @@ struct ProjectIndex: Sendable {
         var reads: [String: Bool] = [:]
         for file in files {
             for (name, safe) in file.contextNameReads { reads[name] = (reads[name] ?? true) && safe }
+        }
+        for file in files {
+            for property in file.typeProperties where managedObjectClasses.contains(property.type) { managedObjectMembers.insert(property) }
         }
         neverPerformedContexts = Set(reads.filter { $0.value && contextProperties[$0.key]?.queue == .private && contextProperties[$0.key]?.makesNew == false }.keys)
         let callGraph = CallGraph(

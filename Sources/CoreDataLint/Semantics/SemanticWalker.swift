@@ -498,9 +498,50 @@ final class SemanticWalker: SyntaxVisitor {
     override func visit(_ node: DeclReferenceExprSyntax) -> SyntaxVisitorContinueKind {
         if let member = node.parent?.as(MemberAccessExprSyntax.self), member.declName.id == node.id { return .skipChildren }
         let name = node.baseName.text
-        guard let binding = lookup(name), binding.value != nil, !Self.isAssignmentTarget(node) else { return .skipChildren }
+        let bound = lookup(name)
+        guard let binding = bound, binding.value != nil, !Self.isAssignmentTarget(node) else {
+            if let object = managedSelf(node, name: name, isBound: bound != nil) {
+                for rule in rules { rule.reference(ExprSyntax(node), name: "self", object, self) }
+            }
+            return .skipChildren
+        }
         for rule in rules { rule.reference(ExprSyntax(node), name: name, binding, self) }
         return .skipChildren
+    }
+
+    /// `self`, or a bare name of one of its properties (`qualifiedID`, which Swift reads
+    /// as `self.qualifiedID`), in a closure inside an instance method of a managed object
+    /// class: the object itself, of an unknown context, bound where the method starts.
+    /// Nil elsewhere. Only in closures that run apart (`Task { }`, `DispatchQueue.global().async`):
+    /// in the method's own body `self` runs wherever its caller does.
+    private func managedSelf(_ node: DeclReferenceExprSyntax, name: String, isBound: Bool) -> Binding? {
+        guard frame.isClosure, let type = typeName else { return nil }
+        let isSelf = node.baseName.tokenKind == .keyword(.self)
+        // A bare name: not a local, not a call's callee, not an assignment's target.
+        if !isSelf {
+            guard !isBound, name.first?.isLowercase == true, !CoreDataAPI.queueFreeObjectMembers.contains(name), !Self.isAssignmentTarget(node),
+                node.parent?.as(FunctionCallExprSyntax.self)?.calledExpression.id != node.id
+            else { return nil }
+        }
+        guard let method = Self.enclosingMethod(of: node), index.isManagedObjectClass(type) else { return nil }
+        guard isSelf || index.isManagedObjectMember(name, of: type) else { return nil }
+        let depth = frames.last { !$0.isClosure && $0.start == method.position.utf8Offset }?.queueDepth ?? 1
+        return Binding(value: .managedObject(ManagedObjectInfo()), queueDepth: depth)
+    }
+
+    /// The instance method or property accessor around `node`, nil in a static one or
+    /// outside any.
+    private static func enclosingMethod(of node: some SyntaxProtocol) -> Syntax? {
+        var current = node.parent
+        while let node = current {
+            if let function = node.as(FunctionDeclSyntax.self) {
+                return function.modifiers.contains { $0.name.tokenKind == .keyword(.static) || $0.name.tokenKind == .keyword(.class) } ? nil : node
+            }
+            if node.is(InitializerDeclSyntax.self) { return node }
+            if node.is(MemberBlockSyntax.self) || node.is(SourceFileSyntax.self) { return nil }
+            current = node.parent
+        }
+        return nil
     }
 
     /// `var name = …` in a type's body (not in a function).
