@@ -72,9 +72,10 @@ extension SQLiteStore {
             case .insert(let first): result.permanentIDs[id] = result.permanentIDs[first]
             }
         }
+        var insertStatements: [Int: Statement] = [:]
         for insert in inserts {
             switch merges.targets[insert.id] {
-            case nil: try insertRow(db, insert, into: &result)
+            case nil: try insertRow(db, insert, statements: &insertStatements, into: &result)
             case .row(let row, let id): try mergeInsert(db, insert, into: row, id, type: changes.mergeType, result: &result)
             case .insert(let first):
                 // Written as the first insert's row (merged values), which comes before it.
@@ -164,24 +165,37 @@ extension SQLiteStore {
         throw ManagedContextError(.saveFailed, "\(entity.name).\(r.name) points to \(id), an object that is not saved in this save or before (is it in another context?). Save the destination first, in the same context.", path: url.path)
     }
 
-    private func insertRow(_ db: Database, _ ins: StoreChanges.Insert, into result: inout StoreSaveResult) throws {
+    /// The INSERT of `entity`'s rows: built once per entity and save, prepared once per
+    /// connection (a save of many inserts parses it once, not once per row).
+    private func insertStatement(_ db: Database, _ entity: EntityDescription, _ statements: inout [Int: Statement]) throws -> Statement {
+        if let made = statements[entity.index] { return made }
+        let columns = ["Z_PK", "Z_ENT", "Z_OPT"] + entity.attributes.map(\.columnName) + entity.toOneRelationships.map(\.columnName)
+        let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+        let statement = try db.cachedStatement(sql: "INSERT INTO \(entity.tableName) (\(columns.joined(separator: ", "))) VALUES (\(marks))")
+        statements[entity.index] = statement
+        return statement
+    }
+
+    private func insertRow(_ db: Database, _ ins: StoreChanges.Insert, statements: inout [Int: Statement], into result: inout StoreSaveResult) throws {
         let entity = ins.id.entity
         let permanent = result.permanentIDs[ins.id]!
-        var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
-        var args: [DatabaseValue] = [permanent.key.databaseValue, entityNumber(entity).databaseValue, 1.databaseValue]
-        for a in entity.attributes {
-            columns.append(a.columnName)
-            args.append(ins.values[a.index].databaseValue)
-        }
+        let attributes = entity.attributes, relationships = entity.toOneRelationships
+        var args: [DatabaseValue] = []
+        args.reserveCapacity(3 + attributes.count + relationships.count)
+        args.append(permanent.key.databaseValue)
+        args.append(entityNumber(entity).databaseValue)
+        args.append(1.databaseValue)
+        for a in attributes { args.append(ins.values[a.index].databaseValue) }
         var toOne: [ManagedObjectID?] = []
-        for r in entity.toOneRelationships {
-            columns.append(r.columnName)
-            let fk = try foreignKey(ins.toOne[r.toOneIndex], from: entity, r, result)
-            args.append(fk?.databaseValue ?? .null)
-            toOne.append(fk.map { ManagedObjectID(entity: r.destinationEntity!, store: identity, primaryKey: $0) })
+        if !relationships.isEmpty {
+            toOne.reserveCapacity(relationships.count)
+            for r in relationships {
+                let fk = try foreignKey(ins.toOne[r.toOneIndex], from: entity, r, result)
+                args.append(fk?.databaseValue ?? .null)
+                toOne.append(fk.map { ManagedObjectID(entity: r.destinationEntity!, store: identity, primaryKey: $0) })
+            }
         }
-        let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")
-        try db.execute(sql: "INSERT INTO \(entity.tableName) (\(columns.joined(separator: ", "))) VALUES (\(marks))", arguments: StatementArguments(args))
+        try insertStatement(db, entity, &statements).execute(arguments: StatementArguments(args))
         result.written[ins.id] = RowSnapshot(values: ins.values, toOne: toOne, version: 1)
     }
 
@@ -232,7 +246,8 @@ extension SQLiteStore {
         sets.append("Z_OPT = ?")
         args.append(newVersion.databaseValue)
         args.append(pk.databaseValue)
-        try db.execute(sql: "UPDATE \(entity.tableName) SET \(sets.joined(separator: ", ")) WHERE Z_PK = ?", arguments: StatementArguments(args))
+        // The same columns for most updates of a save: prepared once per connection.
+        try db.cachedStatement(sql: "UPDATE \(entity.tableName) SET \(sets.joined(separator: ", ")) WHERE Z_PK = ?").execute(arguments: StatementArguments(args))
         if db.changesCount == 0 {
             result.discarded[u.id] = .some(nil)
             return

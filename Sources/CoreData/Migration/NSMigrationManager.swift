@@ -39,6 +39,8 @@ open class NSMigrationManager: NSObject {
     var destinationEntities: [String: NSEntityDescription] = [:]
     var destinationProperties: [String: (attributes: [String: NSAttributeDescription], relationships: [String: NSRelationshipDescription])] = [:]
     private var done = 0, total = 1
+    /// The key path expressions of the mapping, split once each (`keys(of:)`).
+    var parsedKeyPaths: [ObjectIdentifier: ParsedKeyPath] = [:]
 
     public init(sourceModel: NSManagedObjectModel, destinationModel: NSManagedObjectModel) {
         self.sourceModel = sourceModel
@@ -249,6 +251,7 @@ open class NSMigrationManager: NSObject {
         backward = [:]
         created = [:]
         destinationProperties = [:]
+        parsedKeyPaths = [:]
         cancellation = nil
         done = 0
         total = 1
