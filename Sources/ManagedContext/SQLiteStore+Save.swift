@@ -61,6 +61,10 @@ extension SQLiteStore {
     private func applySave(_ db: Database, _ changes: StoreChanges) throws -> StoreSaveResult {
         var result = StoreSaveResult()
         let storeRows = try checkVersions(db, changes)
+        var insertStatements: [Int: Statement] = [:]
+        if let maxKeys = try insertsIfNoneConflict(db, changes, statements: &insertStatements, into: &result) {
+            return try applyRest(db, changes, storeRows, maxKeys, into: result)
+        }
         let merges = try constraintMerges(db, changes)
         let inserts = merges.isEmpty ? changes.inserts : mergingDuplicateInserts(changes.inserts, merges, type: changes.mergeType)
         let maxKeys = try assignPrimaryKeys(db, inserts.filter { merges.targets[$0.id] == nil }, into: &result)
@@ -72,7 +76,6 @@ extension SQLiteStore {
             case .insert(let first): result.permanentIDs[id] = result.permanentIDs[first]
             }
         }
-        var insertStatements: [Int: Statement] = [:]
         for insert in inserts {
             switch merges.targets[insert.id] {
             case nil: try insertRow(db, insert, statements: &insertStatements, into: &result)
@@ -84,6 +87,39 @@ extension SQLiteStore {
                 result.written[insert.id] = result.written[first]
             }
         }
+        return try applyRest(db, changes, storeRows, maxKeys, into: result)
+    }
+
+    /// A save whose constrained inserts all go into tables of their own (no inheritance
+    /// tree) tries its inserts first as they are, under a savepoint: each constraint's
+    /// unique index, over the whole table, then finds any conflict `constraintMerges` would
+    /// find (with the store's rows, or among the inserts), at no cost of its own. Returns the
+    /// highest keys used, with the inserts written; or nil, with nothing written, when an
+    /// insert failed a constraint (then the conflicts are looked for first, and the merge
+    /// policy resolves them) or the save has no constrained insert.
+    private func insertsIfNoneConflict(
+        _ db: Database, _ changes: StoreChanges, statements: inout [Int: Statement], into result: inout StoreSaveResult
+    ) throws -> [Int: Int64]? {
+        let constrained = changes.inserts.lazy.map(\.id.entity).filter { !$0.uniquenessConstraints.isEmpty }
+        guard !constrained.isEmpty, !constrained.contains(where: \.sharesTable) else { return nil }
+        var attempt = result
+        var maxKeys: [Int: Int64] = [:]
+        do {
+            try db.inSavepoint {
+                maxKeys = try assignPrimaryKeys(db, changes.inserts, into: &attempt)
+                for insert in changes.inserts { try insertRow(db, insert, statements: &statements, into: &attempt) }
+                return .commit
+            }
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+            return nil
+        }
+        result = attempt
+        return maxKeys
+    }
+
+    /// A save's updates, deletions, links, keys and history, once its inserts are written.
+    private func applyRest(_ db: Database, _ changes: StoreChanges, _ storeRows: StoreRows, _ maxKeys: [Int: Int64], into saved: StoreSaveResult) throws -> StoreSaveResult {
+        var result = saved
         for update in changes.updates {
             try updateRow(db, update, conflicting: storeRows, policy: changes.mergeType, into: &result)
         }
