@@ -1,6 +1,7 @@
 import Foundation
 import CtxdebugHelpers
 import GRDB
+import GRDBSQLite
 
 /// Writing: permanent IDs and saves, each in one transaction, with optimistic locking
 /// on Z_OPT and the context's merge policy.
@@ -103,16 +104,20 @@ extension SQLiteStore {
         let constrained = changes.inserts.lazy.map(\.id.entity).filter { !$0.uniquenessConstraints.isEmpty }
         guard !constrained.isEmpty, !constrained.contains(where: \.sharesTable) else { return nil }
         var attempt = result
-        var maxKeys: [Int: Int64] = [:]
+        let maxKeys: [Int: Int64]
+        try db.execute(sql: "SAVEPOINT ctxdebug_inserts")
         do {
-            try db.inSavepoint {
-                maxKeys = try assignPrimaryKeys(db, changes.inserts, into: &attempt)
-                for insert in changes.inserts { try insertRow(db, insert, statements: &statements, into: &attempt) }
-                return .commit
-            }
+            maxKeys = try assignPrimaryKeys(db, changes.inserts, into: &attempt)
+            for insert in changes.inserts { try insertRow(db, insert, statements: &statements, into: &attempt) }
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+            // The failed INSERT is reset first: a statement left running keeps the rollback
+            // from undoing the rows written before it (and GRDB's savepoint would hide that).
+            for statement in statements.values { sqlite3_reset(statement.sqliteStatement) }
+            try db.execute(sql: "ROLLBACK TRANSACTION TO SAVEPOINT ctxdebug_inserts")
+            try db.execute(sql: "RELEASE SAVEPOINT ctxdebug_inserts")
             return nil
         }
+        try db.execute(sql: "RELEASE SAVEPOINT ctxdebug_inserts")
         result = attempt
         return maxKeys
     }
