@@ -1,6 +1,7 @@
 import Foundation
 import CtxdebugHelpers
 import GRDB
+import GRDBSQLite
 
 /// Writing: permanent IDs and saves, each in one transaction, with optimistic locking
 /// on Z_OPT and the context's merge policy.
@@ -61,6 +62,10 @@ extension SQLiteStore {
     private func applySave(_ db: Database, _ changes: StoreChanges) throws -> StoreSaveResult {
         var result = StoreSaveResult()
         let storeRows = try checkVersions(db, changes)
+        var insertStatements: [Int: Statement] = [:]
+        if let maxKeys = try insertsIfNoneConflict(db, changes, statements: &insertStatements, into: &result) {
+            return try applyRest(db, changes, storeRows, maxKeys, into: result)
+        }
         let merges = try constraintMerges(db, changes)
         let inserts = merges.isEmpty ? changes.inserts : mergingDuplicateInserts(changes.inserts, merges, type: changes.mergeType)
         let maxKeys = try assignPrimaryKeys(db, inserts.filter { merges.targets[$0.id] == nil }, into: &result)
@@ -74,7 +79,7 @@ extension SQLiteStore {
         }
         for insert in inserts {
             switch merges.targets[insert.id] {
-            case nil: try insertRow(db, insert, into: &result)
+            case nil: try insertRow(db, insert, statements: &insertStatements, into: &result)
             case .row(let row, let id): try mergeInsert(db, insert, into: row, id, type: changes.mergeType, result: &result)
             case .insert(let first):
                 // Written as the first insert's row (merged values), which comes before it.
@@ -83,6 +88,43 @@ extension SQLiteStore {
                 result.written[insert.id] = result.written[first]
             }
         }
+        return try applyRest(db, changes, storeRows, maxKeys, into: result)
+    }
+
+    /// A save whose constrained inserts all go into tables of their own (no inheritance
+    /// tree) tries its inserts first as they are, under a savepoint: each constraint's
+    /// unique index, over the whole table, then finds any conflict `constraintMerges` would
+    /// find (with the store's rows, or among the inserts), at no cost of its own. Returns the
+    /// highest keys used, with the inserts written; or nil, with nothing written, when an
+    /// insert failed a constraint (then the conflicts are looked for first, and the merge
+    /// policy resolves them) or the save has no constrained insert.
+    private func insertsIfNoneConflict(
+        _ db: Database, _ changes: StoreChanges, statements: inout [Int: Statement], into result: inout StoreSaveResult
+    ) throws -> [Int: Int64]? {
+        let constrained = changes.inserts.lazy.map(\.id.entity).filter { !$0.uniquenessConstraints.isEmpty }
+        guard !constrained.isEmpty, !constrained.contains(where: \.sharesTable) else { return nil }
+        var attempt = result
+        let maxKeys: [Int: Int64]
+        try db.execute(sql: "SAVEPOINT ctxdebug_inserts")
+        do {
+            maxKeys = try assignPrimaryKeys(db, changes.inserts, into: &attempt)
+            for insert in changes.inserts { try insertRow(db, insert, statements: &statements, into: &attempt) }
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+            // The failed INSERT is reset first: a statement left running keeps the rollback
+            // from undoing the rows written before it (and GRDB's savepoint would hide that).
+            for statement in statements.values { sqlite3_reset(statement.sqliteStatement) }
+            try db.execute(sql: "ROLLBACK TRANSACTION TO SAVEPOINT ctxdebug_inserts")
+            try db.execute(sql: "RELEASE SAVEPOINT ctxdebug_inserts")
+            return nil
+        }
+        try db.execute(sql: "RELEASE SAVEPOINT ctxdebug_inserts")
+        result = attempt
+        return maxKeys
+    }
+
+    /// A save's updates, deletions, links, keys and history, once its inserts are written.
+    private func applyRest(_ db: Database, _ changes: StoreChanges, _ storeRows: StoreRows, _ maxKeys: [Int: Int64], into saved: StoreSaveResult) throws -> StoreSaveResult {
+        var result = saved
         for update in changes.updates {
             try updateRow(db, update, conflicting: storeRows, policy: changes.mergeType, into: &result)
         }
@@ -164,24 +206,37 @@ extension SQLiteStore {
         throw ManagedContextError(.saveFailed, "\(entity.name).\(r.name) points to \(id), an object that is not saved in this save or before (is it in another context?). Save the destination first, in the same context.", path: url.path)
     }
 
-    private func insertRow(_ db: Database, _ ins: StoreChanges.Insert, into result: inout StoreSaveResult) throws {
+    /// The INSERT of `entity`'s rows: built once per entity and save, prepared once per
+    /// connection (a save of many inserts parses it once, not once per row).
+    private func insertStatement(_ db: Database, _ entity: EntityDescription, _ statements: inout [Int: Statement]) throws -> Statement {
+        if let made = statements[entity.index] { return made }
+        let columns = ["Z_PK", "Z_ENT", "Z_OPT"] + entity.attributes.map(\.columnName) + entity.toOneRelationships.map(\.columnName)
+        let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+        let statement = try db.cachedStatement(sql: "INSERT INTO \(entity.tableName) (\(columns.joined(separator: ", "))) VALUES (\(marks))")
+        statements[entity.index] = statement
+        return statement
+    }
+
+    private func insertRow(_ db: Database, _ ins: StoreChanges.Insert, statements: inout [Int: Statement], into result: inout StoreSaveResult) throws {
         let entity = ins.id.entity
         let permanent = result.permanentIDs[ins.id]!
-        var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
-        var args: [DatabaseValue] = [permanent.key.databaseValue, entityNumber(entity).databaseValue, 1.databaseValue]
-        for a in entity.attributes {
-            columns.append(a.columnName)
-            args.append(ins.values[a.index].databaseValue)
-        }
+        let attributes = entity.attributes, relationships = entity.toOneRelationships
+        var args: [DatabaseValue] = []
+        args.reserveCapacity(3 + attributes.count + relationships.count)
+        args.append(permanent.key.databaseValue)
+        args.append(entityNumber(entity).databaseValue)
+        args.append(1.databaseValue)
+        for a in attributes { args.append(ins.values[a.index].databaseValue) }
         var toOne: [ManagedObjectID?] = []
-        for r in entity.toOneRelationships {
-            columns.append(r.columnName)
-            let fk = try foreignKey(ins.toOne[r.toOneIndex], from: entity, r, result)
-            args.append(fk?.databaseValue ?? .null)
-            toOne.append(fk.map { ManagedObjectID(entity: r.destinationEntity!, store: identity, primaryKey: $0) })
+        if !relationships.isEmpty {
+            toOne.reserveCapacity(relationships.count)
+            for r in relationships {
+                let fk = try foreignKey(ins.toOne[r.toOneIndex], from: entity, r, result)
+                args.append(fk?.databaseValue ?? .null)
+                toOne.append(fk.map { ManagedObjectID(entity: r.destinationEntity!, store: identity, primaryKey: $0) })
+            }
         }
-        let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")
-        try db.execute(sql: "INSERT INTO \(entity.tableName) (\(columns.joined(separator: ", "))) VALUES (\(marks))", arguments: StatementArguments(args))
+        try insertStatement(db, entity, &statements).execute(arguments: StatementArguments(args))
         result.written[ins.id] = RowSnapshot(values: ins.values, toOne: toOne, version: 1)
     }
 
@@ -232,7 +287,8 @@ extension SQLiteStore {
         sets.append("Z_OPT = ?")
         args.append(newVersion.databaseValue)
         args.append(pk.databaseValue)
-        try db.execute(sql: "UPDATE \(entity.tableName) SET \(sets.joined(separator: ", ")) WHERE Z_PK = ?", arguments: StatementArguments(args))
+        // The same columns for most updates of a save: prepared once per connection.
+        try db.cachedStatement(sql: "UPDATE \(entity.tableName) SET \(sets.joined(separator: ", ")) WHERE Z_PK = ?").execute(arguments: StatementArguments(args))
         if db.changesCount == 0 {
             result.discarded[u.id] = .some(nil)
             return

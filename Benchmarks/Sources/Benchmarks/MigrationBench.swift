@@ -1,7 +1,7 @@
 import CoreData
 import Foundation
 
-/// Item 16: migrating a store of `rows` people (issue 48), side by side: the same rows
+/// Item 17: migrating a store of `rows` people (issue 48), side by side: the same rows
 /// written fresh (insert and save), a lightweight migration made in place by SQL (an
 /// attribute added, one renamed, through the automatic-migration options), and two
 /// migrations through `NSMigrationManager` into a new store: the inferred mapping model
@@ -97,16 +97,19 @@ enum MigrationBench {
             BenchFigure("NSMigrationManager, inferred mapping model, into a new store", unit: "rows/s", samples: inferredRates),
             BenchFigure("NSMigrationManager, mapping model with a splitting policy", unit: "rows/s", samples: customRates),
         ]
-        let slowest = min(figures[2].median, figures[3].median)
+        let (inferred, custom) = (figures[2].median, figures[3].median)
         return BenchItem(
             id: "17", title: "Migrating a store",
             setup: [
                 "A store of \(rows) Person rows (name, age as Integer 16, email), written by this runtime; each sample migrates a fresh copy of it.",
                 "In place: the model renames email (renaming identifier) and adds nickname, opened with NSMigratePersistentStoresAutomaticallyOption and NSInferMappingModelAutomaticallyOption (ALTER TABLE in one transaction).",
-                "Through NSMigrationManager: every row is fetched from the source store, made again in a destination context, saved into a scratch store and copied over the destination in one SQLite transaction; the inferred mapping re-types age to Integer 64, renames email and adds firstName and lastName, the custom one fills those two with an NSEntityMigrationPolicy that splits name.",
+                "Through NSMigrationManager, into a scratch store copied over the destination in one SQLite transaction: the inferred mapping (age re-typed to Integer 64, email renamed, firstName and lastName added) runs no policy of the app's and is made in SQL (usesStoreSpecificMigrationManager: one INSERT … SELECT from the source attached); the custom one fills firstName and lastName with an NSEntityMigrationPolicy that splits name, so every row is fetched from the source store, made again in the destination context and saved.",
             ],
             figures: figures,
-            targets: [BenchTarget(what: "a migration of \(rows) rows through NSMigrationManager", target: "≥ 50k rows/s", measured: "\(Int(slowest)) rows/s", met: slowest >= 50_000)],
+            targets: [
+                BenchTarget(what: "a migration of \(rows) rows through NSMigrationManager, inferred mapping", target: "≥ 50k rows/s", measured: "\(Int(inferred)) rows/s", met: inferred >= 50_000),
+                BenchTarget(what: "a migration of \(rows) rows through NSMigrationManager, an app's policy", target: "≥ 50k rows/s", measured: "\(Int(custom)) rows/s", met: custom >= 50_000),
+            ],
             detections: nil, skipped: nil, notes: [])
     }
 

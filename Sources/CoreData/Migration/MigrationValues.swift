@@ -25,6 +25,14 @@ struct MappingVariables {
     }
 }
 
+/// A key path expression split into its keys (`NSMigrationManager.keys(of:)`). It holds
+/// its expression, so the identifier it is cached under is not reused while cached.
+struct ParsedKeyPath {
+    let variable: String?
+    let keys: [String]
+    let expression: NSExpression
+}
+
 extension NSMigrationManager {
     /// Sets the destination's attributes from the mapping's attribute mappings.
     func applyAttributeMappings(_ mapping: NSEntityMapping, source: NSManagedObject, destination: NSManagedObject, policy: NSEntityMigrationPolicy) throws {
@@ -122,7 +130,7 @@ extension NSMigrationManager {
         case .constantValue: return e.constantValue
         case .variable: return try v.value(of: e.variable)
         case .evaluatedObject: return v.source
-        case .keyPath: return try keyPath(e.keyPath, v)
+        case .keyPath: return try keyPath(keys(of: e), v)
         case .function:
             let args = try (e.arguments ?? []).map { try evaluate($0, v) }
             guard let operand = e.operand else { return try Self.builtin(e.function, args) }
@@ -130,15 +138,22 @@ extension NSMigrationManager {
         }
     }
 
-    private func keyPath(_ path: String, _ v: MappingVariables) throws -> Any? {
-        var keys = path.split(separator: ".").map(String.init)
-        var value: Any?
-        if keys.first?.hasPrefix("$") == true {
-            value = try v.value(of: String(keys.removeFirst().dropFirst()))
-        } else {
-            value = v.source
-        }
-        for key in keys {
+    /// A key path expression's keys, split once per expression (a mapping evaluates each
+    /// of its expressions once per source instance): the variable it starts from, if any,
+    /// then the keys.
+    private func keys(of e: NSExpression) -> ParsedKeyPath {
+        let id = ObjectIdentifier(e)
+        if let parsed = parsedKeyPaths[id] { return parsed }
+        var keys = e.keyPath.split(separator: ".").map(String.init)
+        let variable = keys.first?.hasPrefix("$") == true ? String(keys.removeFirst().dropFirst()) : nil
+        let parsed = ParsedKeyPath(variable: variable, keys: keys, expression: e)
+        parsedKeyPaths[id] = parsed
+        return parsed
+    }
+
+    private func keyPath(_ path: ParsedKeyPath, _ v: MappingVariables) throws -> Any? {
+        var value: Any? = try path.variable.map { try v.value(of: $0) } ?? v.source
+        for key in path.keys {
             value = try Self.value(of: value, forKey: key)
         }
         return value

@@ -39,6 +39,8 @@ open class NSMigrationManager: NSObject {
     var destinationEntities: [String: NSEntityDescription] = [:]
     var destinationProperties: [String: (attributes: [String: NSAttributeDescription], relationships: [String: NSRelationshipDescription])] = [:]
     private var done = 0, total = 1
+    /// The key path expressions of the mapping, split once each (`keys(of:)`).
+    var parsedKeyPaths: [ObjectIdentifier: ParsedKeyPath] = [:]
 
     public init(sourceModel: NSManagedObjectModel, destinationModel: NSManagedObjectModel) {
         self.sourceModel = sourceModel
@@ -104,9 +106,17 @@ open class NSMigrationManager: NSObject {
         destinationContext.persistentStoreCoordinator = destination
         self.sourceContext = sourceContext
         self.destinationContext = destinationContext
+        let mappings = (mappingModel.entityMappings ?? []).filter { $0.mappingType != .removeEntityMappingType }
+        if usesStoreSpecificMigrationManager, let copies = rowCopies(mappings) {
+            try checkCancelled()
+            do {
+                if try destination.copyRows(copies, from: source) != nil { return }
+            } catch {
+                throw MigrationFailure(NSMigrationError, "The migrated rows could not be written: \(error.message). Nothing was changed.", underlying: error)
+            }
+        }
         try sourceContext.performAndWait {
             try destinationContext.performAndWait {
-                let mappings = (mappingModel.entityMappings ?? []).filter { $0.mappingType != .removeEntityMappingType }
                 let policies = try mappings.map { try NSEntityMigrationPolicy.policy(for: $0) }
                 total = 1 + (try mappings.reduce(0) { $0 + (try sourceCount($1)) }) * 2
                 savesEarly = Self.canSaveEarly(mappings, policies, destinationModel)
@@ -124,6 +134,37 @@ open class NSMigrationManager: NSObject {
                 }
             }
         }
+    }
+
+    /// The mappings as rows copied in SQL, the store-specific migration Core Data makes of
+    /// a SQLite store (`usesStoreSpecificMigrationManager`): when no policy of the app's
+    /// runs and every value is a source attribute as it is (`$source.name`) or the
+    /// destination's default, the objects' three stages would write exactly the rows
+    /// `INSERT … SELECT` writes, at SQLite's speed. Nil when any mapping needs the objects
+    /// (a policy, a filter, a relationship, another expression); `copyRows` refuses what
+    /// the store cannot copy exactly (then the objects run).
+    private func rowCopies(_ mappings: [NSEntityMapping]) -> [RowCopy]? {
+        var copies: [RowCopy] = []
+        for mapping in mappings {
+            guard ["", "NSEntityMigrationPolicy"].contains(mapping.entityMigrationPolicyClassName ?? ""), mapping.sourceFilterPredicate == nil,
+                let to = mapping.destinationEntityName, let entity = destinationEntities[to],
+                (mapping.relationshipMappings ?? []).allSatisfy({ $0.valueExpression == nil })
+            else { return nil }
+            if mapping.mappingType == .addEntityMappingType { continue }
+            guard let from = mapping.sourceEntityName else { return nil }
+            let attributes = entity.attributesByName
+            var sources: [String: String] = [:]
+            for property in mapping.attributeMappings ?? [] {
+                guard let name = property.name, attributes[name] != nil else { return nil }
+                guard let e = property.valueExpression else { continue }
+                guard e.expressionType == .keyPath else { return nil }
+                let keys = e.keyPath.split(separator: ".")
+                guard keys.count == 2, keys[0] == "$source" else { return nil }
+                sources[name] = String(keys[1])
+            }
+            copies.append(RowCopy(sourceEntity: from, destinationEntity: to, attributes: sources))
+        }
+        return copies
     }
 
     private func createInstances(_ mapping: NSEntityMapping, _ policy: NSEntityMigrationPolicy) throws {
@@ -249,6 +290,7 @@ open class NSMigrationManager: NSObject {
         backward = [:]
         created = [:]
         destinationProperties = [:]
+        parsedKeyPaths = [:]
         cancellation = nil
         done = 0
         total = 1
