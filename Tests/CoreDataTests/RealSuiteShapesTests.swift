@@ -273,5 +273,46 @@ extension RealSuiteShapesTests {
     }
 }
 
+extension RealSuiteShapesTests {
+    /// An Xcode mapping model whose entity mapping says "autogenerate" and whose attribute
+    /// mappings say nothing (CoreDataMigrationRevised-Example's version 2 to 3 Post
+    /// mapping): each attribute whose type stays gets its default expression,
+    /// `$source.<name>`; one that says `autogenerateexpression` 0 keeps none, and a re-typed
+    /// one (the Contacts fixture's `age`, String to Integer 16) is left to the policy.
+    @Test func anEntityMappingsAutogenerateCoversItsSilentAttributes() throws {
+        let dir = TempDirectory("entity-autogenerate")
+        let folder = dir.url.appendingPathComponent("NotesToNotes.xcmappingmodel")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let xml = """
+            <?xml version="1.0" standalone="no"?>
+            <database>
+                <object type="XDDEVMAPPINGMODEL" id="z1">
+                    <relationship name="entitymappings" type="0/0" destination="XDDEVENTITYMAPPING" idrefs="z2"></relationship>
+                </object>
+                <object type="XDDEVENTITYMAPPING" id="z2">
+                    <attribute name="sourcename" type="string">Note</attribute>
+                    <attribute name="destinationname" type="string">Note</attribute>
+                    <attribute name="mappingtypename" type="string">Undefined</attribute>
+                    <attribute name="autogenerateexpression" type="bool">1</attribute>
+                    <relationship name="attributemappings" type="0/0" destination="XDDEVATTRIBUTEMAPPING" idrefs="z3 z4"></relationship>
+                </object>
+                <object type="XDDEVATTRIBUTEMAPPING" id="z3">
+                    <attribute name="name" type="string">title</attribute>
+                </object>
+                <object type="XDDEVATTRIBUTEMAPPING" id="z4">
+                    <attribute name="autogenerateexpression" type="bool">0</attribute>
+                    <attribute name="name" type="string">created</attribute>
+                </object>
+            </database>
+            """
+        try Data(xml.utf8).write(to: folder.appendingPathComponent("xcmapping.xml"))
+        let model = NotesModel.make()
+        let read = try XcodeMappingModelReader.read(folder, sourceModel: model, destinationModel: model)
+        let mappings = try #require(read.entityMappings.first?.attributeMappings)
+        #expect(mappings.first { $0.name == "title" }?.valueExpression?.description == "$source.title")
+        #expect(mappings.first { $0.name == "created" }?.valueExpression == nil)
+    }
+}
+
 /// A class of this test module, which has no SwiftPM resources.
 final class RealSuiteClass {}

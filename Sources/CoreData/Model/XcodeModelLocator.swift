@@ -80,7 +80,7 @@ enum XcodeModelLocator {
     /// The folders to look in: each directory, the resource bundles in it
     /// (`*.resources`, `*.bundle`), and the immediate subfolders of those that are
     /// not models themselves (`.process` of a folder may keep a level).
-    private static func roots(_ directories: [URL]) -> [URL] {
+    static func roots(_ directories: [URL]) -> [URL] {
         var roots: [URL] = []
         for directory in directories {
             roots.append(directory)
