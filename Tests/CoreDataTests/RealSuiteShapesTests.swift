@@ -1,4 +1,5 @@
 @testable import CoreData
+@_spi(CoreData) import ManagedContext
 import Foundation
 import Testing
 import TestSupport
@@ -311,6 +312,37 @@ extension RealSuiteShapesTests {
         let mappings = try #require(read.entityMappings.first?.attributeMappings)
         #expect(mappings.first { $0.name == "title" }?.valueExpression?.description == "$source.title")
         #expect(mappings.first { $0.name == "created" }?.valueExpression == nil)
+    }
+}
+
+extension RealSuiteShapesTests {
+    /// A process killed while it created its store leaves an empty file: opened again
+    /// through a container, whose descriptions migrate automatically by default, it is a
+    /// new store (no migration to check), not a read-only error.
+    @Test func anEmptyStoreFileLeftByACrashOpensAsANewStore() throws {
+        let dir = TempDirectory("empty-store-file")
+        let url = dir.file("Notes.sqlite")
+        #expect(FileManager.default.createFile(atPath: url.path, contents: Data()))
+        #expect(try StoreFit.of(storeAt: url, model: NotesModel.make().runtimeModel) == .noStore)
+        let container = try NotesModel.container(in: dir)
+        try container.viewContext.performAndWait { () throws in
+            Note(context: container.viewContext).title = "after the crash"
+            try container.viewContext.save()
+        }
+    }
+}
+
+extension RealSuiteShapesTests {
+    /// JSQCoreDataKit asks `NSMappingModel(from:forSourceModel:destinationModel:)` for every
+    /// pair of versions: the Contacts 1 to 2 mapping model is found for versions 1 and 2,
+    /// not for 2 and 1 (the versions it records), though its entities' names fit both ways.
+    @Test func aMappingModelIsFoundForItsOwnVersionsOnly() throws {
+        let dir = TempDirectory("mapping-versions")
+        try FileManager.default.copyItem(at: Fixtures.url("Contacts1to2.xcmappingmodel"), to: dir.url.appendingPathComponent("Contacts1to2.xcmappingmodel"))
+        let bundle = try #require(Bundle(url: dir.url))
+        let (v1, v2) = (try MappingMigrationTests.version(1), try MappingMigrationTests.version(2))
+        #expect(NSMappingModel(from: [bundle], forSourceModel: v1, destinationModel: v2) != nil)
+        #expect(NSMappingModel(from: [bundle], forSourceModel: v2, destinationModel: v1) == nil)
     }
 }
 

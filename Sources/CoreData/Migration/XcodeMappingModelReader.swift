@@ -145,6 +145,10 @@ enum XcodeMappingModelReader {
     }
 
     static func fits(_ read: Read, _ source: NSManagedObjectModel, _ destination: NSManagedObjectModel) -> Bool {
+        // The versions the mapping was made between, when both are known: a mapping from
+        // Version 1 to Version 2 of the same entities does not map Version 2 to Version 1
+        // (JSQCoreDataKit's search of every pair would go round in circles).
+        guard ModelVersions.names(read.sourceModelPath, source), ModelVersions.names(read.destinationModelPath, destination) else { return false }
         let sources = Set(source.entities.compactMap(\.name)), destinations = Set(destination.entities.compactMap(\.name))
         var mappedSources: Set<String> = [], mappedDestinations: Set<String> = []
         for m in read.entityMappings {

@@ -20,7 +20,8 @@ import GRDB
     public static func of(storeAt url: URL, model: ManagedObjectModel) throws(ManagedContextError) -> StoreFit {
         let path = url.path
         guard FileManager.default.fileExists(atPath: path) else { return .noStore }
-        if try StoreSchema.isEmptyDatabaseFile(path: path, readOnly: true) { return .noStore }
+        // An empty file is a store not yet made (a process killed while creating one): nothing to migrate.
+        if try StoreSchema.isEmptyDatabaseFile(path: path, readOnly: false) { return .noStore }
         try StoreSchema.validateHeader(path: path)
         let comparison: SchemaComparison?
         do {
