@@ -85,11 +85,8 @@ import TestSupport
     /// only), deletes only the others ("Using Predicates with Core Data": a managed object
     /// is a `%@` value, SELF the evaluated object).
     @Test func notSelfInKeepsTheListedObjectsOfAChildContext() throws {
-        let dir = TempDirectory("not-self-in")
-        let container = try NotesModel.container(in: dir)
-        let parent = container.newBackgroundContext()
-        let child = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
-        child.parent = parent
+        let (store, _, child) = try Self.childOfABackgroundContext("not-self-in", .mainQueueConcurrencyType)
+        defer { withExtendedLifetime(store) {} }
         try child.performAndWait {
             var kept: [Note] = []
             for i in 0..<5 {
@@ -208,11 +205,8 @@ import TestSupport
     /// Core Data), the store's rows have permanent ones, and `NOT (self IN %@)` and
     /// `self == %@` still know the child's objects.
     @Test func aChildsObjectIsMatchedAfterItsParentSavedIt() throws {
-        let dir = TempDirectory("self-in-after-parent-save")
-        let container = try NotesModel.container(in: dir)
-        let parent = container.newBackgroundContext()
-        let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-        child.parent = parent
+        let (store, parent, child) = try Self.childOfABackgroundContext("self-in-after-parent-save", .privateQueueConcurrencyType)
+        defer { withExtendedLifetime(store) {} }
         var kept: [Note] = []
         try child.performAndWait {
             for i in 0..<5 {
@@ -343,6 +337,22 @@ extension RealSuiteShapesTests {
         let (v1, v2) = (try MappingMigrationTests.version(1), try MappingMigrationTests.version(2))
         #expect(NSMappingModel(from: [bundle], forSourceModel: v1, destinationModel: v2) != nil)
         #expect(NSMappingModel(from: [bundle], forSourceModel: v2, destinationModel: v1) == nil)
+    }
+}
+
+extension RealSuiteShapesTests {
+    /// A Notes store, a background context on it, and a child context of that one, as
+    /// bignerdranch's stack nests its main-queue context. The folder and container come
+    /// back too: the caller keeps them, so the store stays where it is.
+    static func childOfABackgroundContext(
+        _ name: String, _ type: NSManagedObjectContextConcurrencyType
+    ) throws -> ((TempDirectory, NSPersistentContainer), NSManagedObjectContext, NSManagedObjectContext) {
+        let dir = TempDirectory(name)
+        let container = try NotesModel.container(in: dir)
+        let parent = container.newBackgroundContext()
+        let child = NSManagedObjectContext(concurrencyType: type)
+        child.parent = parent
+        return ((dir, container), parent, child)
     }
 }
 
