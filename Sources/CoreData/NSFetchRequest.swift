@@ -134,3 +134,16 @@ extension NSFetchRequest {
         }
     }
 }
+
+extension NSFetchRequest {
+    /// Core Data's `execute()`: the request fetched in the current context, the one
+    /// whose `perform` or `performAndWait` block is running ("This method must be
+    /// called from within a block submitted to a managed object context"). Outside
+    /// such a block it stops, as Core Data raises.
+    public func execute() throws -> [ResultType] {
+        guard let context = ManagedObjectContext.current else {
+            preconditionFailure("NSFetchRequest.execute() must be called from within a block submitted to a managed object context (perform or performAndWait): no context's block is running on this thread. Call context.fetch(request) instead, or call execute() inside context.performAndWait { }.")
+        }
+        return try context.fetch(self)
+    }
+}

@@ -14,7 +14,7 @@
 extension NSManagedObject {
     /// The value of the attribute or relationship `key`, as the declared type `T`.
     public func managedValue<T>(forKey key: String) -> T {
-        let raw = value(forKey: key)
+        let raw = coreDataValue(forKey: key)
         if let value = raw as? T { return value }
         if let value = PortedBridge.convert(raw, to: T.self) { return value }
         if raw == nil || raw is NSNull {

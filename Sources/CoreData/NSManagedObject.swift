@@ -67,9 +67,11 @@ open class NSManagedObject: ManagedObject, NSFetchRequestResult {
         NSFetchRequest(entityName: NSManagedObjectModel.loadedEntity(for: self)?.name ?? String(describing: self))
     }
 
-    /// Core Data's `value(forKey:)`: an attribute in the type the model declares, a
-    /// to-one relationship's object, or a to-many relationship's `NSSet`.
-    open override func value(forKey key: String) -> Any? { coreDataValue(forKey: key) }
+    /// Core Data's `value(forKey:)`: an attribute as Core Data's accessors return it
+    /// (numbers and booleans as `NSNumber`, decimals as `NSDecimalNumber`, so `as? Int`
+    /// works whatever the attribute's width), a to-one relationship's object, or a
+    /// to-many relationship's `NSSet`.
+    open override func value(forKey key: String) -> Any? { objectValue(forKey: key) }
 
     /// Core Data's `setValue(_:forKey:)`, for attributes and relationships alike.
     open override func setValue(_ value: Any?, forKey key: String) { coreDataSetValue(value, forKey: key) }

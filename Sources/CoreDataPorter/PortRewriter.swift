@@ -35,6 +35,7 @@ import SwiftSyntax
 ///   framework bundles, and CoreData's gives the program's, whose resources hold the models.
 /// - `Bundle(for: X.self)` becomes `Bundle(portedFor: X.self)`: the resource bundle SwiftPM
 ///   makes for X's module, where a test bundle's or framework's resources are on Linux;
+///   a predicate's `predicateFormat` becomes `portedPredicateFormat` (Core Data's text);
 ///   a bundle's `bundleIdentifier` becomes `portedBundleIdentifier`, the bundle's name
 ///   where Linux's bundles have none.
 /// - `override init(entity:insertInto:)` of an `NSManagedObject` subclass becomes
@@ -335,13 +336,24 @@ final class PortRewriter: SyntaxRewriter {
     /// `bundle.bundleIdentifier`, nil for every bundle on Linux: CoreData's, which gives
     /// the bundle's name then. Only where the base names a bundle (`Bundle.main`,
     /// `Bundle(for: X.self)`, `testBundle`), as other types have members of that name.
+    /// `predicate.predicateFormat`, which Foundation on Linux writes as `BLOCKPREDICATE(…)`
+    /// or `FALSEPREDICATE` for a compound: CoreData's `portedPredicateFormat` writes it
+    /// as Core Data does. (An extension member of the same name would be ambiguous with
+    /// Foundation's, so the call is renamed.)
     override func visit(_ node: MemberAccessExprSyntax) -> ExprSyntax {
-        guard node.declName.baseName.text == "bundleIdentifier", node.declName.argumentNames == nil,
-            let base = node.base, base.trimmedDescription.range(of: "bundle", options: .caseInsensitive) != nil
-        else { return super.visit(node) }
+        guard node.declName.argumentNames == nil, let base = node.base else { return super.visit(node) }
+        let replacement: String
+        switch node.declName.baseName.text {
+        case "bundleIdentifier" where base.trimmedDescription.range(of: "bundle", options: .caseInsensitive) != nil:
+            replacement = "portedBundleIdentifier"
+        case "predicateFormat":
+            replacement = "portedPredicateFormat"
+        default:
+            return super.visit(node)
+        }
         changed = true
         usesPortedCoreDataAPI = true
-        let renamed = node.with(\.declName, node.declName.with(\.baseName, .identifier("portedBundleIdentifier", leadingTrivia: node.declName.baseName.leadingTrivia, trailingTrivia: node.declName.baseName.trailingTrivia)))
+        let renamed = node.with(\.declName, node.declName.with(\.baseName, .identifier(replacement, leadingTrivia: node.declName.baseName.leadingTrivia, trailingTrivia: node.declName.baseName.trailingTrivia)))
         return super.visit(renamed)
     }
 

@@ -117,7 +117,7 @@ public enum Porter {
             "@NSManaged", "@objc", "dynamic", "#keyPath", "#selector", "URLSession", "URLRequest", "URLResponse", "observe(", "Observer",
             "NSClassFromString", "forKeyPath", "import UIKit", "import AppKit", "import Cocoa", "\"momd\"", "\"mom\"",
             // A model's extension in a constant; casts of fetch requests; perform(_:) of a selector.
-            "forResource", "NSFetchRequest", "perform(", "NSSelectorFromString", "Bundle(identifier", "Bundle(for", "bundleIdentifier",
+            "forResource", "NSFetchRequest", "perform(", "NSSelectorFromString", "Bundle(identifier", "Bundle(for", "bundleIdentifier", "predicateFormat",
         ]
         return markers.contains { text.contains($0) } || PortRewriter.mentionsCoreDataName(text)
     }

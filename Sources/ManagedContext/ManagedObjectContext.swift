@@ -311,7 +311,7 @@ open class ManagedObjectContext: NSObject, @unchecked Sendable, AccessDescribing
             defer { span.end() }
             ConcurrencyDebug.entering(
                 queueIdentity, dispatched: true, onDispatchQueue: dispatchQueueHandle, describedBy: { self.performDescription() }) {
-                block()
+                CurrentContext.with(self, block)
                 postPendingChanges()
             }
         }
@@ -431,7 +431,7 @@ open class ManagedObjectContext: NSObject, @unchecked Sendable, AccessDescribing
         defer { span.end() }
         ConcurrencyDebug.entering(
             queueIdentity, dispatched: checkQueue, onDispatchQueue: dispatchQueueHandle, describedBy: { self.performDescription() }) {
-            body()
+            CurrentContext.with(self, body)
             postPendingChanges()
         }
     }

@@ -113,7 +113,7 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     @usableFromInline private(set) var attributeNames: [String] = []
     /// Attribute types by index: key-value access converts with them without copying a
     /// description (and retaining its strings).
-    private(set) var attributeTypes: [AttributeType] = []
+    @_spi(CoreData) public private(set) var attributeTypes: [AttributeType] = []
     /// Finds an attribute's index from its name's bits (see `AttributeSlots`).
     @usableFromInline private(set) var attributeSlots = AttributeSlots(names: [])
     var attributesByName: [String: AttributeDescription] = [:]

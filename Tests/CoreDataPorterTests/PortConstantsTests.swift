@@ -235,3 +235,21 @@ import Testing
         #expect(result.text.contains("import CoreData"))
     }
 }
+
+/// AERecord's tests read `predicate.predicateFormat`, which Foundation on Linux writes as
+/// `BLOCKPREDICATE(…)`; the port makes it CoreData's `portedPredicateFormat`, at its line.
+@Suite struct PortPredicateFormatTests {
+    @Test func predicateFormatBecomesThePortedOne() {
+        let source = """
+            import CoreData
+            func check(_ predicate: NSPredicate, _ other: NSCompoundPredicate?) -> Bool {
+                predicate.predicateFormat.contains("==") && other?.predicateFormat != nil
+            }
+
+            """
+        let result = Porter.port(source: source, path: "/app/Check.swift", relationships: [:], index: PortIndex(), sourceLocation: false)
+        let lines = result.text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines[2] == "    predicate.portedPredicateFormat.contains(\"==\") && other?.portedPredicateFormat != nil")
+        #expect(result.changed)
+    }
+}

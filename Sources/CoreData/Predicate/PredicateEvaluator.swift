@@ -137,7 +137,11 @@ struct PredicateEvaluator {
             }
         }
         if let managed = object as? ManagedObject {
-            if managed.entity.attribute(named: key) != nil { return managed.value(forKey: key) }
+            if managed.entity.attribute(named: key) != nil {
+                // The Swift value, not the NSNumber `value(forKey:)` boxes a number in.
+                if let object = managed as? NSManagedObject { return object.coreDataValue(forKey: key) }
+                return managed.value(forKey: key)
+            }
             if let r = managed.entity.relationship(named: key) {
                 let related = managed.relatedObjects(forRelationshipNamed: key)
                 return r.isToMany ? related : related.first
