@@ -139,6 +139,10 @@ final class PersonSplitPolicy: NSEntityMigrationPolicy {
         first.progressHandler = { progress.append($0) }
         try first.migrateStore(from: url, type: .sqlite, mapping: mapping, to: middle, type: .sqlite)
         #expect(first.migrationProgress == 1)
+        // The two contexts belong to the migrating thread, so a policy reads its source
+        // instance and writes its destination one in one method with no wrong-queue report
+        // (CoreDataMigrationRevised-Example's Post2ToPost3MigrationPolicy, under ctxdebug check).
+        #expect(first.sourceContext.isConfinement && first.destinationContext.isConfinement)
         #expect(progress == progress.sorted() && progress.last == 1)
         #expect(first.destinationInstances(forEntityMappingName: "PersonToPerson", sourceInstances: nil).count == Self.people)
         // A to-one made to-many moves its links out of the table: never made in place

@@ -98,11 +98,16 @@ open class NSMigrationManager: NSObject {
         setProgress(done: total)
     }
 
-    /// The three stages, with both contexts held (the source's queue, then the destination's).
+    /// The three stages, with both contexts held. The two contexts belong to the migrating
+    /// thread (confinement contexts), as Core Data's do: a policy's
+    /// `createDestinationInstances(forSource:in:manager:)` reads the source instance and
+    /// writes the destination one in the same method, on the thread that called
+    /// `migrateStore`. (Two private queues, one block nested in the other, had the
+    /// checker report every source read from the destination's queue.)
     private func run(source: PersistentStoreCoordinator, destination: PersistentStoreCoordinator) throws {
-        let sourceContext = NSManagedObjectContext(.privateQueue)
+        let sourceContext = NSManagedObjectContext(confinedToCallingThread: ())
         sourceContext.persistentStoreCoordinator = source
-        let destinationContext = NSManagedObjectContext(.privateQueue)
+        let destinationContext = NSManagedObjectContext(confinedToCallingThread: ())
         destinationContext.persistentStoreCoordinator = destination
         self.sourceContext = sourceContext
         self.destinationContext = destinationContext
