@@ -131,6 +131,9 @@ let childSavedIntoResetParent = CorpusCase(
     editor.performAndWait { Item(context: editor).title = "entry" }
     monitor.perform {
         importBatch(into: monitor)
+        // Forced, the reset is queued only once the entry is in the root: a reset that
+        // runs before the child's save drops nothing.
+        order.wait("child-saved")
         root.perform {
             if fixed && root.hasChanges { try? root.save() }
             root.reset()
@@ -139,6 +142,7 @@ let childSavedIntoResetParent = CorpusCase(
     }
     // Save: into the parent, then the parent to the store.
     editor.performAndWait { try? editor.save() }
+    order.reached("child-saved")
     order.wait("reset-queued")
     root.performAndWait { try? root.save() }
     settle([monitor, editor, root])

@@ -73,10 +73,12 @@ let refreshDropsEdit = CorpusCase(
     sync.perform {
         importBatch(into: sync)
         (sync.object(with: id) as! Item).price = 3
+        order.wait("typed")  // forced: the refresh is queued after the keystroke
         try? sync.save()
         order.reached("synced")
     }
     ui.perform { editing.object.note = "milk, eggs" }  // a keystroke
+    order.reached("typed")
     order.wait("synced")
     ui.perform { try? ui.save() }  // autosave
     settle([sync, ui])
