@@ -19,6 +19,7 @@ struct CheckCommand: ParsableCommand {
               CTXDEBUG_ON_VIOLATION=report   record, go on, report at exit
               CTXDEBUG_REPORT_DIR=<tmp dir>  every process writes its JSON report there
               CTXDEBUG_EXITCODE=0            violations leave each process's own exit status alone
+              TMPDIR=<tmp dir>/tmp           a temporary directory of its own, removed at the end
             so every process it starts (children, grandchildren: swift test's test bundles, \
             exit tests) reports into one directory. CTXDEBUG_REPORT is removed (the \
             processes would overwrite one file); CTXDEBUG_SUPPRESSIONS and CTXDEBUG_JOURNAL \
@@ -72,10 +73,12 @@ struct CheckCommand: ParsableCommand {
 
     func run() throws {
         let root = URL(fileURLWithPath: sourceRoot ?? FileManager.default.currentDirectoryPath).standardizedFileURL.path
-        let directory = try Self.makeReportDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let workspace = try Self.makeWorkspace()
+        defer { try? FileManager.default.removeItem(atPath: workspace.root) }
+        let directory = workspace.reports
 
-        let status = Self.spawnAndWait(command, environment: childEnvironment(reportDirectory: directory))
+        let status = Self.spawnAndWait(
+            command, environment: childEnvironment(reportDirectory: directory, temporaryDirectory: workspace.temporary))
         switch status {
         case .notFound(let message), .cannotExecute(let message):
             say("ctxdebug check: cannot run \(command[0]): \(message)")
@@ -98,11 +101,21 @@ struct CheckCommand: ParsableCommand {
     }
 
     /// The environment COMMAND runs with: this one, with report mode into `reportDirectory`
-    /// set from the configuration's table and `CTXDEBUG_REPORT` taken out.
-    func childEnvironment(reportDirectory: String) -> [String: String] {
-        ConcurrencyDebug.Variable.environment(
-            [.concurrency: String(level), .onViolation: "report", .reportDirectory: reportDirectory, .exitCode: "0"],
-            removing: [.report], base: ProcessInfo.processInfo.environment)
+    /// set from the configuration's table, `CTXDEBUG_REPORT` taken out, and TMPDIR set to
+    /// `temporaryDirectory`, so a suite that empties its temporary directory (as real
+    /// ones do between tests) cannot take the reports with it. At level 3 the journals
+    /// stay where they would be without check (`$TMPDIR/ctxdebug-<pid>.journal`, this
+    /// process's TMPDIR) unless CTXDEBUG_JOURNAL says where.
+    func childEnvironment(reportDirectory: String, temporaryDirectory: String) -> [String: String] {
+        var base = ProcessInfo.processInfo.environment
+        var set: [ConcurrencyDebug.Variable: String] = [
+            .concurrency: String(level), .onViolation: "report", .reportDirectory: reportDirectory, .exitCode: "0",
+        ]
+        if level >= 3 && base[ConcurrencyDebug.Variable.journal.name] == nil {
+            set[.journal] = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("ctxdebug-%p.journal").path
+        }
+        base["TMPDIR"] = temporaryDirectory
+        return ConcurrencyDebug.Variable.environment(set, removing: [.report], base: base)
     }
 
     /// The reports every process wrote into `directory`, merged; a warning for each
@@ -153,13 +166,31 @@ struct CheckCommand: ParsableCommand {
         }
     }
 
-    static func makeReportDirectory() throws -> String {
+    /// A run's own directory under TMPDIR: `reports` (the report directory) beside `tmp`
+    /// (COMMAND's TMPDIR); removed when the run ends.
+    struct Workspace {
+        let root: String
+        var reports: String { root + "/reports" }
+        var temporary: String { root + "/tmp" }
+    }
+
+    static func makeWorkspace() throws -> Workspace {
         var template = Array((NSTemporaryDirectory() + "/ctxdebug-check-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else {
             say("ctxdebug check: error: cannot create a report directory under \(NSTemporaryDirectory()): \(String(cString: strerror(errno)))")
             throw ExitStatus.cannotCreate.exitCode
         }
-        return String(cString: made)
+        let workspace = Workspace(root: String(cString: made))
+        do {
+            for path in [workspace.reports, workspace.temporary] {
+                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+            }
+        } catch {
+            try? FileManager.default.removeItem(atPath: workspace.root)
+            say("ctxdebug check: error: cannot create a report directory under \(workspace.root): \(error.localizedDescription)")
+            throw ExitStatus.cannotCreate.exitCode
+        }
+        return workspace
     }
 
     typealias Status = CommandProcess.Status

@@ -55,9 +55,13 @@ struct CheckCommandTests {
     }
 
     /// `ctxdebug check --junit --sarif --json -- swift test --skip-build ...` on the fixture.
-    static func check(_ testArguments: [String] = [], sourceRoot: String? = nil, environment: [String: String] = [:]) throws -> Check {
+    /// `command`, when given, replaces `swift test ...`; it is passed `swift` and the
+    /// scratch path as its last two arguments.
+    static func check(_ testArguments: [String] = [], sourceRoot: String? = nil, environment: [String: String] = [:],
+                      command: [String]? = nil) throws -> Check {
         _ = try CLI.ctxdebugPath()  // before the fixture's build, which takes minutes
         let swift = try fixtureBuild.get()
+        let run = command.map { $0 + [swift, scratch] } ?? ([swift, "test", "--skip-build", "--scratch-path", scratch] + testArguments)
         let directory = NSTemporaryDirectory() + "/ctxdebug-check-test-\(getpid())-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let check = Check(run: CommandRun(status: 0, signaled: false, stdout: "", stderr: ""), junit: "\(directory)/report.xml",
@@ -66,7 +70,7 @@ struct CheckCommandTests {
         result.run = try CLI.ctxdebug(
             ["check", "--junit", check.junit, "--sarif", check.sarif, "--json", check.json]
                 + (sourceRoot.map { ["--source-root", $0] } ?? [])
-                + ["--", swift, "test", "--skip-build", "--scratch-path", scratch] + testArguments,
+                + ["--"] + run,
             environment: Self.swiftEnvironment.merging(environment) { $1 }, in: fixture, timeout: nil)
         return result
     }
@@ -110,6 +114,21 @@ struct CheckCommandTests {
         let location = try #require(violation["location"] as? [String: Any])
         #expect(location["file"] as? String == Self.inboxFromRoot)
         #expect(location["line"] as? Int == access)
+    }
+
+    /// CoreDataMigrationRevised-Example's tests empty `NSTemporaryDirectory()` between
+    /// tests; when the report directory was in the command's TMPDIR, its reports went
+    /// with it and check failed with "cannot list the report directory".
+    @Test("A command that empties its TMPDIR keeps its reports: the command gets a TMPDIR of its own")
+    func commandEmptyingItsTemporaryDirectory() throws {
+        let script = #"swift=$1; scratch=$2; "$swift" test --skip-build --scratch-path "$scratch"; status=$?; "#
+            + #"find "${TMPDIR:?}" -mindepth 1 -delete; exit $status"#
+        let check = try Self.check(command: ["/bin/sh", "-c", script, "sh"])
+        let run = check.run
+        #expect(run.status == 66, "\(run.output.suffix(3000))")
+        #expect(!run.stderr.contains("cannot list the report directory"), "\(run.stderr.suffix(2000))")
+        #expect(run.stderr.contains("ctxdebug check: FAILED: 1 distinct concurrency violation (1 in all);"), "\(run.stderr.suffix(2000))")
+        #expect(FileManager.default.fileExists(atPath: Self.scratch + "/debug"), "the fixture's build is outside the emptied TMPDIR")
     }
 
     @Test("JUnit: one failing test case per distinct violation, with its stack")
