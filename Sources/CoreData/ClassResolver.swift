@@ -46,7 +46,15 @@ enum ClassResolver {
 /// shortens words a class shares with its module (`JournalEntry` in `SurfJournalApp` is
 /// `$s14SurfJournalApp0B5EntryCMn`), so the runtime is asked for the class in each module.
 enum ProgramSymbols {
-    static let moduleNames: [String] = {
+    static var moduleNames: [String] { scanned.modules }
+
+    /// The modules whose SwiftPM resource bundle the program can reach: those that
+    /// declare `Bundle.module` (SwiftPM's accessor, `$s10Foundation6BundleC<len><Module>E6moduleACvgZ`).
+    /// Nil when that cannot be told: no accessor found (a stripped program, not built by
+    /// SwiftPM), or a module name the mangler shortened.
+    static var resourceBundleModules: Set<String>? { scanned.resourceModules }
+
+    private static let scanned: (modules: [String], resourceModules: Set<String>?) = {
         var paths = ["/proc/self/exe"]
         if let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8) {
             for line in maps.split(separator: "\n") {
@@ -59,14 +67,26 @@ enum ProgramSymbols {
         }
         var modules: [String] = []
         var seen = Set<String>()
+        var resourceModules: Set<String>? = []
         for path in paths {
-            for symbol in ELFSymbols.names(inFileAt: path, keep: { $0.hasSuffix("Mn") }) {
+            for symbol in ELFSymbols.names(inFileAt: path, keep: { $0.hasSuffix("Mn") || $0.hasSuffix(bundleAccessorSuffix) }) {
+                if symbol.hasSuffix(bundleAccessorSuffix) {
+                    guard symbol.hasPrefix(bundleAccessorPrefix), let module = moduleName(of: "$s" + symbol.dropFirst(bundleAccessorPrefix.count)) else {
+                        resourceModules = nil
+                        continue
+                    }
+                    resourceModules?.insert(module)
+                    continue
+                }
                 guard let module = moduleName(of: symbol), seen.insert(module).inserted else { continue }
                 modules.append(module)
             }
         }
-        return modules
+        return (modules, resourceModules?.isEmpty == false ? resourceModules : nil)
     }()
+
+    private static let bundleAccessorPrefix = "$s10Foundation6BundleC"
+    private static let bundleAccessorSuffix = "E6moduleACvgZ"
 
     /// `$s<len><Module>…` → Module.
     static func moduleName(of symbol: String) -> String? {

@@ -102,6 +102,7 @@ extension NSManagedObject {
             if r.isOrdered { return NSOrderedSet(array: related) }
             return r.isToMany ? NSSet(array: related) : related.first
         }
+        if let accessor = PortedKeys.accessor(forKey: key, of: type(of: self)) { return accessor.portedValue(of: self) }
         preconditionFailure("[<\(type(of: self)) \(objectID)> valueForUndefinedKey:]: the entity \(entity.name) is not key value coding-compliant for the key \"\(key)\".")
     }
 
@@ -134,6 +135,7 @@ extension NSManagedObject {
             setRelatedObjects(objects, forRelationshipNamed: key)
             return
         }
+        if let accessor = PortedKeys.accessor(forKey: key, of: type(of: self)), accessor.setPortedValue(value, of: self) { return }
         preconditionFailure("[<\(type(of: self)) \(objectID)> setValue:forUndefinedKey:]: the entity \(entity.name) is not key value coding-compliant for the key \"\(key)\".")
     }
 }

@@ -11,7 +11,8 @@ import SwiftSyntax
 /// - `@NSManaged var x: T` becomes `var x: T { get { managedValue(forKey: "x") } set { … } }`.
 /// - `@NSManaged func addToNotes(_:)` and the rest of Xcode's to-many accessors get bodies
 ///   through `mutableSetValue(forKey:)` / `mutableOrderedSetValue(forKey:)`.
-/// - `@objc`, `@objc(Name)`, `@objcMembers` and `dynamic` are removed.
+/// - `@objc`, `@objc(Name)`, `@objcMembers` and `dynamic` are removed; an `@objc var`
+///   gets an accessor for key-value coding on its last line (PortRewriter+KeyValueAccessors.swift).
 /// - `#keyPath(Type.a.b)` becomes `"a.b"`.
 /// - `addObserver(x, selector: #selector(m(_:)), name:object:)` becomes
 ///   `addObserver(x, name:object:) { observer, note in observer.m(note) }`, and
@@ -164,14 +165,23 @@ final class PortRewriter: SyntaxRewriter {
         typeNames.append(node.name.text)
         defer { typeNames.removeLast() }
         let visited = super.visit(node)
-        guard let visitedClass = visited.as(ClassDeclSyntax.self), let ported = portManagedObjectInitializers(visitedClass) else { return visited }
-        return DeclSyntax(ported)
+        guard var visitedClass = visited.as(ClassDeclSyntax.self) else { return visited }
+        if let typeName = Self.accessorTypeName(ofClass: node, path: typeNames),
+            let members = addingKeyValueAccessors(to: visitedClass.memberBlock, original: node.memberBlock, typeName: typeName) {
+            visitedClass.memberBlock = members
+        }
+        return DeclSyntax(portManagedObjectInitializers(visitedClass) ?? visitedClass)
     }
 
     override func visit(_ node: ExtensionDeclSyntax) -> DeclSyntax {
         typeNames.append(node.extendedType.trimmedDescription)
         defer { typeNames.removeLast() }
-        return super.visit(node)
+        let visited = super.visit(node)
+        guard var visitedExtension = visited.as(ExtensionDeclSyntax.self), let typeName = Self.accessorTypeName(ofExtension: node),
+            let members = addingKeyValueAccessors(to: visitedExtension.memberBlock, original: node.memberBlock, typeName: typeName)
+        else { return visited }
+        visitedExtension.memberBlock = members
+        return DeclSyntax(visitedExtension)
     }
 
     // MARK: @NSManaged properties

@@ -330,6 +330,39 @@ import XcodeModel
         #expect(bundle.url(forPortedResource: nil, withExtension: "json") == nil)
     }
 
+    /// `mergedModel(from: nil)` searches the main bundle: on Linux the program's own
+    /// SwiftPM resource bundles, not every bundle of the build folder it runs from. A
+    /// build folder holds the bundles of every target built there (another program's
+    /// model of the same entities made the merge refuse: AERecord's demo beside a
+    /// migration example). A stray bundle of a module this test program does not link,
+    /// holding SurfJournal's model again, is left out, and SurfJournal's own is merged.
+    @Test func mergedModelOfTheMainBundleLeavesOutBundlesOfOtherPrograms() throws {
+        let folder = try #require(Bundle.main.executableURL?.resolvingSymlinksInPath().deletingLastPathComponent())
+        let stray = folder.appendingPathComponent("ctxdebug_StrayTargetNotInThisProgram.resources")
+        try? FileManager.default.removeItem(at: stray)
+        try FileManager.default.createDirectory(at: stray, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: stray) }
+        // The test program links SurfJournal (its tests share this binary), whose bundle holds its model.
+        let surfJournal = folder.appendingPathComponent("ctxdebug_SurfJournal.resources/SurfJournalModel.xcdatamodeld")
+        try #require(FileManager.default.fileExists(atPath: surfJournal.path))
+        try FileManager.default.copyItem(at: surfJournal, to: stray.appendingPathComponent(surfJournal.lastPathComponent))
+
+        let linked = try #require(ProgramSymbols.resourceBundleModules)
+        #expect(linked.contains("SurfJournal") && !linked.contains("StrayTargetNotInThisProgram"))
+        let merged = try #require(NSManagedObjectModel.mergedModel(from: nil))
+        #expect(merged.entitiesByName["JournalEntry"] != nil)
+        #expect(!XcodeModelLocator.allModelURLs(in: XcodeModelLocator.searchDirectories()).contains { $0.path.contains(stray.lastPathComponent) })
+    }
+
+    @Test func aResourceBundleIsTheProgramsWhenItsModuleIsLinked() {
+        let linked: Set<String> = ["App", "Model_Kit"]
+        #expect(XcodeModelLocator.isPartOfProgram(URL(fileURLWithPath: "/b/Pkg_App.resources"), linkedModules: linked))
+        #expect(XcodeModelLocator.isPartOfProgram(URL(fileURLWithPath: "/b/Pkg_Model-Kit.resources"), linkedModules: linked))
+        #expect(!XcodeModelLocator.isPartOfProgram(URL(fileURLWithPath: "/b/Pkg_AppTests.resources"), linkedModules: linked))
+        #expect(XcodeModelLocator.isPartOfProgram(URL(fileURLWithPath: "/b/Legacy.bundle"), linkedModules: linked))
+        #expect(XcodeModelLocator.isPartOfProgram(URL(fileURLWithPath: "/b/Pkg_AppTests.resources"), linkedModules: nil))
+    }
+
     /// `mergedModel(from:)`: the entities of every model in the bundles; nil when two
     /// define the same entity ("Can't merge models with two different entities named").
     @Test func mergedModelTakesEveryModelsEntities() throws {

@@ -82,15 +82,32 @@ enum XcodeModelLocator {
     /// not models themselves (`.process` of a folder may keep a level).
     static func roots(_ directories: [URL]) -> [URL] {
         var roots: [URL] = []
+        let executableFolder = Bundle.main.executableURL?.resolvingSymlinksInPath().deletingLastPathComponent().standardizedFileURL.path
         for directory in directories {
             roots.append(directory)
-            let bundles = contents(of: directory).filter { ["resources", "bundle"].contains($0.pathExtension) }
+            // The build folder the program runs from holds every target's bundles; only its own are its resources.
+            let linked = directory.standardizedFileURL.path == executableFolder ? ProgramSymbols.resourceBundleModules : nil
+            let bundles = contents(of: directory).filter { ["resources", "bundle"].contains($0.pathExtension) && isPartOfProgram($0, linkedModules: linked) }
             for bundle in bundles {
                 roots.append(bundle)
                 roots += contents(of: bundle).filter { isDirectory($0) && !["xcdatamodeld", "xcdatamodel"].contains($0.pathExtension) }
             }
         }
         return roots
+    }
+
+    /// Whether the resource bundle at `url` is one the running program has, as an app's
+    /// bundle holds only its own targets' resources: a SwiftPM bundle
+    /// (`<Package>_<Target>.resources`) of a module linked into the program. A SwiftPM
+    /// build folder holds the bundles of every target built there, and a model of a test
+    /// target or another executable is not the program's (`mergedModel(from: nil)` would
+    /// merge two models that define the same entity, and refuse). Every bundle is when
+    /// the linked modules are not known (`linkedModules` nil).
+    static func isPartOfProgram(_ url: URL, linkedModules: Set<String>?) -> Bool {
+        guard let linkedModules, url.pathExtension == "resources" else { return true }
+        let stem = url.deletingPathExtension().lastPathComponent
+        let spelled = String(stem.map { $0.isLetter || $0.isNumber ? $0 : "_" })
+        return linkedModules.contains { spelled.hasSuffix("_" + $0) }
     }
 
     private static func contents(of directory: URL) -> [URL] {

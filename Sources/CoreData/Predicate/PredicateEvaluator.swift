@@ -146,6 +146,8 @@ struct PredicateEvaluator {
                 let related = managed.relatedObjects(forRelationshipNamed: key)
                 return r.isToMany ? related : related.first
             }
+            // An `@objc` property outside the model, which `ctxdebug port` made readable by key.
+            if let accessor = PortedKeys.accessor(forKey: key, of: type(of: managed)) { return PredicateBinding.unwrap(accessor.portedValue(of: managed)) }
             return nil
         }
         for child in Mirror(reflecting: object).children where child.label == key || child.label == "_" + key {

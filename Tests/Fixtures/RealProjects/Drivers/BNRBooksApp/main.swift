@@ -3,7 +3,7 @@
 // the stubbed titles its Xcode target compiles, as its AppDelegate and
 // BooksTableViewController use them: the stack constructed asynchronously, the 100 titles
 // seeded in a child context from the setup callback (the save bubbling up through the main
-// queue context to the private root), the books listed by its FetchedResultsController in
+// queue context to the private root), the books listed by a fetched results controller in
 // sections by first initial; then the next launch seeding the same titles again, which the
 // uniqueness constraint and the root's store-trump merge policy turn into no new row.
 import CoreData
@@ -74,21 +74,25 @@ func storedTitles(_ stack: CoreDataStack) throws -> [String] {
 }
 
 let stack = launch()
-// BooksTableViewController: the books by title, in sections by first initial.
+// BooksTableViewController: the books by title, in sections by first initial (its
+// FetchedResultsController wraps an NSFetchedResultsController, under #if os(iOS) in the
+// library: this is the controller it wraps, as it makes it).
 let fetchRequest = NSFetchRequest<Book>(entityName: Book.entityName)
 fetchRequest.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
-let frc = FetchedResultsController<Book>(fetchRequest: fetchRequest, managedObjectContext: stack.mainQueueContext,
-                                         sectionNameKeyPath: "firstInitial")
+let frc = NSFetchedResultsController(fetchRequest: fetchRequest, managedObjectContext: stack.mainQueueContext,
+                                     sectionNameKeyPath: "firstInitial", cacheName: nil)
 try frc.performFetch()
+let sections = frc.sections!
 let initials = Set(StubbedBookData.books.map { String($0.first!) })
-precondition(frc.sectionCount == initials.count, "\(frc.sectionCount) sections for \(initials.count) initials")
-let listed = frc.sections!.flatMap { $0.objects.compactMap { $0.title } }
+precondition(sections.count == initials.count, "\(sections.count) sections for \(initials.count) initials")
+let listed = sections.flatMap { ($0.objects as! [Book]).compactMap { $0.title } }
 precondition(listed == StubbedBookData.books.sorted(), "by title, in order")
-precondition(frc.sections!.allSatisfy { section in section.objects.allSatisfy { $0.firstInitial == section.name } })
-precondition(try storedTitles(stack).count == 100, "100 books in the store")
+precondition(sections.allSatisfy { section in (section.objects as! [Book]).allSatisfy { $0.firstInitial == section.name } })
+let firstTitles = try storedTitles(stack)
+precondition(firstTitles.count == 100, "100 books in the store: \(firstTitles.count)")
 
 // The next launch seeds the same 100 titles: the constraint keeps one row per title.
 let relaunched = launch()
 let titles = try storedTitles(relaunched)
 precondition(titles.count == 100 && Set(titles) == Set(StubbedBookData.books), "one row per title: \(titles.count)")
-print("bignerdranch CoreDataStack: 100 books seeded through a child context, listed in \(frc.sectionCount) sections by initial; seeding again on the next launch adds no row (unique titles)")
+print("bignerdranch CoreDataStack: 100 books seeded through a child context, listed in \(sections.count) sections by initial; seeding again on the next launch adds no row (unique titles)")

@@ -7,6 +7,7 @@
 // (PostWriterViewController.saveButtonPressed), merged into the main context, and the next
 // launch finding a current store that needs no migration.
 import CoreData
+@testable import CoreDataMigration_Example
 import Foundation
 
 /// Runs the main run loop until `done` is signalled: setup calls back on the main queue.
@@ -46,7 +47,10 @@ let posts = try loadPosts(manager.mainContext)
 precondition(posts.count == 10, "the 10 posts of the version 1 store: \(posts.count)")
 for post in posts {
     let sections = (post.sections as! Set<Section>).sorted { $0.index < $1.index }
-    precondition(sections.count == 1 && sections[0].body == "Test body", "version 3's policy made a section of each post's content")
+    // Post2ToPost3MigrationPolicy: one section, its body the post's content, its title that content's first four characters and "...".
+    precondition(sections.count == 1 && sections[0].index == 0, "version 3's policy made a section of each post's content")
+    let body = sections[0].body ?? ""
+    precondition(!body.isEmpty && sections[0].title == body.prefix(4).appending("..."), "the section's title made from the content: \(sections[0].title ?? "nil")")
     precondition(!post.softDeleted && post.hexColor != nil && post.postID != nil)
 }
 

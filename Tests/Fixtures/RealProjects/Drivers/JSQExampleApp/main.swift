@@ -75,7 +75,8 @@ for _ in 0..<2 {
 precondition(counter.inserted == 3 && companies.fetchedObjects?.count == 3, "the controller saw 3 inserts: \(counter.inserted)")
 let profits = companies.fetchedObjects!.map(\.profits)
 precondition(profits == profits.sorted { $0.compare($1) != .orderedDescending }, "by profits, then name")
-precondition(try stack.mainContext.fetch(Employee.fetchRequest(for: first)).count == 2)
+let employeesOfFirst = try stack.mainContext.fetch(Employee.fetchRequest(for: first)).count
+precondition(employeesOfFirst == 2, "\(employeesOfFirst)")
 
 // The background context merged the main context's saves.
 drain(stack.backgroundContext)
@@ -95,7 +96,8 @@ child.performAndWait {
 drain(stack.backgroundContext)
 drain(stack.mainContext)
 precondition(counter.deleted == 3 && companies.fetchedObjects?.isEmpty == true, "the controller saw 3 deletes: \(counter.deleted)")
-precondition(try stack.mainContext.count(for: Employee.fetchRequest) == 0, "the employees cascaded")
+let employeesLeft = try stack.mainContext.count(for: Employee.fetchRequest)
+precondition(employeesLeft == 0, "the employees cascaded: \(employeesLeft)")
 
 // A second stack on the same file (the next launch) reads the store as the first left it.
 let relaunched = makeStack()
@@ -117,5 +119,6 @@ relaunched.reset { result in
 }
 runMainQueue(until: reset)
 if case .failure(let error) = resetResult! { preconditionFailure("reset: \(error)") }
-precondition(try relaunched.mainContext.count(for: Company.fetchRequest) == 0, "the reset store is empty")
+let afterReset = try relaunched.mainContext.count(for: Company.fetchRequest)
+precondition(afterReset == 0, "the reset store is empty: \(afterReset)")
 print("JSQCoreDataKit: 3 companies and 2 employees saved on the main context and merged into the background one, deleted from a background child (cascading), read back by a second stack; its reset empties the store")
