@@ -337,6 +337,11 @@ extension RealSuiteShapesTests {
         let (v1, v2) = (try MappingMigrationTests.version(1), try MappingMigrationTests.version(2))
         #expect(NSMappingModel(from: [bundle], forSourceModel: v1, destinationModel: v2) != nil)
         #expect(NSMappingModel(from: [bundle], forSourceModel: v2, destinationModel: v1) == nil)
+        // JSQCoreDataKit's tests load a version by its compiled URL, `Model.xcdatamodeld/Version 1.mom`
+        // (`modelURL.appendingPathComponent("\(versionName).mom")`): that URL names the same version.
+        let compiledV1 = try #require(NSManagedObjectModel(contentsOf: Fixtures.url("Contacts.xcdatamodeld").appendingPathComponent("Contacts.mom")))
+        #expect(NSMappingModel(from: [bundle], forSourceModel: compiledV1, destinationModel: v2) != nil)
+        #expect(NSMappingModel(from: [bundle], forSourceModel: v2, destinationModel: compiledV1) == nil)
     }
 }
 

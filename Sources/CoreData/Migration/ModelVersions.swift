@@ -63,9 +63,12 @@ enum ModelVersions {
         return schemaMatch
     }
 
-    /// Whether a mapping model's recorded model path names `model`'s version.
+    /// Whether a mapping model's recorded model path names `model`'s version. A model
+    /// read from a compiled version's URL (`Model.xcdatamodeld/Version 1.mom`, which Linux
+    /// reads as `Version 1.xcdatamodel`) is that version.
     static func names(_ recorded: String?, _ model: NSManagedObjectModel) -> Bool {
-        guard let recorded, !recorded.isEmpty, let url = model.sourceURL.flatMap(versionURL(of:)) else { return true }
+        guard let recorded, !recorded.isEmpty, var url = model.sourceURL.flatMap(versionURL(of:)) else { return true }
+        if url.pathExtension == "mom" { url = url.deletingPathExtension().appendingPathExtension("xcdatamodel") }
         let decoded = recorded.removingPercentEncoding ?? recorded
         return decoded.hasSuffix(url.lastPathComponent) || decoded.hasSuffix(url.lastPathComponent + "/")
     }
