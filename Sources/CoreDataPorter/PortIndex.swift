@@ -16,7 +16,7 @@ import SwiftSyntax
 /// and a `var` is never read through: it may change.
 struct PortIndex: Sendable {
     enum Value: Hashable, Sendable {
-        /// `"momd"` or `"mom"`.
+        /// `"momd"` or `"mom"`, or `"cdm"` (a compiled mapping model).
         case modelExtension
         case selector(SelectorName)
         /// Anything else: a `var`, or a `let` of another value.
@@ -46,7 +46,7 @@ struct PortIndex: Sendable {
     /// Whether `text` may declare one (`= "momd"`, `= #selector(`): only such files are
     /// indexed before the port, so a tree of files that declare none is parsed once.
     static func mayDeclareConstants(_ text: String) -> Bool {
-        ["= \"mom", "=\"mom", "= #selector", "=#selector"].contains { text.contains($0) }
+        ["= \"mom", "=\"mom", "= \"cdm\"", "=\"cdm\"", "= #selector", "=#selector"].contains { text.contains($0) }
     }
 
     var isEmpty: Bool { declarations.isEmpty && throwingMethods.isEmpty }
@@ -201,7 +201,7 @@ private final class ConstantIndexer: SyntaxVisitor {
 
     static func value(of initializer: ExprSyntax?, functions: [String: [FunctionIndex.Function]]) -> PortIndex.Value {
         guard let initializer else { return .other }
-        if let literal = initializer.as(StringLiteralExprSyntax.self)?.representedLiteralValue, literal == "momd" || literal == "mom" {
+        if let literal = initializer.as(StringLiteralExprSyntax.self)?.representedLiteralValue, ["momd", "mom", "cdm"].contains(literal) {
             return .modelExtension
         }
         if let macro = initializer.as(MacroExpansionExprSyntax.self), macro.macroName.text == "selector", macro.arguments.count == 1,

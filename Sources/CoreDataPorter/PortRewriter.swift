@@ -23,7 +23,7 @@ import SwiftSyntax
 /// - Uses of `URLSession` and its types are noted, so the file gets `import FoundationNetworking`.
 /// - `bundle.url(forResource: m, withExtension: "momd")` (and `path(forResource:ofType:)`,
 ///   `url(forResource:withExtension:subdirectory:)` of a version in `Model.momd`,
-///   `urls(forResourcesWithExtension:subdirectory:)`, and `"mom"`, `"omo"`, or a constant
+///   `urls(forResourcesWithExtension:subdirectory:)`, and `"mom"`, `"omo"`, `"cdm"`, or a constant
 ///   of one: PortIndex) becomes `url(forModelResource:withExtension:)` (and its kin),
 ///   CoreData's lookup of the Xcode model, as Linux has no compiled one; another resource
 ///   of `Bundle.main` becomes `url(forPortedResource:withExtension:)`, which also searches
@@ -435,11 +435,11 @@ final class PortRewriter: SyntaxRewriter {
         return relabelingFirstArgument(of: node, as: label, keepingTrivia: true)
     }
 
-    /// A compiled model's extension (`"momd"`, `"mom"`, `"omo"`) as a literal, or a constant
-    /// of one (PortIndex).
+    /// A compiled model's extension (`"momd"`, `"mom"`, `"omo"`, or a compiled mapping
+    /// model's, `"cdm"`) as a literal, or a constant of one (PortIndex).
     private func isModelExtension(_ argument: ExprSyntax) -> Bool {
         let ext = argument.as(StringLiteralExprSyntax.self)?.representedLiteralValue
-        return ext == "momd" || ext == "mom" || ext == "omo" || index.value(of: argument) == .modelExtension
+        return ext.map(["momd", "mom", "omo", "cdm"].contains) == true || index.value(of: argument) == .modelExtension
     }
 
     /// The call with its first argument's label replaced (a `ported` overload of the same

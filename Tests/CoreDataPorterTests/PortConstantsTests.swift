@@ -134,6 +134,25 @@ import Testing
         #expect(lines[10] == "    _ = bundle.url(forResource: name, withExtension: bundle.rawValue)")
     }
 
+    /// A compiled mapping model's extension: JSQCoreDataKit's `case mapping = "cdm"`, read as
+    /// `bundle.url(forResource: name, withExtension: ModelFileExtension.mapping.rawValue)`
+    /// (its MigrationTests.swift:233), and the literal.
+    @Test func aMappingModelsExtensionIsTheModelsToo() {
+        let source = """
+            enum ModelFileExtension: String {
+                case mapping = "cdm"
+            }
+            func url(bundle: Bundle, name: String) {
+                _ = bundle.url(forResource: name, withExtension: ModelFileExtension.mapping.rawValue)
+                _ = bundle.url(forResource: name, withExtension: "cdm")
+            }
+
+            """
+        let lines = ported(source).text.split(separator: "\n").map(String.init)
+        #expect(lines.contains("    _ = bundle.url(forModelResource: name, withExtension: ModelFileExtension.mapping.rawValue)"))
+        #expect(lines.contains("    _ = bundle.url(forModelResource: name, withExtension: \"cdm\")"))
+    }
+
     /// `Bundle(identifier:)` of a framework that holds the model (JSQCoreDataKit's example
     /// model: `Bundle(identifier: "com.hexedbits.ExampleModel")!`): Linux has no framework
     /// bundles, so the port asks CoreData's `Bundle(portedIdentifier:)`.

@@ -343,6 +343,21 @@ extension RealSuiteShapesTests {
         #expect(NSMappingModel(from: [bundle], forSourceModel: compiledV1, destinationModel: v2) != nil)
         #expect(NSMappingModel(from: [bundle], forSourceModel: v2, destinationModel: compiledV1) == nil)
     }
+
+    /// JSQCoreDataKit's `bundle.url(forResource: "Version1_to_Version2", withExtension: "cdm")`,
+    /// ported to `url(forModelResource:withExtension:)`: Linux has no compiled mapping model
+    /// (`.cdm`), so it is the Xcode one, which `NSMappingModel(contentsOf:)` reads.
+    @Test func aCompiledMappingModelIsTheXcodeOne() throws {
+        let dir = TempDirectory("mapping-cdm")
+        try FileManager.default.copyItem(at: Fixtures.url("Contacts1to2.xcmappingmodel"), to: dir.url.appendingPathComponent("Contacts1to2.xcmappingmodel"))
+        let bundle = try #require(Bundle(url: dir.url))
+        let url = try #require(bundle.url(forModelResource: "Contacts1to2", withExtension: "cdm"))
+        #expect(url.lastPathComponent == "Contacts1to2.xcmappingmodel")
+        let read = try #require(NSMappingModel(contentsOf: url))
+        let found = try #require(NSMappingModel(from: [bundle], forSourceModel: try MappingMigrationTests.version(1), destinationModel: try MappingMigrationTests.version(2)))
+        #expect(read.entityMappings.map(\.name) == found.entityMappings.map(\.name) && !read.entityMappings.isEmpty)
+        #expect(bundle.url(forModelResource: "Missing", withExtension: "cdm") == nil)
+    }
 }
 
 extension RealSuiteShapesTests {

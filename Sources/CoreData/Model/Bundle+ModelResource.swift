@@ -9,12 +9,23 @@ extension Bundle {
     /// (as `NSPersistentContainer(name:)` looks), which `NSManagedObjectModel(contentsOf:)`
     /// reads. Nil, as Foundation's lookup gives, when there is none, after a
     /// `CoreData: error:` line that says what to add. A nil `name` finds the first model.
+    /// A compiled mapping model (`"cdm"`) is the Xcode one, `name.xcmappingmodel`, which
+    /// `NSMappingModel(contentsOf:)` reads.
     public func url(forModelResource name: String?, withExtension ext: String?) -> URL? {
         if let compiled = url(forResource: name, withExtension: ext) { return compiled }
         var directories: [URL] = []
         if let resources = resourceURL { directories.append(resources) }
         directories.append(bundleURL)
         directories += XcodeModelLocator.searchDirectories()
+        if ext == "cdm" {
+            guard let name else { return nil }
+            let mapping = XcodeModelLocator.resourceURL(named: name, extension: "xcmappingmodel", in: directories)
+            if mapping == nil {
+                FileHandle.standardError.write(Data(
+                    "CoreData: error: There is no compiled mapping model on Linux, and no \(name).xcmappingmodel in \(bundlePath) or the program's resources to read instead. Add it to the target's resources (Package.swift: resources: [.copy(\"\(name).xcmappingmodel\")]).\n".utf8))
+            }
+            return mapping
+        }
         let found = name.map { XcodeModelLocator.modelURL(named: $0, in: directories) } ?? XcodeModelLocator.allModelURLs(in: directories).first
         if found == nil {
             let model = name.map { "\($0).xcdatamodeld" } ?? "a .xcdatamodeld"
