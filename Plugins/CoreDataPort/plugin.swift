@@ -49,7 +49,12 @@ struct CoreDataPort: BuildToolPlugin {
         // Every command reads all the sources for the constants its files may name (a
         // model's extension, a #selector kept in a let, in another file): an edit re-runs
         // every batch's port, which rewrites only the copies whose text changes.
-        let index = configuration.sources.flatMap { ["--index", root.appending(path: $0).path(percentEncoded: false)] }
+        // A dependency ported too (its own coredata-port.json) is read for them as well: a
+        // test target names its library's constants (`ModelFileExtension.mapping.rawValue`).
+        let dependencies = dependencySources(of: target)
+        let indexed = configuration.sources + dependencies
+        let indexedFiles = (try? swiftFiles(dependencies, root: root, configuration: configurationURL)) ?? []
+        let index = indexed.flatMap { ["--index", root.appending(path: $0).path(percentEncoded: false)] }
         for start in stride(from: 0, to: sources.count, by: Self.filesPerCommand) {
             let batch = Array(sources[start..<min(start + Self.filesPerCommand, sources.count)])
             let relatives = batch.map { String($0.path(percentEncoded: false).dropFirst(root.path(percentEncoded: false).count)).trimmingCharacters(in: CharacterSet(charactersIn: "/")) }
@@ -60,7 +65,7 @@ struct CoreDataPort: BuildToolPlugin {
                     arguments: batch.map { $0.path(percentEncoded: false) } + models.flatMap { ["--model", $0.path(percentEncoded: false)] } + index + [
                         "--output", output.path(percentEncoded: false), "--relative-to", root.path(percentEncoded: false), "--no-model-copy", "--no-generated",
                     ],
-                    inputFiles: sources + [configurationURL] + modelFiles,
+                    inputFiles: sources + indexedFiles + [configurationURL] + modelFiles,
                     // Note.swift is written as Note.ported.swift (Porter.portedName): the
                     // same name would make the compiler warn of conflicting #fileIDs.
                     outputFiles: relatives.map { output.appending(path: String($0.dropLast(".swift".count)) + ".ported.swift") }))
@@ -78,6 +83,20 @@ struct CoreDataPort: BuildToolPlugin {
                     outputFiles: [generated]))
         }
         return commands
+    }
+
+    /// The sources the configurations of `target`'s ported dependencies (in this package) name.
+    private func dependencySources(of target: SourceModuleTarget) -> [String] {
+        var sources: [String] = []
+        for dependency in target.dependencies {
+            guard case .target(let other) = dependency, let module = other as? SourceModuleTarget else { continue }
+            let url = module.directoryURL.appending(path: Self.configurationName)
+            guard let data = FileManager.default.contents(atPath: url.path(percentEncoded: false)),
+                let configuration = try? JSONDecoder().decode(Configuration.self, from: data)
+            else { continue }
+            sources += configuration.sources
+        }
+        return sources
     }
 
     /// The Swift files the configuration names: files as they are, folders searched.

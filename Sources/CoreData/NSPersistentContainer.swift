@@ -57,20 +57,22 @@ extension PersistentStoreCoordinator {
 
     /// Core Data's `addPersistentStore(ofType:configurationName:at:options:)`. Only SQLite
     /// stores exist here; `NSInMemoryStoreType` opens a SQLite store in a temporary
-    /// file that is removed when the process ends.
+    /// file that is removed when the process ends, and `NSBinaryStoreType` (Core Data's
+    /// atomic store of one file) a SQLite store at its URL: its file is not Apple's
+    /// binary format.
     @discardableResult
     public func addPersistentStore(ofType storeType: String, configurationName: String?, at storeURL: URL?, options: [AnyHashable: Any]? = nil) throws -> NSPersistentStore {
         let url: URL
         switch storeType {
-        case NSSQLiteStoreType:
+        case NSSQLiteStoreType, NSBinaryStoreType:
             guard let storeURL else {
-                throw ManagedContextError(.storeOpenFailed, "An SQLite store needs a URL. Pass the store file's URL.")
+                throw ManagedContextError(.storeOpenFailed, "A\(storeType == NSBinaryStoreType ? " binary" : "n SQLite") store needs a URL. Pass the store file's URL.")
             }
             url = storeURL
         case NSInMemoryStoreType:
             url = InMemoryStores.newURL()
         default:
-            throw ManagedContextError(.storeOpenFailed, "The store type '\(storeType)' is not available on Linux; use NSSQLiteStoreType or NSInMemoryStoreType.")
+            throw ManagedContextError(.storeOpenFailed, "The store type '\(storeType)' is not available on Linux; use NSSQLiteStoreType, NSBinaryStoreType or NSInMemoryStoreType.")
         }
         func flag(_ key: String) -> Bool {
             switch options?[key] {
@@ -86,7 +88,7 @@ extension PersistentStoreCoordinator {
         storeOptions.pragmas = try SQLitePragmas.parse(options?[NSSQLitePragmasOption])
         storeOptions.persistentHistoryTracking = flag(NSPersistentHistoryTrackingKey)
         storeOptions.postsRemoteChangeNotifications = flag(NSPersistentStoreRemoteChangeNotificationPostOptionKey)
-        if storeType == NSSQLiteStoreType, !storeOptions.readOnly {
+        if NSPersistentStoreCoordinator.isFileStore(storeType), !storeOptions.readOnly {
             try AutomaticMigration.beforeOpening(
                 url, coordinator: self, options: options, migrate: storeOptions.shouldMigrateStoreAutomatically, infer: storeOptions.shouldInferMappingModelAutomatically)
         }

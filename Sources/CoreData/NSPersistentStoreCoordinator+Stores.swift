@@ -55,7 +55,7 @@ extension PersistentStoreCoordinator {
             type = NSInMemoryStoreType
             url = nil
         }
-        if type == NSSQLiteStoreType, let dir = url?.deletingLastPathComponent(), !FileManager.default.fileExists(atPath: dir.path) {
+        if Self.isFileStore(type), let dir = url?.deletingLastPathComponent(), !FileManager.default.fileExists(atPath: dir.path) {
             try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         }
         return try addPersistentStore(ofType: type, configurationName: description.configuration, at: url, options: options)
@@ -64,7 +64,7 @@ extension PersistentStoreCoordinator {
     /// Core Data's `destroyPersistentStore(at:ofType:options:)`: deletes the store and its
     /// `-wal` and `-shm` files (closing it first when it is this coordinator's).
     public func destroyPersistentStore(at url: URL, ofType storeType: String, options: [AnyHashable: Any]? = nil) throws {
-        guard storeType == NSSQLiteStoreType || storeType == NSInMemoryStoreType else { throw Self.unavailable(storeType) }
+        guard Self.isFileStore(storeType) || storeType == NSInMemoryStoreType else { throw Self.unavailable(storeType) }
         if let open = persistentStore(for: url) { removeAnnouncing(open) }
         try destroyStore(at: url)
     }
@@ -80,7 +80,7 @@ extension PersistentStoreCoordinator {
         at destinationURL: URL, destinationOptions: [AnyHashable: Any]? = nil, withPersistentStoreFrom sourceURL: URL,
         sourceOptions: [AnyHashable: Any]? = nil, ofType storeType: String
     ) throws {
-        guard storeType == NSSQLiteStoreType else { throw Self.unavailable(storeType) }
+        guard Self.isFileStore(storeType) else { throw Self.unavailable(storeType) }
         try replaceStore(at: destinationURL, withStoreFrom: sourceURL)
     }
 
@@ -101,7 +101,7 @@ extension PersistentStoreCoordinator {
     public func migratePersistentStore(
         _ store: NSPersistentStore, to url: URL, options: [AnyHashable: Any]? = nil, withType storeType: String
     ) throws -> NSPersistentStore {
-        guard storeType == NSSQLiteStoreType else { throw Self.unavailable(storeType) }
+        guard Self.isFileStore(storeType) else { throw Self.unavailable(storeType) }
         guard let current = storeURL, persistentStores.first === store else {
             throw ManagedContextError(.noStore, "That store is not this coordinator's; migrate a store from the coordinator that added it.")
         }
@@ -121,7 +121,7 @@ extension PersistentStoreCoordinator {
     /// Core Data's `metadataForPersistentStore(ofType:at:options:)`: the metadata of the
     /// store at `url`, read without adding it.
     public class func metadataForPersistentStore(ofType storeType: String, at url: URL, options: [AnyHashable: Any]? = nil) throws -> [String: Any] {
-        guard storeType == NSSQLiteStoreType else { throw unavailable(storeType) }
+        guard isFileStore(storeType) else { throw unavailable(storeType) }
         return try metadataForStore(at: url)
     }
 
@@ -149,6 +149,11 @@ extension PersistentStoreCoordinator {
 
     private static func unavailable(_ storeType: String) -> ManagedContextError {
         ManagedContextError(.storeOpenFailed, "The store type '\(storeType)' is not available on Linux; use NSSQLiteStoreType (NSPersistentStore.StoreType.sqlite).")
+    }
+
+    /// A store of a file at its URL: SQLite, and the binary store, which is SQLite here.
+    static func isFileStore(_ storeType: String) -> Bool {
+        storeType == NSSQLiteStoreType || storeType == NSBinaryStoreType
     }
 }
 

@@ -35,6 +35,37 @@ struct CoordinatorStoresTests {
         return try context.performAndWait { try context.fetch(NSFetchRequest<Note>(entityName: "Note")).compactMap(\.title).sorted() }
     }
 
+    /// `NSBinaryStoreType`, Core Data's atomic store of one file ("The binary store type",
+    /// NSPersistentStoreCoordinator store types), which JSQCoreDataKit's StackTests
+    /// builds a stack on: a store at its URL that keeps what is saved, here a SQLite file.
+    @Test("a binary store keeps what is saved in its file, reports its type, and is destroyed")
+    func aBinaryStore() throws {
+        let dir = TempDirectory("binary-store")
+        let url = dir.file("Notes.binary")
+        do {
+            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: NotesModel.make())
+            let store = try coordinator.addPersistentStore(ofType: NSBinaryStoreType, configurationName: nil, at: url)
+            #expect(store.type == NSBinaryStoreType && store.url == url)
+            let context = NSManagedObjectContext(.privateQueue)
+            context.persistentStoreCoordinator = coordinator
+            try context.performAndWait {
+                Note(context: context).title = "kept"
+                try context.save()
+            }
+            try coordinator.remove(store)
+        }
+        #expect(FileManager.default.fileExists(atPath: url.path))
+        #expect(try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSBinaryStoreType, at: url)[NSStoreUUIDKey] is String)
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: NotesModel.make())
+        try coordinator.addPersistentStore(ofType: NSBinaryStoreType, configurationName: nil, at: url)
+        let context = NSManagedObjectContext(.privateQueue)
+        context.persistentStoreCoordinator = coordinator
+        #expect(try context.performAndWait { try context.fetch(NSFetchRequest<Note>(entityName: "Note")).compactMap(\.title) } == ["kept"])
+        try coordinator.destroyPersistentStore(at: url, ofType: NSBinaryStoreType)
+        #expect(!FileManager.default.fileExists(atPath: url.path))
+        #expect(throws: (any Error).self) { try NSPersistentStoreCoordinator(managedObjectModel: NotesModel.make()).addPersistentStore(ofType: "XML", configurationName: nil, at: url) }
+    }
+
     @Test("perform runs later on the coordinator's queue; performAndWait waits, returns, and is reentrant")
     func performOnTheCoordinatorsQueue() throws {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: NotesModel.make())
@@ -162,7 +193,7 @@ struct CoordinatorStoresTests {
         #expect(reported == nil)
         #expect(coordinator.persistentStores.count == 1)
         let bad = NSPersistentStoreDescription(url: dir.file("x.sqlite"))
-        bad.type = NSBinaryStoreType
+        bad.type = "XML"  // NSXMLStoreType: macOS only
         coordinator.addPersistentStore(with: bad) { _, error in reported = error }
         #expect(reported != nil)
     }

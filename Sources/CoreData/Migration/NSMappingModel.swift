@@ -108,6 +108,12 @@ open class NSMappingModel: NSObject, @unchecked Sendable {
         guard let url else { return nil }
         do {
             let read = try XcodeMappingModelReader.read(url, sourceModel: nil, destinationModel: nil)
+            // A compiled mapping model holds what its models give (version hashes, the
+            // attributes' expressions); here they are read from the models it names.
+            if let source = XcodeMappingModelReader.model(recordedAt: read.sourceModelPath, besideMappingAt: url),
+                let destination = XcodeMappingModelReader.model(recordedAt: read.destinationModelPath, besideMappingAt: url) {
+                XcodeMappingModelReader.complete(read.entityMappings, from: source, to: destination)
+            }
             self.init()
             entityMappings = read.entityMappings
         } catch {

@@ -62,7 +62,7 @@ open class NSMigrationManager: NSObject {
         from sourceURL: URL, sourceType: String, options sOptions: [AnyHashable: Any]? = nil, with mappings: NSMappingModel?,
         toDestinationURL dURL: URL, destinationType dStoreType: String, destinationOptions dOptions: [AnyHashable: Any]? = nil
     ) throws {
-        guard sourceType == NSSQLiteStoreType, dStoreType == NSSQLiteStoreType else {
+        guard NSPersistentStoreCoordinator.isFileStore(sourceType), NSPersistentStoreCoordinator.isFileStore(dStoreType) else {
             throw MigrationFailure(NSMigrationError, "Only SQLite stores migrate on Linux (\(sourceType) to \(dStoreType)); use NSSQLiteStoreType.")
         }
         let mapping: NSMappingModel

@@ -99,6 +99,20 @@ enum XcodeMappingModelReader {
 
     /// Mapping types and the expressions Xcode generates (`$source.name`, and the
     /// destination instances of a relationship's objects), from the two models.
+    /// The model version a mapping model records (`ExampleModel/ExampleModel.xcdatamodeld/Version 1.xcdatamodel`,
+    /// a path in the Xcode project), where a bundle has it beside the mapping: the path's
+    /// longest tail that exists in the mapping's folder. Nil when none does.
+    static func model(recordedAt recorded: String?, besideMappingAt url: URL) -> NSManagedObjectModel? {
+        guard let recorded, !recorded.isEmpty else { return nil }
+        let folder = (url.pathExtension == "xcmappingmodel" ? url : url.deletingLastPathComponent()).deletingLastPathComponent()
+        let components = (recorded.removingPercentEncoding ?? recorded).split(separator: "/").map(String.init)
+        for start in components.indices {
+            let candidate = components[start...].reduce(folder) { $0.appendingPathComponent($1) }
+            if FileManager.default.fileExists(atPath: candidate.path) { return try? XcodeModelReader.load(from: candidate) }
+        }
+        return nil
+    }
+
     static func complete(_ mappings: [NSEntityMapping], from source: NSManagedObjectModel, to destination: NSManagedObjectModel) {
         for m in mappings {
             let from = m.sourceEntityName.flatMap { source.entitiesByName[$0] }
