@@ -310,6 +310,17 @@ import XcodeModel
         #expect(XcodeModelLocator.searchDirectories().contains { $0.standardizedFileURL.path == bundle.bundleURL.standardizedFileURL.path })
     }
 
+    /// A framework's identifier ends in its product's name: JSQCoreDataKit's tests find their
+    /// models by `Bundle(identifier: "com.hexedbits.ExampleModel")`, and list every model in
+    /// it (`test_ThatFindModelsInBundle_ReturnsExpectedModels`). When a module of the
+    /// program by that name has a resource bundle, it is that framework's bundle, with its
+    /// models only, not every model of the program.
+    @Test func aFrameworksIdentifierIsItsModulesResourceBundle() throws {
+        let bundle = try #require(Bundle(portedIdentifier: "com.example.SurfJournal"))
+        #expect(bundle.bundleURL.lastPathComponent == "ctxdebug_SurfJournal.resources")
+        #expect(bundle.urls(forModelResourcesWithExtension: "momd", subdirectory: nil)?.map(\.lastPathComponent) == ["SurfJournalModel.xcdatamodeld"])
+    }
+
     /// SurfJournal's stack seeds its store from `Bundle.main.url(forResource: modelName,
     /// withExtension: "sqlite")!` (Core Data by Tutorials, ch. 9), and BubbleTeaFinder and
     /// WorldCup read `seed.json` the same way: on Linux SwiftPM puts those resources in a

@@ -97,10 +97,23 @@ extension Bundle {
     /// whose resources hold its models ("Locating a bundle by identifier" in Apple's Bundle
     /// documentation); on Linux the program is one binary, with no framework bundles, and
     /// its models are in its SwiftPM resources, where `url(forModelResource:withExtension:)`
-    /// and `NSPersistentContainer(name:)` look. Never nil: an identifier that no bundle has
-    /// gives the program's as well.
+    /// and `NSPersistentContainer(name:)` look. A framework's identifier ends in its
+    /// product's name (`com.hexedbits.ExampleModel`): when a module of the program by that
+    /// name has a resource bundle, that bundle is the framework's, and holds only its
+    /// models. Never nil: an identifier that no bundle has gives the program's as well.
     public convenience init?(portedIdentifier identifier: String) {
-        self.init(url: (Bundle(identifier: identifier) ?? Bundle.main).bundleURL)
+        if let known = Bundle(identifier: identifier) {
+            self.init(url: known.bundleURL)
+            return
+        }
+        let product = String((identifier.split(separator: ".").last ?? "").map { $0.isLetter || $0.isNumber ? $0 : "_" })
+        let linked = ProgramSymbols.resourceBundleModules
+        if linked?.contains(product) ?? true,
+            let framework = XcodeModelLocator.resourceBundleURL(ofModule: product, in: XcodeModelLocator.searchDirectories()) {
+            self.init(url: framework)
+            return
+        }
+        self.init(url: Bundle.main.bundleURL)
     }
 
     /// `Bundle(for: aClass)` on Linux, which `ctxdebug port` writes for it: the bundle of
