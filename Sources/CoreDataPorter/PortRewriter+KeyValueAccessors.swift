@@ -15,8 +15,9 @@ import SwiftSyntax
 ///     var firstInitial: String? { … }; enum __PortedKey_firstInitial: PortedKeyValueAccessor { static func portedValue(of object: Any) -> Any? { (object as! Book).firstInitial as Any? } }
 ///
 /// with `setPortedValue` too when the property can be set (stored, or with a `set`).
-/// Left as they are: `static` and `class` properties, a property of a generic type or a
-/// constrained extension (the enum would be generic too), one isolated to a global actor
+/// Left as they are: `static` and `class` properties, a property of a generic type, of a
+/// class nested in one or in a function, or of a constrained extension (the enum would be
+/// generic too), one isolated to a global actor
 /// (the enum's functions are not), and a getter that is `async` or `throws`.
 extension PortRewriter {
     /// `visited`'s members (`original`'s, visited) with an accessor after each `@objc`
@@ -77,7 +78,7 @@ extension PortRewriter {
     /// The name the accessors spell the type by, or nil when it cannot have them: a
     /// generic class, or an extension with generic arguments or a `where` clause.
     static func accessorTypeName(ofClass node: ClassDeclSyntax, path: [String]) -> String? {
-        guard node.genericParameterClause == nil, !hasGlobalActor(node.attributes) else { return nil }
+        guard node.genericParameterClause == nil, !hasGlobalActor(node.attributes), !inGenericOrLocalScope(node) else { return nil }
         return path.joined(separator: ".")
     }
 
@@ -85,6 +86,21 @@ extension PortRewriter {
         let name = node.extendedType.trimmedDescription
         guard node.genericWhereClause == nil, !name.contains("<"), !hasGlobalActor(node.attributes) else { return nil }
         return name
+    }
+
+    /// Whether `node` is nested in a generic type (its accessor would be generic too, and
+    /// the class's plain name would not compile) or in a function (a local class).
+    private static func inGenericOrLocalScope(_ node: some SyntaxProtocol) -> Bool {
+        var current = node.parent
+        while let n = current {
+            if let c = n.as(ClassDeclSyntax.self), c.genericParameterClause != nil { return true }
+            if let s = n.as(StructDeclSyntax.self), s.genericParameterClause != nil { return true }
+            if let e = n.as(EnumDeclSyntax.self), e.genericParameterClause != nil { return true }
+            if let x = n.as(ExtensionDeclSyntax.self), x.genericWhereClause != nil || x.extendedType.trimmedDescription.contains("<") { return true }
+            if n.is(FunctionDeclSyntax.self) || n.is(ClosureExprSyntax.self) || n.is(AccessorBlockSyntax.self) || n.is(InitializerDeclSyntax.self) { return true }
+            current = n.parent
+        }
+        return false
     }
 
     private static func hasAttribute(_ name: String, _ attributes: AttributeListSyntax) -> Bool {

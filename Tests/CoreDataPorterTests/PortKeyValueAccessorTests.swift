@@ -72,6 +72,8 @@ import Testing
                 @NSManaged var title: String?
             }
             @MainActor final class Screen: NSObject { @objc var visible: Bool { true } }
+            struct Wrapper<T> { final class Inner: NSObject { @objc var nested: Int { 1 } } }
+            func make() { final class Local: NSObject { @objc var local: Int { 1 } } }
 
             """
         #expect(!ported(source).text.contains("__PortedKey_"))
