@@ -334,40 +334,10 @@ final class AccessJournalThreadBuffer: @unchecked Sendable {
         if state.used + AccessJournalWriter.recordReserve > state.capacity {
             write(&state)
         }
-        // The common case, kept short: the same access as the one before, a few ticks later.
         let operation = event.operation.rawValue & AccessJournalFormat.operationMask
-        let delta = ticks &- state.lastTicks
-        if state.count != 0, delta < 0x4000, ticks >= state.lastTicks, event.owner.rawValue == state.lastOwner,
-            current == state.lastCurrent, event.instance == state.lastInstance, event.context == state.lastContext,
-            event.subject == state.lastSubject, event.member == state.lastMember,
-            state.namedOperations & (1 << UInt32(operation)) != 0
-        {
-            let out = storage + AccessJournalFormat.blockHeaderSize + state.used
-            out[0] = operation | (allowed ? AccessJournalFormat.allowedBit : 0)
-            out[1] = 0
-            if delta < 0x80 {
-                out[2] = UInt8(truncatingIfNeeded: delta)
-                state.used += 3
-            } else {
-                out[2] = UInt8(truncatingIfNeeded: delta) | 0x80
-                out[3] = UInt8(truncatingIfNeeded: delta >> 7)
-                state.used += 4
-            }
-            state.count += 1
-            state.lastTicks = ticks
-            return
-        }
+        if encodeRepeat(event, current: current, allowed: allowed, ticks: ticks, operation: operation, storage, &state) { return }
         var out = ByteWriter(base: storage + AccessJournalFormat.blockHeaderSize, offset: state.used)
-        if state.count == 0 {
-            // The block's base time: the staging round's clock reading, moved by the
-            // ticks from it to this access (none when the round starts the block).
-            state.baseTime = max(clock.time(atTicks: ticks, from: roundTime, atTicks: roundTicks), state.previousLastTime)
-            state.baseTicks = ticks
-            state.lastTicks = ticks
-            out.byte(0)
-            out.byte(AccessJournalFormat.threadNameRecord)
-            out.bytes(threadName, limit: AccessJournalFormat.maximumNameLength)
-        }
+        if state.count == 0 { startBlock(atTicks: ticks, &out, &state) }
         let owner = event.owner.rawValue
         var flags: UInt8 = 0
         if owner != state.lastOwner {
@@ -404,6 +374,46 @@ final class AccessJournalThreadBuffer: @unchecked Sendable {
         state.lastSubject = event.subject
         state.lastMember = event.member
         state.lastInstance = event.instance
+    }
+
+    /// The common case, kept short: the same access as the one before, a few ticks
+    /// later, as a three- or four-byte record. False when the access is not that.
+    @inline(__always)
+    private func encodeRepeat(
+        _ event: AccessEvent, current: UInt, allowed: Bool, ticks: UInt64, operation: UInt8,
+        _ storage: UnsafeMutablePointer<UInt8>, _ state: inout State
+    ) -> Bool {
+        let delta = ticks &- state.lastTicks
+        guard state.count != 0, delta < 0x4000, ticks >= state.lastTicks, event.owner.rawValue == state.lastOwner,
+            current == state.lastCurrent, event.instance == state.lastInstance, event.context == state.lastContext,
+            event.subject == state.lastSubject, event.member == state.lastMember,
+            state.namedOperations & (1 << UInt32(operation)) != 0
+        else { return false }
+        let out = storage + AccessJournalFormat.blockHeaderSize + state.used
+        out[0] = operation | (allowed ? AccessJournalFormat.allowedBit : 0)
+        out[1] = 0
+        if delta < 0x80 {
+            out[2] = UInt8(truncatingIfNeeded: delta)
+            state.used += 3
+        } else {
+            out[2] = UInt8(truncatingIfNeeded: delta) | 0x80
+            out[3] = UInt8(truncatingIfNeeded: delta >> 7)
+            state.used += 4
+        }
+        state.count += 1
+        state.lastTicks = ticks
+        return true
+    }
+
+    /// The first record of a block: its base time (the staging round's clock reading,
+    /// moved by the ticks from it to this access) and the thread's name.
+    private func startBlock(atTicks ticks: UInt64, _ out: inout ByteWriter, _ state: inout State) {
+        state.baseTime = max(clock.time(atTicks: ticks, from: roundTime, atTicks: roundTicks), state.previousLastTime)
+        state.baseTicks = ticks
+        state.lastTicks = ticks
+        out.byte(0)
+        out.byte(AccessJournalFormat.threadNameRecord)
+        out.bytes(threadName, limit: AccessJournalFormat.maximumNameLength)
     }
 
     private func label(_ queue: UInt, into out: inout ByteWriter, state: inout State) {

@@ -41,46 +41,58 @@ enum ModelCompiler {
             declaration.fetchIndexes = entity.indexes.map(\.compiled)
             for property in entity.allProperties {
                 if let a = property as? NSAttributeDescription {
-                    if a.isTransient { continue }
-                    guard let storage = storageType(of: a.attributeType) else {
-                        throw ModelCompileError(message: "Attribute \(name).\(a.name) has the type \(a.attributeType), which this runtime does not store. Use another attribute type.")
-                    }
-                    let stored = StorageConversion.toStorage(a.defaultValue, of: a) ?? nil
-                    var attribute = EntityDeclaration.Attribute(name: a.name, attributeType: storage, isOptional: a.isOptional, defaultValue: stored)
-                    attribute.renamingIdentifier = a.renamingIdentifier
-                    attribute.isIndexed = a.isIndexed
-                    declaration.attributes.append(attribute)
+                    if let attribute = try compiledAttribute(a, of: name) { declaration.attributes.append(attribute) }
                 } else if let r = property as? NSRelationshipDescription {
-                    guard let destination = r.destinationEntity?.name ?? r.destinationEntityName, byName[destination] != nil else {
-                        throw ModelCompileError(message: "Relationship \(name).\(r.name) has no destination entity in the model. Set its destination.")
-                    }
-                    let inverse = r.inverseRelationship?.name ?? r.inverseName
-                    if r.isToMany {
-                        guard let inverse, let inverseRelationship = byName[destination]?.relationshipsByName[inverse] else {
-                            throw ModelCompileError(
-                                message: "To-many relationship \(name).\(r.name) has no inverse. This runtime keeps a to-many relationship as the foreign key of its inverse to-one: give it an inverse (Xcode warns about missing inverses too).")
-                        }
-                        // Many-to-many: a join table, as Core Data stores it (not yet ordered).
-                        if inverseRelationship.isToMany && (r.isOrdered || inverseRelationship.isOrdered) {
-                            throw ModelCompileError(
-                                message: "\(name).\(r.name) and \(destination).\(inverse) are an ordered many-to-many relationship, which this runtime does not store yet. Make both sides unordered and sort in the fetch.")
-                        }
-                        if inverseRelationship.isToMany && inverseRelationship === r {
-                            throw ModelCompileError(
-                                message: "\(name).\(r.name) is a many-to-many relationship that is its own inverse, which this runtime does not store yet. Give it a separate inverse relationship.")
-                        }
-                    }
-                    declaration.relationships.append(
-                        .init(
-                            name: r.name, destinationEntityName: destination, inverseName: inverse, isToMany: r.isToMany,
-                            deleteRule: r.deleteRule == .cascadeDeleteRule ? .cascade : .nullify,
-                            // Kept in the destination's Z_FOK_<INVERSE> column, as Core Data keeps it.
-                            isOrdered: r.isToMany && r.isOrdered))
+                    declaration.relationships.append(try compiledRelationship(r, of: name, in: byName))
                 }
             }
             declarations.append(declaration)
         }
         return declarations
+    }
+
+    /// A stored attribute as the runtime declares it; nil for a transient one.
+    private static func compiledAttribute(_ a: NSAttributeDescription, of entity: String) throws(ModelCompileError) -> EntityDeclaration.Attribute? {
+        if a.isTransient { return nil }
+        guard let storage = storageType(of: a.attributeType) else {
+            throw ModelCompileError(message: "Attribute \(entity).\(a.name) has the type \(a.attributeType), which this runtime does not store. Use another attribute type.")
+        }
+        let stored = StorageConversion.toStorage(a.defaultValue, of: a) ?? nil
+        var attribute = EntityDeclaration.Attribute(name: a.name, attributeType: storage, isOptional: a.isOptional, defaultValue: stored)
+        attribute.renamingIdentifier = a.renamingIdentifier
+        attribute.isIndexed = a.isIndexed
+        return attribute
+    }
+
+    /// A relationship as the runtime declares it, once its destination and (for a to-many
+    /// one) its inverse are in the model and stored the way the runtime can.
+    private static func compiledRelationship(
+        _ r: NSRelationshipDescription, of name: String, in byName: [String: NSEntityDescription]
+    ) throws(ModelCompileError) -> EntityDeclaration.Relationship {
+        guard let destination = r.destinationEntity?.name ?? r.destinationEntityName, byName[destination] != nil else {
+            throw ModelCompileError(message: "Relationship \(name).\(r.name) has no destination entity in the model. Set its destination.")
+        }
+        let inverse = r.inverseRelationship?.name ?? r.inverseName
+        if r.isToMany {
+            guard let inverse, let inverseRelationship = byName[destination]?.relationshipsByName[inverse] else {
+                throw ModelCompileError(
+                    message: "To-many relationship \(name).\(r.name) has no inverse. This runtime keeps a to-many relationship as the foreign key of its inverse to-one: give it an inverse (Xcode warns about missing inverses too).")
+            }
+            // Many-to-many: a join table, as Core Data stores it (not yet ordered).
+            if inverseRelationship.isToMany && (r.isOrdered || inverseRelationship.isOrdered) {
+                throw ModelCompileError(
+                    message: "\(name).\(r.name) and \(destination).\(inverse) are an ordered many-to-many relationship, which this runtime does not store yet. Make both sides unordered and sort in the fetch.")
+            }
+            if inverseRelationship.isToMany && inverseRelationship === r {
+                throw ModelCompileError(
+                    message: "\(name).\(r.name) is a many-to-many relationship that is its own inverse, which this runtime does not store yet. Give it a separate inverse relationship.")
+            }
+        }
+        return .init(
+            name: r.name, destinationEntityName: destination, inverseName: inverse, isToMany: r.isToMany,
+            deleteRule: r.deleteRule == .cascadeDeleteRule ? .cascade : .nullify,
+            // Kept in the destination's Z_FOK_<INVERSE> column, as Core Data keeps it.
+            isOrdered: r.isToMany && r.isOrdered)
     }
 
     /// The runtime type that stores a Core Data attribute type; NSManagedObject converts

@@ -31,10 +31,14 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
     package var codeGenerationType: String?
     /// The runtime entity, once the model is compiled.
     var compiled: EntityDescription? {
-        didSet { conversionTable = Self.conversions(compiled, allProperties) }
+        didSet {
+            conversionTable = Self.conversions(compiled, allProperties)
+            compiled?.convertsOnAccess = conversionTable.contains { $0 != nil } ? conversionTable.map { $0 != nil } : []
+        }
     }
     /// By runtime attribute index: the attribute when its values convert on access.
-    private(set) var conversionTable: [NSAttributeDescription?] = []
+    /// Unchecked exclusivity: set as the model is compiled, read on every key-value access.
+    @exclusivity(unchecked) private(set) var conversionTable: [NSAttributeDescription?] = []
 
     private static func conversions(_ compiled: EntityDescription?, _ properties: [NSPropertyDescription]) -> [NSAttributeDescription?] {
         guard let compiled else { return [] }

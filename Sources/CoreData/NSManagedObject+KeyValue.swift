@@ -67,9 +67,9 @@ extension NSManagedObject {
     /// casts to every number type it fits, as on Apple platforms. The choice goes by the
     /// attribute's declared type, so a string or date pays no cast.
     func objectValue(forKey key: String) -> Any? {
-        let entity = runtimeEntity
-        guard let index = entity.attributeIndex(ifPresent: key) else { return coreDataValue(forKey: key) }
-        if let converted = convertedAttribute(at: index) {
+        guard let attribute = runtimeEntity.keyValueAttribute(key) else { return coreDataValue(forKey: key) }
+        let index = attribute.index
+        if _slowPath(attribute.converts), let converted = convertedAttribute(at: index) {
             let value = StorageConversion.fromStorage(value(atAttributeIndex: index), of: converted)
             switch converted.attributeType {
             case .floatAttributeType: return (value as? Float).map { NSNumber(value: $0) } ?? value
@@ -77,14 +77,18 @@ extension NSManagedObject {
             default: return value
             }
         }
-        let value = value(atAttributeIndex: index)
-        switch entity.attributeTypes[index] {
-        case .integer16: return (value as? Int16).map { NSNumber(value: $0) }
-        case .integer32: return (value as? Int32).map { NSNumber(value: $0) }
-        case .integer64: return (value as? Int64).map { NSNumber(value: $0) }
-        case .double: return (value as? Double).map { NSNumber(value: $0) }
-        case .boolean: return (value as? Bool).map { NSNumber(value: $0) }
-        case .string, .date, .binaryData: return value
+        // One checked read, decoded straight into the box the caller receives: no
+        // intermediate `Any` of the Swift value to unwrap again (docs/benchmarks.md, item 13).
+        let stored = storedValue(atAttributeIndex: index)
+        switch attribute.type {
+        case .string: return Optional<String>.fromStored(stored)
+        case .integer16: return Optional<Int16>.fromStored(stored).map { NSNumber(value: $0) }
+        case .integer32: return Optional<Int32>.fromStored(stored).map { NSNumber(value: $0) }
+        case .integer64: return Optional<Int64>.fromStored(stored).map { NSNumber(value: $0) }
+        case .double: return Optional<Double>.fromStored(stored).map { NSNumber(value: $0) }
+        case .boolean: return Optional<Bool>.fromStored(stored).map { NSNumber(value: $0) }
+        case .date: return Optional<Date>.fromStored(stored)
+        case .binaryData: return Optional<Data>.fromStored(stored)
         }
     }
 
@@ -107,8 +111,9 @@ extension NSManagedObject {
     }
 
     func coreDataSetValue(_ value: Any?, forKey key: String) {
-        if let index = entity.attributeIndex(ifPresent: key) {
-            guard let converted = convertedAttribute(at: index) else {
+        if let attribute = runtimeEntity.keyValueAttribute(key) {
+            let index = attribute.index
+            guard attribute.converts, let converted = convertedAttribute(at: index) else {
                 setValue(value, atAttributeIndex: index)
                 return
             }

@@ -109,13 +109,21 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
     /// The entity's position in its model; Core Data's `Z_ENT` is this plus one.
     public internal(set) var index: Int = 0
     var toOneRelationships: [RelationshipDescription] = []
+    // Unchecked exclusivity on the tables key-value access reads at every call: they are
+    // set once while the model is built, before any object exists. (The attribute is
+    // honoured only by code of this module: CoreData reads them through
+    // `keyValueAttribute(_:)`, docs/benchmarks.md, item 13.)
     /// Attribute names, for the linear scan of a name the slot table does not know.
-    @usableFromInline private(set) var attributeNames: [String] = []
+    @usableFromInline @exclusivity(unchecked) private(set) var attributeNames: [String] = []
     /// Attribute types by index: key-value access converts with them without copying a
     /// description (and retaining its strings).
-    @_spi(CoreData) public private(set) var attributeTypes: [AttributeType] = []
+    @_spi(CoreData) @exclusivity(unchecked) public private(set) var attributeTypes: [AttributeType] = []
+    /// Whether key-value access converts attribute `index`'s values (CoreData's Float,
+    /// Decimal, UUID, URI and transformable attributes), by index; set as CoreData
+    /// compiles its model. Empty when nothing converts.
+    @_spi(CoreData) @exclusivity(unchecked) public var convertsOnAccess: [Bool] = []
     /// Finds an attribute's index from its name's bits (see `AttributeSlots`).
-    @usableFromInline private(set) var attributeSlots = AttributeSlots(names: [])
+    @usableFromInline @exclusivity(unchecked) private(set) var attributeSlots = AttributeSlots(names: [])
     var attributesByName: [String: AttributeDescription] = [:]
     var relationshipsByName: [String: RelationshipDescription] = [:]
     /// What this entity was compiled from, when it was not declared with `@Attribute`s
@@ -192,6 +200,13 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
         let index = attributeSlots.index(of: name)
         if _fastPath(index >= 0) { return index }
         return attributeNames.firstIndex(of: name)
+    }
+
+    /// What key-value access needs of the attribute `key`, in one call: its index, its
+    /// stored type, and whether its values convert on access; nil for no attribute.
+    @_spi(CoreData) public func keyValueAttribute(_ key: String) -> (index: Int, type: AttributeType, converts: Bool)? {
+        guard let index = attributeIndex(ifPresent: key) else { return nil }
+        return (index, attributeTypes[index], index < convertsOnAccess.count && convertsOnAccess[index])
     }
 
     @inline(never)

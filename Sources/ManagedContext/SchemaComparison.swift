@@ -255,34 +255,7 @@ struct SchemaComparison {
 /// Data's Z_ENT), Z_PRIMARYKEY rebuilt and Z_METADATA's model hashes rewritten.
 enum LightweightMigration {
     static func apply(_ comparison: SchemaComparison, model: ManagedObjectModel, db: Database) throws {
-        for change in comparison.changes {
-            switch change {
-            case .removeEntity(_, let table):
-                try db.execute(sql: "DROP TABLE IF EXISTS \(table)")
-            case .renameEntity(let from, let table, let entity):
-                try db.execute(sql: "ALTER TABLE \(table) RENAME TO \(entity.tableName)")
-                try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_NAME = ? WHERE Z_NAME = ?", arguments: [entity.name, from])
-            case .addEntity(let entity):
-                try StoreSchema.createTable(db, entity: entity)
-            case .removeColumn(let table, let column):
-                for index in try indexes(db, table: table, covering: column) {
-                    try db.execute(sql: "DROP INDEX \(index)")
-                }
-                try db.execute(sql: "ALTER TABLE \(table) DROP COLUMN \(column)")
-            case .renameColumn(let table, let from, let to):
-                try db.execute(sql: "ALTER TABLE \(table) RENAME COLUMN \(from) TO \(to)")
-            case .addJoinTable(let table):
-                for sql in table.createSQL { try db.execute(sql: sql) }
-            case .addColumn(let table, let column, let type, let fill, let indexed):
-                try db.execute(sql: "ALTER TABLE \(table) ADD COLUMN \(column) \(type)")
-                if !fill.isNull {
-                    try db.execute(sql: "UPDATE \(table) SET \(column) = ?", arguments: [fill.databaseValue])
-                }
-                if indexed {
-                    try db.execute(sql: "CREATE INDEX \(table)_\(column)_INDEX ON \(table) (\(column))")
-                }
-            }
-        }
+        for change in comparison.changes { try apply(change, db: db) }
         // Renumber: Z_ENT is the entity's place in the model, as in a new store.
         var maxByName: [String: Int64] = [:]
         for row in try Row.fetchAll(db, sql: "SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY") {
@@ -314,6 +287,36 @@ enum LightweightMigration {
         try db.execute(
             sql: "UPDATE Z_METADATA SET Z_PLIST = ? WHERE Z_VERSION = (SELECT MIN(Z_VERSION) FROM Z_METADATA)",
             arguments: [StoreMetadata.plist(model: model, uuid: comparison.uuid)])
+    }
+
+    /// One change of the schema, as SQL on the store's tables.
+    private static func apply(_ change: SchemaComparison.Change, db: Database) throws {
+        switch change {
+        case .removeEntity(_, let table):
+            try db.execute(sql: "DROP TABLE IF EXISTS \(table)")
+        case .renameEntity(let from, let table, let entity):
+            try db.execute(sql: "ALTER TABLE \(table) RENAME TO \(entity.tableName)")
+            try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_NAME = ? WHERE Z_NAME = ?", arguments: [entity.name, from])
+        case .addEntity(let entity):
+            try StoreSchema.createTable(db, entity: entity)
+        case .removeColumn(let table, let column):
+            for index in try indexes(db, table: table, covering: column) {
+                try db.execute(sql: "DROP INDEX \(index)")
+            }
+            try db.execute(sql: "ALTER TABLE \(table) DROP COLUMN \(column)")
+        case .renameColumn(let table, let from, let to):
+            try db.execute(sql: "ALTER TABLE \(table) RENAME COLUMN \(from) TO \(to)")
+        case .addJoinTable(let table):
+            for sql in table.createSQL { try db.execute(sql: sql) }
+        case .addColumn(let table, let column, let type, let fill, let indexed):
+            try db.execute(sql: "ALTER TABLE \(table) ADD COLUMN \(column) \(type)")
+            if !fill.isNull {
+                try db.execute(sql: "UPDATE \(table) SET \(column) = ?", arguments: [fill.databaseValue])
+            }
+            if indexed {
+                try db.execute(sql: "CREATE INDEX \(table)_\(column)_INDEX ON \(table) (\(column))")
+            }
+        }
     }
 
     /// The history's changes name their entity by its Z_ENT (`ACHANGE.ZENTITY`): they follow

@@ -78,20 +78,25 @@ enum AccessBench {
         let targets = targets(figures, bytesPerEvent: stats.fileBytesPerEvent)
         let item = BenchItem(
             id: "1", title: "Per-access cost",
-            setup: [
-                "One SurfJournal entry (`RuntimeJournalEntry`, the runtime's typed `@Attribute` access) fetched on a private context; `entry.rating` read in loops of \(n.formattedCount) inside `context.performAndWait`, against the same read of a plain Swift class (`PlainEntry`, not final). Each read goes to an opaque sink (a closure in a mutable global), so no read can be hoisted or deleted; the same loop with only the sink call is the loop overhead, subtracted from each figure.",
-                "Levels switched in this process with `ConcurrencyDebug.configure(_:)` between loops; level 3 journals to a temporary file. \(repetitions) rounds, each round measuring every variant in turn; each sample is the fastest of \(chunks) loops (so that a preemption by another process lands in one loop, not in the figure).",
-                "\"The check alone\" calls `ConcurrencyDebug.check` (inlined, as in the runtime's getters) on a bare subject: the cost a build without checks would not pay.",
-                "missing-merge (opt-in): level 1 with `missing-merge` added to the default diagnostics, same loop. No save happens while it runs, so each read takes the fast path: the process's save count compared with the one the object last checked. The compare is in the getter at every level; the lookup of the row's last save runs only on the first read of an object after a save.",
-                "Main-queue reads: the same `entry.rating` read on a view-context object from plain main-queue code, as UI code reads it: in a child process of the bench binary (`ctxdebug bench --child main-queue-reads`, hidden) whose main thread is in `dispatchMain()`, so the main queue runs on a worker thread; the loops run in one main-queue work item, outside any `perform`, at levels 0, 1 and 3 switched between loops, measured like the loops above (fastest of \(chunks), \(repetitions) rounds) with the child's own loop overhead subtracted.",
-                "Journal: \(stats.events.formattedCount) events from the level-3 loops (\(samples.journaledReads.formattedCount) accesses), \(stats.fileBytes.formattedCount) bytes.",
-            ],
+            setup: setup(n: n, chunks: chunks, repetitions: repetitions, stats: stats, journaledReads: samples.journaledReads),
             figures: figures, targets: targets, detections: nil, skipped: nil,
             notes: [
                 "\"Checking off\" still calls through the runtime's getter (the attribute's index from its name's bits, the fault and missing-merge tests, the stored-value enum, the optional conversion): the gap between the plain read and the managed read at level 0 is that getter, not the checker. The checker's own cost at level 0 is the \"check alone, level 0\" figure.",
                 "The main-queue read at level 1 adds one call into libdispatch (`dispatch_get_current_queue`, compared with the main queue) to the inside-`perform` check: the thread-local owner is not set outside `perform`, and a main-queue work item may run on any thread under `dispatchMain()`.",
             ])
         return (item, bigJournal)
+    }
+
+    /// How item 1 is measured, as its report says it.
+    private static func setup(n: Int, chunks: Int, repetitions: Int, stats: AccessJournalStats, journaledReads: Int) -> [String] {
+        [
+            "One SurfJournal entry (`RuntimeJournalEntry`, the runtime's typed `@Attribute` access) fetched on a private context; `entry.rating` read in loops of \(n.formattedCount) inside `context.performAndWait`, against the same read of a plain Swift class (`PlainEntry`, not final). Each read goes to an opaque sink (a closure in a mutable global), so no read can be hoisted or deleted; the same loop with only the sink call is the loop overhead, subtracted from each figure.",
+            "Levels switched in this process with `ConcurrencyDebug.configure(_:)` between loops; level 3 journals to a temporary file. \(repetitions) rounds, each round measuring every variant in turn; each sample is the fastest of \(chunks) loops (so that a preemption by another process lands in one loop, not in the figure).",
+            "\"The check alone\" calls `ConcurrencyDebug.check` (inlined, as in the runtime's getters) on a bare subject: the cost a build without checks would not pay.",
+            "missing-merge (opt-in): level 1 with `missing-merge` added to the default diagnostics, same loop. No save happens while it runs, so each read takes the fast path: the process's save count compared with the one the object last checked. The compare is in the getter at every level; the lookup of the row's last save runs only on the first read of an object after a save.",
+            "Main-queue reads: the same `entry.rating` read on a view-context object from plain main-queue code, as UI code reads it: in a child process of the bench binary (`ctxdebug bench --child main-queue-reads`, hidden) whose main thread is in `dispatchMain()`, so the main queue runs on a worker thread; the loops run in one main-queue work item, outside any `perform`, at levels 0, 1 and 3 switched between loops, measured like the loops above (fastest of \(chunks), \(repetitions) rounds) with the child's own loop overhead subtracted.",
+            "Journal: \(stats.events.formattedCount) events from the level-3 loops (\(journaledReads.formattedCount) accesses), \(stats.fileBytes.formattedCount) bytes.",
+        ]
     }
 
     /// Item 1's loop samples, nanoseconds per iteration with the loop included.
@@ -105,6 +110,18 @@ enum AccessBench {
     }
 
     /// Every loop in turn, `repetitions` rounds, the level switched between loops.
+    /// Nanoseconds per iteration of `ConcurrencyDebug.check` alone, on a bare subject.
+    private static func checkLoop(subject: BenchSubject, owner: QueueIdentity, n: Int) -> Double {
+        ConcurrencyDebug.entering(owner, dispatched: false, describedBy: { subject.describe(.init(operation: .other, owner: owner, context: 1, subject: 1, member: 0, instance: 0)) }) {
+            let t0 = benchNow()
+            for i in 0..<n {
+                ConcurrencyDebug.check(subject, owner: owner, AccessEvent(operation: .get, owner: owner, context: 1, subject: 1, member: 5, instance: 42))
+                benchSink(i)
+            }
+            return Double(benchNow() - t0) / Double(n)
+        }
+    }
+
     static func measureLoops(
         context: ManagedObjectContext, entry: RuntimeJournalEntry, subject: BenchSubject, owner: QueueIdentity, n: Int, chunks: Int,
         repetitions: Int, configure: (Int) -> Void
@@ -131,16 +148,7 @@ enum AccessBench {
                 return Double(benchNow() - t0) / Double(n)
             }
         }
-        func checkOnly() -> Double {
-            ConcurrencyDebug.entering(owner, dispatched: false, describedBy: { subject.describe(.init(operation: .other, owner: owner, context: 1, subject: 1, member: 0, instance: 0)) }) {
-                let t0 = benchNow()
-                for i in 0..<n {
-                    ConcurrencyDebug.check(subject, owner: owner, AccessEvent(operation: .get, owner: owner, context: 1, subject: 1, member: 5, instance: 42))
-                    benchSink(i)
-                }
-                return Double(benchNow() - t0) / Double(n)
-            }
-        }
+        func checkOnly() -> Double { checkLoop(subject: subject, owner: owner, n: n) }
 
         var samples = LoopSamples()
         let diagnostics = Diagnostics.settings

@@ -111,25 +111,31 @@ enum SeededProgram: String, CaseIterable {
             for _ in 0..<20_000 { benchSink(Int(bg.value.rating?.int16Value ?? 0)) }
             writing.wait()
         case .control:
-            let ids = try background.performAndWait { try background.fetchObjectIDs(FetchRequest<JournalEntry>()) }
-            view.performAndWait {
-                let objects = ids.map { view.object(with: $0) as! JournalEntry }
-                benchSink(objects.compactMap(\.location).count)
-            }
-            let done = DispatchSemaphore(value: 0)
-            background.perform {
-                bg.value.rating = NSNumber(value: 4)
-                try? background.save()
-                done.signal()
-            }
-            done.wait()
-            DispatchQueue.main.async {
-                let e = view.object(with: id) as! JournalEntry
-                benchSink(Int(e.rating?.int16Value ?? 0))
-                done.signal()
-            }
-            done.wait()
+            try correctUse(view: view, background: background, bg: bg, id: id)
         }
+    }
+
+    /// The control program: the same objects used correctly (by objectID, inside
+    /// perform, merged through a save), which no rule may flag.
+    private func correctUse(view: ManagedObjectContext, background: ManagedObjectContext, bg: Smuggled<JournalEntry>, id: ManagedObjectID) throws {
+        let ids = try background.performAndWait { try background.fetchObjectIDs(FetchRequest<JournalEntry>()) }
+        view.performAndWait {
+            let objects = ids.map { view.object(with: $0) as! JournalEntry }
+            benchSink(objects.compactMap(\.location).count)
+        }
+        let done = DispatchSemaphore(value: 0)
+        background.perform {
+            bg.value.rating = NSNumber(value: 4)
+            try? background.save()
+            done.signal()
+        }
+        done.wait()
+        DispatchQueue.main.async {
+            let e = view.object(with: id) as! JournalEntry
+            benchSink(Int(e.rating?.int16Value ?? 0))
+            done.signal()
+        }
+        done.wait()
     }
 }
 

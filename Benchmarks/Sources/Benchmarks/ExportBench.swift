@@ -119,30 +119,9 @@ enum ExportBench {
             try? FileManager.default.removeItem(at: ours)
             try? FileManager.default.removeItem(at: theirs)
         }
-        var ctxWall: [Double] = [], ctxPeak: [Double] = [], sqliteWall: [Double] = [], sqlitePeak: [Double] = []
+        let (ctxWall, ctxPeak, sqliteWall, sqlitePeak) = try throughputSamples(
+            binary: binary, sqlite: sqlite, store: store, ours: ours, theirs: theirs, repetitions: repetitions, work: work)
         let r = Double(entries)
-        for round in 0..<repetitions {
-            // Alternated: each round the other tool goes first.
-            for tool in round % 2 == 0 ? ["ctxdebug", "sqlite3"] : ["sqlite3", "ctxdebug"] {
-                if tool == "ctxdebug" {
-                    let run = try MeasuredProcess.run(
-                        binary, ["export", "--store", store.path, "--output", ours.path], environment: ["CTXDEBUG_CONCURRENCY": "1"], work: work)
-                    guard run.status == 0, !run.signaled else {
-                        throw BenchError("`ctxdebug export` failed with status \(run.status)\(run.signaled ? " (signal)" : ""): \(run.standardError.suffix(2_000))")
-                    }
-                    ctxWall.append(run.seconds)
-                    ctxPeak.append(Double(run.peakBytes) / 1_048_576)
-                } else if let sqlite {
-                    // The shell's output goes to a file, as the export's does; `exec`, so
-                    // that the process measured (time, peak memory) is sqlite3 itself.
-                    let run = try MeasuredProcess.run(
-                        "/bin/sh", ["-c", "exec \"$0\" -csv -header \"$1\" \"$2\" > \"$3\"", sqlite, store.path, sqliteQuery, theirs.path], work: work)
-                    guard run.status == 0, !run.signaled else { throw BenchError("sqlite3 failed with status \(run.status): \(run.standardError.suffix(1_000))") }
-                    sqliteWall.append(run.seconds)
-                    sqlitePeak.append(Double(run.peakBytes) / 1_048_576)
-                }
-            }
-        }
         let ctxRate = BenchFigure("ctxdebug export, level 1 (whole process)", unit: "rows/s", samples: ctxWall.map { r / $0 })
         let peak = BenchFigure("ctxdebug export, peak resident memory", unit: "MiB", samples: ctxPeak)
         var figures = [ctxRate, peak]
@@ -182,6 +161,37 @@ enum ExportBench {
             notes: notes + [
                 "ctxdebug reads through ManagedContext's public API: one sorted dictionary fetch (`resultType = .dictionaryResultType`, six `propertiesToFetch`) streamed on the export's context (`enumerateDictionaries`), checked as a fetch, no managed object per row; then ISO 8601 dates and RFC 4180 fields. sqlite3 formats dates with `strftime`."
             ])
+    }
+
+    /// Wall seconds and peak MiB of each whole-process run of the two tools, alternated
+    /// round by round (sqlite3's none when it is not installed).
+    private static func throughputSamples(
+        binary: String, sqlite: String?, store: URL, ours: URL, theirs: URL, repetitions: Int, work: URL
+    ) throws -> ([Double], [Double], [Double], [Double]) {
+        var ctxWall: [Double] = [], ctxPeak: [Double] = [], sqliteWall: [Double] = [], sqlitePeak: [Double] = []
+        for round in 0..<repetitions {
+            // Alternated: each round the other tool goes first.
+            for tool in round % 2 == 0 ? ["ctxdebug", "sqlite3"] : ["sqlite3", "ctxdebug"] {
+                if tool == "ctxdebug" {
+                    let run = try MeasuredProcess.run(
+                        binary, ["export", "--store", store.path, "--output", ours.path], environment: ["CTXDEBUG_CONCURRENCY": "1"], work: work)
+                    guard run.status == 0, !run.signaled else {
+                        throw BenchError("`ctxdebug export` failed with status \(run.status)\(run.signaled ? " (signal)" : ""): \(run.standardError.suffix(2_000))")
+                    }
+                    ctxWall.append(run.seconds)
+                    ctxPeak.append(Double(run.peakBytes) / 1_048_576)
+                } else if let sqlite {
+                    // The shell's output goes to a file, as the export's does; `exec`, so
+                    // that the process measured (time, peak memory) is sqlite3 itself.
+                    let run = try MeasuredProcess.run(
+                        "/bin/sh", ["-c", "exec \"$0\" -csv -header \"$1\" \"$2\" > \"$3\"", sqlite, store.path, sqliteQuery, theirs.path], work: work)
+                    guard run.status == 0, !run.signaled else { throw BenchError("sqlite3 failed with status \(run.status): \(run.standardError.suffix(1_000))") }
+                    sqliteWall.append(run.seconds)
+                    sqlitePeak.append(Double(run.peakBytes) / 1_048_576)
+                }
+            }
+        }
+        return (ctxWall, ctxPeak, sqliteWall, sqlitePeak)
     }
 
     private static func checkRows(_ rows: Int, entries: Int, store: URL) throws {

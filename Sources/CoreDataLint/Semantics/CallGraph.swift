@@ -43,51 +43,58 @@ struct CallGraph {
         }
         for key in functions.keys where escaping.contains(Self.base(key)) { escapingKeys.insert(key) }
         // Each overload's labels split once, not at every call of its name.
-        let overloaded = overloads.mapValues { signatures in signatures.map { (signature: $0, labels: $0.labels, key: $0.fullName("")) } }
-        for file in files {
-            // Whether each of the file's functions is overloaded, asked once per function,
-            // not once per call it makes.
-            let callerIsOverloaded = overloaded.isEmpty ? [] : file.functions.map { overloaded[$0.name] != nil }
-            // Each of the file's argument label lists split once, by its number, not at
-            // every call of an overloaded name that has it.
-            var splitLabels: [[String]?] = []
-            for index in file.calls.indices {
-                // A call of no function the project declares is dropped before it is
-                // copied (most calls: `fetch`, `append`, UIKit's).
-                let declared = functions[file.calls[index].callee]
-                guard declared != nil || (!overloaded.isEmpty && overloaded[file.calls[index].callee] != nil) else { continue }
-                var call = file.calls[index]
-                if !overloaded.isEmpty, let caller = call.caller {
-                    let isOverloaded = call.callerFunction >= 0 ? callerIsOverloaded[Int(call.callerFunction)] : overloaded[caller] != nil
-                    if isOverloaded {
-                        call.caller = call.callerFunction >= 0 ? file.functions[Int(call.callerFunction)].signature.fullName(caller) : nil
-                    }
+        let overloaded = overloads.mapValues { signatures in signatures.map { Overload(signature: $0, labels: $0.labels, key: $0.fullName("")) } }
+        for file in files { addCalls(of: file, overloaded: overloaded) }
+    }
+
+    /// An overloaded function's signature, its labels and its key's suffix, split once.
+    private typealias Overload = (signature: ParameterLabels, labels: [String], key: String)
+
+    /// Keeps the calls `file` makes of the project's functions, each as a call of the
+    /// functions it reaches (an overloaded name's: the overloads its labels fit).
+    private mutating func addCalls(of file: FileFacts, overloaded: [String: [Overload]]) {
+        // Whether each of the file's functions is overloaded, asked once per function,
+        // not once per call it makes.
+        let callerIsOverloaded = overloaded.isEmpty ? [] : file.functions.map { overloaded[$0.name] != nil }
+        // Each of the file's argument label lists split once, by its number, not at
+        // every call of an overloaded name that has it.
+        var splitLabels: [[String]?] = []
+        for index in file.calls.indices {
+            // A call of no function the project declares is dropped before it is
+            // copied (most calls: `fetch`, `append`, UIKit's).
+            let declared = functions[file.calls[index].callee]
+            guard declared != nil || (!overloaded.isEmpty && overloaded[file.calls[index].callee] != nil) else { continue }
+            var call = file.calls[index]
+            if !overloaded.isEmpty, let caller = call.caller {
+                let isOverloaded = call.callerFunction >= 0 ? callerIsOverloaded[Int(call.callerFunction)] : overloaded[caller] != nil
+                if isOverloaded {
+                    call.caller = call.callerFunction >= 0 ? file.functions[Int(call.callerFunction)].signature.fullName(caller) : nil
                 }
-                // A call of an overloaded name reaches the overloads its labels fit; one
-                // they fit none of, any of them. An overloaded name is no key of
-                // `functions` (its declarations are known by their full names): a name
-                // that is one is asked no more.
-                if let declared {
-                    add(call, as: call.callee, declared)
-                    continue
-                }
-                guard !overloaded.isEmpty, let signatures = overloaded[call.callee] else { continue }
-                let labels: [String]
-                let number = Int(call.labels)
-                if file.labelTable.indices.contains(number) {
-                    if splitLabels.isEmpty { splitLabels = Array(repeating: nil, count: file.labelTable.count) }
-                    if let known = splitLabels[number] {
-                        labels = known
-                    } else {
-                        labels = ParameterLabels.split(file.labelTable[number])
-                        splitLabels[number] = labels
-                    }
-                } else {
-                    labels = ParameterLabels.split(file.callLabels(call))
-                }
-                let fitting = signatures.filter { $0.signature.accepts(labels, trailingClosures: call.trailingClosures, own: $0.labels) }
-                for key in Set((fitting.isEmpty ? signatures : fitting).map { call.callee + $0.key }) { add(call, as: key) }
             }
+            // A call of an overloaded name reaches the overloads its labels fit; one
+            // they fit none of, any of them. An overloaded name is no key of
+            // `functions` (its declarations are known by their full names): a name
+            // that is one is asked no more.
+            if let declared {
+                add(call, as: call.callee, declared)
+                continue
+            }
+            guard !overloaded.isEmpty, let signatures = overloaded[call.callee] else { continue }
+            let labels: [String]
+            let number = Int(call.labels)
+            if file.labelTable.indices.contains(number) {
+                if splitLabels.isEmpty { splitLabels = Array(repeating: nil, count: file.labelTable.count) }
+                if let known = splitLabels[number] {
+                    labels = known
+                } else {
+                    labels = ParameterLabels.split(file.labelTable[number])
+                    splitLabels[number] = labels
+                }
+            } else {
+                labels = ParameterLabels.split(file.callLabels(call))
+            }
+            let fitting = signatures.filter { $0.signature.accepts(labels, trailingClosures: call.trailingClosures, own: $0.labels) }
+            for key in Set((fitting.isEmpty ? signatures : fitting).map { call.callee + $0.key }) { add(call, as: key) }
         }
     }
 

@@ -1,6 +1,7 @@
 import CtxdebugHelpers
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// Core Data's persistent-history tables in its SQLite layout, as stores Apple's Core
 /// Data wrote hold them (schema dumps of Photos.sqlite and NotesV7.storedata; rows of
@@ -116,14 +117,18 @@ extension SQLiteStore {
         ).execute(arguments: [number, strings[0], strings[1], strings[2], strings[3], timestamp])
         var key = try nextHistoryKey(db, HistoryTables.changeEntity, table: "ACHANGE")
         let first = key
-        let insert = try db.cachedStatement(
-            sql: "INSERT INTO ACHANGE (Z_PK, Z_ENT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS) VALUES (?, 16001, ?, ?, ?, ?, ?)")
+        let insert = ChangeInsert(try db.cachedStatement(
+            sql: "INSERT INTO ACHANGE (Z_PK, Z_ENT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS) VALUES (?, 16001, ?, ?, ?, ?, ?)"))
         func record(_ type: PersistentHistoryChangeType, _ id: ManagedObjectID, _ columns: Data?) throws {
             guard let pk = id.primaryKey else { return }
-            try insert.execute(arguments: [key, type.rawValue, entityNumber(id.entity), pk, number, columns])
+            try insert.execute(db, key: key, type: Int64(type.rawValue), entity: entityNumber(id.entity), primaryKey: pk, transaction: number, columns: columns)
             key += 1
         }
-        let insertedRows = Set(changes.inserts.compactMap { result.mergedInto[$0.id] == nil ? result.permanentIDs[$0.id] : nil })
+        // The set of inserted rows is needed only where a merge or a link must be told
+        // apart from an insert; a plain save of new objects records each as it goes.
+        let needsInsertedRows = !result.mergedInto.isEmpty || !changes.links.isEmpty
+        let insertedRows = needsInsertedRows
+            ? Set(changes.inserts.compactMap { result.mergedInto[$0.id] == nil ? result.permanentIDs[$0.id] : nil }) : []
         var mergedRows = Set<ManagedObjectID>()
         for ins in changes.inserts {
             guard let target = result.mergedInto[ins.id] else {
@@ -154,6 +159,42 @@ extension SQLiteStore {
         }
         try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = 16002", arguments: [number])
         return number
+    }
+
+    /// One `ACHANGE` row, bound and stepped through the cached statement's own SQLite
+    /// handle: a tracked save writes one per object, and building and checking GRDB's
+    /// arguments for each was a third of what history added to an insert
+    /// (docs/benchmarks.md, item 16).
+    private struct ChangeInsert {
+        let statement: Statement
+        init(_ statement: Statement) { self.statement = statement }
+
+        func execute(
+            _ db: Database, key: Int64, type: Int64, entity: Int64, primaryKey: Int64, transaction: Int64, columns: Data?
+        ) throws {
+            let raw = statement.sqliteStatement
+            sqlite3_reset(raw)
+            sqlite3_bind_int64(raw, 1, key)
+            sqlite3_bind_int64(raw, 2, type)
+            sqlite3_bind_int64(raw, 3, entity)
+            sqlite3_bind_int64(raw, 4, primaryKey)
+            sqlite3_bind_int64(raw, 5, transaction)
+            var rc: CInt
+            if let columns {
+                rc = columns.withUnsafeBytes { bytes in
+                    bytes.baseAddress.map { sqlite3_bind_blob(raw, 6, $0, CInt(bytes.count), Self.transient) } ?? sqlite3_bind_zeroblob(raw, 6, 0)
+                }
+            } else {
+                rc = sqlite3_bind_null(raw, 6)
+            }
+            if rc == SQLITE_OK { rc = sqlite3_step(raw) }
+            defer { sqlite3_reset(raw) }
+            guard rc == SQLITE_DONE else {
+                throw DatabaseError(resultCode: ResultCode(rawValue: rc), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
+            }
+        }
+
+        private static let transient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
     }
 
     /// The objects whose many-to-many relationships a save's links changed (neither inserted
