@@ -67,20 +67,10 @@ extension NSManagedObject {
     /// casts to every number type it fits, as on Apple platforms. The choice goes by the
     /// attribute's declared type, so a string or date pays no cast.
     func objectValue(forKey key: String) -> Any? {
-        guard let attribute = runtimeEntity.keyValueAttribute(key) else { return coreDataValue(forKey: key) }
-        let index = attribute.index
-        if _slowPath(attribute.converts), let converted = convertedAttribute(at: index) {
-            let value = StorageConversion.fromStorage(value(atAttributeIndex: index), of: converted)
-            switch converted.attributeType {
-            case .floatAttributeType: return (value as? Float).map { NSNumber(value: $0) } ?? value
-            case .decimalAttributeType: return (value as? Decimal).map { NSDecimalNumber(decimal: $0) } ?? value
-            default: return value
-            }
-        }
-        // One checked read, decoded straight into the box the caller receives: no
-        // intermediate `Any` of the Swift value to unwrap again (docs/benchmarks.md, item 13).
-        let stored = storedValue(atAttributeIndex: index)
-        switch attribute.type {
+        // One call reads the attribute, checked, and its type; the value is decoded
+        // straight into the box the caller receives (docs/benchmarks.md, item 13).
+        guard let (stored, type) = keyValueStoredValue(forKey: key) else { return convertedOrRelatedValue(forKey: key) }
+        switch type {
         case .string: return Optional<String>.fromStored(stored)
         case .integer16: return Optional<Int16>.fromStored(stored).map { NSNumber(value: $0) }
         case .integer32: return Optional<Int32>.fromStored(stored).map { NSNumber(value: $0) }
@@ -90,6 +80,21 @@ extension NSManagedObject {
         case .date: return Optional<Date>.fromStored(stored)
         case .binaryData: return Optional<Data>.fromStored(stored)
         }
+    }
+
+    /// `value(forKey:)` of an attribute whose values convert (a float or a decimal as
+    /// `NSNumber`, as Core Data's accessors box them), a relationship, or a ported key.
+    @inline(never)
+    private func convertedOrRelatedValue(forKey key: String) -> Any? {
+        if let attribute = runtimeEntity.keyValueAttribute(key), let converted = convertedAttribute(at: attribute.index) {
+            let value = StorageConversion.fromStorage(value(atAttributeIndex: attribute.index), of: converted)
+            switch converted.attributeType {
+            case .floatAttributeType: return (value as? Float).map { NSNumber(value: $0) } ?? value
+            case .decimalAttributeType: return (value as? Decimal).map { NSDecimalNumber(decimal: $0) } ?? value
+            default: return value
+            }
+        }
+        return coreDataValue(forKey: key)
     }
 
     // The key is resolved once, to an attribute's index, and everything after goes by

@@ -241,6 +241,14 @@ open class ManagedObject: NSObject, AccessDescribing, ManagedObjectRuntimeMember
         return value(atAttributeIndex: index)
     }
 
+    /// Key-value access's read of attribute `key` in one call: its stored value (checked
+    /// as any read) and type. Nil when `key` names no attribute, or one whose values
+    /// convert on access (`EntityDescription.convertsOnAccess`): CoreData reads those.
+    package final func keyValueStoredValue(forKey key: String) -> (value: StoredValue, type: AttributeType)? {
+        guard let attribute = runtimeEntity.keyValueAttribute(key), !attribute.converts else { return nil }
+        return (storedValue(atAttributeIndex: attribute.index), attribute.type)
+    }
+
     /// `value(forKey:)` of a key already resolved to attribute `index`
     /// (`EntityDescription.attributeIndex(ifPresent:)`).
     @_spi(CoreData) public final func value(atAttributeIndex index: Int) -> Any? {
