@@ -61,6 +61,7 @@ enum ModelCompiler {
         var attribute = EntityDeclaration.Attribute(name: a.name, attributeType: storage, isOptional: a.isOptional, defaultValue: stored)
         attribute.renamingIdentifier = a.renamingIdentifier
         attribute.isIndexed = a.isIndexed
+        attribute.preservesValueInHistoryOnDeletion = a.preservesValueInHistoryOnDeletion
         return attribute
     }
 

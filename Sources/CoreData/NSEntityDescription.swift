@@ -199,6 +199,10 @@ open class NSAttributeDescription: NSPropertyDescription, @unchecked Sendable {
     /// Core Data's `valueTransformerName` (transformable attributes).
     open var valueTransformerName: String?
     open var allowsExternalBinaryDataStorage = false
+    /// Core Data's `preservesValueInHistoryOnDeletion` (Xcode's "Preserve After
+    /// Deletion"): a history-tracked save that deletes the object keeps this attribute's
+    /// value in the delete's change, as its `tombstone`.
+    open var preservesValueInHistoryOnDeletion = false
     /// Xcode's "Use Scalar Type": the generated property is a Swift scalar, not an
     /// optional object.
     open var usesScalarValueType = false

@@ -117,8 +117,10 @@ open class NSPersistentHistoryChange: NSObject, @unchecked Sendable {
     public let changeID: Int64
     public let changedObjectID: NSManagedObjectID
     public let changeType: NSPersistentHistoryChangeType
-    /// Nil here: no attribute of a model here preserves its value on deletion.
-    public let tombstone: [AnyHashable: Any]? = nil
+    /// Core Data's `tombstone`: on a delete, the attributes marked
+    /// `preservesValueInHistoryOnDeletion` with their values when the object was deleted
+    /// (numbers as `NSNumber`, as Core Data's dictionary holds them); nil otherwise.
+    public let tombstone: [AnyHashable: Any]?
     /// The transaction the change belongs to (weak, as Core Data's is).
     public internal(set) weak var transaction: NSPersistentHistoryTransaction?
     /// The attributes and to-one relationships an update set; nil for inserts and deletes.
@@ -133,8 +135,31 @@ open class NSPersistentHistoryChange: NSObject, @unchecked Sendable {
         changedObjectID = c.changedObjectID
         changeType = NSPersistentHistoryChangeType(rawValue: c.changeType.rawValue) ?? .update
         changedEntityName = c.changedObjectID.entity.name
+        tombstone = c.tombstone.map { Self.coreDataValues($0, of: c.changedObjectID.entity) }
         let byName = c.updatedProperties.map { _ in c.changedObjectID.entity.propertiesByName } ?? [:]
         updatedProperties = c.updatedProperties.map { names in Set(names.compactMap { byName[$0] }) }
+    }
+
+    /// A tombstone's values as Core Data's dictionary holds them: numbers as `NSNumber`,
+    /// an attribute whose values convert (a UUID, a URI, a float) in the model's type.
+    private static func coreDataValues(_ values: [String: Any], of entity: EntityDescription) -> [AnyHashable: Any] {
+        let declaration = entity.declaration as? NSEntityDescription
+        var result: [AnyHashable: Any] = [:]
+        for (name, value) in values {
+            if let index = entity.attributeIndex(ifPresent: name), let converted = declaration?.attributeNeedingConversion(at: index) {
+                result[name] = StorageConversion.fromStorage(value, of: converted) ?? value
+                continue
+            }
+            switch value {
+            case let n as Int16: result[name] = NSNumber(value: n)
+            case let n as Int32: result[name] = NSNumber(value: n)
+            case let n as Int64: result[name] = NSNumber(value: n)
+            case let n as Double: result[name] = NSNumber(value: n)
+            case let n as Bool: result[name] = NSNumber(value: n)
+            default: result[name] = value
+            }
+        }
+        return result
     }
 
     /// The properties a fetch request's predicate reads, by name (`changeType` as its number,

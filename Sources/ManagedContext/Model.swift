@@ -26,6 +26,9 @@ public struct AttributeDescription: Sendable, Hashable {
     package var isOrderKey = false
     /// Core Data's `isIndexed`: the store keeps an index `Z<ENTITY>_<COLUMN>_INDEX` on its column.
     package var isIndexed = false
+    /// Core Data's `preservesValueInHistoryOnDeletion`: a tracked delete keeps its value
+    /// in the change's tombstone (`ACHANGE.ZTOMBSTONE<n>`).
+    package var preservesValueInHistoryOnDeletion = false
     /// Core Data's column name: `Z` and the upper-cased name (with a number after it
     /// when a sibling entity in the same table has a property of the same name).
     package var columnName: String { assignedColumnName ?? "Z" + name.uppercased() }
@@ -221,6 +224,10 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
         preconditionFailure("Entity \(self.name) has no relationship named '\(name)'.")
     }
 
+    /// The attributes a tracked delete keeps in its change's tombstone, in order: the
+    /// n-th is `ACHANGE.ZTOMBSTONE<n>`.
+    package private(set) var tombstoneAttributes: [Int] = []
+
     /// The constraints as declared (attribute names), resolved by `uniquenessConstraints`.
     var declaredConstraints: [[String]] = []
 
@@ -251,6 +258,7 @@ public final class EntityDescription: @unchecked Sendable, Hashable, CustomStrin
         self.relationships = relationships
         self.attributeNames = attributes.map(\.name)
         self.attributeTypes = attributes.map(\.attributeType)
+        self.tombstoneAttributes = attributes.filter(\.preservesValueInHistoryOnDeletion).map(\.index)
         self.attributeSlots = AttributeSlots(names: attributeNames)
         self.defaultValues = attributes.map(\.defaultValue)
         self.toOneRelationships = relationships.filter { !$0.isToMany }
@@ -437,7 +445,8 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
                 AttributeDescription(
                     name: a.name, attributeType: a.attributeType, isOptional: a.isOptional,
                     defaultValue: a.defaultValue, index: attributes.count, renamingIdentifier: a.renamingIdentifier,
-                    assignedColumnName: a.isOrderKey ? a.name : nil, isOrderKey: a.isOrderKey, isIndexed: a.isIndexed))
+                    assignedColumnName: a.isOrderKey ? a.name : nil, isOrderKey: a.isOrderKey, isIndexed: a.isIndexed,
+                    preservesValueInHistoryOnDeletion: a.preservesValueInHistoryOnDeletion))
         }
         for r in declaration.relationships {
             let toOneIndex = r.isToMany ? -1 : toOneCount
@@ -555,6 +564,8 @@ package struct RowLayout: Sendable {
         package var isOrderKey = false
         /// Core Data's `isIndexed`.
         public var isIndexed = false
+        /// Core Data's `preservesValueInHistoryOnDeletion`.
+        public var preservesValueInHistoryOnDeletion = false
         public init(name: String, attributeType: AttributeType, isOptional: Bool, defaultValue: Any?) {
             self.name = name
             self.attributeType = attributeType

@@ -137,6 +137,10 @@ extension SQLiteStore {
                 result.discarded[delete.id] = store
                 continue
             }
+            let preserved = delete.id.entity.tombstoneAttributes
+            if changes.history != nil, !preserved.isEmpty, let row = try currentRow(db, entity: delete.id.entity, pk: pk) {
+                result.tombstones[delete.id] = preserved.map { row.values[$0] }
+            }
             try db.execute(sql: "DELETE FROM \(delete.id.entity.tableName) WHERE Z_PK = ?", arguments: [pk])
         }
         for (index, key) in maxKeys {

@@ -50,6 +50,9 @@ struct StoreSaveResult: Sendable {
     var mergedInto: [ManagedObjectID: ManagedObjectID] = [:]
     /// The persistent history transaction the save recorded, when it records history.
     var historyTransaction: Int64?
+    /// The preserved values of each deleted row (`EntityDescription.tombstoneAttributes`),
+    /// read before the row went, when the save records history.
+    var tombstones: [ManagedObjectID: [StoredValue]] = [:]
 }
 
 struct LostUpdate: Sendable {

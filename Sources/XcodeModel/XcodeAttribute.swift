@@ -17,6 +17,9 @@ package struct XcodeAttribute: Sendable {
     package var customClassName: String?
     package var allowsExternalBinaryDataStorage: Bool
     package var isIndexed: Bool
+    /// `preserveAfterDeletion`: Xcode's "Preserve After Deletion" (Core Data's
+    /// `preservesValueInHistoryOnDeletion`).
+    package var preservesValueInHistoryOnDeletion: Bool
     /// `elementID`: Xcode's "Renaming ID".
     package var renamingIdentifier: String?
     package var userInfo: [String: String]
@@ -41,6 +44,7 @@ package struct XcodeAttribute: Sendable {
         customClassName = node["customClassName"]
         allowsExternalBinaryDataStorage = node.flag("allowsExternalBinaryDataStorage")
         isIndexed = node.flag("indexed")
+        preservesValueInHistoryOnDeletion = node.flag("preserveAfterDeletion")
         renamingIdentifier = node["elementID"]
         userInfo = try XcodeUserInfo.parse(node.child(named: "userInfo"), owner: "\(entity).\(name)", file: file)
     }

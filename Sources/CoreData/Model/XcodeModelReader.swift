@@ -113,6 +113,7 @@ enum XcodeModelReader {
         d.allowsExternalBinaryDataStorage = a.allowsExternalBinaryDataStorage
         d.renamingIdentifier = a.renamingIdentifier
         d.isIndexed = a.isIndexed
+        d.preservesValueInHistoryOnDeletion = a.preservesValueInHistoryOnDeletion
         d.userInfo = a.userInfo.isEmpty ? nil : a.userInfo
         return d
     }

@@ -58,6 +58,23 @@ public struct PersistentHistoryChange: Sendable, Hashable {
     public let updatedProperties: Set<String>?
     /// The number of the transaction the change belongs to.
     public let transactionNumber: Int64
+    /// A delete's preserved attributes as stored, by name (nil for an insert or an update,
+    /// and for an entity that preserves none).
+    package var tombstoneValues: [String: StoredValue]? = nil
+
+    /// Core Data's `tombstone`: a delete's attributes marked
+    /// `preservesValueInHistoryOnDeletion`, with their values when it was deleted (a
+    /// nil value is left out); nil for an insert or an update.
+    public var tombstone: [String: Any]? {
+        guard let tombstoneValues else { return nil }
+        let entity = changedObjectID.entity
+        var values: [String: Any] = [:]
+        for (name, stored) in tombstoneValues {
+            guard let index = entity.attributeIndex(ifPresent: name), let value = entity.attributeTypes[index].swiftValue(stored) else { continue }
+            values[name] = value
+        }
+        return values
+    }
 }
 
 /// Core Data's `NSPersistentHistoryTransaction`: one save (or batch request) as the

@@ -21,6 +21,17 @@ enum HistoryTables {
     static let rows: [Int64: String] = [changeEntity: "CHANGE", transactionEntity: "TRANSACTION", stringEntity: "TRANSACTIONSTRING"]
     static let tableNames: Set<String> = ["ACHANGE", "ATRANSACTION", "ATRANSACTIONSTRING"]
 
+    /// `ACHANGE`'s n-th tombstone column: the n-th preserved attribute of a deleted object.
+    static func tombstoneColumn(_ n: Int) -> String { "ZTOMBSTONE\(n)" }
+
+    /// How many tombstone columns `ACHANGE` has (`ZTOMBSTONE0` on, without a gap).
+    static func tombstoneColumnCount(_ db: Database) throws -> Int {
+        let names = Set(try db.columns(in: "ACHANGE").map { $0.name.uppercased() })
+        var n = 0
+        while names.contains(tombstoneColumn(n)) { n += 1 }
+        return n
+    }
+
     /// A `Z_PRIMARYKEY` row of the history tables, not of an entity of the model.
     static func isHistoryRow(number: Int64, name: String) -> Bool { rows[number] == name }
 
@@ -93,10 +104,17 @@ extension SQLiteStore {
     /// first time a store is opened with `NSPersistentHistoryTrackingKey`).
     func prepareHistory() throws(ManagedContextError) {
         guard !isReadOnly else { return }
+        let tombstones = model.entities.map(\.tombstoneAttributes.count).max() ?? 0
         do {
             try DispatchBypass.run {
                 try pool.write { db in
                     for sql in HistoryTables.createSQL { try db.execute(sql: sql) }
+                    // Core Data adds a tombstone column per preserved attribute, as many as
+                    // the entity that preserves most has (`ZTOMBSTONE0`, `ZTOMBSTONE1`…).
+                    let present = try HistoryTables.tombstoneColumnCount(db)
+                    for n in present..<max(present, tombstones) {
+                        try db.execute(sql: "ALTER TABLE ACHANGE ADD COLUMN \(HistoryTables.tombstoneColumn(n)) BLOB")
+                    }
                 }
             }
         } catch {
@@ -153,6 +171,12 @@ extension SQLiteStore {
         }
         for d in changes.deletes where result.discarded[d.id] == nil {
             try record(.delete, d.id, nil)
+            if let values = result.tombstones[d.id], !values.isEmpty {
+                let columns = values.indices.map { "\(HistoryTables.tombstoneColumn($0)) = ?" }.joined(separator: ", ")
+                try db.execute(
+                    sql: "UPDATE ACHANGE SET \(columns) WHERE Z_PK = ?",
+                    arguments: StatementArguments(values.map(\.databaseValue) + [(key - 1).databaseValue]))
+            }
         }
         if key > first {
             try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = 16001", arguments: [key - 1])

@@ -75,8 +75,11 @@ extension SQLiteStore {
     /// The changes of the transactions `first…last`, by transaction number.
     private func changes(_ db: Database, from first: Int64, through last: Int64) throws -> [Int64: [PersistentHistoryChange]] {
         var byTransaction: [Int64: [PersistentHistoryChange]] = [:]
+        let tombstoneColumns = (0..<(try HistoryTables.tombstoneColumnCount(db))).map(HistoryTables.tombstoneColumn)
         let rows = try Row.fetchCursor(
-            db, sql: "SELECT Z_PK, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS FROM ACHANGE WHERE ZTRANSACTIONID BETWEEN ? AND ? ORDER BY Z_PK",
+            db,
+            sql: "SELECT " + (["Z_PK", "ZCHANGETYPE", "ZENTITY", "ZENTITYPK", "ZTRANSACTIONID", "ZCOLUMNS"] + tombstoneColumns).joined(separator: ", ")
+                + " FROM ACHANGE WHERE ZTRANSACTIONID BETWEEN ? AND ? ORDER BY Z_PK",
             arguments: [first, last])
         while let row = try rows.next() {
             // A change of an entity this model lacks (a later version's) is left out.
@@ -88,9 +91,21 @@ extension SQLiteStore {
                 PersistentHistoryChange(
                     changeID: row[0], changeType: type, changedObjectID: id,
                     updatedProperties: type == .update ? columns.map { HistoryTables.propertyNames(entity, columns: $0) } ?? [] : nil,
-                    transactionNumber: transaction))
+                    transactionNumber: transaction, tombstoneValues: type == .delete ? Self.tombstone(row, of: entity) : nil))
         }
         return byTransaction
+    }
+
+    /// A delete's preserved values by attribute name, from the row's tombstone columns
+    /// (after its first six); nil when the entity preserves nothing.
+    private static func tombstone(_ row: Row, of entity: EntityDescription) -> [String: StoredValue]? {
+        let preserved = entity.tombstoneAttributes
+        guard !preserved.isEmpty else { return nil }
+        var values: [String: StoredValue] = [:]
+        for (n, index) in preserved.enumerated() where 6 + n < row.count {
+            values[entity.attributes[index].name] = StoredValue(row[6 + n] as DatabaseValue)
+        }
+        return values
     }
 
     /// Deletes the transactions up to and including `boundary`'s token (or before its
