@@ -39,7 +39,7 @@ extension ManagedObjectContext {
         }
         NotificationCenter.default.post(name: Self.willSaveObjectsNotification, object: self)
         try prepareObjectsForSave()
-        let saving = changeSets.inserted.union(changeSets.updated).union(changeSets.deleted)
+        let saving = changeSets.unsavedObjects
         let started = concurrencyType == .mainQueue ? MonotonicClock.now() : 0
         let rows = changeSets.inserted.count + changeSets.updated.count + changeSets.deleted.count
         diagnoseAbandonedInserts(changeSets.inserted)
@@ -60,7 +60,7 @@ extension ManagedObjectContext {
     /// Core Data's order: each changed object's `willSave()`, then its validation; a
     /// failed validation stops the save with nothing written.
     private func prepareObjectsForSave() throws(ManagedContextError) {
-        for o in changeSets.inserted.union(changeSets.updated).union(changeSets.deleted) { o.willSave() }
+        for o in changeSets.unsavedObjects { o.willSave() }
         postPendingChanges()
         func validate(_ objects: Set<ManagedObject>, _ check: (ManagedObject) throws -> Void) throws(ManagedContextError) {
             for o in objects.sorted(by: { $0.creationSerial < $1.creationSerial }) {
@@ -228,7 +228,7 @@ extension ManagedObjectContext {
     private func applySavedInserts(_ inserted: Set<ManagedObject>, _ result: StoreSaveResult) -> Set<ManagedObjectID> {
         var ids = Set<ManagedObjectID>()
         let mergedAway = objectsMergedAway(inserted, result)
-        for o in inserted.subtracting(mergedAway) {
+        for o in mergedAway.isEmpty ? inserted : inserted.subtracting(mergedAway) {
             let written = result.written[o.objectID]
             let permanent = result.permanentIDs[o.objectID]
             // Merged with another row by a uniqueness constraint: it takes the row's values as written.
