@@ -16,10 +16,7 @@ import Testing
     /// `Item` preserves `uid` and `count`, not `title`; `Tag` preserves nothing.
     static func model() -> NSManagedObjectModel {
         func attribute(_ name: String, _ type: NSAttributeType, preserved: Bool) -> NSAttributeDescription {
-            let a = NSAttributeDescription()
-            a.name = name
-            a.attributeType = type
-            a.isOptional = true
+            let a = StoreSpecificMigrationTests.attribute(name, type)
             a.preservesValueInHistoryOnDeletion = preserved
             return a
         }
