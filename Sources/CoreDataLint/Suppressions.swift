@@ -1,3 +1,5 @@
+import CtxdebugHelpers
+
 /// The suppression comments of one file:
 ///
 ///     // ctxdebug:disable-next-line object-across-queues

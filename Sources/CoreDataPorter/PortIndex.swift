@@ -1,3 +1,4 @@
+import CtxdebugHelpers
 import SwiftParser
 import SwiftSyntax
 
@@ -46,7 +47,7 @@ struct PortIndex: Sendable {
     /// Whether `text` may declare one (`= "momd"`, `= #selector(`): only such files are
     /// indexed before the port, so a tree of files that declare none is parsed once.
     static func mayDeclareConstants(_ text: String) -> Bool {
-        ["= \"mom", "=\"mom", "= \"cdm\"", "=\"cdm\"", "= #selector", "=#selector"].contains { text.contains($0) }
+        TextSearch.containsAny(["= \"mom", "=\"mom", "= \"cdm\"", "=\"cdm\"", "= #selector", "=#selector"], in: text)
     }
 
     var isEmpty: Bool { declarations.isEmpty && throwingMethods.isEmpty }
@@ -55,11 +56,11 @@ struct PortIndex: Sendable {
     /// a line with `func` and `throws` that has `@objc`, or follows a line of attributes
     /// that does.
     static func mayDeclareThrowingMethods(_ text: String) -> Bool {
-        guard text.contains("throws"), text.contains("@objc") else { return false }
+        guard TextSearch.contains("throws", in: text), TextSearch.contains("@objc", in: text) else { return false }
         var previous: Substring = ""
         for line in text.split(separator: "\n") {
-            let attributesAbove = previous.drop(while: \.isWhitespace).hasPrefix("@objc") && !previous.contains("{")
-            if line.contains("func "), line.contains("throws"), line.contains("@objc") || attributesAbove { return true }
+            let attributesAbove = previous.drop(while: \.isWhitespace).hasPrefix("@objc") && !TextSearch.contains("{", in: previous)
+            if TextSearch.contains("func ", in: line), TextSearch.contains("throws", in: line), TextSearch.contains("@objc", in: line) || attributesAbove { return true }
             if !line.allSatisfy(\.isWhitespace) { previous = line }
         }
         return false

@@ -119,7 +119,7 @@ public enum Porter {
             // A model's extension in a constant; casts of fetch requests; perform(_:) of a selector.
             "forResource", "NSFetchRequest", "perform(", "NSSelectorFromString", "Bundle(identifier", "Bundle(for", "bundleIdentifier", "predicateFormat",
         ]
-        return markers.contains { text.contains($0) } || PortRewriter.mentionsCoreDataName(text)
+        return TextSearch.containsAny(markers, in: text) || PortRewriter.mentionsCoreDataName(text)
     }
 
     /// Runs `job`: reads every source and model, ports them, and writes the outputs

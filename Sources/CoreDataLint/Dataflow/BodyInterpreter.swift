@@ -7,14 +7,18 @@ import SwiftSyntax
 /// to gives them (`performBackgroundTask`'s block a context made for it, `forEach`'s an
 /// element) and whose returns are the value of `performAndWait { }`.
 ///
-/// Flow-insensitive inside a function: the body is read twice, so that a `var`
-/// assigned after its use holds the join of its values at every use.
+/// Flow-insensitive inside a function: a body in which a local is read before a later
+/// assignment changes it (a `var` assigned after its use) is read twice, so that it
+/// holds the join of its values at every use; any other body once, which reads the same.
 final class BodyInterpreter: SyntaxVisitor {
     private var locals: [String: ValueTerm?]
     private var closureScopes: [[String: ValueTerm?]] = []
     private var returns: [ValueTerm?] = [nil]
     private var closureResults: [SyntaxIdentifier: ValueTerm] = [:]
-    private var recording = false
+    /// The function's locals read so far, and whether one of them changed after it was
+    /// read (then the body is read again, each read seeing every assignment).
+    private var readLocals: Set<String> = []
+    private var readBeforeAssigned = false
     private let selfTerm: ValueTerm?
     private let apiContexts: [String: APITable.ContextRow]
     private let placeOf: (any SyntaxProtocol) -> SourcePlace
@@ -34,11 +38,15 @@ final class BodyInterpreter: SyntaxVisitor {
     /// Reads `body` and returns the join of what it returns (a single-expression body
     /// returns its expression).
     func run(_ body: some SyntaxProtocol) -> ValueTerm? {
+        let recorded = (stores: stores.count, calls: calls.count)
         walk(body)
-        returns = [nil]
-        closureResults = [:]
-        recording = true
-        walk(body)
+        if readBeforeAssigned {
+            stores.removeSubrange(recorded.stores...)
+            calls.removeSubrange(recorded.calls...)
+            returns = [nil]
+            closureResults = [:]
+            walk(body)
+        }
         if returns[0] == nil, let single = Self.singleExpression(Syntax(body)) { return reader.term(single) }
         return returns[0]
     }
@@ -51,6 +59,7 @@ final class BodyInterpreter: SyntaxVisitor {
 
     private func binding(_ name: String) -> ValueTerm?? {
         for scope in closureScopes.reversed() { if let bound = scope[name] { return bound } }
+        readLocals.insert(name)
         return locals[name]
     }
 
@@ -59,7 +68,9 @@ final class BodyInterpreter: SyntaxVisitor {
             closureScopes[closureScopes.count - 1][name] = .some(ValueTerm.joined(closureScopes[closureScopes.count - 1][name] ?? nil, term))
             return
         }
-        locals[name] = .some(ValueTerm.joined(locals[name] ?? nil, term))
+        let old = locals[name], new = ValueTerm.joined(old ?? nil, term)
+        if old != .some(new), readLocals.contains(name) { readBeforeAssigned = true }
+        locals[name] = .some(new)
     }
 
     static func isLiteral(_ expression: ExprSyntax) -> Bool {
@@ -108,7 +119,7 @@ final class BodyInterpreter: SyntaxVisitor {
             bind(reference.baseName.text, value)
             return
         }
-        guard recording, let property = Expressions.lastName(elements[0]) else { return }
+        guard let property = Expressions.lastName(elements[0]) else { return }
         // A literal (`nil`, a string, a number) holds no context: nothing to store.
         if value == nil, Self.isLiteral(elements[2]) { return }
         stores.append((property, value ?? .unknown, placeOf(elements[0])))
@@ -121,7 +132,7 @@ final class BodyInterpreter: SyntaxVisitor {
     }
 
     override func visitPost(_ node: FunctionCallExprSyntax) {
-        guard recording, !node.arguments.isEmpty || node.trailingClosure != nil, let name = Expressions.lastName(node.calledExpression) else { return }
+        guard !node.arguments.isEmpty || node.trailingClosure != nil, let name = Expressions.lastName(node.calledExpression) else { return }
         let arguments = reader.arguments(of: node)
         // Kept small: a call that hands nothing followed is kept by its name alone.
         let isOpaque = arguments.allSatisfy { $0.term == .unknown }

@@ -45,9 +45,17 @@ indirect enum ValueTerm: Sendable, Hashable {
     /// `a` joined with `b`, where nil is no value; too deep a term is `unknown`.
     static func joined(_ a: ValueTerm?, _ b: ValueTerm?) -> ValueTerm? {
         guard let a else { return b }
-        guard let b, a != b else { return a }
+        guard let b, a != b, !a.joins(b) else { return a }
         let joined = ValueTerm.join(a, b)
         return joined.depth > maximumDepth ? .unknown : joined
+    }
+
+    /// Whether `term` is one of the terms this join (or this term) joins: joining it
+    /// again adds nothing.
+    func joins(_ term: ValueTerm) -> Bool {
+        if self == term { return true }
+        guard case .join(let a, let b) = self else { return false }
+        return a.joins(term) || b.joins(term)
     }
 
     /// The term, or `unknown` when it is too deep.

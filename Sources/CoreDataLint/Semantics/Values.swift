@@ -1,3 +1,4 @@
+import CtxdebugHelpers
 import SwiftSyntax
 
 /// The queue a context confines its objects to, as far as the source tells.
