@@ -37,6 +37,24 @@ struct DataflowTests {
         #expect(Self.queue(solver.result(of: "pick")) == .unknown)
     }
 
+    /// Flow-insensitive: a local read before a later assignment changes it holds, at
+    /// that read too, the join of all it is assigned (the body is read again for it;
+    /// a body with no such read is read once).
+    @Test("A var read before it is assigned again holds every value it is assigned, at the read and in what is stored from it")
+    func readBeforeReassigned() {
+        let solver = Self.solve([
+            "final class Stack { let container = NSPersistentContainer(name: \"M\"); var kept: NSManagedObjectContext?\n func first() -> NSManagedObjectContext { var c = container.viewContext; let d = c; kept = d; c = container.newBackgroundContext(); return d } }"
+        ])
+        #expect(solver.result(of: "first")?.kind == .context)
+        #expect(Self.queue(solver.result(of: "first")) == .unknown)
+        #expect(Self.queue(solver.property("kept")) == .unknown)
+        let once = Self.solve([
+            "final class Stack { let container = NSPersistentContainer(name: \"M\"); var kept: NSManagedObjectContext?\n func first() -> NSManagedObjectContext { let c = container.viewContext; let d = c; kept = d; return d } }"
+        ])
+        #expect(Self.queue(once.result(of: "first")) == .main)
+        #expect(Self.queue(once.property("kept")) == .main)
+    }
+
     @Test("Stored, lazy and computed properties: a setup, a lazy closure's entity, a computed alias")
     func properties() {
         let solver = Self.solve([
