@@ -242,11 +242,12 @@ open class ManagedObject: NSObject, AccessDescribing, ManagedObjectRuntimeMember
     }
 
     /// Key-value access's read of attribute `key` in one call: its stored value (checked
-    /// as any read) and type. Nil when `key` names no attribute, or one whose values
+    /// as any read), its type in `type`. Nil when `key` names no attribute, or one whose values
     /// convert on access (`EntityDescription.convertsOnAccess`): CoreData reads those.
-    package final func keyValueStoredValue(forKey key: String) -> (value: StoredValue, type: AttributeType)? {
+    package final func keyValueStoredValue(forKey key: String, type: inout AttributeType) -> StoredValue? {
         guard let attribute = runtimeEntity.keyValueAttribute(key), !attribute.converts else { return nil }
-        return (storedValue(atAttributeIndex: attribute.index), attribute.type)
+        type = attribute.type
+        return storedValue(atAttributeIndex: attribute.index)
     }
 
     /// `value(forKey:)` of a key already resolved to attribute `index`
