@@ -114,6 +114,7 @@ extension NSManagedObject {
             if r.isOrdered { return NSOrderedSet(array: related) }
             return r.isToMany ? NSSet(array: related) : related.first
         }
+        if let fetched = fetchedProperty(named: key) { return fetchedValue(of: fetched) }
         if let accessor = PortedKeys.accessor(forKey: key, of: type(of: self)) { return accessor.portedValue(of: self) }
         preconditionFailure("[<\(type(of: self)) \(objectID)> valueForUndefinedKey:]: the entity \(entity.name) is not key value coding-compliant for the key \"\(key)\".")
     }

@@ -48,6 +48,8 @@ open class ManagedObject: NSObject, AccessDescribing, ManagedObjectRuntimeMember
     /// What the parent (or store) had when the object was loaded or last saved.
     var snapshot: RowSnapshot?
     var isFaultFlag = false
+    /// CoreData's fetched properties' results, by name, until the object turns into a fault.
+    @_spi(CoreData) public final var fetchedPropertyValues: [String: Any]?
     var isRecordingPrototype = false
     var recordedProperty: PropertyReference?
     var changedAttributes = ChangeMask()
@@ -458,6 +460,7 @@ open class ManagedObject: NSObject, AccessDescribing, ManagedObjectRuntimeMember
 
     func turnIntoFault() {
         isFaultFlag = true
+        fetchedPropertyValues = nil
         values = entity.defaultValues
         toOne = Array(repeating: nil, count: entity.toOneRelationships.count)
         changedAttributes = ChangeMask()

@@ -12,6 +12,7 @@ package struct XcodeEntity: Sendable {
     package var versionHashModifier: String?
     package var attributes: [XcodeAttribute]
     package var relationships: [XcodeRelationship]
+    package var fetchedProperties: [XcodeFetchedProperty]
     package var uniquenessConstraints: [[String]]
     package var fetchIndexes: [XcodeFetchIndex]
     package var userInfo: [String: String]
@@ -31,6 +32,7 @@ package struct XcodeEntity: Sendable {
         line = node.line
         var attributes: [XcodeAttribute] = []
         var relationships: [XcodeRelationship] = []
+        var fetchedProperties: [XcodeFetchedProperty] = []
         var seen: Set<String> = []
         for child in node.children {
             let propertyName: String
@@ -43,6 +45,10 @@ package struct XcodeEntity: Sendable {
                 let r = try XcodeRelationship(child, entity: name, file: file)
                 relationships.append(r)
                 propertyName = r.name
+            case "fetchedProperty":
+                let f = try XcodeFetchedProperty(child, entity: name, file: file)
+                fetchedProperties.append(f)
+                propertyName = f.name
             default:
                 continue
             }
@@ -52,6 +58,7 @@ package struct XcodeEntity: Sendable {
         }
         self.attributes = attributes
         self.relationships = relationships
+        self.fetchedProperties = fetchedProperties
         uniquenessConstraints = try XcodeUniquenessConstraints.parse(node.child(named: "uniquenessConstraints"), entity: name, file: file)
         var indexes: [XcodeFetchIndex] = []
         for index in node.children(named: "fetchIndex") { indexes.append(try XcodeFetchIndex(index, entity: name, file: file)) }
@@ -61,8 +68,7 @@ package struct XcodeEntity: Sendable {
 }
 
 /// The `<model>` root of a `contents` file: its entities, configurations and version
-/// identifier. Layout (`<elements>`), fetch request templates and fetched properties are
-/// not read.
+/// identifier. Layout (`<elements>`) and fetch request templates are not read.
 package struct XcodeModelContents: Sendable {
     package var entities: [XcodeEntity]
     /// `<configuration name="…">` with its `<memberEntity name="…"/>`s, in file order.

@@ -95,6 +95,7 @@ enum XcodeModelReader {
         var properties: [NSPropertyDescription] = []
         for a in e.attributes { properties.append(try attribute(a, entity: e.name, file: file)) }
         for r in e.relationships { properties.append(try relationship(r, entity: e.name, file: file)) }
+        for f in e.fetchedProperties { properties.append(try fetchedProperty(f, entity: e.name, file: file)) }
         entity.properties = properties
         return entity
     }
@@ -115,6 +116,27 @@ enum XcodeModelReader {
         d.isIndexed = a.isIndexed
         d.preservesValueInHistoryOnDeletion = a.preservesValueInHistoryOnDeletion
         d.userInfo = a.userInfo.isEmpty ? nil : a.userInfo
+        return d
+    }
+
+    /// A fetched property: its request by the destination's name, its predicate parsed
+    /// now, so that a malformed one is refused with the model's file and line.
+    static func fetchedProperty(_ f: XcodeFetchedProperty, entity: String, file: String) throws(XcodeModelError) -> NSFetchedPropertyDescription {
+        let d = NSFetchedPropertyDescription()
+        d.name = f.name
+        d.isOptional = f.isOptional
+        d.userInfo = f.userInfo.isEmpty ? nil : f.userInfo
+        let request = NSFetchRequest<any NSFetchRequestResult>(entityName: f.destinationEntity)
+        if let format = f.predicateString {
+            do throws(PredicateSyntaxError) {
+                _ = try PredicateParser.parse(format)
+            } catch {
+                throw XcodeModelError(
+                    .invalidValue, "Fetched property \(entity).\(f.name) has a predicate that does not parse (\(error.description)): \(format)", file: file, line: f.line)
+            }
+            request.predicate = NSPredicate(format: format)
+        }
+        d.fetchRequest = request
         return d
     }
 

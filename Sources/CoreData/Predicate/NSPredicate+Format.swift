@@ -197,6 +197,11 @@ enum PredicateBinding {
             guard let base else { return e }
             let mapped = map(base, bound: bound, f)
             if case .keyPath(nil, let first) = mapped { return .keyPath(base: nil, first + parts) }
+            // A key path from a value put in (`$FETCH_SOURCE.name`, `%@.name`) is read now:
+            // the store can compare with a value, not walk a key path from an object.
+            if case .constant(let value) = mapped {
+                return .constant(PredicateConstant(parts.reduce(value.value) { PredicateEvaluator.value(of: $1, in: $0) }))
+            }
             return .keyPath(base: mapped, parts)
         case .aggregate(let items): return .aggregate(items.map { map($0, bound: bound, f) })
         case .subquery(let collection, let variable, let predicate):
