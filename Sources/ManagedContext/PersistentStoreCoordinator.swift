@@ -183,6 +183,9 @@ public final class PersistentStoreCoordinator: NSObject, @unchecked Sendable {
     func recordPermanentIDs(_ map: [ManagedObjectID: ManagedObjectID]) {
         guard !map.isEmpty else { return }
         aliases.withLock { a in
+            // Grown once for the save, not doubled (and every ID rehashed) a dozen times.
+            a.toPermanent.reserveCapacity(a.toPermanent.count + map.count)
+            a.toTemporary.reserveCapacity(a.toTemporary.count + map.count)
             for (t, p) in map {
                 a.toPermanent[t] = p
                 a.toTemporary[p] = t

@@ -183,6 +183,7 @@ extension SQLiteStore {
     private func assignPrimaryKeys(_ db: Database, _ inserts: [StoreChanges.Insert], into result: inout StoreSaveResult) throws -> [Int: Int64] {
         var nextKey: [Int: Int64] = [:]
         var maxKey: [Int: Int64] = [:]
+        result.permanentIDs.reserveCapacity(result.permanentIDs.count + inserts.count)
         for ins in inserts {
             let entity = ins.id.entity
             // One sequence per table: an inheritance tree's entities share their root's.
