@@ -14,8 +14,11 @@ open class NSFetchedPropertyDescription: NSPropertyDescription, @unchecked Senda
 extension NSManagedObject {
     /// The fetched property of the object's entity named `key`, if it has one.
     func fetchedProperty(named key: String) -> NSFetchedPropertyDescription? {
-        for property in NSManagedObjectModel.description(of: runtimeEntity).allProperties where property.name == key {
-            return property as? NSFetchedPropertyDescription
+        // Up the entity tree without building the inherited list (`allProperties`).
+        var entity: NSEntityDescription? = NSManagedObjectModel.description(of: runtimeEntity)
+        while let current = entity {
+            for property in current.properties where property.name == key { return property as? NSFetchedPropertyDescription }
+            entity = current.superentity
         }
         return nil
     }

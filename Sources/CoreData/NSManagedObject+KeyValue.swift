@@ -114,8 +114,9 @@ extension NSManagedObject {
             if r.isOrdered { return NSOrderedSet(array: related) }
             return r.isToMany ? NSSet(array: related) : related.first
         }
-        if let fetched = fetchedProperty(named: key) { return fetchedValue(of: fetched) }
+        // An accessor of the class answers before the model, as an Objective-C method does.
         if let accessor = PortedKeys.accessor(forKey: key, of: type(of: self)) { return accessor.portedValue(of: self) }
+        if let fetched = fetchedProperty(named: key) { return fetchedValue(of: fetched) }
         preconditionFailure("[<\(type(of: self)) \(objectID)> valueForUndefinedKey:]: the entity \(entity.name) is not key value coding-compliant for the key \"\(key)\".")
     }
 

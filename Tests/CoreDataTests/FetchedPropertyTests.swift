@@ -105,6 +105,20 @@ import XcodeModel
         }
     }
 
+    @Test func aDestinationTheModelDoesNotHaveIsRefusedAtItsLine() throws {
+        let dir = TempDirectory("fetched-missing")
+        let bad = Self.contents.replacingOccurrences(of: "entity=\"Book\" predicateString=\"shelf", with: "entity=\"Novel\" predicateString=\"shelf")
+        let folder = try Self.model(dir, contents: bad)
+        do {
+            _ = try XcodeModelReader.load(from: folder)
+            Issue.record("the model loaded")
+        } catch {
+            #expect(error.kind == .missingEntity)
+            #expect(error.message.contains("Shelf.shelved") && error.message.contains("Novel"))
+            #expect(error.line == 9)
+        }
+    }
+
     @Test func aDescriptionMadeInCodeFetchesToo() throws {
         let dir = TempDirectory("fetched-code")
         let model = try #require(NSManagedObjectModel(contentsOf: try Self.model(dir)))

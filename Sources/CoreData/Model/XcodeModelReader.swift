@@ -52,6 +52,11 @@ enum XcodeModelReader {
         for e in parsed.entities {
             guard let entity = byName[e.name] else { continue }
             try linkRelationships(of: e, in: entity, byName: byName, file: file)
+            for f in e.fetchedProperties where byName[f.destinationEntity] == nil {
+                throw XcodeModelError(
+                    .missingEntity, "Fetched property \(e.name).\(f.name) fetches the entity \(f.destinationEntity), which the model does not have. Add the entity or choose another destination.",
+                    file: file, line: f.line)
+            }
         }
         for entity in entities {
             for index in entity.indexes { for element in index.elements { element.resolve(in: entity) } }
