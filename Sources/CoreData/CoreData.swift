@@ -8,6 +8,9 @@
 
 /// Core Data's `NSManagedObjectContext`: the runtime's context under its Core Data name.
 public typealias NSManagedObjectContext = ManagedObjectContext
+/// Foundation's `UndoManager`, which Foundation on Linux lacks: the runtime's, for a
+/// context's `undoManager`.
+public typealias UndoManager = ManagedContext.UndoManager
 /// Core Data's `NSManagedObjectID`: Sendable, Hashable, with `uriRepresentation()`.
 public typealias NSManagedObjectID = ManagedObjectID
 /// Core Data's `NSPersistentStoreCoordinator`.

@@ -39,6 +39,10 @@ extension AccessOperation {
     @inlinable public static var merge: AccessOperation { AccessOperation(rawValue: 18) }
     /// A `perform` or `performAndWait` block found running off its context's queue (level 2).
     @inlinable public static var perform: AccessOperation { AccessOperation(rawValue: 19) }
+    /// `undo()`.
+    @inlinable public static var undo: AccessOperation { AccessOperation(rawValue: 21) }
+    /// `redo()`.
+    @inlinable public static var redo: AccessOperation { AccessOperation(rawValue: 22) }
 
     /// Context methods, as opposed to attribute and relationship accesses.
     public var isContextMethod: Bool { rawValue >= AccessOperation.fetch.rawValue }
@@ -53,7 +57,7 @@ extension AccessOperation {
         (.refresh, "refresh"), (.objectWithID, "object(with:)"), (.existingObject, "existingObject(with:)"),
         (.registeredObject, "registeredObject(for:)"), (.obtainPermanentIDs, "obtainPermanentIDs(for:)"),
         (.hasChanges, "hasChanges"), (.changedObjects, "inserted/updated/deletedObjects"),
-        (.merge, "mergeChanges(fromContextDidSave:)"), (.perform, "perform"),
+        (.merge, "mergeChanges(fromContextDidSave:)"), (.perform, "perform"), (.undo, "undo"), (.redo, "redo"),
     ]
 
     /// Registers the names, once; every context's creation calls it. A tool that reads

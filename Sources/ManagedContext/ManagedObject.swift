@@ -51,6 +51,8 @@ open class ManagedObject: NSObject, AccessDescribing, ManagedObjectRuntimeMember
     /// CoreData's fetched properties' results, by name, until the object turns into a fault.
     @_spi(CoreData) public final var fetchedPropertyValues: [String: Any]?
     var isRecordingPrototype = false
+    /// Its context has an undo manager: a change notes the object's state first.
+    var recordsUndo = false
     var recordedProperty: PropertyReference?
     var changedAttributes = ChangeMask()
     var changedToOne = ChangeMask()
@@ -227,6 +229,7 @@ open class ManagedObject: NSObject, AccessDescribing, ManagedObjectRuntimeMember
                 if isRecordingPrototype { recordedProperty = .attribute(index); return }
                 fireFaultIfNeeded()
             }
+            if _slowPath(recordsUndo) { managedObjectContext?.noteForUndo(self) }
             values[index] = value
             changedAttributes.insert(index)
             if !updatedFlag && !insertedFlag { managedObjectContext?.objectDidChange(self) }
@@ -355,6 +358,7 @@ open class ManagedObject: NSObject, AccessDescribing, ManagedObjectRuntimeMember
         let old = toOne[r.toOneIndex]
         let new = destination?.objectID
         if old == new { return }
+        if _slowPath(recordsUndo) { managedObjectContext?.noteForUndo(self) }
         toOne[r.toOneIndex] = new
         changedToOne.insert(r.toOneIndex)
         if !updatedFlag && !insertedFlag { managedObjectContext?.objectDidChange(self) }
@@ -396,6 +400,7 @@ open class ManagedObject: NSObject, AccessDescribing, ManagedObjectRuntimeMember
         access(accessEvent(.set, attribute: index)) {
             fireFaultIfNeeded()
             guard values.indices.contains(index), StoredValue.compare(values[index], value) != 0 || values[index].isNull != value.isNull else { return }
+            if _slowPath(recordsUndo) { managedObjectContext?.noteForUndo(self) }
             values[index] = value
             changedAttributes.insert(index)
             if !updatedFlag && !insertedFlag { managedObjectContext?.objectDidChange(self) }
@@ -410,6 +415,7 @@ open class ManagedObject: NSObject, AccessDescribing, ManagedObjectRuntimeMember
         access(accessEvent(.set, attribute: entity.attributes.count + r.index)) {
             // Loads the row version the save compares with the store's.
             fireFaultIfNeeded(byRuntime: true)
+            if _slowPath(recordsUndo) { managedObjectContext?.noteForUndo(self) }
             changedToMany.insert(r.index)
             if !updatedFlag && !insertedFlag { managedObjectContext?.objectDidChange(self) }
         }

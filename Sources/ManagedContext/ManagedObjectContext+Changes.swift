@@ -18,6 +18,7 @@ extension ManagedObjectContext {
         precondition(
             object.managedObjectContext == nil,
             "\(object.objectID) already belongs to \(object.managedObjectContext!.debugName); an object can be in one context only. Insert a new object, or use object(with:) on its objectID.")
+        if _slowPath(undoRecording != nil) { noteForUndo(object) }
         object.insertedFlag = true
         object.deletedFlag = false
         register(object)
@@ -43,6 +44,7 @@ extension ManagedObjectContext {
         }
         if object.deletedFlag { return }
         object.fireFaultIfNeeded()
+        if _slowPath(object.recordsUndo) { noteForUndo(object) }
         object.prepareForDeletion()
         applyDeleteRules(object)
         if object.insertedFlag {
@@ -100,6 +102,7 @@ extension ManagedObjectContext {
 
     private func rollbackChecked() {
         Diagnostics.ancestorSaved(self)
+        clearUndo()
         for o in changeSets.inserted.union(changeSets.deletedInserts) {
             o.insertedFlag = false
             o.deletedFlag = false
@@ -138,6 +141,7 @@ extension ManagedObjectContext {
 
     private func resetChecked() {
         Diagnostics.ancestorSaved(self)
+        clearUndo()
         let invalidated = registry.objects
         for o in invalidated {
             o.turnIntoFault()

@@ -14,6 +14,7 @@ extension ManagedObjectContext {
         o.managedObjectContext = self
         o.queueOwner = queueIdentity
         o.contextNumber = number
+        o.recordsUndo = undoRecording != nil
     }
 
     /// The registered object for `id` or for its other name (temporary/permanent).

@@ -52,6 +52,7 @@ extension ManagedObjectContext {
     }
 
     private func postPendingChanges(through contextGuard: ContextGuard) {
+        if _slowPath(undoRecording != nil) { registerUndoBatch() }
         guard changeSets.hasPendingChanges else { return }
         let pending = changeSets.takePending()
         let info: [String: Any] = [

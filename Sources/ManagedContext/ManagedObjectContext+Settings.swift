@@ -38,24 +38,6 @@ extension ManagedObjectContext {
         set { configuration.withLock { $0.pinnedQueryGeneration = newValue } }
     }
 
-    /// Core Data's `undoManager`: always nil (as on iOS by default). Code that sets it
-    /// to nil, as much Core Data code does, runs unchanged; setting an undo manager
-    /// prints a warning once, as no undo stack is kept: use `rollback()` to drop unsaved
-    /// changes, or a child context as a scratchpad you can throw away.
-    public var undoManager: AnyObject? {
-        get { nil }
-        set {
-            guard newValue != nil else { return }
-            Self.warnUndoManagerOnce()
-        }
-    }
-
-    private static let undoWarning = LockedValue(false)
-    private static func warnUndoManagerOnce() {
-        guard undoWarning.withLock({ warned in defer { warned = true }; return !warned }) else { return }
-        FileHandle.standardError.write(Data("ctxdebug: warning: an undoManager was set on a context; no undo stack is kept, so undo() will find nothing. Use rollback(), or a child context as a scratchpad.\n".utf8))
-    }
-
     /// The name for reports of a context with no `name`: how it was made.
     var madeAsName: String {
         if let parent { return "child of \(parent.shortName)" }

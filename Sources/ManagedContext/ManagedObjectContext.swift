@@ -80,6 +80,8 @@ open class ManagedObjectContext: NSObject, @unchecked Sendable, AccessDescribing
     var changeSets = ChangeSets()
     /// The unsaved links of many-to-many relationships (their join tables' rows).
     var joinChanges = JoinChanges()
+    /// The undo manager and the changes not yet registered with it; nil without one.
+    var undoRecording: UndoRecording?
     /// Notification observer tokens; set from any thread (configuration setters).
     let observers = LockedValue<[ObserverToken]>([])
 
@@ -271,10 +273,13 @@ open class ManagedObjectContext: NSObject, @unchecked Sendable, AccessDescribing
     /// call. The runtime runs it at the end of every perform block.
     open func processPendingChanges() { postPendingChanges() }
 
-    /// Drops every unsaved change.
+    /// Drops every unsaved change, and empties the undo manager's stacks (Core Data:
+    /// "Removes everything from the undo stack, discards all insertions and deletions,
+    /// and restores updated objects to their last committed values").
     open func rollback() { rollbackChanges() }
 
-    /// Forgets every object: they become invalid, and the context is as new.
+    /// Forgets every object: they become invalid, and the context is as new. The undo
+    /// manager's stacks are emptied too: their actions would act on forgotten objects.
     open func reset() { resetObjects() }
 
     /// Runs `block` on the context's queue and waits for it (Core Data's

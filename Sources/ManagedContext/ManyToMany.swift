@@ -196,6 +196,7 @@ extension ManagedObjectContext {
     /// and marks both objects changed, as Core Data does.
     func setLinked(_ owner: ManagedObject, _ other: ManagedObject, through r: RelationshipDescription, linked: Bool) {
         guard let side = r.join, let inverse = r.inverseRelationship else { return }
+        if _slowPath(undoRecording != nil) { noteLinkForUndo(owner, other, through: r, JoinPair(side, owner: owner.objectID, other: other.objectID), linked: linked) }
         joinChanges.links[JoinPair(side, owner: owner.objectID, other: other.objectID)] = linked
         owner.toManyDidChange(r)
         other.toManyDidChange(inverse)
