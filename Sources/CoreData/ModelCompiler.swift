@@ -41,7 +41,12 @@ enum ModelCompiler {
             declaration.fetchIndexes = entity.indexes.map(\.compiled)
             for property in entity.allProperties {
                 if let a = property as? NSAttributeDescription {
-                    if let attribute = try compiledAttribute(a, of: name) { declaration.attributes.append(attribute) }
+                    if var attribute = try compiledAttribute(a, of: name) {
+                        if let derived = a as? NSDerivedAttributeDescription {
+                            attribute.derivation = try DerivationCompiler.derivation(of: derived, in: entity, entities: byName)
+                        }
+                        declaration.attributes.append(attribute)
+                    }
                 } else if let r = property as? NSRelationshipDescription {
                     declaration.relationships.append(try compiledRelationship(r, of: name, in: byName))
                 }

@@ -140,11 +140,25 @@ extension ManagedObjectContext {
         let insertedIDs = applySavedInserts(inserted, result)
         let updatedIDs = applySavedUpdates(updated, result, coordinator: c)
         let deletedIDs = applySavedDeletes(deleted, result, coordinator: c)
+        if !result.derived.isEmpty { applyDerivedValues(result.derived) }
         changeSets.inserted = []
         changeSets.updated = []
         changeSets.deleted = []
         joinChanges = JoinChanges()
         postDidSave(inserted: inserted, updated: updated, deleted: deleted, insertedIDs: insertedIDs, updatedIDs: updatedIDs, deletedIDs: deletedIDs)
+    }
+
+    /// The derived attributes the store recomputed: this context's objects show them once
+    /// the save is done (Core Data's header: "recomputed values will not be reflected in a
+    /// managed object's property until after a save"; before iOS 14 a refresh was needed).
+    private func applyDerivedValues(_ derived: [ManagedObjectID: [DerivedValue]]) {
+        for (id, values) in derived {
+            guard let o = registered(id), !o.isFaultFlag else { continue }
+            for v in values where v.index < o.values.count {
+                o.values[v.index] = v.value
+                o.snapshot?.values[v.index] = v.value
+            }
+        }
     }
 
     /// The store's write; a merge conflict comes back able to name its objects here

@@ -29,6 +29,9 @@ public struct AttributeDescription: Sendable, Hashable {
     /// Core Data's `preservesValueInHistoryOnDeletion`: a tracked delete keeps its value
     /// in the change's tombstone (`ACHANGE.ZTOMBSTONE<n>`).
     package var preservesValueInHistoryOnDeletion = false
+    /// Core Data's `NSDerivedAttributeDescription`: the store computes the value at save
+    /// (`Derivation`); nil for every other attribute.
+    package var derivation: Derivation? = nil
     /// Core Data's column name: `Z` and the upper-cased name (with a number after it
     /// when a sibling entity in the same table has a property of the same name).
     package var columnName: String { assignedColumnName ?? "Z" + name.uppercased() }
@@ -359,6 +362,9 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
     public let entities: [EntityDescription]
     /// Its entities by name.
     public let entitiesByName: [String: EntityDescription]
+    /// Whether an entity has a derived attribute: a save of a model without one skips
+    /// the derivation in a single branch.
+    package let hasDerivedAttributes: Bool
     private let entitiesByClass: [ObjectIdentifier: EntityDescription]
 
     /// The entity name of a class: its `CustomEntityName.entityName`, or its name.
@@ -414,6 +420,7 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
         }
         self.entities = built
         self.entitiesByName = byName
+        self.hasDerivedAttributes = built.contains { $0.attributes.contains { $0.derivation != nil } }
         // A class that stands for several entities (Core Data's plain NSManagedObject)
         // names none of them: `init(context:)` needs the entity given.
         var byClass: [ObjectIdentifier: EntityDescription] = [:]
@@ -446,7 +453,7 @@ public final class ManagedObjectModel: Sendable, CustomStringConvertible {
                     name: a.name, attributeType: a.attributeType, isOptional: a.isOptional,
                     defaultValue: a.defaultValue, index: attributes.count, renamingIdentifier: a.renamingIdentifier,
                     assignedColumnName: a.isOrderKey ? a.name : nil, isOrderKey: a.isOrderKey, isIndexed: a.isIndexed,
-                    preservesValueInHistoryOnDeletion: a.preservesValueInHistoryOnDeletion))
+                    preservesValueInHistoryOnDeletion: a.preservesValueInHistoryOnDeletion, derivation: a.derivation))
         }
         for r in declaration.relationships {
             let toOneIndex = r.isToMany ? -1 : toOneCount
@@ -566,6 +573,8 @@ package struct RowLayout: Sendable {
         public var isIndexed = false
         /// Core Data's `preservesValueInHistoryOnDeletion`.
         public var preservesValueInHistoryOnDeletion = false
+        /// Core Data's derived attribute: what the store computes its value from.
+        package var derivation: Derivation?
         public init(name: String, attributeType: AttributeType, isOptional: Bool, defaultValue: Any?) {
             self.name = name
             self.attributeType = attributeType

@@ -125,6 +125,9 @@ extension SQLiteStore {
     /// A save's updates, deletions, links, keys and history, once its inserts are written.
     private func applyRest(_ db: Database, _ changes: StoreChanges, _ storeRows: StoreRows, _ maxKeys: [Int: Int64], into saved: StoreSaveResult) throws -> StoreSaveResult {
         var result = saved
+        // Derived attributes (Core Data's NSDerivedAttributeDescription): a model without
+        // any pays this one branch.
+        let derivation = model.hasDerivedAttributes ? try DerivedAttributeUpdate(db, changes, store: self) : nil
         for update in changes.updates {
             try updateRow(db, update, conflicting: storeRows, policy: changes.mergeType, into: &result)
         }
@@ -143,6 +146,7 @@ extension SQLiteStore {
             }
             try db.execute(sql: "DELETE FROM \(delete.id.entity.tableName) WHERE Z_PK = ?", arguments: [pk])
         }
+        if let derivation { try derivation.apply(db, changes, into: &result) }
         for (index, key) in maxKeys {
             let entity = model.entities[index]
             try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = MAX(IFNULL(Z_MAX, 0), ?) WHERE Z_ENT = ?", arguments: [key, entityNumber(entity)])

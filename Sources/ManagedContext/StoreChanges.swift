@@ -53,6 +53,9 @@ struct StoreSaveResult: Sendable {
     /// The preserved values of each deleted row (`EntityDescription.tombstoneAttributes`),
     /// read before the row went, when the save records history.
     var tombstones: [ManagedObjectID: [StoredValue]] = [:]
+    /// The derived attributes the store recomputed, by (permanent) objectID: what the
+    /// context's objects show after the save.
+    var derived: [ManagedObjectID: [DerivedValue]] = [:]
 }
 
 struct LostUpdate: Sendable {

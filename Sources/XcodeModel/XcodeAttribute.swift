@@ -23,6 +23,10 @@ package struct XcodeAttribute: Sendable {
     /// `elementID`: Xcode's "Renaming ID".
     package var renamingIdentifier: String?
     package var userInfo: [String: String]
+    /// `derived="YES"`: Xcode's "Derived" (Core Data's `NSDerivedAttributeDescription`).
+    package var isDerived: Bool
+    /// `derivationExpression`, as written (`lowercase:(name)`, `notes.@count`, `now()`).
+    package var derivationExpression: String?
     package var line: Int
 
     package init(_ node: XMLNode, entity: String, file: String) throws(XcodeModelError) {
@@ -46,6 +50,8 @@ package struct XcodeAttribute: Sendable {
         isIndexed = node.flag("indexed")
         preservesValueInHistoryOnDeletion = node.flag("preserveAfterDeletion")
         renamingIdentifier = node["elementID"]
+        isDerived = node.flag("derived")
+        derivationExpression = node["derivationExpression"]
         userInfo = try XcodeUserInfo.parse(node.child(named: "userInfo"), owner: "\(entity).\(name)", file: file)
     }
 }

@@ -17,6 +17,12 @@ extension NSExpression {
             let parsed = try parser.parseWhole()
             self.init(copying: parsed)
         } catch {
+            // A derivation (`notes.@count`, `lowercase:(name)`, `now()`) is an expression
+            // the mapping grammar does not have.
+            if args.isEmpty, let derivation = try? DerivationExpressionParser.parse(expressionFormat) {
+                self.init(copying: derivation)
+                return
+            }
             preconditionFailure("Unable to parse the format string \"\(expressionFormat)\": \(error)")
         }
     }

@@ -61,6 +61,7 @@ enum XcodeModelReader {
         for entity in entities {
             for index in entity.indexes { for element in index.elements { element.resolve(in: entity) } }
         }
+        try checkDerivations(parsed, byName: byName, file: file)
         let model = NSManagedObjectModel()
         model.entities = entities
         for configuration in parsed.configurations {
@@ -77,6 +78,22 @@ enum XcodeModelReader {
         }
         if let version = parsed.versionIdentifier { model.versionIdentifiers = [version] }
         return model
+    }
+
+    /// Each derived attribute's expression against its entity, once relationships are
+    /// linked: one the store cannot derive is refused with its file and line.
+    static func checkDerivations(_ parsed: XcodeModelContents, byName: [String: NSEntityDescription], file: String) throws(XcodeModelError) {
+        for e in parsed.entities {
+            guard let entity = byName[e.name] else { continue }
+            for a in e.attributes where a.isDerived {
+                guard let derived = entity.properties.first(where: { $0.name == a.name }) as? NSDerivedAttributeDescription else { continue }
+                do throws(ModelCompileError) {
+                    _ = try DerivationCompiler.derivation(of: derived, in: entity, entities: byName)
+                } catch {
+                    throw XcodeModelError(.invalidValue, error.message, file: file, line: a.line)
+                }
+            }
+        }
     }
 
     /// One entity with its properties and fetch indexes, not yet linked to the others.
@@ -106,7 +123,16 @@ enum XcodeModelReader {
     }
 
     static func attribute(_ a: XcodeAttribute, entity: String, file: String) throws(XcodeModelError) -> NSAttributeDescription {
-        let d = NSAttributeDescription()
+        let d = a.isDerived ? NSDerivedAttributeDescription() : NSAttributeDescription()
+        if let derived = d as? NSDerivedAttributeDescription, let text = a.derivationExpression {
+            do throws(DerivationExpressionParser.Failure) {
+                derived.derivationExpression = try DerivationExpressionParser.parse(text)
+            } catch {
+                throw XcodeModelError(
+                    .invalidValue, "Derived attribute \(entity).\(a.name) has a derivation expression that does not parse (\(error.description)): \(text)", file: file,
+                    line: a.line)
+            }
+        }
         d.name = a.name
         let type = try a.attributeType(entity: entity, file: file)
         d.attributeType = type
