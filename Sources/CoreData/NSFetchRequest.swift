@@ -59,8 +59,11 @@ open class NSFetchRequest<ResultType>: NSPersistentStoreRequest, @unchecked Send
     /// come back as faults, their values read when first used (objects the context held
     /// keep theirs).
     open var includesPropertyValues = true
-    /// Kept for source compatibility: objects come back with their values (the
-    /// runtime loads a fetched row's values with it), so faults are never cheaper here.
+    /// Core Data's `returnsObjectsAsFaults` (true): the objects a fetch newly registers
+    /// come back as faults "although the data is in the row cache", realized on first
+    /// use without reading the store again (unless a save came between, as a save
+    /// through the coordinator updates Core Data's row cache); false, realized. Objects
+    /// the context held realized, or changed, come back as they are.
     open var returnsObjectsAsFaults = true
     open var relationshipKeyPathsForPrefetching: [String]?
     /// With `.dictionaryResultType`: property names (or `NSPropertyDescription`s).

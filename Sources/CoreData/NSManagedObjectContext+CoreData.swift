@@ -78,6 +78,7 @@ extension ManagedObjectContext {
         r.fetchBatchSize = request.fetchBatchSize
         r.includesPendingChanges = request.includesPendingChanges
         r.includesSubentities = request.includesSubentities
+        r.returnsObjectsAsFaults = request.returnsObjectsAsFaults && request.resultType == .managedObjectResultType
         return r
     }
 

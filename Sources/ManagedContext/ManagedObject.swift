@@ -48,6 +48,10 @@ open class ManagedObject: NSObject, AccessDescribing, ManagedObjectRuntimeMember
     /// What the parent (or store) had when the object was loaded or last saved.
     var snapshot: RowSnapshot?
     var isFaultFlag = false
+    /// A fault that holds the row a fetch read (`returnsObjectsAsFaults`): its
+    /// coordinator's `savesSoFar` then; `.max` when it holds none. Only read while
+    /// `isFaultFlag` is set.
+    var heldRowSaveCount: UInt64 = .max
     /// CoreData's fetched properties' results, by name, until the object turns into a fault.
     @_spi(CoreData) public final var fetchedPropertyValues: [String: Any]?
     var isRecordingPrototype = false
@@ -446,6 +450,17 @@ open class ManagedObject: NSObject, AccessDescribing, ManagedObjectRuntimeMember
     /// app's stale use of it.
     final func fireFaultIfNeeded(byRuntime: Bool = false) {
         guard isFaultFlag, let context = managedObjectContext else { return }
+        if heldRowSaveCount != .max {
+            // Core Data fires it from the row cache, which every save through the
+            // coordinator updates: the row held is current unless a save came since.
+            let held = heldRowSaveCount
+            heldRowSaveCount = .max
+            if held == context.persistentStoreCoordinator?.savesSoFar.load(ordering: .relaxed) && !isInvalidated {
+                isFaultFlag = false
+                awakeFromFetch()
+                return
+            }
+        }
         context.schedulingPoint(.fault)
         context.fulfillFault(self, byRuntime: byRuntime)
     }
@@ -466,6 +481,7 @@ open class ManagedObject: NSObject, AccessDescribing, ManagedObjectRuntimeMember
 
     func turnIntoFault() {
         isFaultFlag = true
+        heldRowSaveCount = .max
         fetchedPropertyValues = nil
         values = entity.defaultValues
         toOne = Array(repeating: nil, count: entity.toOneRelationships.count)

@@ -30,7 +30,7 @@ extension ManagedObjectContext {
         let started = concurrencyType == .mainQueue ? MonotonicClock.now() : 0
         let rows = try matchingRows(f, applyWindow: true, loadValues: eager, includePending: request.includesPendingChanges)
         diagnoseMainQueueIO("fetch of \(f.entity.name)", rows: rows.count, started: started)
-        return FetchedResults(context: self, rows: rows, batchSize: request.fetchBatchSize)
+        return FetchedResults(context: self, rows: rows, batchSize: request.fetchBatchSize, asFaults: request.returnsObjectsAsFaults)
     }
 
     /// Calls `body` with each object matching `request`, in the request's order:
@@ -389,17 +389,19 @@ public final class FetchedResults<Element: ManagedObject>: RandomAccessCollectio
     public let objectIDs: [ManagedObjectID]
     private var snapshots: [RowSnapshot?]
     private let batchSize: Int
+    private let asFaults: Bool
     private var eager: [Element]?
     private var batchStart = -1
     private var batch: [Element] = []
 
-    init(context: ManagedObjectContext, rows: [FetchedRow], batchSize: Int) {
+    init(context: ManagedObjectContext, rows: [FetchedRow], batchSize: Int, asFaults: Bool = false) {
         self.context = context
         self.objectIDs = rows.map(\.id)
         self.batchSize = batchSize
+        self.asFaults = asFaults
         if batchSize == 0 {
             self.snapshots = []
-            self.eager = rows.map { context.materialize($0.id, $0.snapshot) as! Element }
+            self.eager = rows.map { context.materialize($0.id, $0.snapshot, asFault: asFaults) as! Element }
         } else {
             self.snapshots = rows.map(\.snapshot)
         }
@@ -421,7 +423,7 @@ public final class FetchedResults<Element: ManagedObject>: RandomAccessCollectio
         let ids = Array(objectIDs[start..<Swift.min(start + batchSize, objectIDs.count)])
         let unregistered = ids.filter { context.registered($0).map { $0.isFaultFlag } ?? true }
         let loaded = (try? context.loadSnapshots(unregistered)) ?? [:]
-        batch = ids.map { id in context.materialize(id, loaded[id]) as! Element }
+        batch = ids.map { id in context.materialize(id, loaded[id], asFault: asFaults) as! Element }
         // The objects already loaded were skipped above: missing-merge looks at them here.
         let saves = Diagnostics.saveCount
         for o in batch where loaded[o.objectID] == nil && o.checkedSaveCount != saves {

@@ -1,6 +1,7 @@
 @_spi(Runtime) import ConcurrencyDebug
 import CtxdebugHelpers
 import Foundation
+import Synchronization
 
 /// Registration and lookup: one object per objectID, faults, permanent IDs.
 extension ManagedObjectContext {
@@ -86,7 +87,9 @@ extension ManagedObjectContext {
         }
     }
 
-    func materialize(_ id: ManagedObjectID, _ snapshot: RowSnapshot?) -> ManagedObject {
+    /// The object for a fetched row: the registered one, or a new one. `asFault`
+    /// (`returnsObjectsAsFaults`): a fault is left one, holding the row.
+    func materialize(_ id: ManagedObjectID, _ snapshot: RowSnapshot?, asFault: Bool = false) -> ManagedObject {
         if let o = registered(id) {
             if let snapshot, !o.isFaultFlag, o.checkedSaveCount != Diagnostics.saveCount {
                 diagnoseRemoteChangeUnmerged(o, operation: "fetch", attribute: nil)
@@ -96,8 +99,12 @@ extension ManagedObjectContext {
                 o.values = snapshot.values
                 o.toOne = snapshot.toOne
                 o.snapshot = snapshot
-                o.isFaultFlag = false
-                o.awakeFromFetch()
+                if asFault {
+                    o.heldRowSaveCount = persistentStoreCoordinator?.savesSoFar.load(ordering: .relaxed) ?? .max
+                } else {
+                    o.isFaultFlag = false
+                    o.awakeFromFetch()
+                }
             }
             return o
         }
@@ -112,7 +119,14 @@ extension ManagedObjectContext {
             o.turnIntoFault()
         }
         register(o)
-        if snapshot != nil { o.awakeFromFetch() }
+        if snapshot != nil {
+            if asFault {
+                o.isFaultFlag = true
+                o.heldRowSaveCount = persistentStoreCoordinator?.savesSoFar.load(ordering: .relaxed) ?? .max
+            } else {
+                o.awakeFromFetch()
+            }
+        }
         return o
     }
 

@@ -1,6 +1,7 @@
 @_spi(Runtime) import ConcurrencyDebug
 import CtxdebugHelpers
 public import Foundation
+import Synchronization
 
 /// A child's save, in values only: what crosses to the parent's queue.
 struct ChildSavePayload: Sendable {
@@ -433,6 +434,7 @@ extension ManagedObjectContext {
         inserted: Set<ManagedObject>, updated: Set<ManagedObject>, deleted: Set<ManagedObject>,
         insertedIDs: Set<ManagedObjectID>, updatedIDs: Set<ManagedObjectID>, deletedIDs: Set<ManagedObjectID>
     ) {
+        persistentStoreCoordinator?.savesSoFar.add(1, ordering: .relaxed)
         schedulingPoint(.didSave)
         contextGuard.post(
             Self.didSaveObjectsNotification, object: self,

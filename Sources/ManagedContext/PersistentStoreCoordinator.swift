@@ -1,5 +1,6 @@
 import CtxdebugHelpers
 public import Foundation
+import Synchronization
 import Dispatch
 import ConcurrencyDebug
 
@@ -65,6 +66,11 @@ public final class PersistentStoreCoordinator: NSObject, @unchecked Sendable {
         let version: Int64
     }
     private let saves = LockedValue<[ManagedObjectID: SaveRecord]>([:])
+
+    /// The saves of this stack's contexts so far, to the store or to a parent: a fault
+    /// holding the row a fetch read (`returnsObjectsAsFaults`) fires from it only while
+    /// this has not moved, as Core Data's row cache, which every save updates.
+    let savesSoFar = Atomic<UInt64>(0)
 
     /// Records a save's rows (permanent IDs and the versions written), then moves the
     /// process's save count, so a read that sees the new count finds the record.

@@ -234,6 +234,12 @@ public struct FetchRequest<Result: ManagedObject>: Sendable {
     /// Core Data's `includesSubentities`: whether objects of the entities that inherit
     /// from the fetched one match too (true, as in Core Data).
     public var includesSubentities: Bool = true
+    /// Core Data's `returnsObjectsAsFaults`: the objects a fetch newly registers (and the
+    /// faults it finds registered) come back as faults that hold the row the fetch read
+    /// ("although the data is in the row cache"), realized on first use without reading
+    /// the store again unless some save came between. False here, so the runtime's own
+    /// fetches return realized objects; `NSFetchRequest` defaults to true, as Core Data's.
+    public var returnsObjectsAsFaults: Bool = false
 
     /// A request for `Result`'s entity, matching `predicate`, in the order of `sortDescriptors`.
     public init(predicate: FetchPredicate<Result>? = nil, sortDescriptors: [FetchSortDescriptor<Result>] = []) {

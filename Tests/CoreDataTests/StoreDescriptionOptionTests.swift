@@ -158,7 +158,12 @@ struct RefreshRefetchedObjectsTests {
             try writer.save()
             return note.objectID
         }
-        let held = try reader.performAndWait { try #require(try reader.fetch(request).first) }
+        // Realized (its title read): a fault would take the refetched row either way.
+        let held = try reader.performAndWait {
+            let note = try #require(try reader.fetch(request).first)
+            #expect(note.title == "first" && !note.isFault)
+            return note
+        }
         try writer.performAndWait {
             (try writer.existingObject(with: id) as! Note).title = "second"
             try writer.save()
