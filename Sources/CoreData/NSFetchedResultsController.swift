@@ -65,8 +65,9 @@ extension NSFetchedResultsControllerDelegate {
 /// Core Data's `NSFetchedResultsController`: a fetch's results in sections, kept up to
 /// date as its context changes, with the changes told to a delegate. It refetches on
 /// each change of its context (objects-did-change, posted at the end of every perform
-/// block and by merges) and tells the delegate the difference. No cache is kept
-/// (`cacheName` is accepted and ignored).
+/// block and by merges) and tells the delegate the difference. With a `cacheName`, the
+/// sections are kept on disk between fetches and launches, as Core Data's cache of section
+/// information is (`SectionInfoCache`, NSFetchedResultsController+Cache.swift).
 open class NSFetchedResultsController<ResultType>: NSObject, @unchecked Sendable {
     public let fetchRequest: NSFetchRequest<ResultType>
     public let managedObjectContext: NSManagedObjectContext
@@ -98,15 +99,16 @@ open class NSFetchedResultsController<ResultType>: NSObject, @unchecked Sendable
     /// Whether `other` is this controller or a view of it.
     public func isSameController(as other: NSFetchedResultsController<some Any>) -> Bool { state === other.state }
 
-    /// Core Data's `deleteCache(withName:)`: there is no cache to delete.
-    open class func deleteCache(withName name: String?) {}
+    /// Core Data's `deleteCache(withName:)`: removes the cached section information `name`,
+    /// or every cache for nil. Call it before changing the request of a controller with a cache.
+    open class func deleteCache(withName name: String?) { SectionInfoCache.delete(name) }
 
     /// Runs the fetch and starts following the context's changes.
     open func performFetch() throws {
-        let objects = try fetchRequestObjects()
+        let (objects, sections) = try fetchObjectsAndSections()
         let old = state.sections ?? []
         state.objects = objects
-        state.sections = makeSections(objects)
+        state.sections = sections
         if let delegate { _ = tellWhole(delegate, old: old, new: state.sections ?? [], updated: []) }
         if state.observer == nil {
             state.observer = NotificationCenter.default.addObserver(
@@ -153,11 +155,12 @@ open class NSFetchedResultsController<ResultType>: NSObject, @unchecked Sendable
 
     // MARK: Following the context
 
-    private func fetchRequestObjects() throws -> [Any] {
+    func fetchRequestObjects() throws -> [Any] {
         try managedObjectContext.fetch(fetchRequest).map { $0 as Any }
     }
 
-    private func makeSections(_ objects: [Any]) -> [FetchedResultsSection] {
+    func makeSections(_ objects: [Any]) -> [FetchedResultsSection] {
+        state.cache.sectionComputations += 1
         guard let keyPath = sectionNameKeyPath else {
             return [FetchedResultsSection(name: "", indexTitle: nil, members: objects)]
         }
@@ -167,14 +170,18 @@ open class NSFetchedResultsController<ResultType>: NSObject, @unchecked Sendable
             if let last = sections.last, last.name == name {
                 sections[sections.count - 1].members.append(object)
             } else {
-                let title = delegate?.controller(erased, sectionIndexTitleForSectionName: name) ?? sectionIndexTitle(forSectionName: name)
-                sections.append(FetchedResultsSection(name: name, indexTitle: title, members: [object]))
+                sections.append(FetchedResultsSection(name: name, indexTitle: indexTitle(forSectionNamed: name), members: [object]))
             }
         }
         return sections
     }
 
-    private static func sectionName(of object: Any, keyPath: String) -> String {
+    /// The delegate's index title for a section, else the controller's.
+    func indexTitle(forSectionNamed name: String) -> String? {
+        delegate?.controller(erased, sectionIndexTitleForSectionName: name) ?? sectionIndexTitle(forSectionName: name)
+    }
+
+    static func sectionName(of object: Any, keyPath: String) -> String {
         var value: Any? = object
         for key in keyPath.split(separator: ".") {
             value = (value as? NSManagedObject)?.value(forKey: String(key))
@@ -255,6 +262,8 @@ final class FetchedResultsState: @unchecked Sendable {
     var objects: [Any]?
     var sections: [FetchedResultsSection]?
     var observer: (any NSObjectProtocol)?
+    /// The cache's folder and the last fetch's configuration, for a controller with a cache name.
+    var cache = SectionInfoCache.ControllerRecord()
     /// Set by the delegate methods Core Data makes optional, when the delegate lacks one.
     var unanswered = false
 
