@@ -38,21 +38,40 @@ extension NSPersistentStoreDescription {
     private static let cloudKitOptionsKey = "ctxdebug.cloudKitContainerOptions"
 }
 
-/// Core Data's `NSQueryGenerationToken`: `.current` pins a context to the store as it is.
+/// Core Data's `NSQueryGenerationToken`: `.current` pins a context to the store as it
+/// is; a context's `queryGenerationToken` pins another context of the stack to the same
+/// generation. Equal when they stand for the same generation.
 open class NSQueryGenerationToken: NSObject, @unchecked Sendable {
     /// The store's current generation.
-    public static let current = NSQueryGenerationToken()
-    override init() {}
+    public static let current = NSQueryGenerationToken(nil)
+    let generation: QueryGeneration?
+
+    init(_ generation: QueryGeneration?) { self.generation = generation }
+
+    open override func isEqual(_ object: Any?) -> Bool {
+        guard let other = object as? NSQueryGenerationToken else { return false }
+        return self === other || generation != nil && generation === other.generation
+    }
+
+    open override var hash: Int { generation.map { ObjectIdentifier($0).hashValue } ?? ObjectIdentifier(self).hashValue }
 }
 
 extension ManagedObjectContext {
-    /// Core Data's `setQueryGenerationFrom(_:)`. The token is kept, and not honoured:
-    /// fetches and faults read the latest committed data, as an unpinned context's do
-    /// (and a pinned one's right after its own save or merge).
+    /// Core Data's `setQueryGenerationFrom(_:)`: pins the context's fetches and faults to
+    /// a generation of the store (`.current`: the store as it is now; another context's
+    /// `queryGenerationToken`: that context's), until it saves, merges a save or is reset,
+    /// which move it to the latest generation; nil unpins it. Throws for a token of
+    /// another store. A child context reads through its parent: pin the parent.
     public func setQueryGenerationFrom(_ generation: NSQueryGenerationToken?) throws {
-        pinnedQueryGeneration = generation
+        guard let generation else { return try pin(to: nil, current: false) }
+        if generation === NSQueryGenerationToken.current || generation.generation == nil {
+            try pin(to: nil, current: true)
+        } else {
+            try pin(to: generation.generation, current: false)
+        }
     }
 
-    /// Core Data's `queryGenerationToken`: the token set last, or nil.
-    public var queryGenerationToken: NSQueryGenerationToken? { pinnedQueryGeneration as? NSQueryGenerationToken }
+    /// Core Data's `queryGenerationToken`: the generation the context is pinned to, nil
+    /// when it reads the latest.
+    public var queryGenerationToken: NSQueryGenerationToken? { pinnedGeneration.map(NSQueryGenerationToken.init) }
 }

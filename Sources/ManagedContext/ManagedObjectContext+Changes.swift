@@ -142,6 +142,7 @@ extension ManagedObjectContext {
     private func resetChecked() {
         Diagnostics.ancestorSaved(self)
         clearUndo()
+        if queryGeneration != nil { advanceQueryGeneration() }
         let invalidated = registry.objects
         for o in invalidated {
             o.turnIntoFault()

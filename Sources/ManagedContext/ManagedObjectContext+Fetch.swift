@@ -191,7 +191,7 @@ extension ManagedObjectContext {
         }
         switch parentStore {
         case .none: throw ManagedContextError(.noStore, "\(debugName) has neither a parent nor a coordinator.")
-        case .coordinator(let c): return try c.store().count(f)
+        case .coordinator(let c): return try c.store().count(f, in: queryGeneration)
         case .context(let p):
             return try p.performAndWaitTyped { () throws(ManagedContextError) -> Int in
                 try p.confined { () throws(ManagedContextError) -> Int in try p.countRows(f, includePending: true) }
@@ -246,7 +246,7 @@ extension ManagedObjectContext {
         case .none:
             throw ManagedContextError(.noStore, "\(debugName) has neither a parent nor a persistent store coordinator. Set one before fetching.")
         case .coordinator(let c):
-            return try c.store().fetch(f, applyWindow: applyWindow, loadValues: loadValues)
+            return try c.store().fetch(f, applyWindow: applyWindow, loadValues: loadValues, in: queryGeneration)
         case .context(let p):
             return try p.performAndWaitTyped { () throws(ManagedContextError) -> [FetchedRow] in
                 try p.confined { () throws(ManagedContextError) -> [FetchedRow] in
@@ -314,7 +314,7 @@ extension ManagedObjectContext {
                 byEntity[id.entity.index, default: []].append((id, pk))
             }
             for (_, group) in byEntity {
-                let rows = try store.snapshots(entity: group[0].0.entity, primaryKeys: group.map(\.1))
+                let rows = try store.snapshots(entity: group[0].0.entity, primaryKeys: group.map(\.1), in: queryGeneration)
                 for (id, pk) in group { if let row = rows[pk] { result[id] = row } }
             }
         case .context(let p):

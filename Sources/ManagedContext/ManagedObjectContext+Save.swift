@@ -435,6 +435,7 @@ extension ManagedObjectContext {
         insertedIDs: Set<ManagedObjectID>, updatedIDs: Set<ManagedObjectID>, deletedIDs: Set<ManagedObjectID>
     ) {
         persistentStoreCoordinator?.savesSoFar.add(1, ordering: .relaxed)
+        if queryGeneration != nil { advanceQueryGeneration() }
         schedulingPoint(.didSave)
         contextGuard.post(
             Self.didSaveObjectsNotification, object: self,
@@ -511,6 +512,7 @@ extension ManagedObjectContext {
     }
 
     private func mergeChangesChecked(_ changes: SaveChanges) {
+        if queryGeneration != nil { advanceQueryGeneration() }
         hasMerged = true
         let span = ContextInstrumentation.begin(.merge, self, saveID: changes.saveID)
         defer { span.end() }

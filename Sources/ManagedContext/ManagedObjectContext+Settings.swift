@@ -30,14 +30,6 @@ extension ManagedObjectContext {
         set { configuration.withLock { $0.transactionAuthor = newValue } }
     }
 
-    /// The query generation `import CoreData` pinned this context to (its
-    /// `NSQueryGenerationToken`), kept for code that pins one. There is one generation
-    /// here, the latest: fetches and faults always read what is committed.
-    @_spi(CoreData) public var pinnedQueryGeneration: (any AnyObject & Sendable)? {
-        get { configuration.withLock { $0.pinnedQueryGeneration } }
-        set { configuration.withLock { $0.pinnedQueryGeneration = newValue } }
-    }
-
     /// The name for reports of a context with no `name`: how it was made.
     var madeAsName: String {
         if let parent { return "child of \(parent.shortName)" }

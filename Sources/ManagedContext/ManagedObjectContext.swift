@@ -65,7 +65,6 @@ open class ManagedObjectContext: NSObject, @unchecked Sendable, AccessDescribing
         var stalenessInterval: TimeInterval = -1
         var shouldDeleteInaccessibleFaults = true
         var transactionAuthor: String?
-        var pinnedQueryGeneration: (any AnyObject & Sendable)?
     }
     let configuration = LockedValue(Configuration())
 
@@ -82,6 +81,8 @@ open class ManagedObjectContext: NSObject, @unchecked Sendable, AccessDescribing
     var joinChanges = JoinChanges()
     /// The undo manager and the changes not yet registered with it; nil without one.
     var undoRecording: UndoRecording?
+    /// The query generation the context is pinned to; nil reads the latest.
+    var queryGeneration: QueryGeneration?
     /// Notification observer tokens; set from any thread (configuration setters).
     let observers = LockedValue<[ObserverToken]>([])
 

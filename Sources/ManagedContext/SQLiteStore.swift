@@ -263,7 +263,7 @@ final class SQLiteStore: Sendable {
 
     /// The rows matching a fetch, in SQL order. The window (offset, limit) is applied
     /// only when asked: a context with unsaved changes applies it after merging them.
-    func fetch(_ f: ResolvedFetch, applyWindow: Bool, loadValues: Bool) throws(ManagedContextError) -> [FetchedRow] {
+    func fetch(_ f: ResolvedFetch, applyWindow: Bool, loadValues: Bool, in generation: QueryGeneration? = nil) throws(ManagedContextError) -> [FetchedRow] {
         let (whereSQL, arguments) = whereClause(f)
         let plain = f.entity.rowLayout.isPlain
         var sql = "SELECT \(loadValues || !plain ? selectList(f.entity) : "Z_PK") FROM \(f.entity.tableName) WHERE \(whereSQL)"
@@ -271,7 +271,7 @@ final class SQLiteStore: Sendable {
         if applyWindow && (f.limit > 0 || f.offset > 0) {
             sql += " LIMIT \(f.limit > 0 ? f.limit : -1) OFFSET \(f.offset)"
         }
-        return try read("fetch \(f.entity.name)") { db in
+        return try read("fetch \(f.entity.name)", in: generation) { db in
             var rows: [FetchedRow] = []
             let statement = try db.cachedStatement(sql: sql)
             let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(arguments))
@@ -290,20 +290,20 @@ final class SQLiteStore: Sendable {
         }
     }
 
-    func count(_ f: ResolvedFetch) throws(ManagedContextError) -> Int {
+    func count(_ f: ResolvedFetch, in generation: QueryGeneration? = nil) throws(ManagedContextError) -> Int {
         let (whereSQL, arguments) = whereClause(f)
         var sql = "SELECT COUNT(*) FROM (SELECT Z_PK FROM \(f.entity.tableName) WHERE \(whereSQL)"
         if f.limit > 0 || f.offset > 0 { sql += " LIMIT \(f.limit > 0 ? f.limit : -1) OFFSET \(f.offset)" }
         sql += ")"
-        return try read("count \(f.entity.name)") { db in
+        return try read("count \(f.entity.name)", in: generation) { db in
             try Int.fetchOne(db, sql: sql, arguments: StatementArguments(arguments)) ?? 0
         }
     }
 
     /// The rows with these primary keys; missing ones are left out.
-    func snapshots(entity: EntityDescription, primaryKeys: [Int64]) throws(ManagedContextError) -> [Int64: RowSnapshot] {
+    func snapshots(entity: EntityDescription, primaryKeys: [Int64], in generation: QueryGeneration? = nil) throws(ManagedContextError) -> [Int64: RowSnapshot] {
         if primaryKeys.isEmpty { return [:] }
-        return try read("load \(entity.name) rows") { db in
+        return try read("load \(entity.name) rows", in: generation) { db in
             var result: [Int64: RowSnapshot] = [:]
             result.reserveCapacity(primaryKeys.count)
             for chunk in stride(from: 0, to: primaryKeys.count, by: 500) {
@@ -319,14 +319,26 @@ final class SQLiteStore: Sendable {
             return result
         }
     }
-    private func read<T>(_ what: String, _ body: (Database) throws -> T) throws(ManagedContextError) -> T {
+    /// Reads the store as it is, or as the pinned query generation saw it.
+    private func read<T>(_ what: String, in generation: QueryGeneration? = nil, _ body: (Database) throws -> T) throws(ManagedContextError) -> T {
         do {
+            if let generation, generation.store === self { return try DispatchBypass.run { try generation.snapshot.read(body) } }
             return try DispatchBypass.run { try pool.read(body) }  // the store is the runtime's own: not the app's dispatch
         } catch {
             throw Self.translate(error, path: url.path, doing: what)
         }
     }
 
+
+    /// A query generation of the store as it is now: a read transaction held open on a
+    /// connection of its own (SQLite's WAL keeps the pages it sees).
+    func currentGeneration() throws(ManagedContextError) -> QueryGeneration {
+        do {
+            return QueryGeneration(store: self, snapshot: try DispatchBypass.run { try pool.makeSnapshot() })
+        } catch {
+            throw Self.translate(error, path: url.path, doing: "pin a query generation")
+        }
+    }
 
     /// Writes every page of the WAL into the main file (used before copying a store).
     func checkpoint() throws(ManagedContextError) {
