@@ -135,6 +135,26 @@ import TestSupport
         #expect(bad.stderr.contains("--only takes item numbers from 1 to 17"), "\(bad.stderr)")
     }
 
+    /// Copies an executable through a descriptor closed on exec: a copy whose descriptor
+    /// another test's child process inherited (a fork between open and close) cannot be
+    /// run ("Text file busy") until that child ends, as Foundation's copy allows.
+    static func copyExecutable(_ source: String, to destination: String) throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: source))
+        let fd = open(destination, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+        try #require(fd >= 0, "cannot create \(destination): errno \(errno)")
+        defer { close(fd) }
+        let written = data.withUnsafeBytes { bytes -> Int in
+            var offset = 0
+            while offset < bytes.count {
+                let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+                if n <= 0 { break }
+                offset += n
+            }
+            return offset
+        }
+        try #require(written == data.count, "short write to \(destination): errno \(errno)")
+    }
+
     static func run(_ executable: String, _ arguments: [String]) throws -> CommandRun {
         try #require(FileManager.default.isExecutableFile(atPath: executable), "build first: swift build --build-tests")
         return try ChildProcess(executable, arguments).wait(timeout: 600)
@@ -154,7 +174,7 @@ import TestSupport
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let lonely = directory.appendingPathComponent("ctxdebug").path
-        try FileManager.default.copyItem(atPath: Self.binary, toPath: lonely)
+        try Self.copyExecutable(Self.binary, to: lonely)
         let run = try Self.run(lonely, ["bench", "--quick"])
         #expect(run.status == 69, "\(run.stderr)")
         #expect(run.stderr.contains("ctxdebug-bench is missing") && run.stderr.contains("swift build --product ctxdebug-bench"), "\(run.stderr)")
