@@ -25,7 +25,9 @@ let latestWalk = try stack.managedContext.fetch(service.latestActivity(for: .wal
 precondition(latestWalk.count == 1 && latestWalk[0].date == start.addingTimeInterval(7_200), "the latest walk")
 let activities = try stack.managedContext.fetch(service.activitiesFetchRequest(for: pet))
 precondition(activities.compactMap(\.activityType) == ["poop", "walk", "pee", "walk"], "newest first")
-// A background save reaches the pinned view context through the automatic merge.
+// A background save: the view context is pinned to a query generation, so, as on Apple
+// platforms, it sees the save once it merges it (the automatic merge runs later, on the
+// main queue) or moves to the current generation, as here.
 let background = stack.managedContext.persistentStoreCoordinator.map { coordinator -> NSManagedObjectContext in
     let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
     context.persistentStoreCoordinator = coordinator
@@ -37,6 +39,9 @@ try background.performAndWait {
     try background.save()
 }
 let allPets: NSFetchRequest<Pet> = Pet.fetchRequest()
+let pinned = try stack.managedContext.fetch(allPets)
+precondition(pinned.count == 1, "the pinned generation does not see the new pet")
+try stack.managedContext.setQueryGenerationFrom(.current)
 let pets = try stack.managedContext.fetch(allPets)
 precondition(Set(pets.compactMap(\.name)) == ["Rex", "Luna"], "both pets")
 print("DogDoodies: \(pets.count) pets, \(activities.count) activities; the latest walk found; selected pet \(service.selectedPet()?.name ?? "not found (UserDefaults on Linux keeps a URL as its path)")")
